@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import mpmath
 
 from .errors import InputError, check_digits, check_k, check_tau
+from .models import _gauss_legendre
 
 __all__ = ["exact_values", "ExactValues", "QUANTITIES"]
 
@@ -64,6 +65,138 @@ def _decimal(ctx, value):
     return ctx.mpf(value)
 
 
+class _Atoms:
+    """Weighted atoms (x_i >= 0 sorted, weights u_i of any sign) with fast transform sums.
+
+    For a given c the atoms split into bands: c x <= 1/2 (Taylor series about 0 from
+    prefix moment sums), c x >= Lambda (e^{-cx} below 10^-dps, handled by suffix sums)
+    and a thin band in between summed directly.  The band is about tau log(2 Lambda)
+    wide in s, so each transform costs a few hundred exponentials whatever the rule size.
+    """
+
+    def __init__(self, ctx, x, u):
+        order = sorted(range(len(x)), key=lambda i: x[i])
+        self.ctx = ctx
+        self.x = [x[i] for i in order]
+        self.u = [u[i] for i in order]
+        self.n = len(self.x)
+        self.big = ctx.dps * ctx.log(10) + 10                   # Lambda
+        # enough terms for Taylor bands (|y| <= 1/2) and for the moment series (ratio 1/16)
+        self.terms = int(math.ceil((ctx.dps + 5) * math.log(10) / math.log(16))) + 1
+        self.pre0 = self._prefix(lambda xi: xi)
+        self.pre1 = self._prefix(lambda xi: xi - 1)
+        self.u_total = self.pre0[0][-1]
+        self.ux_total = self.pre0[1][-1]
+        suf0, suf1 = [ctx.zero] * (self.n + 1), [ctx.zero] * (self.n + 1)
+        for i in range(self.n - 1, -1, -1):
+            suf0[i] = suf0[i + 1] + self.u[i]
+            suf1[i] = suf1[i + 1] + self.u[i] * (self.x[i] - 1)
+        self.suf0, self.suf1 = suf0, suf1
+        # tables divided by j!, for Horner evaluation of the Taylor bands
+        inv = [1 / ctx.factorial(j) for j in range(self.terms + 1)]
+        self.scaled0 = [[v * inv[j] for v in row] for j, row in enumerate(self.pre0)]
+        self.scaled1 = [[v * inv[j] for v in row] for j, row in enumerate(self.pre1)]
+        self.direct = self.n <= 64          # few atoms: plain sums beat the band bookkeeping
+
+    def _prefix(self, shift):
+        ctx = self.ctx
+        table = []
+        powers = list(self.u)
+        ys = [shift(xi) for xi in self.x]
+        for j in range(self.terms + 1):
+            acc, row = ctx.zero, [ctx.zero]
+            for v in powers:
+                acc += v
+                row.append(acc)
+            table.append(row)
+            powers = [p * y for p, y in zip(powers, ys)]
+        return table
+
+    def _cut(self, value):
+        lo, hi = 0, self.n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.x[mid] <= value:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def _series(self, table, c, hi, lo=0, start=0):
+        """sum_{j>=start} (-c)^j / j! * sum_{lo<=i<hi} u_i y_i^j  (table = scaled0 or scaled1)."""
+        if hi <= lo:
+            return self.ctx.zero
+        total = self.ctx.zero
+        for j in range(self.terms, start - 1, -1):                # Horner in -c
+            total = total * (-c) + (table[j][hi] - table[j][lo])
+        return total * (-c) ** start if start else total
+
+    def exp_sum(self, c):
+        """sum u e^{-c x}."""
+        ctx = self.ctx
+        if self.direct:
+            return ctx.fsum(u * ctx.exp(-c * x) for u, x in zip(self.u, self.x))
+        a, d = self._cut(1 / (2 * c)), self._cut(self.big / c)
+        return self._series(self.scaled0, c, a) + ctx.fsum(
+            self.u[i] * ctx.exp(-c * self.x[i]) for i in range(a, d))
+
+    def expm1_sum(self, c):
+        """sum u (e^{-c x} - 1)."""
+        ctx = self.ctx
+        if self.direct:
+            return ctx.fsum(u * ctx.expm1(-c * x) for u, x in zip(self.u, self.x))
+        a, d = self._cut(1 / (2 * c)), self._cut(self.big / c)
+        return (self._series(self.scaled0, c, a, start=1)
+                + ctx.fsum(self.u[i] * ctx.expm1(-c * self.x[i]) for i in range(a, d))
+                - self.suf0[d])
+
+    def centred_sum(self, c):
+        """sum u g(-c (x - 1)),  g(y) = e^y - 1 - y  (>= 0 termwise, no cancellation for c <= 1)."""
+        ctx = self.ctx
+        if self.direct:
+            return ctx.fsum(u * (ctx.expm1(-c * (x - 1)) + c * (x - 1)) for u, x in zip(self.u, self.x))
+        if c > 1:
+            return ctx.exp(c) * self.exp_sum(c) - self.u_total + c * (self.ux_total - self.u_total)
+        lo = self._cut(1 - 1 / (2 * c)) if c > ctx.mpf(1) / 2 else 0
+        total = ctx.zero
+        if lo:
+            # atoms with c x <= 1/2: e^{-c(x-1)} = e^c * sum_j (-c x)^j / j!
+            total += (ctx.exp(c) * self._series(self.scaled0, c, lo)
+                      - self.pre0[0][lo] + c * (self.pre1[1][lo]))
+        hi = self._cut(1 + 1 / (2 * c))
+        total += self._series(self.scaled1, c, hi, lo, start=2)
+        d = self._cut(1 + self.big / c)
+        total += ctx.fsum(self.u[i] * (ctx.expm1(-c * (self.x[i] - 1)) + c * (self.x[i] - 1))
+                          for i in range(hi, d))
+        total += -self.suf0[d] + c * self.suf1[d]
+        return total
+
+
+    def moments(self, centre):
+        """sum u (x - centre)^j for j = 0..terms."""
+        table = self.pre1 if centre == 1 else self.pre0
+        return [row[-1] for row in table]
+
+    def spread(self, centre):
+        return max(abs(self.x[0] - centre), abs(self.x[-1] - centre))
+
+    def log_transform(self, c):
+        """log sum u e^{-c x} (u a probability vector)."""
+        ctx = self.ctx
+        if c * self.x[0] < 1:
+            return ctx.log1p(self.expm1_sum(c))
+        value = self.exp_sum(c)
+        return ctx.log(value) if value > 0 else ctx.ninf
+
+    def log_centred_transform(self, c):
+        """log sum u e^{-c (x - 1)} for a probability vector u with sum u x = 1."""
+        ctx = self.ctx
+        if c <= 1:
+            return ctx.log1p(self.centred_sum(c))
+        value = self.exp_sum(c)
+        return c + ctx.log(value) if value > 0 else ctx.ninf
+
+
 class _Anchor:
     """Transforms of one anchor class's similarity laws, at the current precision."""
 
@@ -77,80 +210,158 @@ class _Anchor:
         x = [ctx.exp(v / tau) for v in self.s]
         self.log_mu = ctx.log(ctx.fsum(w * v for w, v in zip(self.a, x)))
         mu = ctx.exp(self.log_mu)
-        self.v = [xi / mu for xi in x]                       # V + 1 = X / mu, mean one
-        self.v_min = min(self.v)
+        v = [xi / mu for xi in x]                             # X / mu, mean one
+        self.v_min = min(v)
+        self.negatives = _Atoms(ctx, v, self.a)
         self.mean_positive = ctx.fsum(q * p for p, q in zip(law.positive_similarity, law.positive_weight))
-        self.pos = [(q, ctx.exp(p / tau - self.log_mu))
-                    for p, q in zip(law.positive_similarity, law.positive_weight) if q > 0]   # (weight, W)
+        pos = [(ctx.exp(p / tau - self.log_mu), q)
+               for p, q in zip(law.positive_similarity, law.positive_weight) if q > 0]
+        self.positives = _Atoms(ctx, [w for w, _ in pos], [q for _, q in pos])   # W = e^{p/tau}/mu
         self.mean_negative = ctx.fsum(w * v for w, v in zip(self.a, self.s))
-        if law.negative_ratio is None:
-            self.r = None
-        else:
+        self.r = None
+        if law.negative_ratio is not None:
             r = [law.negative_ratio[i] for i in keep]
             total = ctx.fsum(w * v for w, v in zip(self.a, r))
             self.r = [v / total for v in r]                  # exact E r = 1 on the atoms
             self.ratio_second_moment = ctx.fsum(w * v * v for w, v in zip(self.a, self.r))
             self.m = ctx.fsum(w * v * si for w, v, si in zip(self.a, self.r, self.s))
             self.r_zero_mass = ctx.fsum(w for w, v in zip(self.a, self.r) if v == 0)
-
-    # E g(-c (V - 1)),  g(y) = e^y - 1 - y
-    def centred_transform(self, c):
-        ctx = self.ctx
-        return ctx.fsum(w * (ctx.expm1(-c * (v - 1)) + c * (v - 1)) for w, v in zip(self.a, self.v))
-
-    def positive_log_transform(self, c):
-        ctx = self.ctx
-        return ctx.log1p(ctx.fsum(q * ctx.expm1(-c * w) for q, w in self.pos))
+            if self.r_zero_mass == 0:
+                self.r_min = min(self.r)
+                self.ratio = _Atoms(ctx, self.r, self.a)
+                self.ratio_numerator = _Atoms(ctx, self.r, [w * ri * (si - self.m)
+                                                            for w, ri, si in zip(self.a, self.r, self.s)])
 
 
-def _outer_breaks(ctx, t_max):
-    pts = [ctx.mpf(0), ctx.mpf(1)]
-    t = ctx.mpf(2)
-    while t < t_max:
-        pts.append(t)
-        t *= 4
-    pts.append(t_max)
-    return pts
+def _series_log(ctx, a):
+    """Coefficients of log(sum a_n c^n), a_0 = 1 (truncated power series)."""
+    b = [ctx.zero] * len(a)
+    for n in range(1, len(a)):
+        b[n] = a[n] - ctx.fsum(j * b[j] * a[n - j] for j in range(1, n)) / n
+    return b
 
 
-def _log_ratio_expectation(ctx, anchor, k, with_positive):
+def _series_exp(ctx, a):
+    """Coefficients of exp(sum a_n c^n) for a_0 = 0."""
+    b = [ctx.one] + [ctx.zero] * (len(a) - 1)
+    for n in range(1, len(a)):
+        b[n] = ctx.fsum(j * a[j] * b[n - j] for j in range(1, n + 1)) / n
+    return b
+
+
+def _log_mgf_series(ctx, atoms, centre, scale):
+    """Power series in t of log sum u e^{-(t/scale)(x - centre)}."""
+    moments = atoms.moments(centre)
+    coeffs = [moments[j] * (-1 / ctx.mpf(scale)) ** j / ctx.factorial(j) for j in range(len(moments))]
+    coeffs = [c / coeffs[0] for c in coeffs]
+    return _series_log(ctx, coeffs)
+
+
+def _head_integral_plain(ctx, coefficients, t0):
+    """int_0^t0 sum_n coefficients[n] t^n dt."""
+    return ctx.fsum(c * t0 ** (i + 1) / (i + 1) for i, c in enumerate(coefficients))
+
+
+def _head_integral(ctx, series, t0):
+    """int_0^t0 F(t) dt/t for F(t) = -e^{-t} expm1(sum_n series[n] t^n)."""
+    ex = _series_exp(ctx, series)
+    ex[0] = ctx.zero
+    n = len(series)
+    decay = [(-1) ** j / ctx.factorial(j) for j in range(n)]
+    f = [-ctx.fsum(ex[j] * decay[i - j] for j in range(i + 1)) for i in range(n)]
+    return ctx.fsum(f[i] * t0 ** i / i for i in range(1, n))
+
+
+def _outer_integral(ctx, integrand, decay_floor, refinement, head=None):
+    """int_0^oo integrand(t) dt/t... as int integrand(e^y) dy, Gauss-Legendre panels in y = log t.
+
+    ``integrand(t)`` must already include the 1/t; it is integrated against dt, i.e. we sum
+    t * integrand(t) over y.  Panels march upwards until the integrand, which decreases
+    in t past t = dps log 10, times the distance to y_end = log(decay_floor) is negligible.
+    """
+    nodes = 8 + int(0.3 * ctx.dps) + 4 * (refinement - 1)
+    gx, gw = _gauss_legendre(nodes, ctx.dps)
+    width = ctx.mpf(1) / refinement
+    eps = ctx.mpf(10) ** (-ctx.dps)
+    y_start = -ctx.dps * ctx.log(10) - 3                  # the integrand is O(t) at 0
+    y_past_exp = ctx.log(ctx.dps * ctx.log(10) + 20)
+    y_end = max(ctx.log(decay_floor), y_past_exp + 1)
+    total = ctx.zero
+
+    def panel(a, b):
+        half, mid = (b - a) / 2, (a + b) / 2
+        vals = []
+        for xi, wi in zip(gx, gw):
+            t = ctx.exp(mid + half * xi)
+            vals.append(wi * half * t * integrand(t))
+        return ctx.fsum(vals), max(abs(v) / (wi * half) for v, wi in zip(vals, gw))
+
+    y = y_start
+    if head is not None:            # the integral from 0 to t0, from the integrand's power series
+        total += head[0]
+        y = ctx.log(head[1])
+    # lower part: the integrand is a power series in t there, wide panels suffice
+    while y < -4:
+        value, _ = panel(y, min(y + 4 / refinement, ctx.mpf(-4)))
+        total += value
+        y = min(y + 4 / refinement, ctx.mpf(-4))
+    while y < y_end:
+        value, peak = panel(y, y + width)
+        total += value
+        y += width
+        if y > y_past_exp and peak * (y_end - y + 1) < eps * abs(total):
+            break
+    return total
+
+
+def _log_ratio_expectation(ctx, anchor, k, with_positive, refinement):
     """J = E log(mu_hat/mu [+ W/k]) for one anchor class."""
     kk = ctx.mpf(k)
-    tail = ctx.mpf(10) ** (-ctx.dps)
 
     def integrand(t):
-        if t == 0:
-            return ctx.zero
         c = t / kk
-        a = kk * ctx.log1p(anchor.centred_transform(c))      # = k log L(c) + t
+        a = kk * anchor.negatives.log_centred_transform(c)   # = k log E e^{-c V} + t
         if with_positive:
-            a += anchor.positive_log_transform(c)
+            a += anchor.positives.log_transform(c)
         return -ctx.exp(-t) * ctx.expm1(a) / t
 
-    # E e^{-t mu_hat/mu} <= e^{-t v_min}: beyond t_max the integrand is below 10^-dps
-    t_max = (ctx.dps * ctx.log(10) + 20) / anchor.v_min
-    t_max = max(t_max, ctx.mpf(60))
-    value = ctx.quad(integrand, _outer_breaks(ctx, t_max))
-    del tail
-    return value
+    # series of k log E e^{-(t/k)(V-1)} [+ log E e^{-(t/k) W}] about t = 0, valid for
+    # t <= t0 where (t0/k) * spread <= 1/16
+    neg = anchor.negatives
+    series = [kk * c for c in _log_mgf_series(ctx, neg, 1, kk)]
+    spread = neg.spread(1)
+    if with_positive:
+        pos = _log_mgf_series(ctx, anchor.positives, 0, kk)
+        series = [a + b for a, b in zip(series, pos)]
+        spread = max(spread, anchor.positives.spread(0))
+    t0 = min(ctx.exp(-4), kk / (16 * spread))
+    # E e^{-t mu_hat/mu} <= e^{-t v_min}
+    return _outer_integral(ctx, integrand, (ctx.dps * ctx.log(10) + 20) / anchor.v_min, refinement,
+                           head=(_head_integral(ctx, series, t0), t0))
 
 
-def _ratio_bias(ctx, anchor, k):
-    """E[sum r_j (s_j - m) / sum r_j] for one anchor class (self-normalised IS bias)."""
+def _ratio_bias(ctx, anchor, k, refinement):
+    """E[sum r_j (s_j - m) / sum r_j] = int_0^oo k E[r (s-m) e^{-t r}] (E e^{-t r})^{k-1} dt."""
     kk = ctx.mpf(k)
-    a, r, s, m = anchor.a, anchor.r, anchor.s, anchor.m
 
-    def integrand(v):
+    def integrand(v):                                        # v = k t, integrated in dv
         c = v / kk
-        first = ctx.fsum(w * ri * (si - m) * ctx.expm1(-c * ri) for w, ri, si in zip(a, r, s))
-        if k == 1:
-            return first
-        tr = ctx.fsum(w * (ctx.expm1(-c * (ri - 1)) + c * (ri - 1)) for w, ri in zip(a, r))
-        return first * ctx.exp(-v * (kk - 1) / kk + (kk - 1) * ctx.log1p(tr))
+        first = anchor.ratio_numerator.expm1_sum(c)          # E[r(s-m)(e^{-cr} - 1)], E[r(s-m)] = 0
+        rest = -v * (kk - 1) / kk + (kk - 1) * anchor.ratio.log_centred_transform(c)
+        return first * ctx.exp(rest)
 
-    r_min = min(x for x in r if x > 0)
-    v_max = (ctx.dps * ctx.log(10) + 20) / (r_min * (ctx.mpf(1) if k == 1 else (kk - 1) / kk)) * 2
-    return ctx.quad(integrand, _outer_breaks(ctx, max(v_max, ctx.mpf(60))))
+    # power series of the integrand about v = 0, valid for (v0/k) * spread <= 1/16
+    num = anchor.ratio_numerator.moments(0)
+    n = len(num)
+    first = [ctx.zero] + [num[j] * (-1 / kk) ** j / ctx.factorial(j) for j in range(1, n)]
+    rest = [(kk - 1) * c for c in _log_mgf_series(ctx, anchor.ratio, 1, kk)]
+    rest[1] += -(kk - 1) / kk
+    rest = _series_exp(ctx, rest)
+    product = [ctx.fsum(first[j] * rest[i - j] for j in range(i + 1)) for i in range(n)]
+    v0 = min(ctx.exp(-4), kk / (16 * max(anchor.ratio.spread(1), anchor.ratio.spread(0))))
+    floor = (ctx.dps * ctx.log(10) + 20) / anchor.r_min * 2
+    return _outer_integral(ctx, integrand, floor, refinement,
+                           head=(_head_integral_plain(ctx, product, v0), v0))
 
 
 def _compute(model, tau_value, k, loss, dps, refinement):
@@ -167,8 +378,10 @@ def _compute(model, tau_value, k, loss, dps, refinement):
             # mu_hat = X_1: E log(mu_hat/mu) = E s/tau - log mu exactly
             dcl_gap = ctx.fsum(an.weight * (an.log_mu - an.mean_negative / tau) for an in anchors)
         else:
-            dcl_gap = -ctx.fsum(an.weight * _log_ratio_expectation(ctx, an, k, False) for an in anchors)
-        info_gap = -ctx.fsum(an.weight * _log_ratio_expectation(ctx, an, k, True) for an in anchors)
+            dcl_gap = -ctx.fsum(an.weight * _log_ratio_expectation(ctx, an, k, False, refinement)
+                                for an in anchors)
+        info_gap = -ctx.fsum(an.weight * _log_ratio_expectation(ctx, an, k, True, refinement)
+                             for an in anchors)
         gap = info_gap if loss == "infonce" else dcl_gap
         values["risk"] = ce_limit - gap
         gaps["cross_entropy_limit_minus_risk"] = gap
@@ -188,11 +401,13 @@ def _compute(model, tau_value, k, loss, dps, refinement):
                 if k == 1:
                     bias = ctx.fsum(an.weight * (an.mean_negative - an.m) for an in anchors)
                 else:
-                    bias = ctx.fsum(an.weight * _ratio_bias(ctx, an, k) for an in anchors)
+                    bias = ctx.fsum(an.weight * _ratio_bias(ctx, an, k, refinement) for an in anchors)
                 search_minus_dcl = -bias / tau
                 gaps["search_minus_dcl_risk"] = search_minus_dcl
                 gaps["search_cross_entropy_minus_risk"] = search_minus_dcl + (dcl_gap - gap)
                 values["search_cross_entropy"] = ce_limit - dcl_gap + search_minus_dcl
+                if k == 1:   # M_hat_1 = Q_hat_1 = delta_xi: the cross-entropy is exactly zero
+                    values["search_cross_entropy"] = ctx.zero
         return values, gaps, undefined
 
 

@@ -186,7 +186,7 @@ def _sphere_rule(dim: int, tau: float, dps: int, refinement: int):
         else:
             lo, hi = mp.mpf(0), mp.pi
         step_s = min(tau, 0.5) / refinement
-        step_t = 0.25 / refinement
+        step_t = 0.5 / refinement
         cuts = {lo, hi}
         s = mp.cos(hi)
         while s < mp.cos(lo):
@@ -197,7 +197,7 @@ def _sphere_rule(dim: int, tau: float, dps: int, refinement: int):
             cuts.add(t)
             t += step_t
         cuts = sorted(c for c in cuts if lo <= c <= hi)
-        nodes = 12 + int(0.35 * dps)
+        nodes = 10 + int(0.35 * dps)
         gx, gw = _gauss_legendre(nodes, dps + 10)
         d = mp.mpf(dim)
         c_d = mp.gamma(d / 2) / (mp.sqrt(mp.pi) * mp.gamma((d - 1) / 2))
@@ -295,14 +295,36 @@ class FiniteModel:
         pi, M, _ = self.arrays()
         return bool(np.allclose(pi @ M, pi, atol=1e-14))
 
+    def exact_arrays(self, ctx):
+        """pi, M and the embedding as the decimals given, renormalised exactly at ctx's precision.
+
+        Input is validated to 1e-12 in double precision; the exact model is the one whose
+        probability vectors sum to one and whose embedding rows have norm one exactly.
+        """
+        def decimal(x):
+            return ctx.mpf(repr(float(x)))
+        pi = [decimal(x) for x in self.pi]
+        total = ctx.fsum(pi)
+        pi = [x / total for x in pi]
+        M = []
+        for row in self.M:
+            row = [decimal(x) for x in row]
+            total = ctx.fsum(row)
+            M.append([x / total for x in row])
+        emb = []
+        for row in self.embedding:
+            row = [decimal(x) for x in row]
+            norm = ctx.sqrt(ctx.fsum(x * x for x in row))
+            emb.append([x / norm for x in row])
+        return pi, M, emb
+
     def gram(self, ctx):
-        emb = [[ctx.mpf(x) for x in row] for row in self.embedding]
+        _, _, emb = self.exact_arrays(ctx)
         return [[ctx.fsum(a * b for a, b in zip(r1, r2)) for r2 in emb] for r1 in emb]
 
     def anchor_laws(self, ctx, tau=None, refinement: int = 1):
         gram = self.gram(ctx)
-        pi = [ctx.mpf(x) for x in self.pi]
-        M = [[ctx.mpf(x) for x in row] for row in self.M]
+        pi, M, _ = self.exact_arrays(ctx)
         dominated = self.dominated
         laws = []
         for i, wi in enumerate(pi):
@@ -328,8 +350,8 @@ class FiniteModel:
         """E|dM(Z,.)/dpi(Z')|^2 = sum_z pi(z) sum_z' M(z,z')^2 / pi(z')."""
         if not self.dominated:
             raise InputError("model", self.domination_reason)
-        pi = [ctx.mpf(x) for x in self.pi]
-        return ctx.fsum(pi[i] * ctx.fsum(ctx.mpf(self.M[i][l]) ** 2 / pi[l]
+        pi, M, _ = self.exact_arrays(ctx)
+        return ctx.fsum(pi[i] * ctx.fsum(M[i][l] ** 2 / pi[l]
                                          for l in range(self.size) if pi[l] > 0)
                         for i in range(self.size))
 

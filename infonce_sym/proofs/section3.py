@@ -1,0 +1,483 @@
+"""Section 3 of the paper (and App. A, A.1, A.2) as checked chains.
+
+Notation (per anchor z, conditional on it and on its positive):
+``S(j) = <phi(z), phi(xi_j)>`` (i.i.d. negative / unseen similarities, |S| <= 1),
+``P = <phi(z), phi(z+)>`` (positive similarity), ``r(j) = dM(z,.)/dpi(xi_j)``,
+``mu = E e^{S/tau}``, ``muhat = (1/k) sum_j e^{S(j)/tau}``.  ``Ex`` integrates the
+negatives, ``Ea`` the anchor and positive.  Hypotheses enter as slack symbols
+(e.g. ``u = 1 - S(0) >= 0``).
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from ..derivation import (Derivation, Ea, Ex, Expm1, ByLemma, Identity, Lemma, NonNegative,
+                          Step, Var, eq, ge, le, parameter, random_family, random_symbol, split)
+from .. import errata as _errata
+from . import lemmas as L
+
+# ---------------------------------------------------------------- symbols
+tau = parameter("tau", r"\tau", positive=True)
+k = parameter("k", positive=True, integer=True)
+m = parameter("m", positive=True, integer=True)
+D2 = parameter("D2", r"\mathbb{E}\left|\frac{dM(Z,\cdot)}{d\pi}(Z')\right|^2", positive=True)
+b = parameter("b", positive=True)
+c = parameter("c", positive=True)
+ell = parameter("ell", r"\ell", nonnegative=True)
+a = parameter("a", positive=True)
+N = parameter("N", positive=True, integer=True)
+piA = parameter("piA", r"\pi(A)", positive=True)
+j = sp.Symbol("j", integer=True, positive=True)
+
+X = random_family("X", real=True)          # Lemma 2: i.i.d. X(j) in [-c, c]
+S = random_family("S", real=True)          # similarities to negatives / unseen data
+r = random_family("r", positive=True)      # density ratios dnu/dpi (xi_j)
+f = random_family("f", real=True)          # Lemma 3: f(xi_j), |f| <= 1
+xi = random_symbol("xi", r"\xi", positive=True)    # Lagrange point
+A = random_symbol("A", real=True)                  # Lemma 3 numerator mean
+B = random_symbol("B", positive=True)              # Lemma 3 denominator mean (> 0: erratum)
+P = sp.Symbol("P", real=True)                      # positive similarity (anchor level)
+NA = sp.Symbol("N_A", positive=True)               # int_A e^{s/tau} dpi
+Dn = sp.Symbol("D", positive=True)                 # int e^{s/tau} dpi
+
+# slack symbols (hypotheses >= 0)
+s_, u_, w_, h_, t_, s1, s2, a1, h65 = sp.symbols("s u w h t s1 s2 a1 h65", nonnegative=True)
+t_pos = sp.Symbol("t", positive=True)
+a1_pos = sp.Symbol("a1", positive=True)
+T = sp.Symbol("T", positive=True)
+
+_y = sp.Symbol("y", positive=True)
+
+
+def _sum(expr):
+    return sp.Sum(expr, (j, 1, k))
+
+
+# Lemma 2 objects
+mu_X = Ex(sp.exp(X(0)))
+muhat_X = _sum(sp.exp(X(j))) / k
+# Section 3 objects
+mu_S = Ex(sp.exp(S(0) / tau))
+muhat_S = _sum(sp.exp(S(j) / tau)) / k
+x = sp.exp(1 / tau)
+
+
+def _range_checks(Xexpr_upper, Xexpr_lower):
+    """Checks that c - X >= 0 and X + c >= 0 from |S| <= 1 (slacks u = 1 - S, u = 1 + S)."""
+    return {0: NonNegative([Xexpr_upper], {u_: 1 - S(0)}), 1: NonNegative([Xexpr_lower], {u_: 1 + S(0)})}
+
+
+# ================================================================ (8)
+def _q_bounds():
+    q = NA / Dn
+    up = Derivation(
+        "Q-bounds.upper", "Softmax kernel upper bound", "eq. (8), from (5)", q, "le",
+        sp.exp(2 / tau) * piA,
+        [Step("numerator", "(5)", le(q, x * piA / Dn), "<phi(z),phi(z')> <= 1 on A",
+              NonNegative([w_ / Dn], {w_: x * piA - NA})),
+         Step("normaliser", "(5)", le(x * piA / Dn, sp.exp(2 / tau) * piA), "D >= e^{-1/tau}",
+              NonNegative([sp.exp(2 / tau) * piA * w_ / Dn], {w_: Dn - sp.exp(-1 / tau)}))],
+        ["Q(z,A) = N_A / D with N_A = int_A e^{<phi(z),phi(z')>/tau} pi(dz'), D the same over Z",
+         "|<phi(z),phi(z')>| <= 1, so e^{-1/tau} pi(A) <= N_A <= e^{1/tau} pi(A), e^{-1/tau} <= D <= e^{1/tau}"])
+    lo = Derivation(
+        "Q-bounds.lower", "Softmax kernel lower bound", "eq. (8), from (5)", q, "ge",
+        sp.exp(-2 / tau) * piA,
+        [Step("numerator", "(5)", ge(q, piA / (x * Dn)), "<phi(z),phi(z')> >= -1 on A",
+              NonNegative([w_ / Dn], {w_: NA - piA / x})),
+         Step("normaliser", "(5)", ge(piA / (x * Dn), sp.exp(-2 / tau) * piA), "D <= e^{1/tau}",
+              NonNegative([sp.exp(-2 / tau) * piA * w_ / Dn], {w_: x - Dn}))],
+        up.assumptions)
+    return [lo, up]
+
+
+# ================================================================ Lemma 2
+def _lemma2():
+    fl = sp.Lambda(_y, sp.log(ell + _y))
+    q22 = fl(b * mu_X) - Ex(fl(b * muhat_X))
+    d = muhat_X - mu_X
+    remainder = Ex(b ** 2 * d ** 2 / (2 * (ell + xi) ** 2))
+    bound_var = sp.exp(2 * c) * Var(sp.exp(X(0))) / (2 * k)
+    assumptions = ["X, X_1, ..., X_k i.i.d. with values in [-c, c]; b, c > 0; ell >= 0",
+                   "hence mu = E e^X, muhat and the Lagrange point xi/b lie in [e^{-c}, e^{c}]"]
+    l22 = Derivation(
+        "L2.22", "Lemma 2, second difference of (20), with f(y) = log(ell + y)", "App. A, (22)",
+        q22, "le", (sp.exp(2 * c) - 1) ** 2 / (8 * k),
+        [Step("Taylor", "proof of Lemma 2",
+              eq(q22, fl(b * mu_X) - Ex(fl(b * mu_X) + b * d / (ell + b * mu_X) - b ** 2 * d ** 2 / (2 * (ell + xi) ** 2))),
+              "Taylor expansion of f about b mu, Lagrange remainder at xi",
+              ByLemma(L.taylor2(), {"F": fl, "Y": b * muhat_X, "Y0": b * mu_X, "XI": xi},
+                      context=sp.Lambda(_y, fl(b * mu_X) - Ex(_y)))),
+         Step("E muhat = mu", "proof of Lemma 2",
+              eq(fl(b * mu_X) - Ex(fl(b * mu_X) + b * d / (ell + b * mu_X) - b ** 2 * d ** 2 / (2 * (ell + xi) ** 2)), remainder),
+              "linearity of E, E[muhat] = mu (i.i.d.)", Identity()),
+         Step("xi >= b e^{-c}", "proof of Lemma 2", le(remainder, Ex(sp.exp(2 * c) * d ** 2 / 2)),
+              "b^2/(ell + xi)^2 <= e^{2c} since xi >= b e^{-c}",
+              ByLemma(L.monotone(Ex), {"U": b ** 2 * d ** 2 / (2 * (ell + xi) ** 2), "V": sp.exp(2 * c) * d ** 2 / 2},
+                      hyp_checks={0: NonNegative(
+                          [d ** 2 * sp.exp(c) * (ell + s_) * (sp.exp(c) * (ell + s_) + 2 * b)
+                           / (2 * (ell + b * sp.exp(-c) + s_) ** 2)], {s_: xi - b * sp.exp(-c)})})),
+         Step("i.i.d. variance", "proof of Lemma 2; A.1", eq(Ex(sp.exp(2 * c) * d ** 2 / 2), bound_var),
+              "E(muhat - mu)^2 = Var(e^X)/k (i.i.d.)", Identity()),
+         Step("Popoviciu", "proof of Lemma 2", le(bound_var, sp.exp(2 * c) * (sp.exp(c) - sp.exp(-c)) ** 2 / (8 * k)),
+              "e^X in [e^{-c}, e^{c}]",
+              ByLemma(L.popoviciu(Var), {"Y": sp.exp(X(0)), "lo": sp.exp(-c), "hi": sp.exp(c)},
+                      context=sp.Lambda(_y, sp.exp(2 * c) * _y / (2 * k)),
+                      hyp_checks={0: NonNegative([sp.exp(X(0)) * Expm1(u_)], {u_: c - X(0)}),
+                                  1: NonNegative([sp.exp(-c) * Expm1(u_)], {u_: X(0) + c})})),
+         Step("(22)", "(22)", eq(sp.exp(2 * c) * (sp.exp(c) - sp.exp(-c)) ** 2 / (8 * k), (sp.exp(2 * c) - 1) ** 2 / (8 * k)),
+              "algebra", Identity())],
+        assumptions)
+
+    f1 = sp.Lambda(_y, sp.log(1 / k + _y))
+    q2 = sp.log(b * mu_X) - Ex(f1(b * muhat_X))
+    first, second = sp.log(b * mu_X) - f1(b * mu_X), f1(b * mu_X) - Ex(f1(b * muhat_X))
+    hyps2 = lambda b, c, X, ell=0: [ge(c - X(0), 0), ge(X(0) + c, 0)]  # noqa: E731
+    L22 = Lemma.from_derivation(l22, {"b": b, "c": c, "X": X, "ell": ell}, hyps2)
+    upper = Derivation(
+        "L2.upper", "Lemma 2, upper bound", "App. A, Lemma 2, (20)-(22)", q2, "le",
+        (sp.exp(2 * c) - 1) ** 2 / (8 * k),
+        [Step("(20)", "(20)", eq(q2, split(first, second)), "add and subtract f(b mu)", Identity()),
+         Step("(21)", "(21)", le(split(first, second), second), "log(b mu) - f(b mu) <= 0",
+              NonNegative([sp.log(1 + 1 / (k * b * mu_X))])),
+         Step("(22)", "(22)", le(second, (sp.exp(2 * c) - 1) ** 2 / (8 * k)), "derivation L2.22 with ell = 1/k",
+              ByLemma(L22, {"b": b, "c": c, "X": X, "ell": 1 / k},
+                      hyp_checks={0: NonNegative([w_], {w_: c - X(0)}), 1: NonNegative([w_], {w_: X(0) + c})}))],
+        assumptions)
+    lower = Derivation(
+        "L2.lower", "Lemma 2, lower bound", "App. A, Lemma 2, (20)-(22)", q2, "ge",
+        -sp.log(1 + sp.exp(c) / (b * k)),
+        [Step("(20)", "(20)", eq(q2, split(first, second)), "add and subtract f(b mu)", Identity()),
+         Step("Jensen", "(22), left", ge(split(first, second), first), "f concave, E[b muhat] = b mu",
+              ByLemma(L.jensen_concave(Ex), {"F": f1, "Y": b * muhat_X},
+                      context=sp.Lambda(_y, sp.log(b * mu_X) - _y))),
+         Step("(21) rewrite", "(21)", eq(first, -sp.log(1 + 1 / (k * b * mu_X))), "log(b mu) - log(b mu (1 + 1/(k b mu)))",
+              Identity()),
+         Step("(21) mu >= e^{-c}", "(21)", ge(-sp.log(1 + 1 / (k * b * mu_X)), -sp.log(1 + sp.exp(c) / (b * k))),
+              "mu >= e^{-c}",
+              NonNegative([sp.log(1 + sp.exp(c) * w_ / (b * k * mu_X + 1))], {w_: mu_X - sp.exp(-c)}))],
+        assumptions)
+    return l22, upper, lower, L22
+
+
+# ================================================================ Prop 1, DCL (11), Lemma 4
+def _section32(l22, upper, lower):
+    bP = sp.exp(-P / tau)
+    ce = Ea(-P / tau + sp.log(mu_S))                                          # (7) integrated
+    R = Ea(Ex(sp.log(1 + _sum(sp.exp((S(j) - P) / tau))))) - sp.log(k)        # (2)
+    Rt = Ea(Ex(sp.log(_sum(sp.exp((S(j) - P) / tau))))) - sp.log(k)           # (26)
+    gap = ce - R
+    per_anchor = Ea(sp.log(bP * mu_S) - Ex(sp.log(1 / k + bP * muhat_S)))
+    subs = {"b": bP, "c": 1 / tau, "X": sp.Lambda(j, S(j) / tau)}
+    rng = {0: NonNegative([u_ / tau], {u_: 1 - S(0)}), 1: NonNegative([u_ / tau], {u_: 1 + S(0)})}
+    hyps2 = lambda b, c, X, ell=0: [ge(c - X(0), 0), ge(X(0) + c, 0)]  # noqa: E731
+    Lup = Lemma.from_derivation(upper, {"b": b, "c": c, "X": X}, hyps2)
+    Llo = Lemma.from_derivation(lower, {"b": b, "c": c, "X": X}, hyps2)
+    L22 = Lemma.from_derivation(l22, {"b": b, "c": c, "X": X, "ell": ell}, hyps2)
+    assumptions = ["Z ~ pi, Z+ ~ M(Z, .), negatives i.i.d. pi (A); |phi| = 1 so |S|, |P| <= 1",
+                   "b = e^{-P/tau}, c = 1/tau, X_j = S_j/tau (erratum P1-Xj)"]
+    p1_bound = -sp.log(1 + sp.exp(2 / tau) / k)
+    lemma2_lo = -sp.log(1 + sp.exp(1 / tau) / (bP * k))
+    first = Step("(7), (2)", "(7), (2)", eq(gap, per_anchor),
+                 "CrossEnt = log(b mu) per anchor; R = E log(1/k + b muhat)", Identity())
+    p1l = Derivation(
+        "P1.lower", "Proposition 1, lower bound", "Prop. 1; proof in App. A", gap, "ge", p1_bound,
+        [first,
+         Step("Lemma 2", "Lemma 2", ge(per_anchor, Ea(lemma2_lo)), "Lemma 2 (lower) per anchor, then E over (Z, Z+)",
+              ByLemma(Llo, subs, under=Ea, hyp_checks=rng)),
+         Step("b >= e^{-1/tau}", "proof of Prop. 1", ge(Ea(lemma2_lo), Ea(p1_bound)), "P <= 1",
+              ByLemma(L.monotone(Ea), {"U": p1_bound, "V": lemma2_lo},
+                      hyp_checks={0: NonNegative([sp.log(1 + sp.exp((1 + P) / tau) * Expm1(u_ / tau)
+                                                         / (k + sp.exp((1 + P) / tau)))], {u_: 1 - P})})),
+         Step("constant", "", eq(Ea(p1_bound), p1_bound), "E of a constant", Identity())],
+        assumptions, errata=[_errata.get("P1-Xj")])
+    p1_up = (sp.exp(2 / tau) - 1) ** 2 / (8 * k)
+    p1u = Derivation(
+        "P1.upper", "Proposition 1, upper bound", "Prop. 1; proof in App. A", gap, "le", p1_up,
+        [first,
+         Step("Lemma 2", "Lemma 2", le(per_anchor, Ea(p1_up)), "Lemma 2 (upper) per anchor, then E over (Z, Z+)",
+              ByLemma(Lup, subs, under=Ea, hyp_checks=rng)),
+         Step("constant", "", eq(Ea(p1_up), p1_up), "E of a constant", Identity())],
+        assumptions, errata=[_errata.get("P1-Xj")])
+
+    gapt = ce - Rt
+    d31 = Ea(sp.log(mu_S) - Ex(sp.log(muhat_S)))
+    first_t = Step("(31)", "(31)", eq(gapt, d31), "the positive term cancels", Identity())
+    dcl_lo = Derivation(
+        "DCL-11.lower", "DCL: integrated cross-entropy minus DCL risk is >= 0", "(11), App. A.1", gapt, "ge",
+        sp.Integer(0),
+        [first_t,
+         Step("Jensen", "A.1", ge(d31, sp.Integer(0)), "log concave, E muhat = mu",
+              ByLemma(L.jensen_concave(Ex), {"F": sp.Lambda(_y, sp.log(_y)), "Y": muhat_S},
+                      context=sp.Lambda(_y, sp.log(mu_S) - _y), under=Ea))],
+        assumptions[:1])
+    dcl_up_b = (sp.exp(2 / tau) - 1) ** 2 / (8 * k)
+    dcl_up = Derivation(
+        "DCL-11.upper", "DCL: upper bound (11)", "(11), App. A.1", gapt, "le", dcl_up_b,
+        [first_t,
+         Step("(22) with ell = 0", "A.1", le(d31, Ea(dcl_up_b)), "derivation L2.22 with ell = 0, b = 1, c = 1/tau",
+              ByLemma(L22, {"b": 1, "c": 1 / tau, "X": sp.Lambda(j, S(j) / tau), "ell": 0}, under=Ea,
+                      hyp_checks=rng)),
+         Step("constant", "", eq(Ea(dcl_up_b), dcl_up_b), "E of a constant", Identity())],
+        assumptions[:1])
+    l4 = Derivation(
+        "L4", "Lemma 4: DCL gap <= 2/tau for every k", "Lemma 4, App. A", gapt, "le", 2 / tau,
+        [first_t,
+         Step("ratio", "proof of Lemma 4", eq(d31, Ea(Ex(sp.log(mu_S / muhat_S)))), "log of a ratio", Identity()),
+         Step("bounded ratio", "proof of Lemma 4", le(Ea(Ex(sp.log(mu_S / muhat_S))), Ea(Ex(2 / tau))),
+              "mu <= e^{1/tau}, muhat >= e^{-1/tau}",
+              ByLemma(L.monotone(Ex), {"U": sp.log(mu_S / muhat_S), "V": 2 / tau}, under=Ea,
+                      hyp_checks={0: NonNegative([h_, w_], {h_: 1 / tau - sp.log(mu_S),
+                                                            w_: sp.log(muhat_S) + 1 / tau})})),
+         Step("constant", "", eq(Ea(Ex(2 / tau)), 2 / tau), "E of a constant", Identity())],
+        assumptions[:1] + ["mu, muhat in [e^{-1/tau}, e^{1/tau}]"])
+    return [p1l, p1u, dcl_lo, dcl_up, l4], dict(ce=ce, R=R, Rt=Rt)
+
+
+# ================================================================ Lemma 3
+def _lemma3():
+    m_sum = lambda e: sp.Sum(e, (j, 1, m))  # noqa: E731
+    Ef = Ex(r(0) * f(0))                     # E_nu f
+    g0 = f(0) - Ef
+    defs = {A: m_sum(r(j) * (f(j) - Ef)) / m, B: m_sum(r(j)) / m}
+    facts = {Ex(r(0)): 1}
+    assumptions = ["nu << pi, r = dnu/dpi, E_pi r = 1; |f| <= 1; xi_1..xi_m i.i.d. pi",
+                   "A = (1/m) sum r_j (f_j - E_nu f), B = (1/m) sum r_j > 0 a.s. (erratum L3-B>0)"]
+    D = Ex(r(0) ** 2)
+    bound2 = 2 * D / m
+    d24 = Derivation(
+        "L3.24", "Lemma 3, bound (24)", "(24)", sp.Abs(Ex(A * B)), "le", bound2,
+        [Step("cross terms", "(24)", eq(sp.Abs(Ex(A * B)), sp.Abs(Ex(r(0) ** 2 * g0)) / m),
+              "i.i.d.; E[r (f - E_nu f)] = 0 kills the cross terms", Identity(defs=defs, facts=facts)),
+         Step("|E| <= E| |", "(24)", le(sp.Abs(Ex(r(0) ** 2 * g0)) / m, Ex(sp.Abs(r(0) ** 2 * g0)) / m), "",
+              ByLemma(L.abs_expectation(Ex), {"Y": r(0) ** 2 * g0}, context=sp.Lambda(_y, _y / m))),
+         Step("|f - E_nu f| <= 2", "(24)", le(Ex(sp.Abs(r(0) ** 2 * g0)) / m, Ex(2 * r(0) ** 2) / m), "|f| <= 1",
+              ByLemma(L.monotone(Ex), {"U": sp.Abs(r(0) ** 2 * g0), "V": 2 * r(0) ** 2}, context=sp.Lambda(_y, _y / m),
+                      hyp_checks={0: NonNegative([r(0) ** 2 * h_], {h_: 2 - sp.Abs(g0)})})),
+         Step("", "(24)", eq(Ex(2 * r(0) ** 2) / m, bound2), "linearity", Identity())],
+        assumptions)
+    q25 = sp.Abs(Ex(A * (B - 1) ** 2 / B))
+    d25 = Derivation(
+        "L3.25", "Lemma 3, bound (25)", "(25)", q25, "le", bound2,
+        [Step("|E| <= E| |", "(25)", le(q25, Ex(sp.Abs(A * (B - 1) ** 2 / B))), "",
+              ByLemma(L.abs_expectation(Ex), {"Y": A * (B - 1) ** 2 / B})),
+         Step("|A| <= 2B", "(25)", le(Ex(sp.Abs(A * (B - 1) ** 2 / B)), Ex(2 * (B - 1) ** 2)), "|f| <= 1, r >= 0",
+              ByLemma(L.monotone(Ex), {"U": sp.Abs(A * (B - 1) ** 2 / B), "V": 2 * (B - 1) ** 2},
+                      hyp_checks={0: NonNegative([(B - 1) ** 2 * h_ / B], {h_: 2 * B - sp.Abs(A)})})),
+         Step("i.i.d.", "(25)", eq(Ex(2 * (B - 1) ** 2), 2 * Ex((r(0) - 1) ** 2) / m), "E(B - 1)^2 = E(r - 1)^2/m",
+              Identity(defs=defs, facts=facts)),
+         Step("E(r-1)^2 <= E r^2", "(25)", le(2 * Ex((r(0) - 1) ** 2) / m, bound2), "E r = 1",
+              NonNegative([2 / m], facts=facts))],
+        assumptions)
+    q = sp.Abs(Ex(m_sum(f(j) * r(j)) / m_sum(r(j))) - Ef)
+    t1, t2 = sp.Abs(Ex(A * B)), sp.Abs(Ex(A * (B - 1) ** 2 / B))
+    inv = split(2, -B, (B - 1) ** 2 / B)
+    l24 = Lemma.from_derivation(d24, {})
+    l25 = Lemma.from_derivation(d25, {})
+    main = Derivation(
+        "L3", "Lemma 3: self-normalised importance sampling bias", "Lemma 3, App. A", q, "le", 4 * D / m,
+        [Step("A/B", "proof of Lemma 3", eq(q, sp.Abs(Ex(A / B))), "definitions of A, B", Identity(defs=defs, facts=facts)),
+         Step("1/B", "proof of Lemma 3", eq(sp.Abs(Ex(A / B)), sp.Abs(Ex(A * inv))), "1/B = 2 - B + (B-1)^2/B",
+              ByLemma(L.reciprocal_identity(), {"B": B}, context=sp.Lambda(_y, sp.Abs(Ex(A * _y))),
+                      hyp_checks={0: Identity()})),
+         Step("(23)", "(23)", eq(sp.Abs(Ex(A * inv)), sp.Abs(-Ex(A * B) + Ex(A * (B - 1) ** 2 / B))),
+              "E[A] = 0 (E_pi[r f] = E_nu f)", Identity(defs=defs, facts=facts)),
+         Step("triangle", "proof of Lemma 3", le(sp.Abs(-Ex(A * B) + Ex(A * (B - 1) ** 2 / B)), t1 + t2), "",
+              ByLemma(L.triangle(), {"x": -Ex(A * B), "y": Ex(A * (B - 1) ** 2 / B)})),
+         Step("(24)", "(24)", le(t1 + t2, bound2 + t2), "", ByLemma(l24, {}, context=sp.Lambda(_y, _y + t2))),
+         Step("(25)", "(25)", le(bound2 + t2, split(bound2, bound2)), "", ByLemma(l25, {}, context=sp.Lambda(_y, bound2 + _y))),
+         Step("", "", eq(split(bound2, bound2), 4 * D / m), "", Identity())],
+        assumptions, errata=[_errata.get("L3-B>0")])
+    return [d24, d25, main], main
+
+
+# ================================================================ Prop 2 and (12)
+def _prop2(l3, q):
+    ce, R, Rt = q["ce"], q["R"], q["Rt"]
+    rs = _sum(r(j) * S(j)) / _sum(r(j))
+    sce = Ea(-Ex(rs) / tau + Ex(sp.log(muhat_S)))                 # (9) with m = k
+    facts = {Ex(r(0)): 1, Ea(P): Ea(Ex(r(0) * S(0))), Ea(Ex(r(0) ** 2)): D2}
+    Y = Ex(rs) - Ex(r(0) * S(0))
+    assumptions = ["(B): M(z,.) << pi, r(j) = dM(z,.)/dpi(xi_j); xi_j i.i.d. pi; |S|, |P| <= 1",
+                   "E_{Z+ ~ M(z,.)}[P] = E_pi[r S] (change of measure)"]
+    l3lem = Lemma.from_derivation(l3, {"m": m, "f": f, "r": r}, lambda m, f, r: [ge(1 - sp.Abs(f(0)), 0)])
+    b12 = 4 * D2 / (tau * k)
+    d12 = Derivation(
+        "DCL-12", "Search cross-entropy vs DCL risk, (12) = bound on (27)", "(12), (27), (29)-(30)",
+        sp.Abs(sce - Rt), "le", b12,
+        [Step("(29)-(30)", "(29), (30)", eq(sp.Abs(sce - Rt), sp.Abs(Ea(Y)) / tau),
+              "rearrangement (29), density (30), definition of M_k (corrected third equality)", Identity(facts=facts)),
+         Step("|E| <= E| |", "", le(sp.Abs(Ea(Y)) / tau, Ea(sp.Abs(Y)) / tau), "",
+              ByLemma(L.abs_expectation(Ea), {"Y": Y}, context=sp.Lambda(_y, _y / tau))),
+         Step("Lemma 3", "Lemma 3", le(Ea(sp.Abs(Y)) / tau, Ea(4 * Ex(r(0) ** 2) / k) / tau),
+              "nu = M(z,.), pi = pi_data, f = <phi(z), phi(.)>, m = k",
+              ByLemma(l3lem, {"m": k, "f": sp.Lambda(j, S(j)), "r": sp.Lambda(j, r(j))},
+                      context=sp.Lambda(_y, _y / tau), under=Ea,
+                      hyp_checks={0: NonNegative([h_], {h_: 1 - sp.Abs(S(0))})})),
+         Step("", "Prop. 2", eq(Ea(4 * Ex(r(0) ** 2) / k) / tau, b12), "D2 = E|dM(Z,.)/dpi(Z')|^2", Identity(facts=facts))],
+        assumptions, errata=[_errata.get("P2-third-eq"), _errata.get("L3-B>0")])
+    Tsum = _sum(sp.exp((S(j) - P) / tau))
+    b28 = sp.log(1 + sp.exp(2 / tau) / k)
+    inner = Ea(Ex(sp.log(1 + 1 / Tsum)))
+    d28 = Derivation(
+        "P2.28", "InfoNCE vs DCL risk, the difference (28)", "(28), proof of Prop. 2", sp.Abs(Rt - R), "le", b28,
+        [Step("R >= R~", "(28)", eq(sp.Abs(Rt - R), R - Rt), "monotonicity of log: R - R~ is the E of log(1 + 1/T) >= 0",
+              ByLemma(L.abs_nonpositive(), {"x": Rt - R}, hyp_checks={0: NonNegative([inner])})),
+         Step("(28)", "(28)", eq(R - Rt, inner), "log(1/k + c) - log c = log(1 + 1/(kc))", Identity()),
+         Step("|S - P| <= 2", "(28)", le(inner, Ea(Ex(b28))), "each summand >= e^{-2/tau}",
+              ByLemma(L.monotone(Ex), {"U": sp.log(1 + 1 / Tsum), "V": b28}, under=Ea,
+                      hyp_checks={0: NonNegative([sp.log(1 + sp.exp(2 / tau) * t_ / (k * (k * sp.exp(-2 / tau) + t_ + 1)))],
+                                                 {t_: T - k * sp.exp(-2 / tau)}, rename={Tsum: T})})),
+         Step("constant", "", eq(Ea(Ex(b28)), b28), "E of a constant", Identity())],
+        assumptions[:1])
+    L12 = Lemma.from_derivation(d12, {})
+    L28 = Lemma.from_derivation(d28, {})
+    q = sp.Abs(sce - R)
+    t1, t2 = sp.Abs(sce - Rt), sp.Abs(Rt - R)
+    p2 = Derivation(
+        "P2", "Proposition 2", "Prop. 2; proof in App. A", q, "le", b12 + b28,
+        [Step("(27)-(28)", "(27), (28)", eq(q, sp.Abs(split(sce - Rt, Rt - R))), "add and subtract R~", Identity()),
+         Step("triangle", "", le(sp.Abs(split(sce - Rt, Rt - R)), t1 + t2), "",
+              ByLemma(L.triangle(), {"x": sce - Rt, "y": Rt - R})),
+         Step("(27) bound", "(12)", le(t1 + t2, b12 + t2), "derivation DCL-12",
+              ByLemma(L12, {}, context=sp.Lambda(_y, _y + t2))),
+         Step("(28) bound", "(28)", le(b12 + t2, b12 + b28), "derivation P2.28",
+              ByLemma(L28, {}, context=sp.Lambda(_y, b12 + _y)))],
+        assumptions, errata=[_errata.get("P2-third-eq"), _errata.get("L3-B>0")])
+    return [d12, d28, p2]
+
+
+# ================================================================ A.1 remainder (corrected) and A.2
+def _appendix():
+    mu, d = mu_S, muhat_S - mu_S
+    flog = sp.Lambda(_y, sp.log(_y))
+    M3 = Ex(sp.Abs(d) ** 3)
+    q = sp.log(mu) - Ex(sp.log(muhat_S))
+    t3 = flog(mu) - Ex(flog(mu) + d / mu - d ** 2 / (2 * mu ** 2) + d ** 3 / (3 * xi ** 3))
+    main = Ex(d ** 2) / (2 * mu ** 2)
+    stmt = Var(sp.exp(S(0) / tau)) / (2 * k * mu ** 2) - sp.exp(3 / tau) * M3 / 3
+    v = sp.Symbol("v", nonnegative=True)   # |y|^3 - y^3 >= 0
+    a1_ = Derivation(
+        "A1.32", "A.1: third-order expansion behind (32), corrected remainder", "App. A.1, (32)", q, "ge", stmt,
+        [Step("Taylor", "A.1", eq(q, t3), "third-order Taylor expansion of log about mu",
+              ByLemma(L.taylor3(), {"F": flog, "Y": muhat_S, "Y0": mu, "XI": xi}, context=sp.Lambda(_y, flog(mu) - Ex(_y)))),
+         Step("E muhat = mu", "A.1", eq(t3, main - Ex(d ** 3 / (3 * xi ** 3))), "linearity", Identity()),
+         Step("xi >= e^{-1/tau}", "A.1", ge(main - Ex(d ** 3 / (3 * xi ** 3)), main - sp.exp(3 / tau) * M3 / 3),
+              "xi between mu and muhat, both >= e^{-1/tau} (not mu v muhat <= e^{1/tau})",
+              ByLemma(L.monotone(Ex), {"U": d ** 3 / (3 * xi ** 3), "V": sp.exp(3 / tau) * sp.Abs(d) ** 3 / 3},
+                      context=sp.Lambda(_y, main - _y),
+                      hyp_checks={0: NonNegative(
+                          [v / (3 * xi ** 3),
+                           sp.Abs(d) ** 3 * (3 * w_ + 3 * w_ ** 2 + w_ ** 3) / (3 * xi ** 3)],
+                          {v: sp.Abs(d) ** 3 - d ** 3, w_: sp.exp(1 / tau) * xi - 1})})),
+         Step("i.i.d.", "A.1", eq(main - sp.exp(3 / tau) * M3 / 3, stmt), "E(muhat - mu)^2 = (1/k) Var (not 1/n)",
+              Identity())],
+        ["negatives i.i.d. pi, |S| <= 1, so mu, muhat, xi in [e^{-1/tau}, e^{1/tau}]"],
+        errata=[_errata.get("A1-1/n"), _errata.get("A1-remainder")])
+
+    eps = 1 / N
+    em1 = Expm1(1 / tau)
+    hyp = {t_pos: x - 2, s1: N - x + 1, s2: x - N, a1_pos: 1 - a}
+    assumptions = ["e^{1/tau} > 2; N = ceil(e^{1/tau} - 1), i.e. integer with e^{1/tau} - 1 <= N < e^{1/tau}; eps = 1/N",
+                   "0 < a < 1"]
+    d_eps = Derivation(
+        "A2.eps", "A.2: 1/2 <= eps (e^{1/tau} - 1) <= 1", "App. A.2, after (33)", sp.Rational(1, 2), "le", sp.Integer(1),
+        [Step("e^{1/tau} > 2", "A.2", le(sp.Rational(1, 2), (x - 1) / x), "", NonNegative([t_pos / (2 * x)], hyp)),
+         Step("N < e^{1/tau}", "(33)", le((x - 1) / x, eps * (x - 1)), "", NonNegative([em1 * s2 / (x * N)], hyp)),
+         Step("N >= e^{1/tau} - 1", "(33)", le(eps * (x - 1), sp.Integer(1)), "", NonNegative([s1 / N], hyp))],
+        assumptions)
+    m0 = sp.Symbol("m0", positive=True)       # E e^{X0/tau}
+    v0 = sp.Symbol("v0", nonnegative=True)    # Var e^{X0/tau}
+    EY = eps * x + (1 - eps) * m0
+    EY2 = eps * x ** 2 + (1 - eps) * (v0 + m0 ** 2)
+    ratio = (EY2 - EY ** 2) / EY ** 2
+    formula = (eps * (1 - eps) * (x - m0) ** 2 + (1 - eps) * v0) / EY ** 2
+    Lim = eps * (1 - eps) * (x - 1) ** 2 / (1 + eps * (x - 1)) ** 2
+    u = em1 / N                                # eps (e^{1/tau} - 1)
+    u0 = em1 / x                               # (e^{1/tau} - 1)/e^{1/tau}
+    one_m_eps = (s1 + t_pos) / N               # 1 - eps = (N - 1)/N
+    r3 = (1 - a) * (1 - eps) * (x - 1) ** 2 / (4 * x)
+    r4 = (1 - a) * (x - 1 - (x - 1) / N) / 8
+    r5 = (1 - a) * (x - 2) / 8
+    d_ratio = Derivation(
+        "A2.ratio", "A.2: variance ratio lower bound", "App. A.2", ratio, "ge", r5,
+        [Step("mixture", "A.2", eq(ratio, formula), "Var/E^2 of the two-point mixture (prob. eps at similarity 1)", Identity()),
+         Step("delta -> 0", "A.2", ge(formula, (1 - a) * Lim), "E e^{X0/tau} -> 1, Var e^{X0/tau} -> 0 as delta -> 0",
+              ByLemma(L.limit_lower(), {"F": formula, "point": {m0: 1, v0: 0}, "L": Lim, "a": a},
+                      hyp_checks={0: Identity(),
+                                  1: NonNegative([(s1 + t_pos) * em1 ** 2 / (N ** 2 * (1 + em1 / N) ** 2)], hyp),
+                                  3: NonNegative([a1_pos], hyp)})),
+         Step("1/2 <= eps(e^{1/tau}-1) <= 1", "A.2", ge((1 - a) * Lim, r3), "u/(1+u)^2 >= u0/4 for u0 <= u <= 1",
+              NonNegative([a1_pos * one_m_eps * em1 * em1 * s2 / (N * x * (1 + u) ** 2),
+                           a1_pos * one_m_eps * em1 * u0 * (s1 / N) * (3 + u) / (4 * (1 + u) ** 2)], hyp)),
+         Step("(e^{1/tau}-1)/e^{1/tau} >= 1/2", "A.2", ge(r3, r4), "", NonNegative([a1_pos * one_m_eps * em1 * t_pos / (8 * x)], hyp)),
+         Step("N >= e^{1/tau} - 1", "A.2", ge(r4, r5), "", NonNegative([a1_pos * s1 / (8 * N)], hyp))],
+        assumptions + ["m0 = E e^{X0/tau}, v0 = Var e^{X0/tau} with |X0| <= delta"])
+    Lr = Lemma.from_derivation(d_ratio, {})
+    liminf = (1 - a) * (x - 2) / 16
+    d_lim = Derivation(
+        "A2.liminf", "A.2: liminf_k k (CrossEnt - R~) >= (1 - a)(e^{1/tau} - 2)/16", "App. A.2, with (31)-(32)",
+        ratio / 2, "ge", liminf,
+        [Step("(32)", "(32)", ge(ratio / 2, liminf), "liminf k(...) >= Var/(2 E^2) by (32); A2.ratio",
+              ByLemma(Lr, {}, context=sp.Lambda(_y, _y / 2)))],
+        assumptions, errata=[_errata.get("A2-k")])
+    q13 = (4 * D2 / tau) / liminf
+    b13 = 65 * D2 / (tau * (x - 2))
+    d13 = Derivation(
+        "A2.13", "A.2: the ratio bound (13)", "(13)", q13, "le", b13,
+        [Step("", "(12), A2.liminf", eq(q13, 64 * D2 / ((1 - a) * tau * (x - 2))),
+              "limsup k|...| <= 4 D2/tau by (12), liminf k(...) >= (1-a)(e^{1/tau}-2)/16", Identity()),
+         Step("a <= 1/65", "(13)", le(64 * D2 / ((1 - a) * tau * (x - 2)), b13), "64/(1-a) <= 65",
+              NonNegative([65 * D2 * h65 / (a1_pos * tau * t_pos)], {**hyp, h65: sp.Rational(1, 65) - a}))],
+        assumptions + ["a <= 1/65"])
+    stat = dict(eps_lower=sp.Rational(1, 2), eps_upper=sp.Integer(1), limit=Lim.subs(N, sp.ceiling(x - 1)),
+                ratio_lower=r5, liminf=liminf, ratio13=b13)
+    return [a1_, d_eps, d_ratio, d_lim, d13], stat
+
+
+# ================================================================ assemble
+_q = _q_bounds()
+_l22, _l2u, _l2l, _ = _lemma2()
+_s32, _defs = _section32(_l22, _l2u, _l2l)
+_l3s, _l3 = _lemma3()
+_p2s = _prop2(_l3, _defs)
+_app, _a2stat = _appendix()
+
+DERIVATIONS = _q + [_l22, _l2l, _l2u] + _s32 + _l3s + _p2s + _app
+BY_ID = {d.id: d for d in DERIVATIONS}
+
+# ---------------------------------------------------------------- statements for numerics
+STATEMENTS = {
+    "Q-bounds": {"lower": BY_ID["Q-bounds.lower"].statement, "upper": BY_ID["Q-bounds.upper"].statement},
+    "L2": {"lower": BY_ID["L2.lower"].statement, "upper": BY_ID["L2.upper"].statement},
+    "P1": {"lower": BY_ID["P1.lower"].statement, "upper": BY_ID["P1.upper"].statement},
+    "L3": {"upper": 4 * D2 / m},
+    "P2": {"upper": BY_ID["P2"].statement},
+    "DCL-11": {"lower": BY_ID["DCL-11.lower"].statement, "upper": BY_ID["DCL-11.upper"].statement},
+    "DCL-12": {"upper": BY_ID["DCL-12"].statement},
+    "L4": {"upper": BY_ID["L4"].statement},
+    "A2": _a2stat,
+}
+
+
+def bound_args(id, which):
+    """The argument order of :func:`bound_function` (symbols sorted by name)."""
+    return sorted(sp.sympify(STATEMENTS[id][which]).free_symbols, key=lambda s: s.name)
+
+
+def bound_function(id, which, module="numpy"):
+    """``STATEMENTS[id][which]`` lambdified for ``module`` ("numpy" or "mpmath");
+    arguments in the order of :func:`bound_args` (e.g. ``(k, tau)`` for P1)."""
+    expr = STATEMENTS[id][which]
+    return sp.lambdify(bound_args(id, which), expr, modules=module)
+
+
+# named statements (the same expressions as in STATEMENTS)
+q_lower, q_upper = STATEMENTS["Q-bounds"]["lower"], STATEMENTS["Q-bounds"]["upper"]
+lemma2_lower, lemma2_upper = STATEMENTS["L2"]["lower"], STATEMENTS["L2"]["upper"]
+prop1_lower, prop1_upper = STATEMENTS["P1"]["lower"], STATEMENTS["P1"]["upper"]   # -log(1+e^{2/tau}/k), (e^{2/tau}-1)^2/(8k)
+lemma3_bound = STATEMENTS["L3"]["upper"]                                           # 4 D2/m
+prop2_bound = STATEMENTS["P2"]["upper"]                                            # 4 D2/(tau k) + log(1+e^{2/tau}/k)
+dcl_lower, dcl_upper = STATEMENTS["DCL-11"]["lower"], STATEMENTS["DCL-11"]["upper"]
+dcl_search_bound = STATEMENTS["DCL-12"]["upper"]                                   # 4 D2/(tau k)
+lemma4_bound = STATEMENTS["L4"]["upper"]                                           # 2/tau
+a2_ratio13 = STATEMENTS["A2"]["ratio13"]                                           # 65 D2/(tau (e^{1/tau} - 2))
