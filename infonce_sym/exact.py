@@ -29,6 +29,28 @@ import mpmath
 from .errors import InputError, check_digits, check_k, check_tau
 from .models import _gauss_legendre
 
+try:                      # FLINT's arb is ~8x faster than mpf for the inner sums
+    import flint
+except ImportError:       # pragma: no cover - python-flint is a declared dependency
+    flint = None
+
+
+def _to_arb(x):
+    sign, man, exp, _ = x._mpf_
+    return flint.arb((int(-man if sign else man), int(exp)))
+
+
+def _from_arb(a):
+    man, exp = a.mid().man_exp()
+    return mpmath.mpf((int(man), int(exp)))
+
+
+def _arb_sum(terms):
+    total = flint.arb(0)
+    for t in terms:
+        total += t
+    return total
+
 __all__ = ["exact_values", "ExactValues", "QUANTITIES"]
 
 QUANTITIES = ("risk", "cross_entropy_limit", "search_cross_entropy", "density_ratio_second_moment")
@@ -65,6 +87,29 @@ def _decimal(ctx, value):
     return ctx.mpf(value)
 
 
+class _Backend:
+    """The number system of the inner sums: FLINT arb balls (midpoints used) or mpmath mpf."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.arb = flint is not None
+
+    def num(self, x):
+        return _to_arb(x) if self.arb else x
+
+    def back(self, x):
+        return _from_arb(x) if self.arb else x
+
+    def zero(self):
+        return flint.arb(0) if self.arb else self.ctx.zero
+
+    def exp(self, x):
+        return x.exp() if self.arb else self.ctx.exp(x)
+
+    def expm1(self, x):
+        return x.expm1() if self.arb else self.ctx.expm1(x)
+
+
 class _Atoms:
     """Weighted atoms (x_i >= 0 sorted, weights u_i of any sign) with fast transform sums.
 
@@ -72,45 +117,65 @@ class _Atoms:
     prefix moment sums), c x >= Lambda (e^{-cx} below 10^-dps, handled by suffix sums)
     and a thin band in between summed directly.  The band is about tau log(2 Lambda)
     wide in s, so each transform costs a few hundred exponentials whatever the rule size.
+    Public methods take and return mpf; the sums run in the backend's number system.
     """
 
     def __init__(self, ctx, x, u):
         order = sorted(range(len(x)), key=lambda i: x[i])
         self.ctx = ctx
-        self.x = [x[i] for i in order]
-        self.u = [u[i] for i in order]
+        self.be = be = _Backend(ctx)
+        self.x = [x[i] for i in order]                         # mpf, for band cuts
         self.n = len(self.x)
+        self.bx = [be.num(x[i]) for i in order]
+        self.bu = [be.num(u[i]) for i in order]
         self.big = ctx.dps * ctx.log(10) + 10                   # Lambda
         # enough terms for Taylor bands (|y| <= 1/2) and for the moment series (ratio 1/16)
         self.terms = int(math.ceil((ctx.dps + 5) * math.log(10) / math.log(16))) + 1
-        self.pre0 = self._prefix(lambda xi: xi)
-        self.pre1 = self._prefix(lambda xi: xi - 1)
-        self.u_total = self.pre0[0][-1]
-        self.ux_total = self.pre0[1][-1]
-        suf0, suf1 = [ctx.zero] * (self.n + 1), [ctx.zero] * (self.n + 1)
+        # prefix sums of u y^j / j! for y = x (centre 0) and y = x - 1 (centre 1)
+        self.scaled0 = self._prefix(self.bx)
+        self.scaled1 = self._prefix([v - 1 for v in self.bx])
+        self.u_total = be.back(self.scaled0[0][-1])
+        self.ux_total = be.back(self.scaled0[1][-1])
+        suf0, suf1 = [be.zero()] * (self.n + 1), [be.zero()] * (self.n + 1)
         for i in range(self.n - 1, -1, -1):
-            suf0[i] = suf0[i + 1] + self.u[i]
-            suf1[i] = suf1[i + 1] + self.u[i] * (self.x[i] - 1)
+            suf0[i] = suf0[i + 1] + self.bu[i]
+            suf1[i] = suf1[i + 1] + self.bu[i] * (self.bx[i] - 1)
         self.suf0, self.suf1 = suf0, suf1
-        # tables divided by j!, for Horner evaluation of the Taylor bands
-        inv = [1 / ctx.factorial(j) for j in range(self.terms + 1)]
-        self.scaled0 = [[v * inv[j] for v in row] for j, row in enumerate(self.pre0)]
-        self.scaled1 = [[v * inv[j] for v in row] for j, row in enumerate(self.pre1)]
         self.direct = self.n <= 64          # few atoms: plain sums beat the band bookkeeping
 
-    def _prefix(self, shift):
-        ctx = self.ctx
+    def _prefix(self, ys):
+        be = self.be
         table = []
-        powers = list(self.u)
-        ys = [shift(xi) for xi in self.x]
+        powers = list(self.bu)
         for j in range(self.terms + 1):
-            acc, row = ctx.zero, [ctx.zero]
+            acc, row = be.zero(), [be.zero()]
             for v in powers:
                 acc += v
                 row.append(acc)
             table.append(row)
-            powers = [p * y for p, y in zip(powers, ys)]
+            powers = [p * y / (j + 1) for p, y in zip(powers, ys)]
         return table
+
+    def _band(self, c, lo, hi, kind):
+        """sum_{lo<=i<hi} u_i h(c, x_i) for h = exp(-cx), expm1(-cx) or g(-c(x-1)); backend number."""
+        be = self.be
+        total = be.zero()
+        if hi <= lo:
+            return total
+        bc = be.num(c)
+        nc = -bc
+        x, u = self.bx, self.bu
+        if kind == "exp":
+            for i in range(lo, hi):
+                total += u[i] * be.exp(nc * x[i])
+        elif kind == "expm1":
+            for i in range(lo, hi):
+                total += u[i] * be.expm1(nc * x[i])
+        else:
+            for i in range(lo, hi):
+                y = x[i] - 1
+                total += u[i] * (be.expm1(nc * y) + bc * y)
+        return total
 
     def _cut(self, value):
         lo, hi = 0, self.n
@@ -123,59 +188,57 @@ class _Atoms:
         return lo
 
     def _series(self, table, c, hi, lo=0, start=0):
-        """sum_{j>=start} (-c)^j / j! * sum_{lo<=i<hi} u_i y_i^j  (table = scaled0 or scaled1)."""
+        """sum_{j>=start} (-c)^j sum_{lo<=i<hi} u_i y_i^j / j!  (backend number)."""
+        total = self.be.zero()
         if hi <= lo:
-            return self.ctx.zero
-        total = self.ctx.zero
+            return total
+        m = -self.be.num(c)
         for j in range(self.terms, start - 1, -1):                # Horner in -c
-            total = total * (-c) + (table[j][hi] - table[j][lo])
-        return total * (-c) ** start if start else total
+            total = total * m + (table[j][hi] - table[j][lo])
+        for _ in range(start):
+            total = total * m
+        return total
 
     def exp_sum(self, c):
         """sum u e^{-c x}."""
-        ctx = self.ctx
         if self.direct:
-            return ctx.fsum(u * ctx.exp(-c * x) for u, x in zip(self.u, self.x))
+            return self.be.back(self._band(c, 0, self.n, "exp"))
         a, d = self._cut(1 / (2 * c)), self._cut(self.big / c)
-        return self._series(self.scaled0, c, a) + ctx.fsum(
-            self.u[i] * ctx.exp(-c * self.x[i]) for i in range(a, d))
+        return self.be.back(self._series(self.scaled0, c, a) + self._band(c, a, d, "exp"))
 
     def expm1_sum(self, c):
         """sum u (e^{-c x} - 1)."""
-        ctx = self.ctx
         if self.direct:
-            return ctx.fsum(u * ctx.expm1(-c * x) for u, x in zip(self.u, self.x))
+            return self.be.back(self._band(c, 0, self.n, "expm1"))
         a, d = self._cut(1 / (2 * c)), self._cut(self.big / c)
-        return (self._series(self.scaled0, c, a, start=1)
-                + ctx.fsum(self.u[i] * ctx.expm1(-c * self.x[i]) for i in range(a, d))
-                - self.suf0[d])
+        return self.be.back(self._series(self.scaled0, c, a, start=1) + self._band(c, a, d, "expm1")
+                            - self.suf0[d])
 
     def centred_sum(self, c):
         """sum u g(-c (x - 1)),  g(y) = e^y - 1 - y  (>= 0 termwise, no cancellation for c <= 1)."""
-        ctx = self.ctx
+        ctx, be = self.ctx, self.be
         if self.direct:
-            return ctx.fsum(u * (ctx.expm1(-c * (x - 1)) + c * (x - 1)) for u, x in zip(self.u, self.x))
+            return be.back(self._band(c, 0, self.n, "centred"))
         if c > 1:
             return ctx.exp(c) * self.exp_sum(c) - self.u_total + c * (self.ux_total - self.u_total)
+        bc = be.num(c)
         lo = self._cut(1 - 1 / (2 * c)) if c > ctx.mpf(1) / 2 else 0
-        total = ctx.zero
+        total = be.zero()
         if lo:
             # atoms with c x <= 1/2: e^{-c(x-1)} = e^c * sum_j (-c x)^j / j!
-            total += (ctx.exp(c) * self._series(self.scaled0, c, lo)
-                      - self.pre0[0][lo] + c * (self.pre1[1][lo]))
+            total += (be.exp(bc) * self._series(self.scaled0, c, lo)
+                      - self.scaled0[0][lo] + bc * self.scaled1[1][lo])
         hi = self._cut(1 + 1 / (2 * c))
         total += self._series(self.scaled1, c, hi, lo, start=2)
         d = self._cut(1 + self.big / c)
-        total += ctx.fsum(self.u[i] * (ctx.expm1(-c * (self.x[i] - 1)) + c * (self.x[i] - 1))
-                          for i in range(hi, d))
-        total += -self.suf0[d] + c * self.suf1[d]
-        return total
-
+        total += self._band(c, hi, d, "centred")
+        total += -self.suf0[d] + bc * self.suf1[d]
+        return be.back(total)
 
     def moments(self, centre):
-        """sum u (x - centre)^j for j = 0..terms."""
-        table = self.pre1 if centre == 1 else self.pre0
-        return [row[-1] for row in table]
+        """sum u (x - centre)^j for j = 0..terms (mpf)."""
+        table = self.scaled1 if centre == 1 else self.scaled0
+        return [self.be.back(row[-1]) * self.ctx.factorial(j) for j, row in enumerate(table)]
 
     def spread(self, centre):
         return max(abs(self.x[0] - centre), abs(self.x[-1] - centre))
@@ -366,7 +429,19 @@ def _ratio_bias(ctx, anchor, k, refinement):
 
 def _compute(model, tau_value, k, loss, dps, refinement):
     ctx = mpmath.mp
-    with mpmath.workdps(dps):
+    saved = flint.ctx.prec if flint is not None else None
+    try:
+        with mpmath.workdps(dps):
+            if flint is not None:
+                flint.ctx.prec = ctx.prec + 16
+            return _compute_at_precision(ctx, model, tau_value, k, loss, refinement)
+    finally:
+        if flint is not None:
+            flint.ctx.prec = saved
+
+
+def _compute_at_precision(ctx, model, tau_value, k, loss, refinement):
+    if True:
         tau = _decimal(ctx, tau_value)
         laws = model.anchor_laws(ctx, tau_value, refinement) if hasattr(model, "dim") and model.name == "sphere" \
             else model.anchor_laws(ctx, tau_value)
