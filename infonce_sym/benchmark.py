@@ -93,9 +93,12 @@ def main(argv=None) -> int:
     except ImportError:
         print("  exact: not available")
     else:
-        exact_cases = [(nonreversible_model(), 0.5, 2)]
+        exact_cases = [(SphereModel(3, 4.0), 0.5, 10**9), (SphereModel(128, 16.0), 0.1, 10**6)]
         if not quick:
-            exact_cases.append((nonreversible_model(), 0.5, 10**6))
+            exact_cases = [(nonreversible_model(), 0.5, 2), (SphereModel(3, 4.0), 0.5, 1),
+                           (SphereModel(3, 4.0), 0.5, 10**9), (SphereModel(128, 16.0), 0.1, 1),
+                           (SphereModel(128, 16.0), 0.1, 10**6), (SphereModel(1024, 16.0), 0.01, 1),
+                           (SphereModel(1024, 16.0), 0.01, 10**9), (SphereModel(3, 4.0), 0.01, 10**9)]
         for m, t, k in exact_cases:
             try:
                 res, secs = _timed(exact_values, m, t, k, digits=30)
@@ -103,7 +106,8 @@ def main(argv=None) -> int:
                 print(f"  {m.label} tau={t:g} k={k}: failed ({type(exc).__name__}: {exc})")
                 continue
             risk = res.as_strings().get("risk")
-            print(f"  {m.label} tau={t:g} k={k}: {secs:.2f} s   R = {risk}")
+            print(f"  {m.label:<26} tau={t:<5g} k={k:<10d}: {secs:6.2f} s   R = {risk}  "
+                  f"(unchanged to {res.agreement_digits:.1f} digits at higher precision)")
     sys.stdout.flush()
     return 0
 

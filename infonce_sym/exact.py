@@ -475,6 +475,8 @@ def _compute_at_precision(ctx, model, tau_value, k, loss, refinement):
             else:
                 if k == 1:
                     bias = ctx.fsum(an.weight * (an.mean_negative - an.m) for an in anchors)
+                elif all(min(an.r) == max(an.r) for an in anchors):
+                    bias = ctx.zero          # M = pi (e.g. kappa = 0): M_hat_k = uniform, no bias
                 else:
                     bias = ctx.fsum(an.weight * _ratio_bias(ctx, an, k, refinement) for an in anchors)
                 search_minus_dcl = -bias / tau
@@ -506,7 +508,7 @@ def exact_values(model, tau, k, digits: int = 30, loss: str = "infonce", verify:
     agreement = math.inf
     if verify:
         second = _compute(model, tau, k, loss, dps + guard, 2)
-        agreement = _agreement(first, second)
+        agreement = _agreement(first, second, dps)
         if agreement < digits + 1:
             raise ArithmeticError(
                 f"exact values agree to only {agreement:.1f} digits when the precision is raised; "
@@ -518,7 +520,7 @@ def exact_values(model, tau, k, digits: int = 30, loss: str = "infonce", verify:
                        seconds=time.perf_counter() - start, agreement_digits=agreement)
 
 
-def _agreement(first, second):
+def _agreement(first, second, floor_digits=60):
     worst = math.inf
     for a, b in ((first[0], second[0]), (first[1], second[1])):
         for key in a:
@@ -526,5 +528,7 @@ def _agreement(first, second):
             if x == y:
                 continue
             scale = max(abs(x), abs(y))
+            if scale < mpmath.mpf(10) ** (-floor_digits):     # both zero at working precision
+                continue
             worst = min(worst, float(-mpmath.log10(abs(x - y) / scale)))
     return worst
