@@ -357,16 +357,107 @@ def derivation_checks():
 
 # ------------------------------------------------------------------ Section 4
 
+_CONTINUITY = (  # (check id, paper ref, bound key in continuity, constants key, title)
+    ("P4", "Prop. 4", "prop4", "prop4", "continuity bound (4 Da + Dp + 3 e^{2/(beta tau)} PM_beta)/tau"),
+    ("P4-sharp", "Prop. 4 (sharpened)", "prop4_sharp", "prop4_sharp",
+     "sharpened continuity bound (2 Da + Dp + e^{2/(beta tau)} PM_beta)/tau"),
+    ("LIP-17", "eq. (17)", "lipschitz17", None, "(1/tau) max_j |Delta v_j| (Lipschitz route)"),
+    ("LIP-17-linear", "eq. (17) + Cauchy-Schwarz", "lipschitz17_linear", "lipschitz17_linear",
+     "(2 Da + Dp + max_j ||Delta phi(z_j^-)||)/tau"),
+    ("LIP-18", "eq. (18)", "lipschitz18", None, "(sqrt 6/tau)(Da^2 + Dp^2 + max_j ||Delta phi(z_j^-)||^2)^{1/2}"),
+    ("L8", "Lemma 8 (with Lemma 7)", "lemma8", None, "||G_tau(f, phi - phi')|| <= e^{2/(beta tau)} PM_beta"),
+    ("L5", "Lemma 5", "lemma5", None, "|l(phi) - l(phi')| <= 4/tau"),
+)
+_FORMS = {"LIP-17": "(1/tau) * max_j |<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'(z^a), phi'(z^+) - phi'(z_j^-)>|",
+          "LIP-18": "(sqrt(6)/tau) * (Da^2 + Dp^2 + max_j Dn_j^2)^(1/2)",
+          "L8": "e^{2/(beta tau)} * (1/k sum_j Dn_j^beta)^(1/beta)", "L5": "4/tau"}
+
+
 def section4_checks(quick: bool):
-    """Continuity bounds (Prop. 4, sharpened, (17)-(18), Lemmas 7-8) and Prop. 5 on a class (C)."""
+    """Continuity bounds attacked by random and adversarial search; Prop. 5 against a
+    certified Monte Carlo Rademacher complexity; Theorem 1 coverage."""
+    from . import continuity
+    from .bounds_section4 import CONSTANTS
+    taus = (0.1, 1.0) if quick else (0.05, 0.1, 0.5, 1.0, 2.0)
+    n_configs = 4_000 if quick else 100_000
+    t0 = time.perf_counter()
+    attacks = {tau: continuity.random_attack(tau, n_configs=n_configs, seed=7) for tau in taus}
+    random_seconds = time.perf_counter() - t0
     out = []
-    try:
-        from . import continuity
-    except ImportError:
-        return out
-    hook = getattr(continuity, "verify_checks", None)
-    if hook is None:
-        return out
-    for item in hook(quick):
-        out.append(CheckResult(**item))
+    for cid, ref, key, const_key, title in _CONTINUITY:
+        t1 = time.perf_counter()
+        worst, witness, evaluations, per_tau = -math.inf, None, 0, {}
+        for tau, attack in attacks.items():
+            for name, res in attack["results"].items():
+                if name == key or name.startswith(key + "["):
+                    evaluations += res["evaluations"]
+                    per_tau.setdefault(tau, -math.inf)
+                    per_tau[tau] = max(per_tau[tau], res["worst_ratio"])
+                    if res["worst_ratio"] > worst:
+                        worst, witness = res["worst_ratio"], dict(res["witness"], tau=tau, bound=name)
+        adversarial = {}
+        if key in ("prop4", "prop4_sharp", "lipschitz17_linear", "lipschitz18", "lemma8"):
+            groups = ("all",) if key == "lemma8" else ("anchor", "positive", "negatives")
+            for tau in (taus if not quick else taus[:1]):
+                for group in groups:
+                    res = continuity.adversarial_attack(key, tau, d=3, k=5, n_starts=2 if quick else 6,
+                                                        maxiter=40 if quick else 150, seed=1, group=group)
+                    adversarial[f"tau={tau:g},group={group}"] = res["worst_ratio"]
+                    evaluations += res["evaluations"]
+                    if res["worst_ratio"] > worst:
+                        worst, witness = res["worst_ratio"], dict(res["witness"], tau=tau, group=group)
+        details = {"worst_ratio_actual_over_bound": worst, "worst_ratio_per_tau": per_tau,
+                   "adversarial_worst_ratios": adversarial, "evaluations": evaluations,
+                   "random_configurations_per_tau": n_configs, "witness": witness if worst > 1 else None}
+        if const_key is not None:
+            details["constants"] = CONSTANTS[const_key]
+        else:
+            details["form"] = _FORMS[cid]
+        verdict = "violated" if worst > 1 + continuity.VIOLATION_TOL else "holds"
+        out.append(CheckResult(f"{cid}", ref, title, verdict, "holds", margin=1 - worst,
+                               seconds=time.perf_counter() - t1 + random_seconds / len(_CONTINUITY),
+                               details=details))
+    out.append(_rademacher_check(quick))
+    out.append(_theorem1_check(quick))
     return out
+
+
+def _rademacher_check(quick):
+    """Prop. 5: the certified (upper) Monte Carlo estimate of the empirical Rademacher
+    complexity lies below the bound; 'consistent' when estimate - 2 stderr <= bound everywhere."""
+    from .rademacher import rademacher_experiment
+    t0 = time.perf_counter()
+    settings = [("gaussian", 4, 0.5)] if quick else [("gaussian", k, tau) for k in (1, 16, 64) for tau in (0.5, 1.0)] \
+        + [("student_t", k, 1.0) for k in (1, 16, 64)]
+    points, worst = [], math.inf
+    for data, k, tau in settings:
+        r = rademacher_experiment(data=data, dim_in=2, m=1, n=20 if quick else 50, k=k, tau=tau, radius=1.0,
+                                  samples=8 if quick else 40, seed=3, levels=3 if quick else 5)
+        for key in ("bound_prop5", "bound_sharpened", "bound_lipschitz_route"):
+            margin = (r[key] - (r["estimate"] - 2 * r["stderr"])) / r[key]
+            worst = min(worst, margin)
+        points.append({key: r[key] for key in ("estimate", "stderr", "lower_estimate", "bound_prop5",
+                                               "bound_sharpened", "bound_lipschitz_route", "B_tau")}
+                      | {"data": data, "k": k, "tau": tau})
+    return CheckResult("P5", "Prop. 5 (with Lemma 1)", "empirical Rademacher complexity <= (96/tau) sqrt(d/n) min{...}",
+                       "consistent" if worst >= 0 else "violated", "consistent", margin=worst,
+                       seconds=time.perf_counter() - t0,
+                       details={"points": points, "sup": "certified branch-and-bound upper estimate per sign vector"})
+
+
+def _theorem1_check(quick):
+    """Theorem 1: empirical coverage over independent training sets against 1 - delta."""
+    from .theorem1 import theorem1_experiment
+    t0 = time.perf_counter()
+    delta = 0.1
+    r = theorem1_experiment(data="gaussian", dim_in=2, m=1, n=100 if quick else 200, k=16, tau=0.5, radius=1.0,
+                            delta=delta, repeats=4 if quick else 20, seed=5, samples=1000 if quick else 4000)
+    coverage = float(r["coverage"])
+    repeats = 4 if quick else 20
+    # a one-sided check: coverage below 1 - delta by more than two binomial standard errors is a violation
+    se = math.sqrt(delta * (1 - delta) / repeats)
+    margin = coverage - (1 - delta - 2 * se)
+    details = {key: r[key] for key in r if not isinstance(r[key], (list, dict))}
+    return CheckResult("T1", "Theorem 1", "search CE <= empirical risk + complexity + variability + finite-k bias, w.p. >= 1 - delta",
+                       "consistent" if margin >= 0 else "violated", "consistent", margin=margin,
+                       seconds=time.perf_counter() - t0, details=details | {"delta": delta, "repeats": repeats})
