@@ -128,25 +128,28 @@ def cmd_expand(args):
 
 def cmd_verify(args):
     from . import checks, report
+    from .models import SphereModel, nonreversible_model
     quick = args.quick
     started = time.perf_counter()
-    results = []
-    t0 = time.perf_counter()
-    rows = checks.exact_grid(quick=quick, workers=max(1, int(args.workers)))
-    grid_seconds = time.perf_counter() - t0
-    for r in checks.grid_checks(rows) + [checks.lemma3_check(rows)]:
-        r.seconds = grid_seconds / 6
+
+    def stage(name, func):
+        t0 = time.perf_counter()
+        value = func()
+        print(f"[verify] {name}: {time.perf_counter() - t0:.1f}s", file=sys.stderr, flush=True)
+        return value
+
+    rows = stage("exact grid", lambda: checks.exact_grid(quick=quick, workers=max(1, int(args.workers))))
+    results = checks.grid_checks(rows) + [checks.lemma3_check(rows)]
+    for r in results:
         r.details["grid"] = "quick" if quick else "full"
-        results.append(r)
-    results.append(checks.q_bounds_check(checks.QUICK.taus if quick else checks.FULL.taus))
-    results.append(checks.lemma2_check(laws=10 if quick else 40))
-    results.append(checks.a2_check(taus=(0.5,) if quick else (0.2, 0.5, 1.0)))
-    from .models import SphereModel, nonreversible_model
-    results.append(checks.asymptotic_check([nonreversible_model()] if quick
-                                           else [nonreversible_model(), SphereModel(3, 4.0)]))
-    results.append(checks.monte_carlo_check(samples=20000 if quick else 200000))
-    results += checks.section4_checks(quick)
-    results += checks.derivation_checks()
+    results.append(stage("eq. (8)", lambda: checks.q_bounds_check(checks.QUICK.taus if quick else checks.FULL.taus)))
+    results.append(stage("Lemma 2", lambda: checks.lemma2_check(laws=10 if quick else 40)))
+    results.append(stage("App. A.2", lambda: checks.a2_check(taus=(0.5,) if quick else (0.2, 0.5, 1.0))))
+    results.append(stage("1/k expansion", lambda: checks.asymptotic_check(
+        [nonreversible_model()] if quick else [nonreversible_model(), SphereModel(3, 4.0)])))
+    results.append(stage("Monte Carlo", lambda: checks.monte_carlo_check(samples=20000 if quick else 200000)))
+    results += stage("Section 4", lambda: checks.section4_checks(quick))
+    results += stage("derivations", checks.derivation_checks)
     elapsed = time.perf_counter() - started
     differ = sum(not r.ok for r in results)
     meta = {"mode": "quick" if quick else "full", "checks": len(results), "differ": differ,
@@ -186,7 +189,7 @@ def cmd_theorem1(args):
 def _section4_kwargs(args):
     if args.data not in ("gaussian", "student-t"):
         raise InputError("data", f"must be gaussian or student-t, got {args.data!r}")
-    return {"data": args.data, "dim_in": check_k(_number("dim-in", args.dim_in), "dim-in"),
+    return {"data": args.data.replace("-", "_"), "dim_in": check_k(_number("dim-in", args.dim_in), "dim-in"),
             "m": check_k(_number("m", args.m), "m"), "n": check_k(_number("n", args.n), "n"),
             "k": check_k(_number("k", args.k)), "tau": check_tau(_number("tau", args.tau)),
             "radius": _positive("radius", args.radius),
