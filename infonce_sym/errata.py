@@ -54,3 +54,42 @@ def get(id):
         if e["id"] == id:
             return e
     raise KeyError(id)
+
+# ---------------------------------------------------------------- Section 4 / App. B (appended)
+ERRATA += [
+    dict(id="L6-G-args", paper_ref="(36), Lemma 6, proof of Prop. 4", kind="notation",
+         paper_says="G_tau is defined as G_tau(f, eta, mu, x) in (36) but written G_tau(f, f, x, mu) in Lemma 6 and "
+                    "G_tau(xi, xi, z^a, pi) after (43)",
+         corrected="one argument order, G_tau(f, eta, mu, x); the formula of Lemma 6 is proved by differentiating (35) "
+                   "symbolically (d = 2, two support points)",
+         proved_by="L6"),
+]
+ERRATA += [
+    dict(id="P4-pi-minus", paper_ref="proof of Prop. 4, definition of pi^-", kind="slip",
+         paper_says="pi^- := k^-1 sum_j delta_{z_j^+}",
+         corrected="pi^- := k^-1 sum_j delta_{z_j^-} (the negatives); also the prefactor (1/tau) e^{H}/(1/k + e^H) is "
+                   "dropped in the display after (43) and reinstated at the end",
+         proved_by="P4"),
+    dict(id="18-sqrt6", paper_ref="Sec. 4.1, after (18)", kind="slip",
+         paper_says="(u^a, u^+, u^-) -> <u^a, u^+ - u^-> is 6-Lipschitz (and (18) has the factor sqrt(6))",
+         corrected="the map is sqrt(6)-Lipschitz on (S^{d-1})^3: |difference| <= 2||Da|| + ||Dp|| + ||Dm|| <= "
+                   "sqrt(6) (||Da||^2 + ||Dp||^2 + ||Dm||^2)^{1/2}, (2, 1, 1) having norm sqrt(6); (18) with sqrt(6) "
+                   "is right, the text's '6-Lipschitz' would give the factor 6",
+         proved_by="L18"),
+    dict(id="P5-diameter", paper_ref="proof of Prop. 5, after (54)", kind="slip",
+         paper_says="the integral upper limit LR appears since rho(phi_theta, phi_theta') <= LR",
+         corrected="rho(phi_theta, phi_theta') <= 2LR (Theta has diameter 2R); what holds is rho(phi_theta, phi_theta0) <= LR, "
+                   "so one ball of radius LR about phi_theta0 (an element of Phi) covers Phi, N(eps, Phi, rho) = 1 and the "
+                   "integrand of Dudley's integral vanishes for eps >= LR (likewise for eps >= 4/tau by Lemma 5); the upper "
+                   "limit 4/tau ^ LR and all constants of Prop. 5 stand",
+         proved_by="P5.dudley"),
+    dict(id="L1-beta", paper_ref="Sec. 4.2, text before Lemma 1", kind="slip",
+         paper_says="the proof of lemma 1 uses proposition 4 with beta = 2/tau",
+         corrected="the proof uses beta = 1 v 2/tau (beta >= 1 is needed in Prop. 4 when tau > 2); with it "
+                   "e^{2/(beta tau)} = e for tau <= 2 and e^{2/tau} <= e for tau > 2",
+         proved_by="P4"),
+    dict(id="P5-B-lowercase", paper_ref="Prop. 5, Theorem 1", kind="notation",
+         paper_says="a := e R b_tau(z_1..z_n) C_Phi (lower-case b); 'B_tau as in assumption (C)'",
+         corrected="a := e R B_tau(z_1..z_n) C_Phi with B_tau defined in Lemma 1",
+         proved_by="P5.a-ge-1"),
+]

@@ -153,3 +153,153 @@ def dudley():
          "n": sp.Symbol("n", positive=True, integer=True), "D": sp.Symbol("D", positive=True)},
         lambda Rad, logN, n, D: le(Rad, 24 / sp.sqrt(n) * sp.Integral(sp.sqrt(logN(e)), (e, 0, D))),
         lambda Rad, logN, n, D: [gt(n, 0), ge(D, 0)])
+
+
+# ---------------------------------------------------------------- for Section 4 (App. B), appended
+_x0 = sp.Symbol("x0")
+_c = sp.Symbol("c")
+_j = sp.Symbol("j", integer=True, positive=True)
+
+
+def abs_diff_interval():
+    """|x - y| <= hi - lo when x, y in [lo, hi] (elementary)."""
+    return Lemma(
+        "|x - y| <= hi - lo on [lo, hi]", "x, y in [lo, hi] implies |x - y| <= hi - lo",
+        {"x": sp.Symbol("x", real=True), "y": sp.Symbol("y", real=True), "lo": sp.Symbol("lo"), "hi": sp.Symbol("hi")},
+        lambda x, y, lo, hi: le(sp.Abs(x - y), hi - lo),
+        lambda x, y, lo, hi: [ge(x - lo, 0), ge(hi - x, 0), ge(y - lo, 0), ge(hi - y, 0)])
+
+
+def rademacher_affine():
+    """Empirical Rademacher complexity of {(l - a)/W} is Rad({l})/W for constants a, W > 0
+    (E sigma_i = 0 removes a; sup(c f) = c sup f for c > 0)."""
+    return Lemma(
+        "Rademacher complexity: shift invariance and positive homogeneity",
+        "Rad({(l - a)/W : l}) = Rad({l})/W for constants a and W > 0",
+        {"Radg": sp.Symbol("Radg"), "Radl": sp.Symbol("Radl"), "W": sp.Symbol("W", positive=True)},
+        lambda Radg, Radl, W: eq(Radg, Radl / W),
+        lambda Radg, Radl, W: [gt(W, 0)])
+
+
+def jensen_power_mean():
+    """Jensen for the convex map u -> u^beta (beta >= 1) and probability weights p_j:
+    (sum_j p_j a_j)^beta <= sum_j p_j a_j^beta."""
+    return Lemma(
+        "Jensen's inequality (convex power u^beta, beta >= 1)",
+        "(sum p_j a_j)^beta <= sum p_j a_j^beta, p_j >= 0, sum p_j = 1, a_j >= 0, beta >= 1",
+        {"p": sp.Lambda(_j, sp.Function("p")(_j)), "a": sp.Lambda(_j, sp.Function("a")(_j)),
+         "beta": sp.Symbol("beta"), "k": sp.Symbol("k")},
+        lambda p, a, beta, k: le(sp.Sum(p(_j) * a(_j), (_j, 1, k)) ** beta, sp.Sum(p(_j) * a(_j) ** beta, (_j, 1, k))),
+        lambda p, a, beta, k: [ge(beta - 1, 0)])
+
+
+def sum_monotone():
+    """Termwise monotonicity of a finite sum: U_j <= V_j for all j implies sum U_j <= sum V_j."""
+    return Lemma(
+        "monotonicity of finite sums", "U_j <= V_j (j = 1..k) implies sum_j U_j <= sum_j V_j",
+        {"U": sp.Lambda(_j, sp.Function("U")(_j)), "V": sp.Lambda(_j, sp.Function("V")(_j)), "k": sp.Symbol("k")},
+        lambda U, V, k: le(sp.Sum(U(_j), (_j, 1, k)), sp.Sum(V(_j), (_j, 1, k))),
+        lambda U, V, k: [ge(V(_j) - U(_j), 0)])
+
+
+def norm_convex_combination():
+    """Triangle inequality: ||sum_j p_j v_j|| <= sum_j p_j ||v_j|| for p_j >= 0."""
+    return Lemma(
+        "triangle inequality (convex combination)", "||sum_j p_j v_j||_2 <= sum_j p_j ||v_j||_2, p_j >= 0",
+        {"normG": sp.Symbol("normG"), "p": sp.Lambda(_j, sp.Function("p")(_j)),
+         "normv": sp.Lambda(_j, sp.Function("normv")(_j)), "k": sp.Symbol("k")},
+        lambda normG, p, normv, k: le(normG, sp.Sum(p(_j) * normv(_j), (_j, 1, k))))
+
+
+def triangle_n():
+    """|x_1 + ... + x_m| <= |x_1| + ... + |x_m| (real x_i, given as a list)."""
+    return Lemma(
+        "triangle inequality (m terms)", "|sum_i x_i| <= sum_i |x_i|", {"xs": [sp.Symbol("x1", real=True)]},
+        lambda xs: le(sp.Abs(sp.Add(*xs)), sp.Add(*[sp.Abs(t) for t in xs])))
+
+
+def cauchy_schwarz_norms():
+    """|<u, v>| <= ||u|| ||v|| with the inner product given by components and the norms by symbols."""
+    return Lemma(
+        "Cauchy-Schwarz inequality (vectors)", "|<u, v>| <= ||u||_2 ||v||_2",
+        {"u": [sp.Symbol("u1", real=True)], "v": [sp.Symbol("v1", real=True)],
+         "nu": sp.Symbol("nu", nonnegative=True), "nv": sp.Symbol("nv", nonnegative=True)},
+        lambda u, v, nu, nv: le(sp.Abs(sp.Add(*[x * y for x, y in zip(u, v)])), nu * nv),
+        lambda u, v, nu, nv: [eq(nu, sp.sqrt(sp.Add(*[x ** 2 for x in u]))), eq(nv, sp.sqrt(sp.Add(*[y ** 2 for y in v])))])
+
+
+def minkowski_mean():
+    """Minkowski in R^n with the normalised l2 norm: (mean_i (sum_r x_r(i))^2)^{1/2} <= sum_r (mean_i x_r(i)^2)^{1/2}."""
+    i = sp.Symbol("i", integer=True, positive=True)
+    return Lemma(
+        "Minkowski's inequality (triangle inequality in R^n)",
+        "(n^-1 sum_i (sum_r x_r(i))^2)^{1/2} <= sum_r (n^-1 sum_i x_r(i)^2)^{1/2}, x_r(i) >= 0",
+        {"xs": [sp.Lambda(i, sp.Function("x")(i))], "n": sp.Symbol("n")},
+        lambda xs, n: le(sp.sqrt(sp.Sum(sp.Add(*[x(i) for x in xs]) ** 2, (i, 1, n)) / n),
+                         sp.Add(*[sp.sqrt(sp.Sum(x(i) ** 2, (i, 1, n)) / n) for x in xs])))
+
+
+def ftc_path():
+    """Fundamental theorem of calculus on [0, 1]: F(1) - F(0) = int_0^1 F'(c) dc (F continuously differentiable)."""
+    return Lemma(
+        "fundamental theorem of calculus", "F(1) - F(0) = int_0^1 F'(c) dc for F in C^1[0, 1]",
+        {"F": sp.Lambda(_u, sp.Function("F")(_u))},
+        lambda F: eq(F(1) - F(0), sp.Integral(sp.Derivative(F(_c), _c), (_c, 0, 1))))
+
+
+def ftc_antiderivative():
+    """int_0^U f = F(U) when F' = f on (0, U] and F(0+) = 0 (hypotheses checked by the CAS)."""
+    e = sp.Symbol("epsilon", positive=True)
+    return Lemma(
+        "fundamental theorem of calculus (antiderivative)", "int_0^U f = F(U) - F(0+) if F' = f",
+        {"F": sp.Lambda(_u, sp.Function("F")(_u)), "f": sp.Lambda(_u, sp.Function("f")(_u)),
+         "U": sp.Symbol("U", positive=True)},
+        lambda F, f, U: eq(sp.Integral(f(e), (e, 0, U)), F(U)),
+        lambda F, f, U: [eq(sp.diff(F(e), e), f(e)), eq(sp.Limit(F(e), e, 0, "+"), 0)])
+
+
+def log1p_le():
+    """log(1 + x) <= x for x >= 0."""
+    return Lemma(
+        "log(1 + x) <= x", "log(1 + x) <= x for x >= 0", {"x": sp.Symbol("x", nonnegative=True)},
+        lambda x: le(sp.log(1 + x), x), lambda x: [ge(x, 0)])
+
+
+def convex_tangent():
+    """A convex C^2 function lies above its tangent: g(x) >= g(x0) + g'(x0)(x - x0) (hypothesis g'' >= 0)."""
+    return Lemma(
+        "convex function above its tangent", "g(x) >= g(x0) + g'(x0)(x - x0) for g'' >= 0",
+        {"g": sp.Lambda(_u, sp.Function("g")(_u)), "x": sp.Symbol("x"), "x0": _x0},
+        lambda g, x, x0: ge(g(x), g(x0) + sp.diff(g(_u), _u).subs(_u, x0) * (x - x0)),
+        lambda g, x, x0: [ge(sp.diff(g(_y), _y, 2), 0)])
+
+
+def concave_chord():
+    """A concave C^2 function on [0, 1] lies above its chord: h(x) >= (1 - x) h(0) + x h(1)."""
+    return Lemma(
+        "concave function above its chord", "h(x) >= (1 - x) h(0) + x h(1) for x in [0, 1], h'' <= 0",
+        {"h": sp.Lambda(_u, sp.Function("h")(_u)), "x": sp.Symbol("x")},
+        lambda h, x: ge(h(x), (1 - x) * h(0) + x * h(1)),
+        lambda h, x: [ge(-sp.diff(h(_y), _y, 2), 0), ge(x, 0), ge(1 - x, 0)])
+
+
+def min_branch():
+    """min{p, q} = q when p >= q."""
+    return Lemma(
+        "min{p, q} = q if q <= p", "min{p, q} = q when p - q >= 0",
+        {"p": sp.Symbol("p", real=True), "q": sp.Symbol("q", real=True)},
+        lambda p, q: eq(q, sp.Min(p, q)), lambda p, q: [ge(p, q)])
+
+
+def dudley_covering_transfer():
+    """(53) + [Wainwright 2019, eq. 5.9]: N(eps, Phi, rho) <= N(eps/L, Theta) <= (1 + 2RL/eps)^{d}; hence
+    int_0^U sqrt(log N(eps, Phi, rho)) <= sqrt(d) int_0^U sqrt(log(1 + 2RL/eps)) (monotonicity of the integral)."""
+    e = sp.Symbol("epsilon", positive=True)
+    return Lemma(
+        "covering-number transfer (53) and the volumetric bound [Wainwright 2019, eq. 5.9]",
+        "log N(eps, Phi, rho) <= d log(1 + 2RL/eps) for eps > 0, then monotonicity of the integral",
+        {"logN": sp.Lambda(_u, sp.Function("logN")(_u)), "d": sp.Symbol("d", positive=True),
+         "R": sp.Symbol("R", positive=True), "L": sp.Symbol("L", positive=True), "U": sp.Symbol("U", positive=True)},
+        lambda logN, d, R, L, U: le(sp.Integral(sp.sqrt(logN(e)), (e, 0, U)),
+                                    sp.sqrt(d) * sp.Integral(sp.sqrt(sp.log(1 + 2 * R * L / e)), (e, 0, U))),
+        lambda logN, d, R, L, U: [ge(d * sp.log(1 + 2 * R * L / e) - logN(e), 0)])
