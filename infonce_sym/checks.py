@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -106,7 +107,9 @@ def exact_grid(quick: bool, workers: int = 2):
     index = 0 if quick else 1
     jobs = [(name, tau, k, grid.digits, index) for name, _ in grid.models for tau in grid.taus for k in grid.ks]
     if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
+        # spawn, not fork: forking a process that holds threads (e.g. a notebook kernel's zmq
+        # threads in the test suite) can deadlock the children
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             rows = list(pool.map(_point, jobs))
     else:
         rows = [_point(j) for j in jobs]
