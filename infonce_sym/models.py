@@ -186,7 +186,7 @@ def _sphere_rule(dim: int, tau: float, dps: int, refinement: int):
         else:
             lo, hi = mp.mpf(0), mp.pi
         step_s = min(tau, 0.5) / refinement
-        step_t = 0.5 / refinement
+        step_t = min(0.5, 1.5 / math.sqrt(dim)) / refinement     # the mass has width ~ 1/sqrt(d)
         cuts = {lo, hi}
         s = mp.cos(hi)
         while s < mp.cos(lo):
