@@ -110,3 +110,11 @@ def test_bad_input_names_the_parameter(kwargs, param):
     with pytest.raises(InputError) as err:
         exact_values(SphereModel(3, 1.0), args["tau"], args["k"], digits=args["digits"], loss=loss)
     assert err.value.parameter == param
+
+
+def test_high_dimensional_sphere_passes_its_precision_check():
+    """d = 128 concentrates s within ~1/sqrt(d); the rule must resolve it (this once gave 11 digits)."""
+    ev = exact_values(SphereModel(128, 16.0), 0.5, 10, digits=15)
+    assert ev.agreement_digits >= 15
+    gap = ev.gaps["cross_entropy_limit_minus_risk"]
+    assert -mp.log(1 + mp.e ** 4 / 10) <= gap <= (mp.e ** 4 - 1) ** 2 / 80
