@@ -7,7 +7,6 @@ Monte Carlo from ``montecarlo.py`` or brute-force enumeration.
 """
 from __future__ import annotations
 
-import itertools
 import math
 import multiprocessing
 import time

@@ -441,51 +441,49 @@ def _compute(model, tau_value, k, loss, dps, refinement):
 
 
 def _compute_at_precision(ctx, model, tau_value, k, loss, refinement):
-    if True:
-        tau = _decimal(ctx, tau_value)
-        laws = model.anchor_laws(ctx, tau_value, refinement) if hasattr(model, "dim") and model.name == "sphere" \
-            else model.anchor_laws(ctx, tau_value)
-        anchors = [_Anchor(ctx, law, tau) for law in laws]
-        values, gaps, undefined = {}, {}, {}
-        ce_limit = ctx.fsum(an.weight * (-an.mean_positive / tau + an.log_mu) for an in anchors)
-        values["cross_entropy_limit"] = ce_limit
-        if k == 1:
-            # mu_hat = X_1: E log(mu_hat/mu) = E s/tau - log mu exactly
-            dcl_gap = ctx.fsum(an.weight * (an.log_mu - an.mean_negative / tau) for an in anchors)
+    tau = _decimal(ctx, tau_value)
+    laws = model.anchor_laws(ctx, tau_value, refinement)
+    anchors = [_Anchor(ctx, law, tau) for law in laws]
+    values, gaps, undefined = {}, {}, {}
+    ce_limit = ctx.fsum(an.weight * (-an.mean_positive / tau + an.log_mu) for an in anchors)
+    values["cross_entropy_limit"] = ce_limit
+    if k == 1:
+        # mu_hat = X_1: E log(mu_hat/mu) = E s/tau - log mu exactly
+        dcl_gap = ctx.fsum(an.weight * (an.log_mu - an.mean_negative / tau) for an in anchors)
+    else:
+        dcl_gap = -ctx.fsum(an.weight * _log_ratio_expectation(ctx, an, k, False, refinement)
+                            for an in anchors)
+    info_gap = -ctx.fsum(an.weight * _log_ratio_expectation(ctx, an, k, True, refinement)
+                         for an in anchors)
+    gap = info_gap if loss == "infonce" else dcl_gap
+    values["risk"] = ce_limit - gap
+    gaps["cross_entropy_limit_minus_risk"] = gap
+    gaps["infonce_minus_dcl_risk"] = dcl_gap - info_gap          # R - R~ >= 0
+    dominated = all(an.r is not None for an in anchors)
+    if not dominated:
+        reason = getattr(model, "domination_reason", "assumption (B) fails")
+        undefined["search_cross_entropy"] = reason
+        undefined["density_ratio_second_moment"] = reason
+    else:
+        values["density_ratio_second_moment"] = ctx.fsum(an.weight * an.ratio_second_moment for an in anchors)
+        if any(an.r_zero_mass > 0 for an in anchors):
+            undefined["search_cross_entropy"] = (
+                "the empirical kernel M_hat_k is undefined with positive probability: dM(z,.)/dpi "
+                "vanishes on a set of positive pi-mass, so sum_j dM/dpi(xi_j) = 0 can happen")
         else:
-            dcl_gap = -ctx.fsum(an.weight * _log_ratio_expectation(ctx, an, k, False, refinement)
-                                for an in anchors)
-        info_gap = -ctx.fsum(an.weight * _log_ratio_expectation(ctx, an, k, True, refinement)
-                             for an in anchors)
-        gap = info_gap if loss == "infonce" else dcl_gap
-        values["risk"] = ce_limit - gap
-        gaps["cross_entropy_limit_minus_risk"] = gap
-        gaps["infonce_minus_dcl_risk"] = dcl_gap - info_gap          # R - R~ >= 0
-        dominated = all(an.r is not None for an in anchors)
-        if not dominated:
-            reason = getattr(model, "domination_reason", "assumption (B) fails")
-            undefined["search_cross_entropy"] = reason
-            undefined["density_ratio_second_moment"] = reason
-        else:
-            values["density_ratio_second_moment"] = ctx.fsum(an.weight * an.ratio_second_moment for an in anchors)
-            if any(an.r_zero_mass > 0 for an in anchors):
-                undefined["search_cross_entropy"] = (
-                    "the empirical kernel M_hat_k is undefined with positive probability: dM(z,.)/dpi "
-                    "vanishes on a set of positive pi-mass, so sum_j dM/dpi(xi_j) = 0 can happen")
+            if k == 1:
+                bias = ctx.fsum(an.weight * (an.mean_negative - an.m) for an in anchors)
+            elif all(min(an.r) == max(an.r) for an in anchors):
+                bias = ctx.zero          # M = pi (e.g. kappa = 0): M_hat_k = uniform, no bias
             else:
-                if k == 1:
-                    bias = ctx.fsum(an.weight * (an.mean_negative - an.m) for an in anchors)
-                elif all(min(an.r) == max(an.r) for an in anchors):
-                    bias = ctx.zero          # M = pi (e.g. kappa = 0): M_hat_k = uniform, no bias
-                else:
-                    bias = ctx.fsum(an.weight * _ratio_bias(ctx, an, k, refinement) for an in anchors)
-                search_minus_dcl = -bias / tau
-                gaps["search_minus_dcl_risk"] = search_minus_dcl
-                gaps["search_cross_entropy_minus_risk"] = search_minus_dcl - (dcl_gap - gap)
-                values["search_cross_entropy"] = ce_limit - dcl_gap + search_minus_dcl
-                if k == 1:   # M_hat_1 = Q_hat_1 = delta_xi: the cross-entropy is exactly zero
-                    values["search_cross_entropy"] = ctx.zero
-        return values, gaps, undefined
+                bias = ctx.fsum(an.weight * _ratio_bias(ctx, an, k, refinement) for an in anchors)
+            search_minus_dcl = -bias / tau
+            gaps["search_minus_dcl_risk"] = search_minus_dcl
+            gaps["search_cross_entropy_minus_risk"] = search_minus_dcl - (dcl_gap - gap)
+            values["search_cross_entropy"] = ce_limit - dcl_gap + search_minus_dcl
+            if k == 1:   # M_hat_1 = Q_hat_1 = delta_xi: the cross-entropy is exactly zero
+                values["search_cross_entropy"] = ctx.zero
+    return values, gaps, undefined
 
 
 def exact_values(model, tau, k, digits: int = 30, loss: str = "infonce", verify: bool = True) -> ExactValues:
@@ -500,7 +498,7 @@ def exact_values(model, tau, k, digits: int = 30, loss: str = "infonce", verify:
     >>> r.as_strings()["risk"]
     '0.476521497966606'
     """
-    tau_f = check_tau(tau)
+    check_tau(tau)
     k = check_k(k)
     digits = check_digits(digits)
     if loss not in ("infonce", "dcl"):

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import mpmath
 import numpy as np
 
-from .errors import InputError, check_dim, check_kappa, check_positive, check_tau
+from .errors import InputError, check_dim, check_kappa, check_tau
 
 __all__ = [
     "AnchorLaw", "SphereModel", "FiniteModel", "example_a2", "load_finite_model",

@@ -66,7 +66,6 @@ def _plots(out: Path, rows):
     from .proofs.section3 import bound_function
 
     upper = bound_function("P1", "upper")
-    lower = bound_function("P1", "lower")
     paths = []
     models = sorted({r["model"] for r in rows})
     for model in models:
@@ -90,5 +89,4 @@ def _plots(out: Path, rows):
         fig.savefig(out / name, dpi=90)
         plt.close(fig)
         paths.append(out / name)
-    del lower
     return paths
