@@ -58,7 +58,7 @@ import sympy as sp
 from .errors import InputError, check_k, check_positive, check_probability, check_tau
 
 __all__ = [
-    "SYMBOLS", "BOUNDS", "BOUND_ARGS", "CONSTANTS", "ERRATA", "bound", "expression",
+    "SYMBOLS", "BOUNDS", "BOUND_ARGS", "CONSTANTS", "bound", "expression",
     "continuity_bound", "dudley_integral", "dudley_integral_cs", "rademacher_bound_from_L",
     "prop5_bound", "lipschitz_constants", "theorem1_terms",
 ]
@@ -145,33 +145,8 @@ BOUNDS["theorem1_rhs"] = (R_hat + BOUNDS["theorem1_complexity"] + BOUNDS["theore
 BOUND_ARGS = {key: tuple(sorted(expr.free_symbols, key=lambda s: s.name))
               for key, expr in BOUNDS.items()}
 
-ERRATA = [
-    "Sec. 4.1, text before Lemma 1: 'The proof of lemma 1 uses ... beta = 2/tau'; the proof (B.2) "
-    "uses beta = 1 v 2/tau (needed for beta >= 1 when tau > 2).",
-    "Prop. 5: 'let B_tau(z_1..z_n) be as in assumption (C)'; B_tau is defined in Lemma 1, not (C).",
-    "Prop. 5 and Theorem 1: 'a := e R b_tau(...) C_Phi' / 'A := e R b_tau(...)' with lower-case "
-    "b_tau; it is B_tau of Lemma 1.",
-    "Proof of Prop. 4: pi^- := k^-1 sum_j delta_{z_j^+}; must be delta_{z_j^-} (the negatives).",
-    "Lemma 8 statement: pi := k^-1 sum_{j} delta_{z_i^-}, index i should be j.",
-    "Proof of Prop. 4, line after (43): the prefactor (1/tau) e^{H(xi)}/(1/k + e^{H(xi)}) is dropped "
-    "from the expression '= [<...> + <...>]' (reinstated in the final combination).",
-    "Argument order of G_tau: defined as G_tau(f, eta, mu, x) in (36) but written G_tau(f, f, x, mu) "
-    "in Lemma 6 and G_tau(xi, xi, z^a, pi) after (43).",
-    "Proof of Lemma 6: 'Considering the first term on the l.h.s. of (37)' should be r.h.s.",
-    "Proof of Prop. 5: 'rho(phi_theta, phi_theta') <= LR' for theta, theta' in Theta is false as "
-    "stated (the diameter is 2LR); what holds and suffices is rho(phi_theta, phi_theta0) <= LR, so "
-    "N(eps, Phi, rho) = 1 for eps >= LR and the integrand of (54) vanishes beyond LR; similarly "
-    "beyond 4/tau by Lemma 5. The upper limit 4/tau ^ LR is therefore correct for the true covering "
-    "numbers (not for the volumetric estimate, which is only used on [0, U]).",
-    "Proof of Prop. 5: the Cauchy-Schwarz display is garbled in the conversion; the antiderivative "
-    "reads eps log(1 + 2RL/eps) + 2RL log(1 + eps/(2RL)) (verified by differentiation).",
-    "Lemma 1 is looser than its proof: (50)-(52) give (C_Phi/tau)(4 Ra + Rp + 3e Nn), which the "
-    "statement bounds by (4e/tau) B_tau C_Phi (factor e also on the anchor/positive terms).",
-    "Prop. 5 case 4/tau > RL: '... <= (24 sqrt(d)/sqrt(n)) (4/tau) a [log 3 + 1]^(1/2)' is an "
-    "equality (RL = 4a/tau).",
-    "Dudley constant: the paper uses 24/sqrt(n) citing [Wainwright 2019, eq. 5.48]; not checked "
-    "here against the book (a common form has 12/sqrt(n) with upper limit sup||f - f0||).",
-]
+# The errata of Section 4 live in :mod:`infonce_sym.errata` (structured, each with the derivation
+# proving the corrected statement).
 
 
 # ----------------------------------------------------------------------------- access

@@ -393,10 +393,27 @@ def _numerically_zero(expr, trials=3, seed=0):
     return True
 
 
+def _sums_as_symbols(e):
+    """Finite sums of nonnegative terms replaced by nonnegative dummies (innermost first; equal sums
+    by the same dummy), so that SymPy's assumptions see that sum_j a_j >= 0 when every a_j >= 0."""
+    memo = {}
+
+    def dummy(x):
+        if x not in memo:
+            memo[x] = sp.Dummy("S", nonnegative=True)
+        return memo[x]
+    return e.replace(lambda x: isinstance(x, sp.Sum) and x.function.is_nonnegative, dummy)
+
+
 def _nonneg(e) -> bool:
-    """True only when SymPy's assumptions decide e >= 0."""
+    """True only when SymPy's assumptions decide e >= 0 (finite sums of nonnegative terms count
+    as nonnegative)."""
     if e.is_nonnegative:
         return True
+    if e.has(sp.Sum):
+        e = _sums_as_symbols(e)
+        if e.is_nonnegative:
+            return True
     for f in (sp.factor, sp.together, sp.cancel):
         try:
             if f(e).is_nonnegative:
@@ -451,6 +468,11 @@ class Identity:
                     return True
             except Exception:  # pragma: no cover
                 continue
+        if d.has(sp.Sum):
+            # powers of nonnegative sums, e.g. sqrt(S^tau) = S^{tau/2}, once S is known to be >= 0
+            d2 = _sums_as_symbols(d)
+            if d2 != d:
+                return self.zero(d2)
         return False
 
     def __call__(self, claim):
@@ -544,7 +566,7 @@ class Lemma:
             rel = _MAKE[d.relation]
             q, s = d.quantity, d.statement
             for old, new in pairs:
-                if isinstance(old, sp.FunctionClass) and not isinstance(new, sp.FunctionClass):
+                if isinstance(old, sp.FunctionClass):
                     q, s = q.replace(old, new), s.replace(old, new)
                 else:
                     q, s = q.subs(old, new), s.subs(old, new)

@@ -93,3 +93,25 @@ ERRATA += [
          corrected="a := e R B_tau(z_1..z_n) C_Phi with B_tau defined in Lemma 1",
          proved_by="P5.a-ge-1"),
 ]
+ERRATA += [
+    dict(id="L8-index", paper_ref="Lemma 8, definition of pi_hat", kind="notation",
+         paper_says="pi_hat := k^-1 sum_{j=1}^k delta_{z_i^-}",
+         corrected="pi_hat := k^-1 sum_{j=1}^k delta_{z_j^-} (index j)",
+         proved_by="L8"),
+    dict(id="L6-lhs-rhs", paper_ref="proof of Lemma 6, after (37)", kind="slip",
+         paper_says="considering the first term on the l.h.s. of (37)",
+         corrected="the first term on the r.h.s. of (37) (the bilinear term -<f(x), f(y)>/tau)",
+         proved_by="L6"),
+    dict(id="L1-loose", paper_ref="Lemma 1 and the last display of its proof", kind="looser than its proof",
+         paper_says="rho_n <= (4e/tau) B_tau C_Phi ||theta - theta'||",
+         corrected="the proof's own (50)-(52) give rho_n <= (C_Phi/tau)(4 Ra + Rp + 3e Nn) ||theta - theta'|| (the "
+                   "statement multiplies every term by 4e); Prop. 4 sharpened to [2, 1, 1] gives "
+                   "(C_Phi/tau)(2 Ra + Rp + e Nn) ||theta - theta'||. The statement as printed is true",
+         proved_by="L1.tau-lt-1"),
+]
+ERRATA += [
+    dict(id="P5-equality", paper_ref="proof of Prop. 5, case 4/tau > RL", kind="remark",
+         paper_says="... <= (24 sqrt(d)/sqrt(n)) (4/tau) a [log 3 + 1]^{1/2}",
+         corrected="this step is an equality (RL = 4a/tau exactly), as the CAS identity 'a = eRBC' of the derivation shows",
+         proved_by="P5.a-le-1"),
+]

@@ -94,4 +94,3 @@ def test_input_errors_name_the_parameter():
         b4.theorem1_terms(-1, 16, 200, 0.1, 2, 1.0, 1.0, 4.0, 25.0)
     with pytest.raises(InputError, match="^delta"):
         b4.theorem1_terms(1, 16, 200, 1.5, 2, 1.0, 1.0, 4.0, 25.0)
-    assert len(b4.ERRATA) >= 8

@@ -165,3 +165,71 @@ def test_errata_entries():
     for e in ERRATA:
         if e["id"] in ("L6-G-args", "P4-pi-minus", "18-sqrt6", "P5-diameter", "L1-beta", "P5-B-lowercase"):
             assert e["proved_by"] in reg
+
+
+def test_new_chains_state_the_bounds_section4_expressions():
+    by = S4.BY_ID
+    Bd = B4.BOUNDS
+    dth = sp.Symbol("Dtheta", positive=True)
+    j = sp.Symbol("j", integer=True, positive=True)
+    pm_a = (sp.Sum(S4.af(j) ** B4.beta, (j, 1, B4.k)) / B4.k) ** (1 / B4.beta)
+    assert _same(by["L7"].statement, Bd["lemma7"].subs(B4.PM, pm_a))
+    assert by["L8"].statement == Bd["lemma8"]
+    assert by["L17"].statement == Bd["lipschitz17"] and by["L17-18"].statement == Bd["lipschitz18"]
+    for case in ("tau-lt-1", "tau-ge-1"):
+        assert _same(by[f"L1.{case}"].statement, Bd["lemma1_L"] * dth)
+        assert _same(by[f"L1.sharp.{case}"].statement, Bd["lemma1_sharp_L"] * dth)
+    # Lemma 1's statement is implied by what its proof gives (erratum L1-loose)
+    gap = (Bd["lemma1_L"].subs(B4.B_tau, B4.Ra + B4.Rp + B4.Nn) - Bd["lemma1_proof_L"]) * B4.tau / B4.C_Phi
+    assert sp.expand(gap - ((4 * sp.E - 4) * B4.Ra + (4 * sp.E - 1) * B4.Rp + sp.E * B4.Nn)) == 0
+
+
+def test_lemma7_holds_at_random_and_extreme_points():
+    """Lemma 7 evaluated directly (numpy), against its statement: random points and the extreme
+    configuration (one x_j = 1 carrying all the mass a, the others -1)."""
+    import numpy as np
+    rng = np.random.default_rng(5)
+    worst = 0.0
+    for _ in range(2000):
+        kk = int(rng.integers(1, 50))
+        tau = float(rng.choice([0.05, 0.1, 0.5, 1.0, 2.0]))
+        beta = float(1 + rng.exponential(3.0))
+        x = rng.uniform(-1, 1, kk)
+        a = rng.exponential(1.0, kk) ** 3
+        lhs = np.sum(np.exp((x - x.max()) / tau) * a) / np.sum(np.exp((x - x.max()) / tau))
+        rhs = math.exp(2 / (beta * tau)) * np.mean(a ** beta) ** (1 / beta)
+        worst = max(worst, lhs / rhs)
+    assert worst <= 1 + 1e-12
+    # the extreme case: lhs -> a_1 e^{2/tau}/(e^{2/tau} + k - 1) and rhs = e^{2/(beta tau)} a_1 k^{-1/beta}
+    tau, beta, kk = 0.5, 1.0, 10 ** 6
+    lhs = math.exp(2 / tau) / (math.exp(2 / tau) + kk - 1)
+    rhs = math.exp(2 / (beta * tau)) / kk
+    assert 0.99 < lhs / rhs <= 1       # Lemma 7 is tight as k -> inf at beta = 1
+
+
+@pytest.mark.parametrize("tau", [0.1, 0.5, 1.0, 3.0])
+def test_lemma1_sharp_holds_on_the_fourier_class(tau):
+    """rho_n(phi_theta, phi_theta') computed from the losses, against (C_Phi/tau)(2 Ra + Rp + e Nn)
+    ||theta - theta'|| (derivations L1.sharp.*), on heavy-tailed data; and the paper's constant above it."""
+    import numpy as np
+    from infonce_sym.embedding_class import FourierEmbedding, sample_tuples
+    rng = np.random.default_rng(17)
+    model = FourierEmbedding(1, 2, 1.0)
+    za, zp, zn = sample_tuples("student_t", 2, 30, 16, rng)
+    lc = B4.lipschitz_constants(za, zp, zn, tau, model.C_Phi)
+    th = rng.normal(size=(300, 2))
+    dirs = rng.normal(size=(300, 2))
+    dirs *= (10.0 ** rng.uniform(-4, 0, size=(300, 1))) / np.linalg.norm(dirs, axis=1, keepdims=True)
+    l1 = model.losses(th, za, zp, zn, tau)
+    l2 = model.losses(th + dirs, za, zp, zn, tau)
+    rho = np.sqrt(np.mean((l1 - l2) ** 2, axis=1))
+    ratio = rho / (lc["L"]["lemma1_sharp"] * np.linalg.norm(dirs, axis=1))
+    assert ratio.max() <= 1.0
+    assert lc["L"]["lemma1_sharp"] <= lc["L"]["lemma1_proof"] <= lc["L"]["lemma1"]
+
+
+def test_section4_errata_added_this_round():
+    ids = {e["id"]: e for e in ERRATA}
+    reg = {d.id for d in ALL}
+    for key in ("L8-index", "L6-lhs-rhs", "L1-loose"):
+        assert ids[key]["proved_by"] in reg

@@ -181,34 +181,80 @@ def rademacher_affine():
         lambda Radg, Radl, W: [gt(W, 0)])
 
 
-def jensen_power_mean():
-    """Jensen for the convex map u -> u^beta (beta >= 1) and probability weights p_j:
-    (sum_j p_j a_j)^beta <= sum_j p_j a_j^beta."""
+def jensen_power_mean(index=_j):
+    """Jensen for the convex map u -> u^beta (beta >= 1) and probability weights p_j, in root form:
+    sum_j p_j a_j <= (sum_j p_j a_j^beta)^{1/beta}."""
     return Lemma(
         "Jensen's inequality (convex power u^beta, beta >= 1)",
-        "(sum p_j a_j)^beta <= sum p_j a_j^beta, p_j >= 0, sum p_j = 1, a_j >= 0, beta >= 1",
-        {"p": sp.Lambda(_j, sp.Function("p")(_j)), "a": sp.Lambda(_j, sp.Function("a")(_j)),
+        "sum p_j a_j <= (sum p_j a_j^beta)^{1/beta}, p_j >= 0, sum p_j = 1, a_j >= 0, beta >= 1",
+        {"p": sp.Lambda(index, sp.Function("p")(index)), "a": sp.Lambda(index, sp.Function("a")(index)),
          "beta": sp.Symbol("beta"), "k": sp.Symbol("k")},
-        lambda p, a, beta, k: le(sp.Sum(p(_j) * a(_j), (_j, 1, k)) ** beta, sp.Sum(p(_j) * a(_j) ** beta, (_j, 1, k))),
-        lambda p, a, beta, k: [ge(beta - 1, 0)])
+        lambda p, a, beta, k: le(sp.Sum(p(index) * a(index), (index, 1, k)),
+                                 sp.Sum(p(index) * a(index) ** beta, (index, 1, k)) ** (1 / beta)),
+        lambda p, a, beta, k: [ge(beta - 1, 0), ge(p(index), 0), eq(sp.Sum(p(index), (index, 1, k)), 1),
+                               ge(a(index), 0)])
 
 
-def sum_monotone():
+def jensen_concave_power(index=_j):
+    """Jensen for the concave map u -> u^g (0 < g <= 1) and probability weights p_i:
+    sum_i p_i S_i^g <= (sum_i p_i S_i)^g for S_i >= 0."""
+    return Lemma(
+        "Jensen's inequality (concave power u^g, 0 < g <= 1)",
+        "sum p_i S_i^g <= (sum p_i S_i)^g, p_i >= 0, sum p_i = 1, S_i >= 0, 0 < g <= 1",
+        {"p": sp.Lambda(index, sp.Function("p")(index)), "S": sp.Lambda(index, sp.Function("S")(index)),
+         "g": sp.Symbol("g", positive=True), "k": sp.Symbol("k")},
+        lambda p, S, g, k: le(sp.Sum(p(index) * S(index) ** g, (index, 1, k)),
+                              sp.Sum(p(index) * S(index), (index, 1, k)) ** g),
+        lambda p, S, g, k: [ge(1 - g, 0), ge(p(index), 0), eq(sp.Sum(p(index), (index, 1, k)), 1),
+                            ge(S(index), 0)])
+
+
+def power_mean_monotone(index=_j):
+    """Power means increase with the order (Jensen for u -> u^{s/r}, s >= r > 0), raised to the power s:
+    (sum_j p_j a_j^r)^{s/r} <= sum_j p_j a_j^s."""
+    return Lemma(
+        "power-mean inequality (order r <= s)",
+        "(sum p_j a_j^r)^{s/r} <= sum p_j a_j^s, p_j >= 0, sum p_j = 1, a_j >= 0, 0 < r <= s",
+        {"p": sp.Lambda(index, sp.Function("p")(index)), "a": sp.Lambda(index, sp.Function("a")(index)),
+         "r": sp.Symbol("r", positive=True), "s": sp.Symbol("s", positive=True), "k": sp.Symbol("k")},
+        lambda p, a, r, s, k: le(sp.Sum(p(index) * a(index) ** r, (index, 1, k)) ** (s / r),
+                                 sp.Sum(p(index) * a(index) ** s, (index, 1, k))),
+        lambda p, a, r, s, k: [ge(s - r, 0), ge(p(index), 0), eq(sp.Sum(p(index), (index, 1, k)), 1),
+                               ge(a(index), 0)])
+
+
+def sum_monotone(index=_j):
     """Termwise monotonicity of a finite sum: U_j <= V_j for all j implies sum U_j <= sum V_j."""
     return Lemma(
         "monotonicity of finite sums", "U_j <= V_j (j = 1..k) implies sum_j U_j <= sum_j V_j",
-        {"U": sp.Lambda(_j, sp.Function("U")(_j)), "V": sp.Lambda(_j, sp.Function("V")(_j)), "k": sp.Symbol("k")},
-        lambda U, V, k: le(sp.Sum(U(_j), (_j, 1, k)), sp.Sum(V(_j), (_j, 1, k))),
-        lambda U, V, k: [ge(V(_j) - U(_j), 0)])
+        {"U": sp.Lambda(index, sp.Function("U")(index)), "V": sp.Lambda(index, sp.Function("V")(index)),
+         "k": sp.Symbol("k")},
+        lambda U, V, k: le(sp.Sum(U(index), (index, 1, k)), sp.Sum(V(index), (index, 1, k))),
+        lambda U, V, k: [ge(V(index) - U(index), 0)])
+
+
+def logsumexp_lipschitz(index=_j):
+    """[Lei et al. 2019]: l^log(v) = log(1 + sum_j e^{-v_j}) is 1-Lipschitz for the sup norm on R^k:
+    |l^log(v) - l^log(v')| <= m whenever m >= |v_j - v'_j| for every j."""
+    return Lemma(
+        "l^log is 1-Lipschitz in the sup norm [Lei et al. 2019]",
+        "|log(1 + sum_j e^{-v_j}) - log(1 + sum_j e^{-v'_j})| <= max_j |v_j - v'_j|",
+        {"v": sp.Lambda(index, sp.Function("v")(index)), "w": sp.Lambda(index, sp.Function("w")(index)),
+         "m": sp.Symbol("m", nonnegative=True), "k": sp.Symbol("k")},
+        lambda v, w, m, k: le(sp.Abs(sp.log(1 + sp.Sum(sp.exp(-v(index)), (index, 1, k)))
+                                     - sp.log(1 + sp.Sum(sp.exp(-w(index)), (index, 1, k)))), m),
+        lambda v, w, m, k: [ge(m - sp.Abs(v(index) - w(index)), 0)])
 
 
 def norm_convex_combination():
-    """Triangle inequality: ||sum_j p_j v_j|| <= sum_j p_j ||v_j|| for p_j >= 0."""
+    """Triangle inequality: ||sum_j p_j v_j|| <= sum_j p_j ||v_j|| for p_j >= 0 (normG names the
+    norm on the left; the hypothesis p_j >= 0 is checked)."""
     return Lemma(
         "triangle inequality (convex combination)", "||sum_j p_j v_j||_2 <= sum_j p_j ||v_j||_2, p_j >= 0",
         {"normG": sp.Symbol("normG"), "p": sp.Lambda(_j, sp.Function("p")(_j)),
          "normv": sp.Lambda(_j, sp.Function("normv")(_j)), "k": sp.Symbol("k")},
-        lambda normG, p, normv, k: le(normG, sp.Sum(p(_j) * normv(_j), (_j, 1, k))))
+        lambda normG, p, normv, k: le(normG, sp.Sum(p(_j) * normv(_j), (_j, 1, k))),
+        lambda normG, p, normv, k: [ge(p(_j), 0)])
 
 
 def triangle_n():

@@ -494,7 +494,11 @@ def _prop5():
            "of (54) may stop at U (erratum P5-diameter)"]
     dud = Derivation("P5.dudley", "Prop. 5 before the case split: Rad <= (24/sqrt n) sqrt(d) U (log(1 + 2RL/U) + 1)^{1/2}",
                      "(54) and the display after it", Rad, "le", B4.BOUNDS["dudley_cs"], [s_d, s_c, s_cs, s_a, s_l, s_e], ass,
-                     errata=[_errata.get("P5-diameter")])
+                     errata=[_errata.get("P5-diameter")],
+                     notes="Dudley's constant 24/sqrt(n) is quoted as the paper cites it ([Wainwright 2019, eq. 5.48]); it was "
+                           "not checked against the book here (other statements of the bound carry 12/sqrt(n), which would "
+                           "halve every Prop. 5-type constant). The Cauchy-Schwarz display of the paper is garbled in the "
+                           "text conversion; the antiderivative above is the one the proof needs (checked by differentiation).")
     Ld = Lemma.from_derivation(dud, {"U": U, "L": Lc})
     Lval = 4 * E * B_tau * C_Phi / tau
     sq = sp.sqrt(d_Theta / n)
@@ -574,6 +578,246 @@ def _theorem1(p3, p5s):
                        "SCE = similarity search expected cross-entropy; R_pop = R(phi; k, tau); A = e R B_tau(Z_1..Z_n) C_Phi"])
 
 
+class AsGap:
+    """A hypothesis ``X >= 0`` shown as ``X = big - small`` (CAS) where ``small <= big`` is what the
+    wrapped check (a :class:`ByLemma`) proves."""
+
+    def __init__(self, check):
+        self.check = check
+
+    def __call__(self, claim):
+        from ..derivation import _fail, _oriented, relation_kind
+        if relation_kind(claim) == "eq":
+            return _fail("needs an inequality")
+        small, big, _ = _oriented(claim)
+        want, _ = self.check.expected()
+        if want is None:
+            return _fail("lemma context is not monotone")
+        ls, lb, _ = _oriented(want)
+        ident = Identity()
+        if not ident.zero(ident.difference(big - small, lb - ls)):
+            return _fail("the gap is not the lemma's big - small")
+        return self.check(want)
+
+    def describe(self):
+        return self.check.describe()
+
+
+# ================================================================ Lemma 7, Lemma 8 (App. B)
+xf = sp.Function("x", real=True)              # x_j in [-1, 1]
+af = sp.Function("a", nonnegative=True)       # a_j >= 0
+nDf = sp.Function("D", nonnegative=True)      # ||phi(z_j^-) - phi'(z_j^-)||
+Tden = sp.Symbol("T", positive=True)          # sum_l e^{x_l/tau}
+_Tsum = sp.Sum(sp.exp(xf(j) / tau), (j, 1, k))
+
+
+def _lemma7():
+    pj = sp.Lambda(j, sp.exp(xf(j) / tau) / Tden)
+    q = sp.Sum(sp.exp(xf(j) / tau) * af(j), (j, 1, k)) / Tden
+    s_p = Step("p_j", "proof of Lemma 7", eq(q, sp.Sum(pj(j) * af(j), (j, 1, k))),
+               "p_j = e^{x_j/tau} / sum_l e^{x_l/tau}", Identity())
+    jen = sp.Sum(pj(j) * af(j) ** beta, (j, 1, k)) ** (1 / beta)
+    s_j = Step("Jensen", "proof of Lemma 7", le(sp.Sum(pj(j) * af(j), (j, 1, k)), jen),
+               "u -> u^beta is convex for beta >= 1; the p_j are probability weights",
+               ByLemma(L.jensen_power_mean(), {"p": pj, "a": af, "beta": beta, "k": k},
+                       hyp_checks={0: NonNegative([s1], {s1: beta - 1}),
+                                   2: Identity(defs={Tden: _Tsum})}))
+    cap = sp.exp(2 / tau) / k
+    top = sp.Sum(cap * af(j) ** beta, (j, 1, k)) ** (1 / beta)
+    # e^{2/tau}/k - p_j = [e^{2/tau} (T - k e^{-1/tau}) + k (e^{1/tau} - e^{x_j/tau})] / (k T)
+    s_c = Step("p_j <= e^{2/tau}/k", "proof of Lemma 7", le(jen, top),
+               "e^{x_j/tau} <= e^{1/tau} (x_j <= 1) and T = sum_l e^{x_l/tau} >= k e^{-1/tau} (x_l >= -1); "
+               "then termwise monotonicity under u -> u^{1/beta}",
+               ByLemma(L.sum_monotone(), {"U": sp.Lambda(j, pj(j) * af(j) ** beta), "V": sp.Lambda(j, cap * af(j) ** beta),
+                                          "k": k},
+                       context=sp.Lambda(up, up ** (1 / beta)),
+                       hyp_checks={0: NonNegative([sp.exp(2 / tau) * s2 * af(j) ** beta / (k * Tden),
+                                                   s3 * af(j) ** beta / Tden],
+                                                  {s2: Tden - k * sp.exp(-1 / tau), s3: sp.exp(1 / tau) - sp.exp(xf(j) / tau)})}))
+    stmt = sp.exp(2 / (beta * tau)) * (sp.Sum(af(j) ** beta, (j, 1, k)) / k) ** (1 / beta)
+    s_e = Step("power mean", "Lemma 7", eq(top, stmt), "(e^{2/tau}/k)^{1/beta} = e^{2/(beta tau)} k^{-1/beta}", Identity())
+    return Derivation("L7", "Lemma 7: softmax average <= e^{2/(beta tau)} x power mean of order beta", "Lemma 7, App. B",
+                      q, "le", stmt, [s_p, s_j, s_c, s_e],
+                      ["k >= 1, tau > 0, beta >= 1; x_1..x_k in [-1, 1]; a_1..a_k >= 0; T = sum_l e^{x_l/tau}",
+                       "facts entering as hypotheses: e^{x_j/tau} <= e^{1/tau} and T >= k e^{-1/tau} (from |x_j| <= 1)"])
+
+
+def _lemma8(l7):
+    nG = sp.Symbol("N_G", nonnegative=True)        # ||G_tau(f, phi - phi', pi_hat, z^a)||
+    pj = sp.Lambda(j, sp.exp(xf(j) / tau) / Tden)
+    mid = sp.Sum(pj(j) * nDf(j), (j, 1, k))
+    s_t = Step("triangle", "(41)", le(nG, mid),
+               "G_tau(f, phi - phi', pi_hat, z^a) = sum_j p_j Delta(z_j^-) by (36) with pi_hat = k^-1 sum_j delta_{z_j^-}; "
+               "triangle inequality",
+               ByLemma(L.norm_convex_combination(), {"normG": nG, "p": pj, "normv": nDf, "k": k}))
+    stmt7 = l7.statement.replace(af, nDf)
+    s_7 = Step("Lemma 7", "(41), Lemma 7", le(mid, stmt7),
+               "Lemma 7 with x_j = <f(z^a), f(z_j^-)> in [-1, 1] (||f||_{2,inf} <= 1) and a_j = ||Delta(z_j^-)||",
+               ByLemma(Lemma.from_derivation(l7, {"a": af}), {"a": nDf}))
+    s_pm = Step("PM", "Lemma 8", eq(stmt7, B4.BOUNDS["lemma8"]), "PM = (k^-1 sum_j ||Delta(z_j^-)||^beta)^{1/beta}",
+                Identity(defs={PM: (sp.Sum(nDf(j) ** beta, (j, 1, k)) / k) ** (1 / beta)}))
+    return Derivation("L8", "Lemma 8: ||G_tau(f, phi - phi', pi_hat, z^a)|| <= e^{2/(beta tau)} PM", "Lemma 8, (41)",
+                      nG, "le", B4.BOUNDS["lemma8"], [s_t, s_7, s_pm],
+                      ["k >= 1, tau > 0, beta >= 1; ||f||_{2,inf} <= 1; x_j = <f(z^a), f(z_j^-)>, T = sum_l e^{x_l/tau}",
+                       "D(j) = ||phi(z_j^-) - phi'(z_j^-)||; N_G = ||G_tau(f, phi - phi', pi_hat, z^a)||"],
+                      errata=[_errata.get("L8-index")])
+
+
+# ================================================================ (15)-(17), then (18): the Lipschitz route
+def _lipschitz_route():
+    sp_, sq_ = sp.symbols("s_+ s'_+", real=True)          # <phi(z^a), phi(z^+)>, the same for phi'
+    sf, sqf = sp.Function("s", real=True), sp.Function("s'", real=True)   # <phi(z^a), phi(z_j^-)>, ...
+    ell = lambda a_, b_: sp.log(1 / k + sp.Sum(sp.exp((b_(j) - a_) / tau), (j, 1, k)) / k)  # noqa: E731  (14)
+    v = sp.Lambda(j, (sp_ - sf(j)) / tau)                 # (15)
+    w = sp.Lambda(j, (sq_ - sqf(j)) / tau)
+    llog = lambda vv: sp.log(1 + sp.Sum(sp.exp(-vv(j)), (j, 1, k)))  # noqa: E731
+    q = sp.Abs(ell(sp_, sf) - ell(sq_, sqf))
+    s15 = Step("(15)", "(15), (14)", eq(q, sp.Abs(llog(v) - llog(w))),
+               "l(phi, z, k, tau) = l^log(v) - log k with v_j = <phi(z^a), phi(z^+) - phi(z_j^-)>/tau", Identity())
+    Vinf = sp.Symbol("V_inf", nonnegative=True)           # max_j |v_j - v'_j|
+    s16 = Step("(16)", "(16)", le(sp.Abs(llog(v) - llog(w)), Vinf),
+               "l^log is 1-Lipschitz for the sup norm [Lei et al. 2019]",
+               ByLemma(L.logsumexp_lipschitz(), {"v": v, "w": w, "m": Vinf, "k": k},
+                       hyp_checks={0: NonNegative([s1], {s1: Vinf - sp.Abs(v(j) - w(j))})}))
+    s17 = Step("(17)", "(17)", eq(Vinf, Mv / tau), "v_j - v'_j = (<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'(z^a), ...>)/tau",
+               Identity(defs={Vinf: Mv / tau}))
+    ass = ["(14): l = log(1/k + k^-1 sum_j e^{(s_j - s_+)/tau}), s_+ = <phi(z^a), phi(z^+)>, s_j = <phi(z^a), phi(z_j^-)>; "
+           "s'_+, s'_j the same for phi'",
+           "V_inf = max_j |v_j - v'_j| (the hypothesis of (16) holds for every j by definition of the max); "
+           "Mv = tau V_inf"]
+    l17 = Derivation("L17", "(15)-(17): |l(phi) - l(phi')| <= (1/tau) max_j |<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'...>|",
+                     "(15), (16), (17)", q, "le", B4.BOUNDS["lipschitz17"], [s15, s16, s17], ass)
+    return l17
+
+
+def _lipschitz_route_18(l17, l18):
+    Dm = sp.Symbol("Dm", nonnegative=True)
+    q = l17.quantity
+    first = l17.steps
+    s18 = Step("(18) at the maximising j*", "(18)", le(Mv / tau, l18.statement / tau),
+               "Mv = |dv_{j*}| tau for a maximising j*; derivation L18 with Dm = ||Delta(z_{j*}^-)||",
+               ByLemma(Lemma.from_derivation(l18, {}), {}, context=sp.Lambda(u_, u_ / tau),
+                       defs={Mv: l18.quantity}))
+    s_mx = Step("Dm <= max_j", "(18)", le(l18.statement / tau, B4.BOUNDS["lipschitz18"]),
+                "||Delta(z_{j*}^-)|| <= Mx = max_j ||Delta(z_j^-)||; sqrt is increasing",
+                ByLemma(_quoted("Dm <= Mx", "||Delta(z_{j*}^-)||^2 <= max_j ||Delta(z_j^-)||^2", le(Dm ** 2, Mx ** 2)), {},
+                        context=sp.Lambda(up, sp.sqrt(6) / tau * sp.sqrt(Da ** 2 + Dp ** 2 + up))))
+    return Derivation("L17-18", "(17)-(18): |l(phi) - l(phi')| <= (sqrt 6/tau)(Da^2 + Dp^2 + max_j ||Delta(z_j^-)||^2)^{1/2}",
+                      "(15)-(18)", q, "le", B4.BOUNDS["lipschitz18"], first + [s18, s_mx],
+                      l17.assumptions + ["Dm = ||Delta(z_{j*}^-)|| at a maximising j*; Mx = max_j ||Delta(z_j^-)||"],
+                      errata=[_errata.get("18-sqrt6")])
+
+
+# ================================================================ Lemma 1: (50)-(52), both temperature cases
+dth = sp.Symbol("Dtheta", positive=True)          # ||theta - theta'||
+naf, npf = sp.Function("n_a", nonnegative=True), sp.Function("n_p", nonnegative=True)   # ||z_i^a||, ||z_i^+||
+zf = sp.Function("z", nonnegative=True)           # z(i, j) = ||z_ij^-||
+dlf = sp.Function("dl", nonnegative=True)         # |l(phi_theta, z_i) - l(phi_theta', z_i)|
+_avg = lambda e_: sp.Sum(e_, (i, 1, n)) / n       # noqa: E731
+_rms = lambda e_: sp.sqrt(_avg(e_ ** 2))          # noqa: E731
+
+
+def _lemma1_tuple(p4, consts, tag):
+    """(50) for one tuple: Prop. 4 (or its sharpened form) and (C)."""
+    ca, cp, cn = consts
+    dl, na, npos, m = sp.Symbol("dl", nonnegative=True), *sp.symbols("n_a n_p m", nonnegative=True)
+    b4 = p4.statement
+    s_p4 = Step(p4.id, p4.paper_ref, le(dl, b4), f"derivation {p4.id}", ByLemma(Lemma.from_derivation(p4, {}), {}))
+    stmt = C_Phi * dth / tau * (ca * na + cp * npos + cn * _pmf * m)
+    s_c = Step("(C)", "(50), (C)", le(b4, stmt),
+               "(C): ||Delta(z)|| <= C_Phi ||z|| ||theta - theta'|| for Delta = phi_theta - phi_theta', hence "
+               "PM <= C_Phi ||theta - theta'|| m (the power mean is monotone and homogeneous)",
+               NonNegative([ca * s1 / tau, cp * s2 / tau, cn * _pmf * s3 / tau],
+                           {s1: C_Phi * dth * na - Da, s2: C_Phi * dth * npos - Dp, s3: C_Phi * dth * m - PM}))
+    return Derivation(f"L1.50{tag}", f"(50) for one tuple, constants {list(consts)}", "(50)", dl, "le", stmt, [s_p4, s_c],
+                      ["(C); n_a = ||z^a||, n_p = ||z^+||, m = (k^-1 sum_j ||z_j^-||^beta)^{1/beta}; "
+                       "dl = |l(phi_theta, z) - l(phi_theta', z)|, Dtheta = ||theta - theta'||"])
+
+
+def _lemma1(l50, consts, case, tag, paper):
+    """rho_n <= ... for one temperature case of (52): case 'lt1' (tau < 1, beta = 2/tau) or 'ge1'
+    (tau >= 1, beta = 1 v 2/tau in [1, 2] with beta tau = tau v 2 >= 2)."""
+    ca, cp, cn = consts
+    b = 2 / tau if case == "lt1" else beta
+    pmf = sp.exp(2 / (b * tau))
+    S = sp.Lambda(i, sp.Sum(zf(i, j) ** b, (j, 1, k)) / k)          # m_i^beta
+    m = sp.Lambda(i, S(i) ** (1 / b))
+    V = sp.Lambda(i, C_Phi * dth / tau * (ca * naf(i) + cp * npf(i) + cn * pmf * m(i)))
+    q = _rms(dlf(i))
+    s50 = Step("(50)", "(50)", le(q, _rms(V(i))),
+               f"per tuple: derivation {l50.id}; squares, average over i, square root",
+               ByLemma(L.sum_monotone(i), {"U": sp.Lambda(i, dlf(i) ** 2), "V": sp.Lambda(i, V(i) ** 2), "k": n},
+                       context=sp.Lambda(up, sp.sqrt(up / n)),
+                       hyp_checks={0: NonNegative([s1 * (V(i) + dlf(i))], {s1: V(i) - dlf(i)})}))
+    inner = _rms(ca * naf(i) + cp * npf(i) + cn * pmf * m(i))
+    pre = C_Phi * dth / tau
+    s_f = Step("factor", "(50)", eq(_rms(V(i)), pre * inner), "C_Phi ||theta - theta'||/tau > 0", Identity())
+    mk = pre * (_rms(ca * naf(i)) + _rms(cp * npf(i)) + _rms(cn * pmf * m(i)))
+    s51 = Step("(51)", "(51)", le(pre * inner, mk), "triangle inequality in R^n (Minkowski)",
+               ByLemma(L.minkowski_mean(), {"xs": [sp.Lambda(i, ca * naf(i)), sp.Lambda(i, cp * npf(i)),
+                                                   sp.Lambda(i, cn * pmf * m(i))], "n": n},
+                       context=sp.Lambda(up, pre * up)))
+    Ra_, Rp_ = _rms(naf(i)), _rms(npf(i))
+    neg = _rms(m(i))
+    s_c = Step("constants out", "(51)", eq(mk, pre * (ca * Ra_ + cp * Rp_ + cn * pmf * neg)), "", Identity())
+    head = pre * (ca * Ra_ + cp * Rp_)
+    steps = [s50, s_f, s51, s_c]
+    if case == "lt1":
+        # m_i^2 = S_i^tau; Jensen for the concave u^tau (tau < 1), then sqrt
+        jen = sp.sqrt(_avg(S(i)) ** tau)
+        steps.append(Step("(52), tau < 1: Jensen", "(52)", le(pre * (ca * Ra_ + cp * Rp_ + cn * pmf * neg), head + cn * E * pre * jen),
+                          "beta = 2/tau: e^{2/(beta tau)} = e, m_i^2 = S_i^tau; u -> u^tau concave for tau <= 1",
+                          ByLemma(L.jensen_concave_power(i), {"p": sp.Lambda(i, 1 / n), "S": S, "g": tau, "k": n},
+                                  context=sp.Lambda(up, head + cn * E * pre * sp.sqrt(up)),
+                                  hyp_checks={0: NonNegative([s1], {s1: 1 - tau}), 2: DoitIdentity()})))
+        nn_def = (sp.Sum(sp.Sum(zf(i, j) ** (2 / tau), (j, 1, k)), (i, 1, n)) / (n * k)) ** (tau / 2)
+        steps.append(Step("Nn", "(52), Lemma 1", eq(head + cn * E * pre * jen, head + cn * E * pre * Nn),
+                          "Nn = ((nk)^-1 sum_ij ||z_ij^-||^{2/tau})^{tau/2} (1 ^ tau = tau)", Identity(defs={Nn: nn_def})))
+        ass_case = ["tau < 1 (slack 1 - tau >= 0), beta = 2/tau"]
+    else:
+        # m_i^2 = S_i^{2/beta} <= k^-1 sum_j z_ij^2 (power means, beta <= 2), then e^{2/(beta tau)} <= e
+        m2 = _rms(sp.sqrt(sp.Sum(zf(i, j) ** 2, (j, 1, k)) / k))
+        steps.append(Step("(52), tau >= 1: power means", "(52)",
+                          le(pre * (ca * Ra_ + cp * Rp_ + cn * pmf * neg), head + cn * pmf * pre * m2),
+                          "(k^-1 sum_j z^beta)^{2/beta} <= k^-1 sum_j z^2 for beta <= 2, termwise over i under sqrt",
+                          ByLemma(L.sum_monotone(i), {"U": sp.Lambda(i, m(i) ** 2),
+                                                      "V": sp.Lambda(i, sp.Sum(zf(i, j) ** 2, (j, 1, k)) / k), "k": n},
+                                  context=sp.Lambda(up, head + cn * pmf * pre * sp.sqrt(up / n)),
+                                  hyp_checks={0: AsGap(ByLemma(L.power_mean_monotone(j),
+                                                               {"p": sp.Lambda(j, 1 / k), "a": sp.Lambda(j, zf(i, j)),
+                                                                "r": beta, "s": 2, "k": k},
+                                                               hyp_checks={0: NonNegative([s2], {s2: 2 - beta}),
+                                                                           2: DoitIdentity()}))})))
+        steps.append(Step("e^{2/(beta tau)} <= e", "(52)", le(head + cn * pmf * pre * m2, head + cn * E * pre * m2),
+                          "beta tau = tau v 2 >= 2", NonNegative([cn * pre * m2 * pmf * Expm1(s3 / (beta * tau))],
+                                                                 {s3: beta * tau - 2})))
+        nn_def = sp.sqrt(sp.Sum(sp.Sum(zf(i, j) ** 2, (j, 1, k)), (i, 1, n)) / (n * k))
+        steps.append(Step("Nn", "(52), Lemma 1", eq(head + cn * E * pre * m2, head + cn * E * pre * Nn),
+                          "Nn = ((nk)^-1 sum_ij ||z_ij^-||^2)^{1/2} (1 ^ tau = 1)", Identity(defs={Nn: nn_def})))
+        ass_case = ["tau >= 1 and beta = 1 v 2/tau, so 1 <= beta <= 2 (slack 2 - beta >= 0) and beta tau = tau v 2 >= 2 "
+                    "(slack beta tau - 2 >= 0)"]
+    last = head + cn * E * pre * Nn
+    proof_form = C_Phi / tau * (ca * Ra + cp * Rp + cn * E * Nn) * dth
+    steps.append(Step("Ra, Rp", "Lemma 1", eq(last, proof_form), "Ra = (n^-1 sum ||z_i^a||^2)^{1/2}, Rp likewise",
+                      Identity(defs={Ra: Ra_, Rp: Rp_})))
+    stmt = proof_form
+    if paper:
+        stmt = B4.BOUNDS["lemma1_L"] * dth
+        steps.append(Step("<= 4e B_tau", "Lemma 1", le(proof_form, B4.BOUNDS["lemma1_L"].subs(B_tau, Ra + Rp + Nn) * dth),
+                          "4 <= 4e, 1 <= 4e, 3e <= 4e",
+                          NonNegative([(4 * E - ca) * Ra * pre, (4 * E - cp) * Rp * pre, (4 - cn) * E * Nn * pre])))
+        steps.append(Step("B_tau", "Lemma 1", eq(B4.BOUNDS["lemma1_L"].subs(B_tau, Ra + Rp + Nn) * dth, stmt),
+                          "B_tau = Ra + Rp + Nn", Identity(defs={B_tau: Ra + Rp + Nn})))
+    which = "Lemma 1" if paper else f"Lemma 1 with constants {list(consts)}"
+    title = f"{which}, case {'tau < 1' if case == 'lt1' else 'tau >= 1'} of (52): rho_n <= " + (
+        "(4e/tau) B_tau C_Phi ||theta - theta'||" if paper else "(C_Phi/tau)(%s Ra + %s Rp + %s e Nn) ||theta - theta'||" % consts)
+    return Derivation(f"L1{tag}.{'tau-lt-1' if case == 'lt1' else 'tau-ge-1'}", title, "Lemma 1, (50)-(52), App. B",
+                      q, "le", stmt, steps,
+                      ["(C); n tuples z_i, dl(i) = |l(phi_theta, z_i) - l(phi_theta', z_i)|, rho_n = (n^-1 sum_i dl(i)^2)^{1/2}",
+                       "n_a(i) = ||z_i^a||, n_p(i) = ||z_i^+||, z(i, j) = ||z_ij^-||; Dtheta = ||theta - theta'||"] + ass_case,
+                      errata=[_errata.get("L1-beta")] + ([_errata.get("L1-loose")] if paper else []))
+
+
 _l5r, _l5e, _l5 = _lemma5()
 _p3e, _p3, _p3syms = _prop3(_l5r)
 _l6, _l62 = _lemma6()
@@ -581,8 +825,17 @@ _l6p = _lemma6_path()
 _p4s = _prop4()
 _p5s = _prop5()
 _t1 = _theorem1(_p3, _p5s)
+_l7 = _lemma7()
+_l8 = _lemma8(_l7)
+_l17 = _lipschitz_route()
+_l1718 = _lipschitz_route_18(_l17, _p4s[3])
+_l1_tuple = _lemma1_tuple(_p4s[0], (4, 1, 3), "")
+_l1_tuple_sharp = _lemma1_tuple(_p4s[1], (2, 1, 1), ".sharp")
+_l1s = [_lemma1(_l1_tuple, (4, 1, 3), case, "", True) for case in ("lt1", "ge1")]
+_l1s += [_lemma1(_l1_tuple_sharp, (2, 1, 1), case, ".sharp", False) for case in ("lt1", "ge1")]
 
-DERIVATIONS = [_l5r, _l5e, _l5, _p3e, _p3, _l6, _l62] + _p4s + _p5s + [_t1]
+DERIVATIONS = ([_l5r, _l5e, _l5, _p3e, _p3, _l6, _l62, _l7, _l8] + _p4s + [_l17, _l1718, _l1_tuple, _l1_tuple_sharp]
+               + _l1s + _p5s + [_t1])
 # L6.path is checked by tests/test_section4_derivations.py but not registered: the generic mutation
 # test evaluates its integrals numerically, which takes minutes.
 EXTRA = [_l6p]
