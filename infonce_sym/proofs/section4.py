@@ -354,7 +354,7 @@ def _cs_steps(prefix, terms, pairs, ref):
     return steps, sp.Add(*cur)
 
 
-def _prop4():
+def _prop4(l8):
     dl = sp.Symbol("dl", nonnegative=True)          # |l(phi) - l(phi')|
     vDa, vG, vXp, vXa, vGD, vDp = (_vec(nm) for nm in ("Delta_a", "G_xixi", "xi_p", "xi_a", "G_xiDelta", "Delta_p"))
     Hs = sp.Symbol("H_xi", real=True)
@@ -386,8 +386,10 @@ def _prop4():
                "||xi(z^+)||, ||xi(z^a)|| <= 1; ||G(xi, xi - Delta)|| <= ||xi - Delta||_inf <= 3; ||xi(z^a) + Delta(z^a)|| <= 3",
                NonNegative([Da * s1 / tau, Dp * s2 / tau, Da * s3 / tau, nG * s4 / tau],
                            {s1: 1 - nXp, s2: 1 - nXa, s3: 3 - nGd, s4: 3 - nXpa}))
-    s49 = Step("(49)", "(49), Lemma 8", le(b47, B4.BOUNDS["prop4"]), "||G(xi, Delta)|| <= e^{2/(beta tau)} PM (Lemma 8)",
-               NonNegative([3 * s5 / tau], {s5: _pmf * PM - nG}))
+    L8 = Lemma.from_derivation(l8, {})
+    s49 = Step("(49)", "(49), Lemma 8", le(b47, B4.BOUNDS["prop4"]),
+               "||G(xi, Delta)|| <= e^{2/(beta tau)} PM (derivation L8 with f = xi, ||xi||_{2,inf} <= 1)",
+               ByLemma(L8, {}, context=sp.Lambda(up, (4 * Da + Dp + 3 * up) / tau)))
     ass = ["phi, phi' embeddings into the sphere, Delta = phi - phi', xi = (1-c) phi + c phi' (some c in [0, 1])",
            "Delta_a = Delta(z^a), Delta_p = Delta(z^+), xi_a = xi(z^a), xi_p = xi(z^+), G_xixi = G(xi, xi), "
            "G_xiDelta = G(xi, Delta) (vectors of R^2); H_xi = H(xi)",
@@ -410,8 +412,9 @@ def _prop4():
                 le(nameds, bs), "||G(xi, xi)|| <= 1 (convex combination of vectors of norm <= 1), ||xi(z^+)|| <= 1, "
                 "||xi(z^a)|| <= 1, ||G(xi, Delta) - Delta(z^+)|| <= ||G(xi, Delta)|| + ||Delta(z^+)||",
                 NonNegative([Da * s1 / tau, N2 * s2 / tau, s3 / tau], {s1: 2 - N1, s2: 1 - nXa, s3: nG + Dp - N2}))
-    s49s = Step("(49)", "(49), Lemma 8", le(bs, B4.BOUNDS["prop4_sharp"]), "||G(xi, Delta)|| <= e^{2/(beta tau)} PM",
-                NonNegative([s5 / tau], {s5: _pmf * PM - nG}))
+    s49s = Step("(49)", "(49), Lemma 8", le(bs, B4.BOUNDS["prop4_sharp"]),
+                "||G(xi, Delta)|| <= e^{2/(beta tau)} PM (derivation L8 with f = xi)",
+                ByLemma(L8, {}, context=sp.Lambda(up, (2 * Da + Dp + up) / tau)))
     p4s = Derivation("P4.sharp", "Proposition 4 sharpened: constants [2, 1, 1]", "Prop. 4 (companion), Lemma 6, (47), (49)",
                      dl, "le", B4.BOUNDS["prop4_sharp"], [mvt, w1s, tris] + css + [rens, s47s, s49s],
                      ass[:2] + ["facts entering as hypotheses: ||xi||_inf <= 1 (47); ||G(xi, xi)|| <= 1 (Jensen, "
@@ -822,11 +825,11 @@ _l5r, _l5e, _l5 = _lemma5()
 _p3e, _p3, _p3syms = _prop3(_l5r)
 _l6, _l62 = _lemma6()
 _l6p = _lemma6_path()
-_p4s = _prop4()
-_p5s = _prop5()
-_t1 = _theorem1(_p3, _p5s)
 _l7 = _lemma7()
 _l8 = _lemma8(_l7)
+_p4s = _prop4(_l8)
+_p5s = _prop5()
+_t1 = _theorem1(_p3, _p5s)
 _l17 = _lipschitz_route()
 _l1718 = _lipschitz_route_18(_l17, _p4s[3])
 _l1_tuple = _lemma1_tuple(_p4s[0], (4, 1, 3), "")
