@@ -175,6 +175,8 @@ def test_new_chains_state_the_bounds_section4_expressions():
     pm_a = (sp.Sum(S4.af(j) ** B4.beta, (j, 1, B4.k)) / B4.k) ** (1 / B4.beta)
     assert _same(by["L7"].statement, Bd["lemma7"].subs(B4.PM, pm_a))
     assert by["L8"].statement == Bd["lemma8"]
+    assert _same(by["P5.sharp.a-ge-1"].statement, Bd["prop5_sharp"])
+    assert _same(by["P5.sharp.a-le-1"].statement, Bd["prop5_sharp"])
     assert by["L17"].statement == Bd["lipschitz17"] and by["L17-18"].statement == Bd["lipschitz18"]
     for case in ("tau-lt-1", "tau-ge-1"):
         assert _same(by[f"L1.{case}"].statement, Bd["lemma1_L"] * dth)

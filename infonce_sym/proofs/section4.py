@@ -532,29 +532,37 @@ def _prop5():
                       Step("h(0) = 1, h(1) = 0", "", eq(a ** 2 * cst + (1 - a) * hh(0) + a * hh(1), a ** 2 * cst + 1 - a), "", Identity()),
                       Step("a <= 1", "", ge(a ** 2 * cst + 1 - a, a ** 2 * cst), "", NonNegative([s1], {s1: 1 - a}))], ["0 < a <= 1"])
     big = 96 / tau * sq
-    caseA = Derivation("P5.a-ge-1", "Proposition 5, case a >= 1 (U = 4/tau)", "Prop. 5, proof", Rad, "le", B4.BOUNDS["prop5"],
-                       [Step("Dudley, U = 4/tau", "(54)", le(Rad, B4.BOUNDS["dudley_cs"].subs({U: 4 / tau, Lc: Lval})),
-                             "derivation P5.dudley with U = 4/tau, L = 4e B C/tau (Lemma 1)", ByLemma(Ld, {"U": 4 / tau, "L": Lval})),
-                        Step("a = eRBC", "Prop. 5", eq(B4.BOUNDS["dudley_cs"].subs({U: 4 / tau, Lc: Lval}), big * lg),
-                             "2RL/(4/tau) = 2a", Identity(defs=adef)),
-                        Step("min branch", "Sec. 4.2", eq(big * lg, B4.BOUNDS["prop5"]), "a sqrt(log 3 + 1) >= sqrt(log(1+2a)+1) (P5.branch.ge1)",
-                             ByLemma(L.min_branch(), {"p": al, "q": lg}, context=sp.Lambda(u_, big * u_), defs=adef,
-                                     hyp_checks={0: ByLemma(Lemma.from_derivation(bge, {"a": a}, lambda a: [ge(a - 1, 0)]),
-                                                            {"a": a}, context=sp.Lambda(up, sp.sqrt(up)),
-                                                            hyp_checks={0: NonNegative([s1], {s1: a - 1})})}))],
-                       ["a = e R B_tau C_Phi >= 1, i.e. 4/tau <= LR"])
-    caseB = Derivation("P5.a-le-1", "Proposition 5, case a <= 1 (U = LR)", "Prop. 5, proof", Rad, "le", B4.BOUNDS["prop5"],
-                       [Step("Dudley, U = LR", "(54)", le(Rad, B4.BOUNDS["dudley_cs"].subs({U: Lval * R, Lc: Lval})),
-                             "derivation P5.dudley with U = LR", ByLemma(Ld, {"U": Lval * R, "L": Lval})),
-                        Step("a = eRBC", "Prop. 5", eq(B4.BOUNDS["dudley_cs"].subs({U: Lval * R, Lc: Lval}), big * al),
-                             "LR = 4a/tau", Identity(defs=adef)),
-                        Step("min branch", "Sec. 4.2", eq(big * al, B4.BOUNDS["prop5"]), "a sqrt(log 3 + 1) <= sqrt(log(1+2a)+1) (P5.branch.le1)",
-                             ByLemma(L.min_branch(), {"p": lg, "q": al}, context=sp.Lambda(u_, big * u_), defs=adef,
-                                     hyp_checks={0: ByLemma(Lemma.from_derivation(ble, {"a": a}, lambda a: [ge(1 - a, 0)]),
-                                                            {"a": a}, context=sp.Lambda(up, sp.sqrt(up)),
-                                                            hyp_checks={0: NonNegative([s1], {s1: 1 - a})})}))],
-                       ["a = e R B_tau C_Phi <= 1, i.e. LR <= 4/tau"])
-    return [dud, bge, ble, caseA, caseB]
+    def cases(Lval, adef, stmt, tag, what, lemma_ref):
+        caseA = Derivation(f"P5{tag}.a-ge-1", f"{what}, case a >= 1 (U = 4/tau)", "Prop. 5, proof", Rad, "le", stmt,
+                           [Step("Dudley, U = 4/tau", "(54)", le(Rad, B4.BOUNDS["dudley_cs"].subs({U: 4 / tau, Lc: Lval})),
+                                 f"derivation P5.dudley with U = 4/tau, L = {lemma_ref}", ByLemma(Ld, {"U": 4 / tau, "L": Lval})),
+                            Step("a = tau R L/4", "Prop. 5", eq(B4.BOUNDS["dudley_cs"].subs({U: 4 / tau, Lc: Lval}), big * lg),
+                                 "2RL/(4/tau) = 2a", Identity(defs=adef)),
+                            Step("min branch", "Sec. 4.2", eq(big * lg, stmt), "a sqrt(log 3 + 1) >= sqrt(log(1+2a)+1) (P5.branch.ge1)",
+                                 ByLemma(L.min_branch(), {"p": al, "q": lg}, context=sp.Lambda(u_, big * u_), defs=adef,
+                                         hyp_checks={0: ByLemma(Lemma.from_derivation(bge, {"a": a}, lambda a: [ge(a - 1, 0)]),
+                                                                {"a": a}, context=sp.Lambda(up, sp.sqrt(up)),
+                                                                hyp_checks={0: NonNegative([s1], {s1: a - 1})})}))],
+                           [f"a = {adef[a]} >= 1, i.e. 4/tau <= LR"])
+        caseB = Derivation(f"P5{tag}.a-le-1", f"{what}, case a <= 1 (U = LR)", "Prop. 5, proof", Rad, "le", stmt,
+                           [Step("Dudley, U = LR", "(54)", le(Rad, B4.BOUNDS["dudley_cs"].subs({U: Lval * R, Lc: Lval})),
+                                 "derivation P5.dudley with U = LR", ByLemma(Ld, {"U": Lval * R, "L": Lval})),
+                            Step("a = tau R L/4", "Prop. 5", eq(B4.BOUNDS["dudley_cs"].subs({U: Lval * R, Lc: Lval}), big * al),
+                                 "LR = 4a/tau", Identity(defs=adef)),
+                            Step("min branch", "Sec. 4.2", eq(big * al, stmt), "a sqrt(log 3 + 1) <= sqrt(log(1+2a)+1) (P5.branch.le1)",
+                                 ByLemma(L.min_branch(), {"p": lg, "q": al}, context=sp.Lambda(u_, big * u_), defs=adef,
+                                         hyp_checks={0: ByLemma(Lemma.from_derivation(ble, {"a": a}, lambda a: [ge(1 - a, 0)]),
+                                                                {"a": a}, context=sp.Lambda(up, sp.sqrt(up)),
+                                                                hyp_checks={0: NonNegative([s1], {s1: 1 - a})})}))],
+                           [f"a = {adef[a]} <= 1, i.e. LR <= 4/tau"])
+        return caseA, caseB
+
+    caseA, caseB = cases(Lval, adef, B4.BOUNDS["prop5"], "", "Proposition 5", "4e B C/tau (Lemma 1)")
+    L_sharp = C_Phi / tau * (2 * Ra + Rp + E * Nn)
+    sharpA, sharpB = cases(L_sharp, {a: R * C_Phi * (2 * Ra + Rp + E * Nn) / 4}, B4.BOUNDS["prop5_sharp"], ".sharp",
+                           "Proposition 5 with the sharpened Lemma 1 (L = (C_Phi/tau)(2 Ra + Rp + e Nn))",
+                           "(C_Phi/tau)(2 Ra + Rp + e Nn) (derivations L1.sharp.*)")
+    return [dud, bge, ble, caseA, caseB, sharpA, sharpB]
 
 
 def _theorem1(p3, p5s):
