@@ -423,8 +423,63 @@ def section4_checks(quick: bool):
         out.append(CheckResult(f"{cid}", ref, title, verdict, "holds", margin=1 - worst,
                                seconds=time.perf_counter() - t1 + random_seconds / len(_CONTINUITY),
                                details=details))
+    out.append(_lemma7_check(taus, n_configs))
+    out.extend(_lemma1_checks(quick, taus))
     out.append(_rademacher_check(quick))
     out.append(_theorem1_check(quick))
+    return out
+
+
+def _lemma7_check(taus, n_configs):
+    """Lemma 7 on random x in [-1, 1]^k and a >= 0 (corners and spikes included), beta in {1, 1 v 2/tau, 8}."""
+    from . import continuity
+    t0 = time.perf_counter()
+    worst, witness, per, evaluations = -math.inf, None, {}, 0
+    for tau in taus:
+        for beta in sorted({1.0, max(1.0, 2.0 / tau), 8.0}):
+            r = continuity.lemma7_attack(tau, beta, n_configs=n_configs, seed=5)
+            evaluations += r["evaluations"]
+            per[f"tau={tau:g},beta={beta:g}"] = r["worst_ratio"]
+            if r["worst_ratio"] > worst:
+                worst, witness = r["worst_ratio"], dict(r["witness"], tau=tau, beta=beta)
+    verdict = "violated" if worst > 1 + continuity.VIOLATION_TOL else "holds"
+    return CheckResult("L7", "Lemma 7", "softmax average <= e^{2/(beta tau)} (k^-1 sum_j a_j^beta)^{1/beta}", verdict,
+                       "holds", margin=1 - worst, seconds=time.perf_counter() - t0,
+                       details={"worst_ratio_actual_over_bound": worst, "worst_ratio_per_setting": per,
+                                "evaluations": evaluations, "form": "e^{2/(beta tau)} * (1/k sum_j a_j^beta)^(1/beta)",
+                                "witness": witness})
+
+
+_LEMMA1 = (("L1", "Lemma 1", "lemma1", "rho_n <= (4e/tau) B_tau C_Phi ||theta - theta'|| (as stated)"),
+           ("L1-proof", "Lemma 1 (as its proof gives it)", "lemma1_proof",
+            "rho_n <= (C_Phi/tau)(4 Ra + Rp + 3e Nn) ||theta - theta'||"),
+           ("L1-sharp", "Lemma 1 (sharpened)", "lemma1_sharp",
+            "rho_n <= (C_Phi/tau)(2 Ra + Rp + e Nn) ||theta - theta'||"))
+
+
+def _lemma1_checks(quick, taus):
+    """Lemma 1 and its sharper forms attacked on the Fourier class (random pairs and an optimiser over
+    parameters and inputs): actual rho_n / bound must stay <= 1."""
+    from . import continuity
+    from .bounds_section4 import CONSTANTS
+    t0 = time.perf_counter()
+    attacks = {tau: continuity.lemma1_attack(tau, n_pairs=2_000 if quick else 20_000, ks=(1, 4) if quick else (1, 4, 16),
+                                             n_starts=2 if quick else 3, maxiter=40 if quick else 100, seed=3)
+               for tau in taus}
+    seconds = (time.perf_counter() - t0) / len(_LEMMA1)
+    out = []
+    for cid, ref, key, title in _LEMMA1:
+        per = {f"tau={tau:g}": a["results"][key]["worst_ratio"] for tau, a in attacks.items()}
+        tau_w = max(attacks, key=lambda t: attacks[t]["results"][key]["worst_ratio"])
+        worst = attacks[tau_w]["results"][key]["worst_ratio"]
+        evaluations = sum(a["results"][key]["evaluations"] for a in attacks.values())
+        verdict = "violated" if worst > 1 + continuity.VIOLATION_TOL else "holds"
+        out.append(CheckResult(cid, ref, title, verdict, "holds", margin=1 - worst, seconds=seconds,
+                               details={"worst_ratio_actual_over_bound": worst, "worst_ratio_per_tau": per,
+                                        "evaluations": evaluations, "constants": CONSTANTS[key],
+                                        "form": "(c_a Ra + c_p Rp + c_n Nn) C_Phi ||theta - theta'|| / tau",
+                                        "class": "Fourier features, m = 1, d_in = 2 (C_Phi = 1)",
+                                        "witness": attacks[tau_w]["results"][key]["witness"]}))
     return out
 
 

@@ -379,3 +379,90 @@ def attack_all(taus=(0.05, 0.1, 0.5, 1.0, 2.0), n_configs=100_000, adversarial=T
         out[tau] = entry
     out["seconds"] = time.time() - t0
     return out
+
+
+# ----------------------------------------------------------------------------- Lemma 1 on a class (C)
+LEMMA1_VARIANTS = ("lemma1", "lemma1_proof", "lemma1_sharp")
+
+
+def _lemma1_ratios(model, theta, theta2, za, zp, zn, tau):
+    """rho_n(phi_theta, phi_theta2) / (L ||theta - theta2||) for each Lipschitz constant L of Lemma 1
+    (as stated, as its proof gives it, sharpened); rows of theta, theta2 are pairs."""
+    from .bounds_section4 import lipschitz_constants
+    l1 = model.losses(theta, za, zp, zn, tau)
+    l2 = model.losses(theta2, za, zp, zn, tau)
+    rho = np.sqrt(np.mean((l1 - l2) ** 2, axis=1))
+    dist = np.linalg.norm(theta - theta2, axis=1)
+    L = lipschitz_constants(za, zp, zn, tau, model.C_Phi)["L"]
+    ok = dist > 0
+    return {v: np.where(ok, rho / (L[v] * np.where(ok, dist, 1.0)), 0.0) for v in LEMMA1_VARIANTS}
+
+
+def lemma1_attack(tau, n_pairs=20_000, m=1, dim_in=2, n=10, ks=(1, 4, 16), datas=("gaussian", "student_t"),
+                  adversarial=True, n_starts=4, maxiter=100, seed=0):
+    """Lemma 1 (rho_n <= L ||theta - theta'||, three constants L) attacked on the Fourier class of
+    :mod:`infonce_sym.embedding_class`, which satisfies (C) with C_Phi = m^{-1/2}.
+
+    Random part: for each data law and k, n tuples and ``n_pairs`` parameter pairs at distances
+    10^-4 .. 3.  Adversarial part: n = 1 tuple, multi-start L-BFGS-B over the parameters *and* the
+    inputs z^a, z^+, z_j^- (unconstrained in R^{dim_in}), maximising each ratio in turn.
+    Returns ``{"results": {variant: {worst_ratio, witness, evaluations}}, "seconds"}``.
+    """
+    from .embedding_class import FourierEmbedding, sample_tuples
+    tau = check_tau(tau)
+    t0 = time.time()
+    model = FourierEmbedding(m, dim_in, 1.0)
+    dT = model.d_Theta
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 13]))
+    res = {v: {"worst_ratio": 0.0, "witness": None, "evaluations": 0} for v in LEMMA1_VARIANTS}
+
+    def record(v, r, wit, count):
+        res[v]["evaluations"] += count
+        if r > res[v]["worst_ratio"]:
+            res[v]["worst_ratio"], res[v]["witness"] = float(r), wit
+    for data in datas:
+        for kk in ks:
+            za, zp, zn = sample_tuples(data, dim_in, n, kk, rng)
+            th = 2.0 * rng.standard_normal((n_pairs, dT))
+            u = rng.standard_normal((n_pairs, dT))
+            u *= 10.0 ** rng.uniform(-4, 0.5, (n_pairs, 1)) / np.linalg.norm(u, axis=1, keepdims=True)
+            ratios = _lemma1_ratios(model, th, th + u, za, zp, zn, tau)
+            for v, r in ratios.items():
+                i = int(np.argmax(r))
+                record(v, r[i], {"data": data, "k": kk, "theta": th[i].tolist(), "theta_prime": (th[i] + u[i]).tolist()},
+                       n_pairs)
+    if adversarial:
+        for kk in ks[:2]:
+            dim = 2 * dT + 1 + (2 + kk) * dim_in
+
+            def unpack(x):
+                th = x[:dT]
+                th2 = th + math.exp(float(np.clip(x[2 * dT], -12, 3))) * x[dT:2 * dT]
+                z = x[2 * dT + 1:].reshape(2 + kk, dim_in)
+                return th, th2, z[0:1], z[1:2], z[2:][None]
+            for v in LEMMA1_VARIANTS:
+                counter = [0]
+
+                def f(x, v=v):
+                    counter[0] += 1
+                    th, th2, za, zp, zn = unpack(x)
+                    if not np.all(np.isfinite(x)):
+                        return 0.0
+                    return float(_lemma1_ratios(model, th[None], th2[None], za, zp, zn, tau)[v][0])
+                best, best_x = -np.inf, None
+                for _ in range(n_starts):
+                    x0 = rng.standard_normal(dim)
+                    x0[2 * dT] = rng.uniform(-6, 0)
+                    try:
+                        r = optimize.minimize(lambda x: -f(x), x0, method="L-BFGS-B", options={"maxiter": maxiter})
+                    except (ValueError, FloatingPointError):
+                        continue
+                    if -r.fun > best:
+                        best, best_x = -r.fun, r.x
+                th, th2, za, zp, zn = unpack(best_x)
+                wit = {"adversarial": True, "k": kk, "theta": th.tolist(), "theta_prime": th2.tolist(),
+                       "z_a": za.tolist(), "z_p": zp.tolist(), "z_n": zn.tolist()}
+                at_best = _lemma1_ratios(model, th[None], th2[None], za, zp, zn, tau)
+                for w in LEMMA1_VARIANTS:       # every constant at this witness
+                    record(w, float(at_best[w][0]), wit, counter[0] if w == v else 0)
+    return {"results": res, "tau": tau, "seconds": time.time() - t0}

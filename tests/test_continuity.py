@@ -73,3 +73,13 @@ def test_deterministic_with_seed():
     b = ct.random_attack(0.5, n_configs=1200, seed=5)
     assert {k: v["worst_ratio"] for k, v in a["results"].items()} == \
         {k: v["worst_ratio"] for k, v in b["results"].items()}
+
+
+def test_lemma1_attack_never_exceeds_one_and_orders_the_constants():
+    """Lemma 1 on the Fourier class: every ratio <= 1; the sharper constant gives the larger ratio on the
+    same configurations (L_sharp <= L_proof <= L_paper pointwise)."""
+    r = ct.lemma1_attack(0.5, n_pairs=500, ks=(1, 3), n_starts=1, maxiter=30, seed=2)["results"]
+    w = {v: r[v]["worst_ratio"] for v in ct.LEMMA1_VARIANTS}
+    assert max(w.values()) <= 1 + ct.VIOLATION_TOL
+    assert w["lemma1_sharp"] >= w["lemma1_proof"] >= w["lemma1"] > 0
+    assert all(r[v]["evaluations"] > 1000 for v in ct.LEMMA1_VARIANTS)
