@@ -139,7 +139,7 @@ def cmd_verify(args):
         return value
 
     rows = stage("exact grid", lambda: checks.exact_grid(quick=quick, workers=max(1, int(args.workers))))
-    results = checks.grid_checks(rows) + [checks.lemma3_check(rows)]
+    results = checks.grid_checks(rows) + [checks.lemma3_check()]
     for r in results:
         r.details["grid"] = "quick" if quick else "full"
     results.append(stage("eq. (8)", lambda: checks.q_bounds_check(checks.QUICK.taus if quick else checks.FULL.taus)))
