@@ -15,43 +15,39 @@ power k.  Everything is written relative to mu = E e^{s/tau} so that the *gaps*
 Integrands are formed as e^{-t} expm1(k log1p(E g(.)) ...) with g(y) = e^y - 1 - y, so
 nothing of size one is subtracted from something of size one.  The working
 precision is digits + 2 log10(k) + guard, and every value is recomputed at a
-higher precision (and, for the sphere, a refined quadrature rule) to confirm the
+higher precision with every quadrature rule refined (``REFINED``) to confirm the
 requested digits.
+
+The inner sums run in FLINT/Arb (python-flint): the band exponentials at an outer node
+are computed once and serve every weight vector that shares the atoms (negatives and
+positives share x = e^{s/tau}/mu; the ratio and its numerator share r), the DCL and
+InfoNCE integrals share one outer node grid, and the Taylor parts come from prefix
+power series (``_Atoms``).  On the sphere the ratio integral uses a rule built for
+the scale 1/kappa of r = e^{kappa s}/Z instead of tau.
 """
 from __future__ import annotations
 
+import bisect
 import math
+import operator
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import accumulate
 
+import flint             # FLINT/Arb: the inner sums run in C
 import mpmath
 
 from .errors import InputError, check_digits, check_k, check_tau
-from .models import _gauss_legendre
 
-try:                      # FLINT's arb is ~8x faster than mpf for the inner sums
-    import flint
-except ImportError:       # pragma: no cover - python-flint is a declared dependency
-    flint = None
-
-
-def _to_arb(x):
-    sign, man, exp, _ = x._mpf_
-    return flint.arb((int(-man if sign else man), int(exp)))
-
-
-def _from_arb(a):
-    man, exp = a.mid().man_exp()
-    return mpmath.mpf((int(man), int(exp)))
-
-
-def _arb_sum(terms):
-    total = flint.arb(0)
-    for t in terms:
-        total += t
-    return total
+arb = flint.arb
+_mul = operator.mul
 
 __all__ = ["exact_values", "ExactValues", "QUANTITIES"]
+
+# The precision check's second evaluation: 12 more digits and every quadrature rule refined
+# (panels REFINED times narrower, hence different and more nodes everywhere).
+REFINED = 1.5
 
 QUANTITIES = ("risk", "cross_entropy_limit", "search_cross_entropy", "density_ratio_second_moment")
 
@@ -87,374 +83,505 @@ def _decimal(ctx, value):
     return ctx.mpf(value)
 
 
-class _Backend:
-    """The number system of the inner sums: FLINT arb balls (midpoints used) or mpmath mpf."""
+def _to_arb(x):
+    """mpf (or arb) -> arb, exactly."""
+    if isinstance(x, arb):
+        return x
+    sign, man, exp, _ = x._mpf_
+    return arb((int(-man if sign else man), int(exp)))
 
-    def __init__(self, ctx):
-        self.ctx = ctx
-        self.arb = flint is not None
 
-    def num(self, x):
-        return _to_arb(x) if self.arb else x
+def _from_arb(a):
+    """The midpoint of an arb ball as an mpf (rounded to the mpmath precision)."""
+    man, exp = a.mid().man_exp()
+    return mpmath.mpf((int(man), int(exp)))
 
-    def back(self, x):
-        return _from_arb(x) if self.arb else x
 
-    def zero(self):
-        return flint.arb(0) if self.arb else self.ctx.zero
+def _arbs(values):
+    return [_to_arb(v) for v in values]
 
-    def exp(self, x):
-        return x.exp() if self.arb else self.ctx.exp(x)
 
-    def expm1(self, x):
-        return x.expm1() if self.arb else self.ctx.expm1(x)
+def _arb_max(a, b):
+    return a if a.mid() > b.mid() else b
+
+
+@lru_cache(maxsize=64)
+def _gauss_legendre_arb(nodes: int, prec: int):
+    """Gauss-Legendre nodes and weights on [-1, 1] (exact arb midpoints, ``prec`` bits)."""
+    saved = flint.ctx.prec
+    flint.ctx.prec = prec + 20
+    try:
+        pairs = [arb.legendre_p_root(nodes, i, weight=True) for i in range(nodes)]
+    finally:
+        flint.ctx.prec = saved
+    return tuple(x.mid() for x, _ in pairs), tuple(w.mid() for _, w in pairs)
+
+
+def _suffix_sums(u):
+    """out[i] = sum_{l >= i} u_l (length len(u) + 1)."""
+    out = list(accumulate(reversed(u), initial=arb(0)))
+    out.reverse()
+    return out
+
+
+def _poly_value(series, m, start=0):
+    """sum_{j >= start} a_j m^j for the coefficients a_j of an arb_series (FLINT Horner)."""
+    coeffs = series.coeffs()[start:]
+    if not coeffs:
+        return arb(0)
+    value = flint.arb_poly(coeffs)(m)
+    return value * m ** start if start else value
 
 
 class _Atoms:
-    """Weighted atoms (x_i >= 0 sorted, weights u_i of any sign) with fast transform sums.
+    """Atoms 0 <= x_1 <= ... <= x_n (arb) carrying several named weight vectors (any sign).
 
-    For a given c the atoms split into bands: c x <= 1/2 (Taylor series about 0 from
-    prefix moment sums), c x >= Lambda (e^{-cx} below 10^-dps, handled by suffix sums)
-    and a thin band in between summed directly.  The band is about tau log(2 Lambda)
-    wide in s, so each transform costs a few hundred exponentials whatever the rule size.
-    Public methods take and return mpf; the sums run in the backend's number system.
+    For a given c the atoms split into bands: c x <= 1/2 (a Taylor series about 0 whose
+    coefficients are prefix sums of u e^{x X}, stored every STRIDE atoms as FLINT power
+    series), c x >= Lambda (e^{-cx} below 10^-dps, handled by suffix sums), and a band in
+    between summed directly.  The band is about tau log(2 Lambda) wide in s, and its
+    exponentials are computed once per c and shared by every weight vector asked for.
+    Centred sums sum u g(-c(x - 1)), g(y) = e^y - 1 - y, use a Taylor series about 1
+    for |c(x - 1)| <= 1/2 instead, so that nothing of size one cancels.
     """
 
-    def __init__(self, ctx, x, u):
-        order = sorted(range(len(x)), key=lambda i: x[i])
-        self.ctx = ctx
-        self.be = be = _Backend(ctx)
-        self.x = [x[i] for i in order]                         # mpf, for band cuts
-        self.n = len(self.x)
-        self.bx = [be.num(x[i]) for i in order]
-        self.bu = [be.num(u[i]) for i in order]
-        self.big = ctx.dps * ctx.log(10) + 10                   # Lambda
-        # enough terms for Taylor bands (|y| <= 1/2) and for the moment series (ratio 1/16)
-        self.terms = int(math.ceil((ctx.dps + 5) * math.log(10) / math.log(16))) + 1
-        # prefix sums of u y^j / j! for y = x (centre 0) and y = x - 1 (centre 1)
-        self.scaled0 = self._prefix(self.bx)
-        self.scaled1 = self._prefix([v - 1 for v in self.bx])
-        self.u_total = be.back(self.scaled0[0][-1])
-        self.ux_total = be.back(self.scaled0[1][-1])
-        suf0, suf1 = [be.zero()] * (self.n + 1), [be.zero()] * (self.n + 1)
-        for i in range(self.n - 1, -1, -1):
-            suf0[i] = suf0[i + 1] + self.bu[i]
-            suf1[i] = suf1[i + 1] + self.bu[i] * (self.bx[i] - 1)
-        self.suf0, self.suf1 = suf0, suf1
-        self.direct = self.n <= 64          # few atoms: plain sums beat the band bookkeeping
+    STRIDE = 8
 
-    def _prefix(self, ys):
-        be = self.be
-        table = []
-        powers = list(self.bu)
-        for j in range(self.terms + 1):
-            acc, row = be.zero(), [be.zero()]
-            for v in powers:
-                acc += v
-                row.append(acc)
-            table.append(row)
-            powers = [p * y / (j + 1) for p, y in zip(powers, ys)]
+    def __init__(self, x, weights, terms, big):
+        n = len(x)
+        order = sorted(range(n), key=lambda i: x[i].mid())
+        self.x = [x[i] for i in order]
+        self.xm = [v.mid() for v in self.x]                     # exact, for the band cuts
+        self.n = n
+        self.terms = terms
+        self.big = big                                          # Lambda
+        xm1 = [v - 1 for v in self.x]
+        self.w, self.suf0, self.suf1, self.support = {}, {}, {}, {}
+        for name, u in weights.items():
+            u = [u[i] for i in order]
+            self.w[name] = u
+            nz = [i for i, v in enumerate(u) if not v.is_zero()]
+            self.support[name] = (nz[0], nz[-1])
+            self.suf0[name] = _suffix_sums(u)
+            self.suf1[name] = _suffix_sums(list(map(_mul, u, xm1)))
+        self.direct = n <= 64          # few atoms: plain sums beat the band bookkeeping
+        self._tables = {}
+        self._cache = {}               # atom series re-used between checkpoints
+
+    # ---------------------------------------------------------------- Taylor tables
+    def _atom_series(self, name, centre, i):
+        """u_i e^{(x_i - centre) X} to ``terms`` coefficients."""
+        y = self.x[i] - centre if centre else self.x[i]
+        return self.w[name][i] * flint.arb_series([0, y], prec=self.terms).exp()
+
+    def _table(self, name, centre):
+        key = (name, centre)
+        table = self._tables.get(key)
+        if table is None:
+            stride, u = self.STRIDE, self.w[name]
+            acc = flint.arb_series(0, prec=self.terms)
+            checkpoints = []
+            for i in range(self.n):
+                if i % stride == 0:
+                    checkpoints.append(acc)
+                if not u[i].is_zero():
+                    acc = acc + self._atom_series(name, centre, i)
+            table = self._tables[key] = (checkpoints, acc)
         return table
 
-    def _band(self, c, lo, hi, kind):
-        """sum_{lo<=i<hi} u_i h(c, x_i) for h = exp(-cx), expm1(-cx) or g(-c(x-1)); backend number."""
-        be = self.be
-        total = be.zero()
-        if hi <= lo:
+    def prefix(self, name, centre, i):
+        """sum_{l < i} u_l e^{(x_l - centre) X}: coefficient j is sum u (x - centre)^j / j!."""
+        checkpoints, total = self._table(name, centre)
+        if i >= self.n:
             return total
-        bc = be.num(c)
-        nc = -bc
-        x, u = self.bx, self.bu
-        if kind == "exp":
-            for i in range(lo, hi):
-                total += u[i] * be.exp(nc * x[i])
-        elif kind == "expm1":
-            for i in range(lo, hi):
-                total += u[i] * be.expm1(nc * x[i])
-        else:
-            for i in range(lo, hi):
-                y = x[i] - 1
-                total += u[i] * (be.expm1(nc * y) + bc * y)
-        return total
+        b = i // self.STRIDE
+        acc = checkpoints[b]
+        u, cache = self.w[name], self._cache
+        for l in range(b * self.STRIDE, i):
+            if not u[l].is_zero():
+                key = (name, centre, l)
+                term = cache.get(key)
+                if term is None:
+                    term = cache[key] = self._atom_series(name, centre, l)
+                acc = acc + term
+        return acc
 
+    def total_series(self, name, centre):
+        return self._table(name, centre)[1]
+
+    # ---------------------------------------------------------------- sums at one c
     def _cut(self, value):
-        lo, hi = 0, self.n
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.x[mid] <= value:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
+        """Number of atoms with x <= value."""
+        return bisect.bisect_right(self.xm, value.mid())
 
-    def _series(self, table, c, hi, lo=0, start=0):
-        """sum_{j>=start} (-c)^j sum_{lo<=i<hi} u_i y_i^j / j!  (backend number)."""
-        total = self.be.zero()
-        if hi <= lo:
-            return total
-        m = -self.be.num(c)
-        for j in range(self.terms, start - 1, -1):                # Horner in -c
-            total = total * m + (table[j][hi] - table[j][lo])
-        for _ in range(start):
-            total = total * m
+    def sums(self, c, requests):
+        """For (name, kind) in requests: sum u h(c, x), h = e^{-cx} ("exp"), e^{-cx} - 1
+        ("expm1") or g(-c(x - 1)) ("centred", c <= 1).  One set of band exponentials."""
+        if self.direct:
+            return [self._direct(c, name, kind) for name, kind in requests]
+        m = -c
+        inv = 1 / c
+        half = inv / 2
+        a = d = None
+        plans = []
+        lo_b, hi_b = self.n, 0
+        for name, kind in requests:
+            if kind == "centred":
+                lo = self._cut(1 - half) if c.mid() > 0.5 else 0
+                hi = self._cut(1 + half)
+                end = self._cut(1 + self.big * inv)
+                plans.append((name, kind, lo, hi, end))
+                start = hi
+            else:
+                if a is None:
+                    a, d = self._cut(half), self._cut(self.big * inv)
+                plans.append((name, kind, a, a, d))
+                start, end = a, d
+            if end > start:
+                lo_b, hi_b = min(lo_b, start), max(hi_b, end)
+        if hi_b > lo_b:
+            band = list(map(arb.exp, map(m.__mul__, self.x[lo_b:hi_b])))
+        out = []
+        for name, kind, lo, start, end in plans:
+            u = self.w[name]
+            direct = (sum(map(_mul, u[start:end], band[start - lo_b:end - lo_b]), arb(0))
+                      if end > start else arb(0))
+            if kind == "exp":
+                total = direct
+                if start:
+                    total += _poly_value(self.prefix(name, 0, start), m)
+            elif kind == "expm1":
+                total = direct - self.suf0[name][start]
+                if start:
+                    total += _poly_value(self.prefix(name, 0, start), m, 1)
+            else:
+                ec = c.exp()
+                total = ec * direct - self.suf0[name][start] + c * self.suf1[name][start]
+                below = arb(0)
+                if lo:
+                    # atoms with c x <= 1/2: e^{-c(x-1)} = e^c sum_j (-c x)^j / j!
+                    p = self.prefix(name, 0, lo)
+                    coeffs = p.coeffs() + [arb(0), arb(0)]
+                    total += ec * _poly_value(p, m) - coeffs[0] + c * (coeffs[1] - coeffs[0])
+                    below = self.prefix(name, 1, lo)
+                if start > lo:
+                    total += _poly_value(self.prefix(name, 1, start) - below, m, 2)
+            out.append(total)
+        return out
+
+    def _direct(self, c, name, kind):
+        u, x = self.w[name], self.x
+        nc = -c
+        total = arb(0)
+        if kind == "exp":
+            for ui, xi in zip(u, x):
+                total += ui * (nc * xi).exp()
+        elif kind == "expm1":
+            for ui, xi in zip(u, x):
+                total += ui * (nc * xi).expm1()
+        else:
+            for ui, xi in zip(u, x):
+                y = xi - 1
+                total += ui * ((nc * y).expm1() + c * y)
         return total
 
-    def exp_sum(self, c):
-        """sum u e^{-c x}."""
-        if self.direct:
-            return self.be.back(self._band(c, 0, self.n, "exp"))
-        a, d = self._cut(1 / (2 * c)), self._cut(self.big / c)
-        return self.be.back(self._series(self.scaled0, c, a) + self._band(c, a, d, "exp"))
+    # ---------------------------------------------------------------- helpers
+    def x_min(self, name):
+        return self.x[self.support[name][0]]
 
-    def expm1_sum(self, c):
-        """sum u (e^{-c x} - 1)."""
-        if self.direct:
-            return self.be.back(self._band(c, 0, self.n, "expm1"))
-        a, d = self._cut(1 / (2 * c)), self._cut(self.big / c)
-        return self.be.back(self._series(self.scaled0, c, a, start=1) + self._band(c, a, d, "expm1")
-                            - self.suf0[d])
+    def spread(self, name, centre):
+        lo, hi = self.support[name]
+        return _arb_max(abs(self.x[lo] - centre), abs(self.x[hi] - centre))
 
-    def centred_sum(self, c):
-        """sum u g(-c (x - 1)),  g(y) = e^y - 1 - y  (>= 0 termwise, no cancellation for c <= 1)."""
-        ctx, be = self.ctx, self.be
-        if self.direct:
-            return be.back(self._band(c, 0, self.n, "centred"))
-        if c > 1:
-            return ctx.exp(c) * self.exp_sum(c) - self.u_total + c * (self.ux_total - self.u_total)
-        bc = be.num(c)
-        lo = self._cut(1 - 1 / (2 * c)) if c > ctx.mpf(1) / 2 else 0
-        total = be.zero()
-        if lo:
-            # atoms with c x <= 1/2: e^{-c(x-1)} = e^c * sum_j (-c x)^j / j!
-            total += (be.exp(bc) * self._series(self.scaled0, c, lo)
-                      - self.scaled0[0][lo] + bc * self.scaled1[1][lo])
-        hi = self._cut(1 + 1 / (2 * c))
-        total += self._series(self.scaled1, c, hi, lo, start=2)
-        d = self._cut(1 + self.big / c)
-        total += self._band(c, hi, d, "centred")
-        total += -self.suf0[d] + bc * self.suf1[d]
-        return be.back(total)
 
-    def moments(self, centre):
-        """sum u (x - centre)^j for j = 0..terms (mpf)."""
-        table = self.scaled1 if centre == 1 else self.scaled0
-        return [self.be.back(row[-1]) * self.ctx.factorial(j) for j, row in enumerate(table)]
+def _log_or_none(value):
+    """log of a positive arb, None for -infinity (value <= 0 at working precision)."""
+    return value.log() if value.mid() > 0 else None
 
-    def spread(self, centre):
-        return max(abs(self.x[0] - centre), abs(self.x[-1] - centre))
 
-    def log_transform(self, c):
-        """log sum u e^{-c x} (u a probability vector)."""
-        ctx = self.ctx
-        if c * self.x[0] < 1:
-            return ctx.log1p(self.expm1_sum(c))
-        value = self.exp_sum(c)
-        return ctx.log(value) if value > 0 else ctx.ninf
-
-    def log_centred_transform(self, c):
-        """log sum u e^{-c (x - 1)} for a probability vector u with sum u x = 1."""
-        ctx = self.ctx
-        if c <= 1:
-            return ctx.log1p(self.centred_sum(c))
-        value = self.exp_sum(c)
-        return c + ctx.log(value) if value > 0 else ctx.ninf
+def _expm1_of(a):
+    return arb(-1) if a is None else a.expm1()
 
 
 class _Anchor:
-    """Transforms of one anchor class's similarity laws, at the current precision."""
+    """Transforms of one anchor class's similarity laws, at the current precision (arb)."""
 
-    def __init__(self, ctx, law, tau):
-        self.ctx = ctx
+    def __init__(self, law, tau, terms, big, ratio_law=None):
         self.weight = law.weight
-        s, a = law.negative_similarity, law.negative_weight
-        keep = [i for i, w in enumerate(a) if w > 0]
-        self.s = [s[i] for i in keep]
-        self.a = [a[i] for i in keep]
-        x = [ctx.exp(v / tau) for v in self.s]
-        self.log_mu = ctx.log(ctx.fsum(w * v for w, v in zip(self.a, x)))
-        mu = ctx.exp(self.log_mu)
-        v = [xi / mu for xi in x]                             # X / mu, mean one
-        self.v_min = min(v)
-        self.negatives = _Atoms(ctx, v, self.a)
-        self.mean_positive = ctx.fsum(q * p for p, q in zip(law.positive_similarity, law.positive_weight))
-        pos = [(ctx.exp(p / tau - self.log_mu), q)
-               for p, q in zip(law.positive_similarity, law.positive_weight) if q > 0]
-        self.positives = _Atoms(ctx, [w for w, _ in pos], [q for _, q in pos])   # W = e^{p/tau}/mu
-        self.mean_negative = ctx.fsum(w * v for w, v in zip(self.a, self.s))
+        s_all, a_all = _arbs(law.negative_similarity), _arbs(law.negative_weight)
+        keep = [i for i, w in enumerate(a_all) if w.mid() > 0]
+        s = [s_all[i] for i in keep]
+        a = [a_all[i] for i in keep]
+        x = [(v / tau).exp() for v in s]
+        mu = sum(map(_mul, a, x), arb(0))
+        self.log_mu = mu.log()
+        self.mean_negative = sum(map(_mul, a, s), arb(0))
+        p_all, q_all = _arbs(law.positive_similarity), _arbs(law.positive_weight)
+        self.mean_positive = sum(map(_mul, p_all, q_all), arb(0))
+        if law.positive_similarity == law.negative_similarity:
+            # the usual case (sphere, finite models): one set of atoms x = e^{s/tau}/mu
+            # carries both the negative law (V = X/mu) and the positive one (W = e^{p/tau}/mu)
+            idx = [i for i in range(len(s_all)) if a_all[i].mid() > 0 or q_all[i].mid() > 0]
+            xs = [(s_all[i] / tau).exp() / mu for i in idx]
+            weights = {"neg": [a_all[i] if a_all[i].mid() > 0 else arb(0) for i in idx],
+                       "pos": [q_all[i] if q_all[i].mid() > 0 else arb(0) for i in idx]}
+            self.negatives = self.positives = _Atoms(xs, weights, terms, big)
+        else:
+            self.negatives = _Atoms([v / mu for v in x], {"neg": a}, terms, big)
+            pos = [((p / tau - self.log_mu).exp(), q) for p, q in zip(p_all, q_all) if q.mid() > 0]
+            self.positives = _Atoms([w for w, _ in pos], {"pos": [q for _, q in pos]}, terms, big)
+        self.v_min = self.negatives.x_min("neg")
         self.r = None
+        self.ratio = None
         if law.negative_ratio is not None:
-            r = [law.negative_ratio[i] for i in keep]
-            total = ctx.fsum(w * v for w, v in zip(self.a, r))
-            self.r = [v / total for v in r]                  # exact E r = 1 on the atoms
-            self.ratio_second_moment = ctx.fsum(w * v * v for w, v in zip(self.a, self.r))
-            self.m = ctx.fsum(w * v * si for w, v, si in zip(self.a, self.r, self.s))
-            self.r_zero_mass = ctx.fsum(w for w, v in zip(self.a, self.r) if v == 0)
-            if self.r_zero_mass == 0:
-                self.r_min = min(self.r)
-                self.ratio = _Atoms(ctx, self.r, self.a)
-                self.ratio_numerator = _Atoms(ctx, self.r, [w * ri * (si - self.m)
-                                                            for w, ri, si in zip(self.a, self.r, self.s)])
+            if ratio_law is not None:
+                # the density ratio's own (coarser) rule: r = e^{kappa s}/Z varies on the
+                # scale 1/kappa in s, not tau
+                s_all, a_all = _arbs(ratio_law.negative_similarity), _arbs(ratio_law.negative_weight)
+                keep = [i for i, w in enumerate(a_all) if w.mid() > 0]
+                s = [s_all[i] for i in keep]
+                a = [a_all[i] for i in keep]
+                law = ratio_law
+            r_all = _arbs(law.negative_ratio)
+            r = [r_all[i] for i in keep]
+            total = sum(map(_mul, a, r), arb(0))
+            r = [v / total for v in r]                         # exact E r = 1 on the atoms
+            self.r = r
+            self.ratio_second_moment = sum(map(_mul, a, [v * v for v in r]), arb(0))
+            self.m = sum(map(_mul, a, map(_mul, r, s)), arb(0))
+            self.mean_negative_ratio_rule = sum(map(_mul, a, s), arb(0))
+            self.r_zero_mass = sum((w for w, v in zip(a, r) if v.is_zero()), arb(0))
+            self.r_constant = all(v.mid() == r[0].mid() for v in r)
+            if self.r_zero_mass.is_zero():
+                self.ratio = _Atoms(r, {"ratio": a,
+                                        "num": [w * ri * (si - self.m) for w, ri, si in zip(a, r, s)]},
+                                    terms, big)
+                self.r_min = self.ratio.x_min("ratio")
 
 
-def _series_log(ctx, a):
-    """Coefficients of log(sum a_n c^n), a_0 = 1 (truncated power series)."""
-    b = [ctx.zero] * len(a)
-    for n in range(1, len(a)):
-        b[n] = a[n] - ctx.fsum(j * b[j] * a[n - j] for j in range(1, n)) / n
-    return b
+def _log_mgf_series(atoms, name, centre, scale):
+    """Power series in t of log sum u e^{-(t/scale)(x - centre)} (u a probability vector)."""
+    coeffs = atoms.total_series(name, centre).coeffs()
+    m = -1 / arb(scale)
+    coeffs = [cj * m ** j for j, cj in enumerate(coeffs)]
+    terms = atoms.terms
+    series = flint.arb_series(coeffs, prec=terms) / coeffs[0]
+    return _zero_constant(series.log(), terms)
 
 
-def _series_exp(ctx, a):
-    """Coefficients of exp(sum a_n c^n) for a_0 = 0."""
-    b = [ctx.one] + [ctx.zero] * (len(a) - 1)
-    for n in range(1, len(a)):
-        b[n] = ctx.fsum(j * a[j] * b[n - j] for j in range(1, n + 1)) / n
-    return b
+def _zero_constant(series, terms):
+    coeffs = series.coeffs() or [arb(0)]
+    coeffs[0] = arb(0)
+    return flint.arb_series(coeffs, prec=terms)
 
 
-def _log_mgf_series(ctx, atoms, centre, scale):
-    """Power series in t of log sum u e^{-(t/scale)(x - centre)}."""
-    moments = atoms.moments(centre)
-    coeffs = [moments[j] * (-1 / ctx.mpf(scale)) ** j / ctx.factorial(j) for j in range(len(moments))]
-    coeffs = [c / coeffs[0] for c in coeffs]
-    return _series_log(ctx, coeffs)
-
-
-def _head_integral_plain(ctx, coefficients, t0):
-    """int_0^t0 sum_n coefficients[n] t^n dt."""
-    return ctx.fsum(c * t0 ** (i + 1) / (i + 1) for i, c in enumerate(coefficients))
-
-
-def _head_integral(ctx, series, t0):
+def _head_integral(series, t0, terms):
     """int_0^t0 F(t) dt/t for F(t) = -e^{-t} expm1(sum_n series[n] t^n)."""
-    ex = _series_exp(ctx, series)
-    ex[0] = ctx.zero
-    n = len(series)
-    decay = [(-1) ** j / ctx.factorial(j) for j in range(n)]
-    f = [-ctx.fsum(ex[j] * decay[i - j] for j in range(i + 1)) for i in range(n)]
-    return ctx.fsum(f[i] * t0 ** i / i for i in range(1, n))
+    ex = _zero_constant(series.exp(), terms)
+    decay = flint.arb_series([0, -1], prec=terms).exp()
+    f = (-(ex * decay)).coeffs()
+    return sum((fi * t0 ** i / i for i, fi in enumerate(f) if i), arb(0))
 
 
-def _outer_integral(ctx, integrand, decay_floor, refinement, head=None):
-    """int_0^oo integrand(t) dt/t... as int integrand(e^y) dy, Gauss-Legendre panels in y = log t.
+def _head_integral_plain(series, t0):
+    """int_0^t0 sum_n series[n] t^n dt."""
+    return sum((ci * t0 ** (i + 1) / (i + 1) for i, ci in enumerate(series.coeffs())), arb(0))
 
-    ``integrand(t)`` must already include the 1/t; it is integrated against dt, i.e. we sum
-    t * integrand(t) over y.  Panels march upwards until the integrand, which decreases
-    in t past t = dps log 10, times the distance to y_end = log(decay_floor) is negligible.
+
+def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0):
+    """int_0^oo of ``count`` integrands, as int G(e^y) dy with Gauss-Legendre panels in y = log t.
+
+    ``integrand(t)`` returns the list of G_i(t) = t f_i(t) (the integrands against dt/t).
+    Below t0 the integrals are ``heads`` (from power series).  Panels march upwards until
+    every integrand, which decreases in t past t = dps log 10, times the distance to
+    y_end = log(decay_floor) is negligible.  All integrals share the nodes, so whatever
+    the integrands have in common is computed once per node.
     """
-    nodes = 10 + int(0.4 * ctx.dps) + 4 * (refinement - 1)
-    gx, gw = _gauss_legendre(nodes, ctx.dps)
-    width = ctx.mpf(1) / refinement
-    eps = ctx.mpf(10) ** (-ctx.dps)
-    y_start = -ctx.dps * ctx.log(10) - 3                  # the integrand is O(t) at 0
-    y_past_exp = ctx.log(ctx.dps * ctx.log(10) + 20)
-    y_end = max(ctx.log(decay_floor), y_past_exp + 1)
-    total = ctx.zero
+    nodes = 10 + int(0.4 * dps) + int(4 * (refinement - 1))
+    gx, gw = _gauss_legendre_arb(nodes, flint.ctx.prec)
+    refinement = arb(refinement)
+    width = 1 / refinement
+    eps = arb(10) ** (-dps)
+    y_past_exp = (dps * arb(10).log() + 20).log()
+    y_end = _arb_max(decay_floor.log(), y_past_exp + 1)
+    totals = list(heads)
 
     def panel(a, b):
         half, mid = (b - a) / 2, (a + b) / 2
-        vals = []
+        sums = [arb(0)] * count
+        peaks = [arb(0)] * count
         for xi, wi in zip(gx, gw):
-            t = ctx.exp(mid + half * xi)
-            vals.append(wi * half * t * integrand(t))
-        return ctx.fsum(vals), max(abs(v) / (wi * half) for v, wi in zip(vals, gw))
+            values = integrand((mid + half * xi).exp())
+            wh = wi * half
+            for i, v in enumerate(values):
+                sums[i] += wh * v
+                peaks[i] = _arb_max(peaks[i], abs(v))
+        return sums, peaks
 
-    y = y_start
-    if head is not None:            # the integral from 0 to t0, from the integrand's power series
-        total += head[0]
-        y = ctx.log(head[1])
-    # lower part: the integrand is a power series in t there, wide panels suffice
-    while y < -4:
-        value, _ = panel(y, min(y + 4 / refinement, ctx.mpf(-4)))
-        total += value
-        y = min(y + 4 / refinement, ctx.mpf(-4))
-    while y < y_end:
-        value, peak = panel(y, y + width)
-        total += value
-        y += width
-        if y > y_past_exp and peak * (y_end - y + 1) < eps * abs(total):
+    y = t0.log().mid()
+    # lower part: the integrands are power series in t there, wide panels suffice
+    step = (4 / refinement).mid()
+    while y.mid() < -4:
+        b = (y + step) if (y + step).mid() < -4 else arb(-4)
+        sums, _ = panel(y, b)
+        totals = [tot + s for tot, s in zip(totals, sums)]
+        y = b.mid()
+    width = width.mid()
+    while y.mid() < y_end.mid():
+        sums, peaks = panel(y, y + width)
+        totals = [tot + s for tot, s in zip(totals, sums)]
+        y = (y + width).mid()
+        if y.mid() > y_past_exp.mid() and all(
+                (p * (y_end - y + 1)).mid() < (eps * abs(tot)).mid() for p, tot in zip(peaks, totals)):
             break
-    return total
+    return totals
 
 
-def _log_ratio_expectation(ctx, anchor, k, with_positive, refinement):
-    """J = E log(mu_hat/mu [+ W/k]) for one anchor class."""
-    kk = ctx.mpf(k)
+def _log_ratio_expectations(an, k, with_dcl, refinement, dps):
+    """J = E log(mu_hat/mu + W/k) and, if with_dcl, J~ = E log(mu_hat/mu), on one node grid.
+
+    Returns [J~, J] (or [J]).  The negatives' transform at a node serves both integrals, and
+    when positives and negatives share their atoms (x = e^{s/tau}/mu) one set of band
+    exponentials serves both laws.
+    """
+    kk = arb(k)
+    neg, pos = an.negatives, an.positives
+    shared = neg is pos
+    pos_x_min = pos.x_min("pos")
 
     def integrand(t):
         c = t / kk
-        a = kk * anchor.negatives.log_centred_transform(c)   # = k log E e^{-c V} + t
-        if with_positive:
-            a += anchor.positives.log_transform(c)
-        return -ctx.exp(-t) * ctx.expm1(a) / t
+        small = c.mid() <= 1
+        neg_kind = "centred" if small else "exp"
+        pos_kind = "expm1" if (c * pos_x_min).mid() < 1 else "exp"
+        if shared:
+            s_neg, s_pos = neg.sums(c, [("neg", neg_kind), ("pos", pos_kind)])
+        else:
+            s_neg, = neg.sums(c, [("neg", neg_kind)])
+            s_pos, = pos.sums(c, [("pos", pos_kind)])
+        if small:
+            a_neg = kk * s_neg.log1p()                  # = k log E e^{-c V} + t
+        else:
+            log_value = _log_or_none(s_neg)
+            a_neg = None if log_value is None else kk * (c + log_value)
+        log_pos = s_pos.log1p() if pos_kind == "expm1" else _log_or_none(s_pos)
+        decay = -(-t).exp()
+        out = []
+        if with_dcl:
+            out.append(decay * _expm1_of(a_neg))
+        a = None if (a_neg is None or log_pos is None) else a_neg + log_pos
+        out.append(decay * _expm1_of(a))
+        return out
 
     # series of k log E e^{-(t/k)(V-1)} [+ log E e^{-(t/k) W}] about t = 0, valid for
-    # t <= t0 where (t0/k) * spread <= 1/16
-    neg = anchor.negatives
-    series = [kk * c for c in _log_mgf_series(ctx, neg, 1, kk)]
-    spread = neg.spread(1)
-    if with_positive:
-        pos = _log_mgf_series(ctx, anchor.positives, 0, kk)
-        series = [a + b for a, b in zip(series, pos)]
-        spread = max(spread, anchor.positives.spread(0))
-    t0 = min(ctx.exp(-4), kk / (16 * spread))
+    # t <= t0 where (t0/k) * spread <= 1/64
+    terms = neg.terms
+    series_neg = _log_mgf_series(neg, "neg", 1, k) * kk
+    series_pos = _log_mgf_series(pos, "pos", 0, k)
+    spread = _arb_max(neg.spread("neg", 1), pos.spread("pos", 0))
+    t0 = (kk / (64 * spread)).mid()
+    if t0.mid() > arb(-4).exp().mid():
+        t0 = arb(-4).exp().mid()
+    heads = []
+    if with_dcl:
+        heads.append(_head_integral(series_neg, t0, terms))
+    heads.append(_head_integral(series_neg + series_pos, t0, terms))
     # E e^{-t mu_hat/mu} <= e^{-t v_min}
-    return _outer_integral(ctx, integrand, (ctx.dps * ctx.log(10) + 20) / anchor.v_min, refinement,
-                           head=(_head_integral(ctx, series, t0), t0))
+    floor = (dps * arb(10).log() + 20) / an.v_min
+    return _outer_integral(integrand, len(heads), floor, refinement, dps, heads, t0)
 
 
-def _ratio_bias(ctx, anchor, k, refinement):
+def _ratio_bias(an, k, refinement, dps):
     """E[sum r_j (s_j - m) / sum r_j] = int_0^oo k E[r (s-m) e^{-t r}] (E e^{-t r})^{k-1} dt."""
-    kk = ctx.mpf(k)
+    kk = arb(k)
+    atoms = an.ratio
+    k1 = kk - 1
 
     def integrand(v):                                        # v = k t, integrated in dv
         c = v / kk
-        first = anchor.ratio_numerator.expm1_sum(c)          # E[r(s-m)(e^{-cr} - 1)], E[r(s-m)] = 0
-        rest = -v * (kk - 1) / kk + (kk - 1) * anchor.ratio.log_centred_transform(c)
-        return first * ctx.exp(rest)
+        small = c.mid() <= 1
+        first, s_ratio = atoms.sums(c, [("num", "expm1"), ("ratio", "centred" if small else "exp")])
+        # first = E[r(s-m)(e^{-cr} - 1)], E[r(s-m)] = 0
+        if small:
+            log_centred = s_ratio.log1p()
+        else:
+            log_value = _log_or_none(s_ratio)
+            if log_value is None:
+                return [arb(0)]
+            log_centred = c + log_value
+        rest = -v * k1 / kk + k1 * log_centred
+        return [v * first * rest.exp()]
 
-    # power series of the integrand about v = 0, valid for (v0/k) * spread <= 1/16
-    num = anchor.ratio_numerator.moments(0)
-    n = len(num)
-    first = [ctx.zero] + [num[j] * (-1 / kk) ** j / ctx.factorial(j) for j in range(1, n)]
-    rest = [(kk - 1) * c for c in _log_mgf_series(ctx, anchor.ratio, 1, kk)]
-    rest[1] += -(kk - 1) / kk
-    rest = _series_exp(ctx, rest)
-    product = [ctx.fsum(first[j] * rest[i - j] for j in range(i + 1)) for i in range(n)]
-    v0 = min(ctx.exp(-4), kk / (16 * max(anchor.ratio.spread(1), anchor.ratio.spread(0))))
-    floor = (ctx.dps * ctx.log(10) + 20) / anchor.r_min * 2
-    return _outer_integral(ctx, integrand, floor, refinement,
-                           head=(_head_integral_plain(ctx, product, v0), v0))
+    # power series of the integrand about v = 0, valid for (v0/k) * spread <= 1/64
+    terms = atoms.terms
+    num = atoms.total_series("num", 0).coeffs()
+    m = -1 / kk
+    first = flint.arb_series([arb(0)] + [cj * m ** j for j, cj in enumerate(num) if j], prec=terms)
+    rest = _log_mgf_series(atoms, "ratio", 1, k) * k1
+    rest = rest + flint.arb_series([0, -k1 / kk], prec=terms)
+    product = first * rest.exp()
+    spread = _arb_max(atoms.spread("ratio", 1), atoms.spread("ratio", 0))
+    v0 = (kk / (64 * spread)).mid()
+    if v0.mid() > arb(-4).exp().mid():
+        v0 = arb(-4).exp().mid()
+    floor = (dps * arb(10).log() + 20) / an.r_min * 2
+    return _outer_integral(integrand, 1, floor, refinement, dps, [_head_integral_plain(product, v0)], v0)[0]
 
 
 def _compute(model, tau_value, k, loss, dps, refinement):
     ctx = mpmath.mp
-    saved = flint.ctx.prec if flint is not None else None
+    saved = flint.ctx.prec, flint.ctx.cap
     try:
         with mpmath.workdps(dps):
-            if flint is not None:
-                flint.ctx.prec = ctx.prec + 16
+            flint.ctx.prec = ctx.prec + 32
+            flint.ctx.cap = _series_terms(dps)      # power series length (FLINT caps at this)
             return _compute_at_precision(ctx, model, tau_value, k, loss, refinement)
     finally:
-        if flint is not None:
-            flint.ctx.prec = saved
+        flint.ctx.prec, flint.ctx.cap = saved
+
+
+def _series_terms(dps):
+    # enough terms for the Taylor bands (|c y| <= 1/2: 2^-j / j! < 10^-(dps+5)) and for
+    # the moment series of the heads (ratio 1/64)
+    target = (dps + 5) * math.log(10)
+    j = 1
+    while j * math.log(2) + math.lgamma(j + 1) < target:
+        j += 1
+    return max(j, int(math.ceil(target / math.log(64)))) + 1
+
+
+def _anchor_laws(model, ctx, tau_value, refinement):
+    if getattr(model, "arb_laws", False):       # the sphere: atoms straight from FLINT
+        return model.anchor_laws(ctx, tau_value, refinement, as_arb=True)
+    return model.anchor_laws(ctx, tau_value, refinement)
 
 
 def _compute_at_precision(ctx, model, tau_value, k, loss, refinement):
-    tau = _decimal(ctx, tau_value)
-    laws = model.anchor_laws(ctx, tau_value, refinement)
-    anchors = [_Anchor(ctx, law, tau) for law in laws]
+    dps = ctx.dps
+    tau = _to_arb(_decimal(ctx, tau_value))
+    terms = _series_terms(dps)
+    big = dps * arb(10).log() + 10
+    laws = _anchor_laws(model, ctx, tau_value, refinement)
+    ratio_laws = [None] * len(laws)
+    kappa = getattr(model, "kappa", 0)
+    if k > 1 and getattr(model, "arb_laws", False) and kappa > 0 and 1 / kappa > float(tau_value):
+        # the sphere: the search cross-entropy's ratio integral only sees r = e^{kappa s}/Z,
+        # whose scale in s is 1/kappa; a rule built for that scale has fewer atoms
+        ratio_laws = _anchor_laws(model, ctx, 1 / kappa, refinement)
+    anchors = [_Anchor(law, tau, terms, big, rl) for law, rl in zip(laws, ratio_laws)]
     values, gaps, undefined = {}, {}, {}
-    ce_limit = ctx.fsum(an.weight * (-an.mean_positive / tau + an.log_mu) for an in anchors)
+    F = _from_arb
+    tau_m = F(tau)
+    weights = [ctx.mpf(an.weight) if not isinstance(an.weight, arb) else F(an.weight) for an in anchors]
+    ce_limit = ctx.fsum(w * (-F(an.mean_positive) / tau_m + F(an.log_mu)) for w, an in zip(weights, anchors))
     values["cross_entropy_limit"] = ce_limit
+    integrals = [_log_ratio_expectations(an, k, k > 1, refinement, dps) for an in anchors]
     if k == 1:
         # mu_hat = X_1: E log(mu_hat/mu) = E s/tau - log mu exactly
-        dcl_gap = ctx.fsum(an.weight * (an.log_mu - an.mean_negative / tau) for an in anchors)
+        dcl_gap = ctx.fsum(w * (F(an.log_mu) - F(an.mean_negative) / tau_m) for w, an in zip(weights, anchors))
     else:
-        dcl_gap = -ctx.fsum(an.weight * _log_ratio_expectation(ctx, an, k, False, refinement)
-                            for an in anchors)
-    info_gap = -ctx.fsum(an.weight * _log_ratio_expectation(ctx, an, k, True, refinement)
-                         for an in anchors)
+        dcl_gap = -ctx.fsum(w * F(j[0]) for w, j in zip(weights, integrals))
+    info_gap = -ctx.fsum(w * F(j[-1]) for w, j in zip(weights, integrals))
     gap = info_gap if loss == "infonce" else dcl_gap
     values["risk"] = ce_limit - gap
     gaps["cross_entropy_limit_minus_risk"] = gap
@@ -465,19 +592,20 @@ def _compute_at_precision(ctx, model, tau_value, k, loss, refinement):
         undefined["search_cross_entropy"] = reason
         undefined["density_ratio_second_moment"] = reason
     else:
-        values["density_ratio_second_moment"] = ctx.fsum(an.weight * an.ratio_second_moment for an in anchors)
-        if any(an.r_zero_mass > 0 for an in anchors):
+        values["density_ratio_second_moment"] = ctx.fsum(w * F(an.ratio_second_moment)
+                                                          for w, an in zip(weights, anchors))
+        if any(not an.r_zero_mass.is_zero() for an in anchors):
             undefined["search_cross_entropy"] = (
                 "the empirical kernel M_hat_k is undefined with positive probability: dM(z,.)/dpi "
                 "vanishes on a set of positive pi-mass, so sum_j dM/dpi(xi_j) = 0 can happen")
         else:
             if k == 1:
-                bias = ctx.fsum(an.weight * (an.mean_negative - an.m) for an in anchors)
-            elif all(min(an.r) == max(an.r) for an in anchors):
+                bias = ctx.fsum(w * (F(an.mean_negative_ratio_rule) - F(an.m)) for w, an in zip(weights, anchors))
+            elif all(an.r_constant for an in anchors):
                 bias = ctx.zero          # M = pi (e.g. kappa = 0): M_hat_k = uniform, no bias
             else:
-                bias = ctx.fsum(an.weight * _ratio_bias(ctx, an, k, refinement) for an in anchors)
-            search_minus_dcl = -bias / tau
+                bias = ctx.fsum(w * F(_ratio_bias(an, k, refinement, dps)) for w, an in zip(weights, anchors))
+            search_minus_dcl = -bias / tau_m
             gaps["search_minus_dcl_risk"] = search_minus_dcl
             gaps["search_cross_entropy_minus_risk"] = search_minus_dcl - (dcl_gap - gap)
             values["search_cross_entropy"] = ce_limit - dcl_gap + search_minus_dcl
@@ -509,7 +637,7 @@ def exact_values(model, tau, k, digits: int = 30, loss: str = "infonce", verify:
     first = _compute(model, tau, k, loss, dps, 1)
     agreement = math.inf
     if verify:
-        second = _compute(model, tau, k, loss, dps + guard, 2)
+        second = _compute(model, tau, k, loss, dps + guard, REFINED)
         agreement = _agreement(first, second, dps)
         if agreement < digits:
             raise ArithmeticError(

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import flint
 import mpmath
 import numpy as np
 
@@ -112,10 +113,28 @@ class SphereModel:
         c = ctx.gamma(d / 2) / (ctx.sqrt(ctx.pi) * ctx.gamma((d - 1) / 2))
         return c * (1 - s * s) ** ((d - 3) / 2)
 
-    def anchor_laws(self, ctx, tau, refinement: int = 1):
-        """One anchor class (rotation invariance); atoms from a composite rule in theta."""
+    arb_laws = True          # anchor_laws(..., as_arb=True) gives FLINT arb atoms (exact.py)
+
+    def anchor_laws(self, ctx, tau, refinement=1, as_arb: bool = False):
+        """One anchor class (rotation invariance); atoms from a composite rule in theta.
+
+        ``as_arb=True`` returns the same law with ``flint.arb`` entries (at the FLINT
+        precision in force), skipping the conversions to mpf.
+        """
         tau = float(check_tau(tau))
         dps = ctx.dps if hasattr(ctx, "dps") else 15
+        if as_arb:
+            arb = flint.arb
+            s, w = _sphere_rule_arb(self.dim, tau, dps, refinement)
+            logz = self.log_partition(ctx, self.kappa)
+            sign, man, exp, _ = ctx.mpf(logz)._mpf_
+            logz = arb((int(-man if sign else man), int(exp)))
+            kappa = arb(self.kappa)
+            ratio = [(kappa * v - logz).exp() for v in s]
+            pw = [a * r for a, r in zip(w, ratio)]
+            total = sum(pw, arb(0))
+            pw = [v / total for v in pw]
+            return [AnchorLaw(arb(1), s, w, tuple(ratio), s, tuple(pw))]
         nodes_s, weights = _sphere_rule(self.dim, tau, dps, refinement)
         s = [ctx.mpf(v) for v in nodes_s]
         w = [ctx.mpf(v) for v in weights]
@@ -168,51 +187,85 @@ def _wood_sample(rng, dim, kappa, size):
 
 
 @lru_cache(maxsize=32)
-def _sphere_rule(dim: int, tau: float, dps: int, refinement: int):
+def _sphere_rule(dim: int, tau: float, dps: int, refinement):
     """Composite Gauss-Legendre rule for the law of s = cos(theta) on [0, pi].
 
     Panels are about tau wide in s (the scale of exp(-u e^{s/tau})) and at most
-    0.25 wide in theta; theta ranges where sin^{d-2} theta < 10^-(dps+10) are dropped.
-    Returns (s nodes, probability weights) as mpf tuples at ``dps`` digits.
+    min(0.5, 1.5/sqrt(d)) wide in theta, both divided by ``refinement``; theta ranges
+    where sin^{d-2} theta < 10^-(dps+12) are dropped.  Returns (s nodes, probability
+    weights) as mpf tuples (computed by ``_sphere_rule_arb`` at dps + 10 digits).
     """
-    with mpmath.workdps(dps + 10):
-        mp = mpmath.mp
-        half = mp.pi / 2
+    s_nodes, weights = _sphere_rule_arb(dim, tau, dps, refinement)
+    return tuple(_arb_to_mpf(v) for v in s_nodes), tuple(_arb_to_mpf(v) for v in weights)
+
+
+def _arb_to_mpf(a):
+    man, exp = a.mid().man_exp()
+    return mpmath.mpf((int(man), int(exp)))
+
+
+@lru_cache(maxsize=64)
+def _gauss_legendre_arb(nodes: int, prec: int):
+    """Gauss-Legendre nodes and weights on [-1, 1] (exact arb midpoints of ``prec`` bits)."""
+    saved = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        pairs = [flint.arb.legendre_p_root(nodes, i, weight=True) for i in range(nodes)]
+    finally:
+        flint.ctx.prec = saved
+    return tuple(x.mid() for x, _ in pairs), tuple(w.mid() for _, w in pairs)
+
+
+@lru_cache(maxsize=32)
+def _sphere_rule_arb(dim: int, tau: float, dps: int, refinement):
+    """``_sphere_rule`` in FLINT arb arithmetic: (s nodes, weights) as exact arb midpoints."""
+    arb = flint.arb
+    saved = flint.ctx.prec
+    prec = int((dps + 10) * 3.3219280948873626) + 16
+    flint.ctx.prec = prec
+    try:
+        pi = arb.pi()
+        half = pi / 2
         # half-width of the theta range carrying non-negligible mass
         if dim > 3:
-            target = -(dps + 12) * mp.log(10) / (dim - 2)
-            x = mp.acos(mp.exp(target)) if target > -50 else half
-            lo, hi = half - min(x, half), half + min(x, half)
+            target = -(dps + 12) * arb(10).log() / (dim - 2)
+            x = target.exp().acos() if target.mid() > -50 else half
+            x = x if x.mid() < half.mid() else half
+            lo, hi = half - x, half + x
         else:
-            lo, hi = mp.mpf(0), mp.pi
-        step_s = min(tau, 0.5) / refinement
-        step_t = min(0.5, 1.5 / math.sqrt(dim)) / refinement     # the mass has width ~ 1/sqrt(d)
-        cuts = {lo, hi}
-        s = mp.cos(hi)
-        while s < mp.cos(lo):
-            cuts.add(mp.acos(s))
+            lo, hi = arb(0), pi
+        step_s = arb(min(tau, 0.5)) / refinement
+        step_t = arb(min(0.5, 1.5 / math.sqrt(dim))) / refinement   # the mass has width ~ 1/sqrt(d)
+        cuts = [lo, hi]
+        s, s_end = hi.cos(), lo.cos()
+        while s.mid() < s_end.mid():
+            cuts.append(s.acos())
             s += step_s
         t = lo
-        while t < hi:
-            cuts.add(t)
+        while t.mid() < hi.mid():
+            cuts.append(t)
             t += step_t
-        cuts = sorted(c for c in cuts if lo <= c <= hi)
+        lo_m, hi_m = lo.mid(), hi.mid()
+        cuts = sorted((c.mid() for c in cuts if lo_m <= c.mid() <= hi_m))
         nodes = 10 + int(0.35 * dps)
-        gx, gw = _gauss_legendre(nodes, dps + 10)
-        d = mp.mpf(dim)
-        c_d = mp.gamma(d / 2) / (mp.sqrt(mp.pi) * mp.gamma((d - 1) / 2))
+        gx, gw = _gauss_legendre_arb(nodes, prec)
+        d = arb(dim)
+        c_d = (d / 2).gamma() / (pi.sqrt() * ((d - 1) / 2).gamma())
+        tiny = arb(10) ** (-dps)
         s_nodes, weights = [], []
         for a, b in zip(cuts[:-1], cuts[1:]):
-            if b - a < mp.mpf(10) ** (-dps):
+            if (b - a).mid() < tiny.mid():
                 continue
             half_w, mid = (b - a) / 2, (a + b) / 2
+            scale = half_w * c_d
             for xi, wi in zip(gx, gw):
-                th = mid + half_w * xi
-                s_nodes.append(mp.cos(th))
-                weights.append(wi * half_w * c_d * mp.sin(th) ** (dim - 2))
-        total = mp.fsum(weights)
-        weights = [v / total for v in weights]
-        return tuple(s_nodes), tuple(weights)
+                sin_th, cos_th = (mid + half_w * xi).sin_cos()
+                s_nodes.append(cos_th)
+                weights.append(wi * scale * sin_th ** (dim - 2))
+        total = sum(weights, arb(0))
+        return tuple(v.mid() for v in s_nodes), tuple((v / total).mid() for v in weights)
+    finally:
+        flint.ctx.prec = saved
 
 
 # ---------------------------------------------------------------- finite model

@@ -118,3 +118,67 @@ def test_high_dimensional_sphere_passes_its_precision_check():
     assert ev.agreement_digits >= 15
     gap = ev.gaps["cross_entropy_limit_minus_risk"]
     assert -mp.log(1 + mp.e ** 4 / 10) <= gap <= (mp.e ** 4 - 1) ** 2 / 80
+
+
+# Reference values for hard sphere cases, produced by the *previous* implementation of
+# exact.py (git e0c1d91, before the FLINT/shared-grid rewrite) at digits=45 with its own
+# precision check (agreement 50-62 digits; the cross_entropy_limit strings also agree with
+# the closed form SphereModel.cross_entropy_limit to ~1e-48).  dcl_risk = risk minus
+# gaps["infonce_minus_dcl_risk"] of that run.  The current code, at digits=30, must
+# reproduce them to 30 significant digits.
+SPHERE_REFERENCE = {
+    (1024, 16.0, 0.01, 10**9): dict(
+        risk="3.29773829636413300041356386042209491194137009058",
+        cross_entropy_limit="3.29774456944651274129727591852446487232508223666",
+        search_cross_entropy="3.297738293682942924323786540948453461939481971",
+        dcl_risk="3.29773829168049426182660858908514643369019873503"),
+    (1024, 16.0, 0.01, 1): dict(
+        risk="1.22410681120431441232611705774573600758895552056",
+        cross_entropy_limit="3.29774456944651274129727591852446487232508223666",
+        search_cross_entropy="0.0",
+        dcl_risk="-1.56211945894488377130532960478729893911032515544"),
+    (3, 4.0, 0.05, 1): dict(
+        risk="0.654008514897826378599726666491619265856539265315",
+        cross_entropy_limit="1.29769753785241389465695515842025503272019406566",
+        search_cross_entropy="0.0",
+        dcl_risk="-15.0134230080336497982422348886874386191742124549"),
+    (3, 4.0, 0.05, 10): dict(
+        risk="0.791181568243409692886669622374503640704544199133",
+        cross_entropy_limit="1.29769753785241389465695515842025503272019406566",
+        search_cross_entropy="0.726472349461557065619398656278906956115425460257",
+        dcl_risk="-0.759969878432200916857568736967261343504799369846"),
+    (3, 4.0, 0.5, 1): dict(
+        risk="0.320890943221327168722658945600071282808375960211",
+        cross_entropy_limit="-0.906122108749142159187609075526266626595786272424",
+        search_cross_entropy="0.0",
+        dcl_risk="-1.50134230080336497982422348886874386191742124549"),
+    (3, 4.0, 0.5, 10): dict(
+        risk="-0.703526171658947802977413616586838540001941935738",
+        cross_entropy_limit="-0.906122108749142159187609075526266626595786272424",
+        search_cross_entropy="-0.815242104827663281808299322350444559804619077169",
+        dcl_risk="-0.963886327617039080055996061675061389766641560179"),
+    (128, 16.0, 0.1, 10**6): dict(
+        risk="-0.841867856769593687296217036788236308796473485358",
+        cross_entropy_limit="-0.841870627766161957688277859566750675198727378507",
+        search_cross_entropy="-0.841863633495473624884742944389919204049161848323",
+        dcl_risk="-0.84187120265727629413270199867434286111056186039"),
+}
+
+
+@pytest.mark.parametrize("case", list(SPHERE_REFERENCE), ids=lambda c: "d{}-kappa{}-tau{}-k{}".format(*c))
+def test_sphere_hard_cases_against_reference(case):
+    dim, kappa, tau, k = case
+    ref = SPHERE_REFERENCE[case]
+    info = exact_values(SphereModel(dim, kappa), tau, k, digits=30)
+    dcl = exact_values(SphereModel(dim, kappa), tau, k, digits=30, loss="dcl")
+    with mpmath.workdps(60):
+        got = dict(info.values, dcl_risk=dcl.values["risk"])
+        # the two runs' gaps agree: R - R~ of the infonce run gives the same R~
+        assert abs(info.values["risk"] - info.gaps["infonce_minus_dcl_risk"] - dcl.values["risk"]) \
+            <= mp.mpf(10) ** -30 * max(1, abs(dcl.values["risk"]))
+        for key, text in ref.items():
+            want = mp.mpf(text)
+            if want == 0:
+                assert got[key] == 0, key
+            else:
+                assert abs(got[key] - want) <= mp.mpf(10) ** -30 * abs(want), (key, got[key], want)
