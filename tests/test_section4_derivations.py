@@ -84,9 +84,8 @@ def test_lemma6_against_finite_differences(d, kk):
 
 
 def test_lemma6_path_steps():
-    """L6.path (not registered): every step checks, and the chain is connected (structurally, since
-    Derivation.run would evaluate its integrals numerically, which takes minutes)."""
-    d = S4.EXTRA[0]
+    """L6.path: every step checks, and the chain is connected structurally."""
+    d = S4.BY_ID["L6.path"]
     for st in d.steps:
         r = st.run()
         assert r.ok and r.verdict == "proved", (st.name, r.detail)
@@ -97,7 +96,7 @@ def test_lemma6_path_steps():
 
 def test_lemma6_path_numerically():
     """l(phi) - l(phi') = int_0^1 w(xi_c) dH(xi_c)[Delta] dc at a random point (quadrature)."""
-    d = S4.EXTRA[0]
+    d = S4.BY_ID["L6.path"]
     rng = random.Random(3)
     vals = {s: rng.uniform(-0.7, 0.7) for s in d.quantity.free_symbols if s != S4.tau}
     vals[S4.tau] = 0.6
@@ -161,7 +160,7 @@ def test_errata_entries():
     ids = {e["id"] for e in ERRATA}
     for key in ("L6-G-args", "P4-pi-minus", "18-sqrt6", "P5-diameter", "L1-beta", "P5-B-lowercase"):
         assert key in ids
-    reg = {d.id for d in ALL + S4.EXTRA}
+    reg = {d.id for d in ALL}
     for e in ERRATA:
         if e["id"] in ("L6-G-args", "P4-pi-minus", "18-sqrt6", "P5-diameter", "L1-beta", "P5-B-lowercase"):
             assert e["proved_by"] in reg
