@@ -32,13 +32,13 @@ import math
 import operator
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import accumulate
 
 import flint             # FLINT/Arb: the inner sums run in C
 import mpmath
 
 from .errors import InputError, check_digits, check_k, check_tau
+from .models import _gauss_legendre_arb
 
 arb = flint.arb
 _mul = operator.mul
@@ -103,18 +103,6 @@ def _arbs(values):
 
 def _arb_max(a, b):
     return a if a.mid() > b.mid() else b
-
-
-@lru_cache(maxsize=64)
-def _gauss_legendre_arb(nodes: int, prec: int):
-    """Gauss-Legendre nodes and weights on [-1, 1] (exact arb midpoints, ``prec`` bits)."""
-    saved = flint.ctx.prec
-    flint.ctx.prec = prec + 20
-    try:
-        pairs = [arb.legendre_p_root(nodes, i, weight=True) for i in range(nodes)]
-    finally:
-        flint.ctx.prec = saved
-    return tuple(x.mid() for x, _ in pairs), tuple(w.mid() for _, w in pairs)
 
 
 def _suffix_sums(u):
@@ -398,7 +386,7 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0):
     the integrands have in common is computed once per node.
     """
     nodes = 10 + int(0.4 * dps) + int(4 * (refinement - 1))
-    gx, gw = _gauss_legendre_arb(nodes, flint.ctx.prec)
+    gx, gw = _gauss_legendre_arb(nodes, flint.ctx.prec + 20)
     refinement = arb(refinement)
     width = 1 / refinement
     eps = arb(10) ** (-dps)

@@ -57,13 +57,6 @@ def _log_partition(ctx, dim: int, b):
     return ctx.loggamma(ctx.mpf(dim) / 2) + nu * ctx.log(2 / b) + ctx.log(ctx.besseli(nu, b))
 
 
-@lru_cache(maxsize=64)
-def _gauss_legendre(nodes: int, dps: int):
-    with mpmath.workdps(dps):
-        x, w = mpmath.gauss_quadrature(nodes, "legendre")
-        return tuple(x), tuple(w)
-
-
 @dataclass(frozen=True)
 class SphereModel:
     """Z = S^{d-1}, pi uniform, phi = identity, M(x, .) = von Mises-Fisher(x, kappa).

@@ -89,10 +89,9 @@ import time
 
 import numpy as np
 
-from .bounds_section4 import (dudley_integral, lipschitz_constants, prop5_bound,
-                              rademacher_bound_from_L)
+from .bounds_section4 import lipschitz_constants, prop5_bound, rademacher_bound_from_L
 from .embedding_class import FourierEmbedding, sample_tuples
-from .errors import InputError, check_k, check_positive, check_tau
+from .errors import InputError, check_k, check_tau
 
 __all__ = ["certificate_lipschitz", "certified_sup", "local_bounds_and_losses",
            "rademacher_experiment", "rademacher_sweep"]

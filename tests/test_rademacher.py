@@ -1,5 +1,4 @@
 """Embedding class (C), certified Rademacher sup, Rademacher experiment."""
-import math
 
 import numpy as np
 import pytest

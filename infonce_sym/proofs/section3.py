@@ -292,7 +292,7 @@ def _lemma3():
 
 # ================================================================ Prop 2 and (12)
 def _prop2(l3, q):
-    ce, R, Rt = q["ce"], q["R"], q["Rt"]
+    R, Rt = q["R"], q["Rt"]
     rs = _sum(r(j) * S(j)) / _sum(r(j))
     sce = Ea(-Ex(rs) / tau + Ex(sp.log(muhat_S)))                 # (9) with m = k
     facts = {Ex(r(0)): 1, Ea(P): Ea(Ex(r(0) * S(0))), Ea(Ex(r(0) ** 2)): D2}

@@ -520,7 +520,6 @@ def _prop5():
     cst = sp.log(3) + 1
     g = sp.Lambda(up, up ** 2 * cst - sp.log(1 + 2 * up) - 1)
     hh = sp.Lambda(up, sp.log(1 + 2 * up) + 1 - up ** 2 * cst)
-    ag = sp.Symbol("a", positive=True)
     bge = Derivation("P5.branch.ge1", "a >= 1 implies a^2 (log 3 + 1) >= log(1 + 2a) + 1", "Sec. 4.2, remark on the min",
                      a ** 2 * cst, "ge", sp.log(1 + 2 * a) + 1,
                      [Step("split", "", eq(a ** 2 * cst, sp.log(1 + 2 * a) + 1 + g(a)), "", Identity()),
@@ -576,7 +575,6 @@ def _prop5():
 def _theorem1(p3, p5s):
     SCE, Rpop, Rad = sp.Symbol("SCE", real=True), sp.Symbol("R_pop", real=True), sp.Symbol("Rad", real=True)
     bias = B4.BOUNDS["theorem1_bias"]
-    samp = B4.BOUNDS["theorem1_sample"]
     comp5 = (96 / tau * sp.sqrt(d_Theta / n)) * sp.Min(A * sp.sqrt(sp.log(3) + 1), sp.sqrt(sp.log(1 + 2 * A) + 1))
     L2 = _quoted("Prop. 2 (derivation P2)", "search CE <= R + 4 D2/(tau k) + log(1 + e^{2/tau}/k)", le(SCE, Rpop + bias))
     L2.source = "P2"
