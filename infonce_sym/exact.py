@@ -47,7 +47,14 @@ __all__ = ["exact_values", "ExactValues", "QUANTITIES"]
 
 # The precision check's second evaluation: 12 more digits and every quadrature rule refined
 # (panels REFINED times narrower, hence different and more nodes everywhere).
-REFINED = 1.5
+REFINED = 1.25
+
+# The Taylor bands: atoms with c x <= TAYLOR_CUT (or |c (x - 1)| <= TAYLOR_CUT for the centred
+# sums) come from prefix power series, the band above it from direct exponentials.  A wider
+# Taylor band means fewer direct exponentials per outer node for a few more series terms;
+# the alternating Taylor sums lose at most e^(2 TAYLOR_CUT) in relative accuracy, well inside
+# the 32 guard bits.
+TAYLOR_CUT = 1
 
 QUANTITIES = ("risk", "cross_entropy_limit", "search_cross_entropy", "density_ratio_second_moment")
 
@@ -124,16 +131,14 @@ def _poly_value(series, m, start=0):
 class _Atoms:
     """Atoms 0 <= x_1 <= ... <= x_n (arb) carrying several named weight vectors (any sign).
 
-    For a given c the atoms split into bands: c x <= 1/2 (a Taylor series about 0 whose
-    coefficients are prefix sums of u e^{x X}, stored every STRIDE atoms as FLINT power
+    For a given c the atoms split into bands: c x <= TAYLOR_CUT (a Taylor series about 0 whose
+    coefficients are prefix sums of u e^{x X}, stored for every atom as FLINT power
     series), c x >= Lambda (e^{-cx} below 10^-dps, handled by suffix sums), and a band in
     between summed directly.  The band is about tau log(2 Lambda) wide in s, and its
     exponentials are computed once per c and shared by every weight vector asked for.
     Centred sums sum u g(-c(x - 1)), g(y) = e^y - 1 - y, use a Taylor series about 1
-    for |c(x - 1)| <= 1/2 instead, so that nothing of size one cancels.
+    for |c(x - 1)| <= TAYLOR_CUT instead, so that nothing of size one cancels.
     """
-
-    STRIDE = 8
 
     def __init__(self, x, weights, terms, big):
         n = len(x)
@@ -144,58 +149,57 @@ class _Atoms:
         self.terms = terms
         self.big = big                                          # Lambda
         xm1 = [v - 1 for v in self.x]
-        self.w, self.suf0, self.suf1, self.support = {}, {}, {}, {}
+        self.w, self.suf0, self.suf1, self.support, self.positive = {}, {}, {}, {}, {}
         for name, u in weights.items():
             u = [u[i] for i in order]
             self.w[name] = u
+            self.positive[name] = all(v.is_zero() or v > 0 for v in u)    # log u exists
             nz = [i for i, v in enumerate(u) if not v.is_zero()]
             self.support[name] = (nz[0], nz[-1])
             self.suf0[name] = _suffix_sums(u)
             self.suf1[name] = _suffix_sums(list(map(_mul, u, xm1)))
         self.direct = n <= 64          # few atoms: plain sums beat the band bookkeeping
-        self._tables = {}
-        self._cache = {}               # atom series re-used between checkpoints
+        self._tables = {}              # (name, centre) -> [prefix series], grown on demand
+        self._exps = {}                # centre -> [e^{(x_i - centre) X}], shared by the names
 
     # ---------------------------------------------------------------- Taylor tables
-    def _atom_series(self, name, centre, i):
-        """u_i e^{(x_i - centre) X} to ``terms`` coefficients."""
-        y = self.x[i] - centre if centre else self.x[i]
-        return self.w[name][i] * flint.arb_series([0, y], prec=self.terms).exp()
-
-    def _table(self, name, centre):
-        key = (name, centre)
-        table = self._tables.get(key)
-        if table is None:
-            stride, u = self.STRIDE, self.w[name]
-            acc = flint.arb_series(0, prec=self.terms)
-            checkpoints = []
-            for i in range(self.n):
-                if i % stride == 0:
-                    checkpoints.append(acc)
-                if not u[i].is_zero():
-                    acc = acc + self._atom_series(name, centre, i)
-            table = self._tables[key] = (checkpoints, acc)
-        return table
+    def _exp_series(self, centre, i):
+        """e^{(x_i - centre) X} to ``terms`` coefficients (shared by every weight vector)."""
+        exps = self._exps.setdefault(centre, [])
+        while len(exps) <= i:
+            y = self.x[len(exps)] - centre if centre else self.x[len(exps)]
+            exps.append(flint.arb_series([0, y], prec=self.terms).exp())
+        return exps[i]
 
     def prefix(self, name, centre, i):
-        """sum_{l < i} u_l e^{(x_l - centre) X}: coefficient j is sum u (x - centre)^j / j!."""
-        checkpoints, total = self._table(name, centre)
-        if i >= self.n:
-            return total
-        b = i // self.STRIDE
-        acc = checkpoints[b]
-        u, cache = self.w[name], self._cache
-        for l in range(b * self.STRIDE, i):
-            if not u[l].is_zero():
-                key = (name, centre, l)
-                term = cache.get(key)
-                if term is None:
-                    term = cache[key] = self._atom_series(name, centre, l)
-                acc = acc + term
-        return acc
+        """sum_{l < i} u_l e^{(x_l - centre) X}: coefficient j is sum u (x - centre)^j / j!.
+
+        The prefix series are kept for every i, built only as far as asked for (the
+        table about 0 of the negatives, say, is only ever asked for below x = TAYLOR_CUT)."""
+        i = min(i, self.n)
+        table = self._tables.get((name, centre))
+        if table is None:
+            table = self._tables[(name, centre)] = [flint.arb_series(0, prec=self.terms)]
+        if len(table) <= i:
+            u = self.w[name]
+            acc = table[-1]
+            if self.positive[name]:
+                # u e^{yX} = e^{log u + yX}: one series exponential, no series product
+                x, terms, series = self.x, self.terms, flint.arb_series
+                for l in range(len(table) - 1, i):
+                    if not u[l].is_zero():
+                        y = x[l] - centre if centre else x[l]
+                        acc = acc + series([u[l].log(), y], prec=terms).exp()
+                    table.append(acc)
+            else:
+                for l in range(len(table) - 1, i):
+                    if not u[l].is_zero():
+                        acc = acc + u[l] * self._exp_series(centre, l)
+                    table.append(acc)
+        return table[i]
 
     def total_series(self, name, centre):
-        return self._table(name, centre)[1]
+        return self.prefix(name, centre, self.n)
 
     # ---------------------------------------------------------------- sums at one c
     def _cut(self, value):
@@ -209,13 +213,13 @@ class _Atoms:
             return [self._direct(c, name, kind) for name, kind in requests]
         m = -c
         inv = 1 / c
-        half = inv / 2
+        half = inv * TAYLOR_CUT
         a = d = None
         plans = []
         lo_b, hi_b = self.n, 0
         for name, kind in requests:
             if kind == "centred":
-                lo = self._cut(1 - half) if c.mid() > 0.5 else 0
+                lo = self._cut(1 - half) if c.mid() > TAYLOR_CUT else 0
                 hi = self._cut(1 + half)
                 end = self._cut(1 + self.big * inv)
                 plans.append((name, kind, lo, hi, end))
@@ -245,15 +249,16 @@ class _Atoms:
             else:
                 ec = c.exp()
                 total = ec * direct - self.suf0[name][start] + c * self.suf1[name][start]
-                below = arb(0)
+                below = None
                 if lo:
-                    # atoms with c x <= 1/2: e^{-c(x-1)} = e^c sum_j (-c x)^j / j!
+                    # atoms with c x <= c - TAYLOR_CUT: e^{-c(x-1)} = e^c sum_j (-c x)^j / j!
                     p = self.prefix(name, 0, lo)
                     coeffs = p.coeffs() + [arb(0), arb(0)]
                     total += ec * _poly_value(p, m) - coeffs[0] + c * (coeffs[1] - coeffs[0])
                     below = self.prefix(name, 1, lo)
                 if start > lo:
-                    total += _poly_value(self.prefix(name, 1, start) - below, m, 2)
+                    series = self.prefix(name, 1, start)
+                    total += _poly_value(series if below is None else series - below, m, 2)
             out.append(total)
         return out
 
@@ -529,11 +534,11 @@ def _compute(model, tau_value, k, loss, dps, refinement):
 
 
 def _series_terms(dps):
-    # enough terms for the Taylor bands (|c y| <= 1/2: 2^-j / j! < 10^-(dps+5)) and for
-    # the moment series of the heads (ratio 1/64)
+    # enough terms for the Taylor bands (|c y| <= TAYLOR_CUT: TAYLOR_CUT^j / j! < 10^-(dps+5))
+    # and for the moment series of the heads (ratio 1/64)
     target = (dps + 5) * math.log(10)
     j = 1
-    while j * math.log(2) + math.lgamma(j + 1) < target:
+    while math.lgamma(j + 1) - j * math.log(TAYLOR_CUT) < target:
         j += 1
     return max(j, int(math.ceil(target / math.log(64)))) + 1
 
