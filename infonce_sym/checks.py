@@ -239,20 +239,6 @@ def lemma2_check(seed: int = 0, laws: int = 30) -> CheckResult:
                                 "route": "exact enumeration over multinomial counts (3 atoms)"})
 
 
-def _multinomial_log_mean(ctx, xs, ps, b, k):
-    """E log(1/k + (b/k) sum_j e^{X_j}) for X_j i.i.d. on three atoms, exactly."""
-    total = ctx.zero
-    ex = [ctx.exp(x) for x in xs]
-    logf = [ctx.log(p) for p in ps]
-    for n0 in range(k + 1):
-        for n1 in range(k - n0 + 1):
-            n2 = k - n0 - n1
-            logw = ctx.loggamma(k + 1) - ctx.loggamma(n0 + 1) - ctx.loggamma(n1 + 1) - ctx.loggamma(n2 + 1) \
-                + n0 * logf[0] + n1 * logf[1] + n2 * logf[2]
-            total += ctx.exp(logw) * ctx.log((1 + b * (n0 * ex[0] + n1 * ex[1] + n2 * ex[2])) / k)
-    return total
-
-
 def _compositions(m, parts):
     """All (n_1, ..., n_parts) of nonnegative integers with sum m."""
     if parts == 1:
@@ -263,19 +249,32 @@ def _compositions(m, parts):
             yield (first,) + rest
 
 
+def _multinomial_expectation(ctx, ps, m, g):
+    """E g(N) for N ~ Multinomial(m, ps) (the counts of m i.i.d. draws on finitely many atoms with
+    probabilities ps > 0), exactly: a sum over all compositions of m."""
+    logp = [ctx.log(p) for p in ps]
+    lgm = ctx.loggamma(m + 1)
+    total = ctx.zero
+    for counts in _compositions(m, len(ps)):
+        logw = lgm + ctx.fsum(c * lp - ctx.loggamma(c + 1) for c, lp in zip(counts, logp))
+        total += ctx.exp(logw) * g(counts)
+    return total
+
+
+def _multinomial_log_mean(ctx, xs, ps, b, k):
+    """E log(1/k + (b/k) sum_j e^{X_j}) for X_j i.i.d. on finitely many atoms, exactly."""
+    ex = [ctx.exp(x) for x in xs]
+    return _multinomial_expectation(ctx, ps, k, lambda n: ctx.log((1 + b * ctx.fsum(c * e for c, e in zip(n, ex))) / k))
+
+
 def self_normalised_bias(ctx, pi, nu, f, m):
     """E[sum_j f(xi_j) r(xi_j) / sum_j r(xi_j)] - E_nu f for xi_1..xi_m i.i.d. pi on finitely many atoms,
     r = dnu/dpi, exactly (sum over multinomial counts). Requires r > 0 on every atom."""
     r = [v / p for v, p in zip(nu, pi)]
-    logp = [ctx.log(p) for p in pi]
-    lgm = ctx.loggamma(m + 1)
-    total = ctx.zero
-    for counts in _compositions(m, len(pi)):
-        logw = lgm + ctx.fsum(c * lp - ctx.loggamma(c + 1) for c, lp in zip(counts, logp))
-        num = ctx.fsum(c * fa * ra for c, fa, ra in zip(counts, f, r))
-        den = ctx.fsum(c * ra for c, ra in zip(counts, r))
-        total += ctx.exp(logw) * num / den
-    return total - ctx.fsum(v * fa for v, fa in zip(nu, f))
+    fr = [fa * ra for fa, ra in zip(f, r)]
+    mean = _multinomial_expectation(
+        ctx, pi, m, lambda n: ctx.fsum(c * x for c, x in zip(n, fr)) / ctx.fsum(c * x for c, x in zip(n, r)))
+    return mean - ctx.fsum(v * fa for v, fa in zip(nu, f))
 
 
 def lemma3_check(seed: int = 0, laws: int = 12, ms=(1, 2, 3, 5, 10, 20)) -> CheckResult:

@@ -87,7 +87,7 @@ ERRATA += [
          paper_says="the proof of lemma 1 uses proposition 4 with beta = 2/tau",
          corrected="the proof uses beta = 1 v 2/tau (beta >= 1 is needed in Prop. 4 when tau > 2); with it "
                    "e^{2/(beta tau)} = e for tau <= 2 and e^{2/tau} <= e for tau > 2",
-         proved_by="P4"),
+         proved_by="L1.tau-ge-1"),
     dict(id="P5-B-lowercase", paper_ref="Prop. 5, Theorem 1", kind="notation",
          paper_says="a := e R b_tau(z_1..z_n) C_Phi (lower-case b); 'B_tau as in assumption (C)'",
          corrected="a := e R B_tau(z_1..z_n) C_Phi with B_tau defined in Lemma 1",

@@ -62,6 +62,18 @@ def _doit_simplify(e):
     return sp.simplify(e.doit())
 
 
+def _spot_nonzero(d, seed):
+    """The value of d at two random points (symbols in [0.3, 1.1]) if it is visibly nonzero there, else None."""
+    import random
+    rng = random.Random(seed)
+    for _ in range(2):
+        vals = {x: sp.Float(rng.uniform(0.3, 1.1), 20) for x in d.free_symbols}
+        v = complex(sp.N(d.xreplace(vals), 20))
+        if abs(v) > 1e-12:
+            return v
+    return None
+
+
 class DoitIdentity:
     """``lhs = rhs`` after evaluating derivatives (``doit``): a numeric spot check at random points
     first (fast rejection), then ``simplify(lhs - rhs) == 0``."""
@@ -70,17 +82,13 @@ class DoitIdentity:
         self.reason = reason
 
     def __call__(self, claim):
-        import random
         from ..derivation import StepResult, _fail, relation_kind
         if relation_kind(claim) != "eq":
             return _fail("identity check needs '='")
         d = claim.lhs.doit() - claim.rhs.doit()
-        rng = random.Random(3)
-        for _ in range(2):
-            vals = {x: sp.Float(rng.uniform(0.3, 1.1), 20) for x in d.free_symbols}
-            v = complex(sp.N(d.xreplace(vals), 20))
-            if abs(v) > 1e-12:
-                return _fail(f"lhs - rhs is not 0 (numeric spot check: {v:.3g})")
+        v = _spot_nonzero(d, 3)
+        if v is not None:
+            return _fail(f"lhs - rhs is not 0 (numeric spot check: {v:.3g})")
         if sp.simplify(d) != 0:
             return _fail("lhs - rhs does not simplify to 0")
         return StepResult(True, "proved", f"CAS: {self.reason}, lhs - rhs = 0")
@@ -112,13 +120,9 @@ class SameIntegrand:
         if not (isinstance(lhs, sp.Integral) and isinstance(rhs, sp.Integral)) or lhs.limits != rhs.limits:
             return _fail("both sides must be integrals over the same range")
         d = lhs.function.doit() - rhs.function.doit()
-        import random
-        rng = random.Random(5)
-        for _ in range(2):          # fast rejection at random points before simplify
-            vals = {x: sp.Float(rng.uniform(0.3, 1.1), 20) for x in d.free_symbols}
-            v = complex(sp.N(d.xreplace(vals), 20))
-            if abs(v) > 1e-12:
-                return _fail(f"integrands differ (numeric spot check: {v:.3g})")
+        v = _spot_nonzero(d, 5)          # fast rejection before simplify
+        if v is not None:
+            return _fail(f"integrands differ (numeric spot check: {v:.3g})")
         d = sp.simplify(d)
         if d != 0:
             return _fail(f"integrands differ: {str(d)[:200]}")
