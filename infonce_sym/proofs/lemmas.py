@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..derivation import Lemma, eq, ge, gt, le
+from .chain import Lemma, eq, ge, gt, le
 
 _y = sp.Symbol("y", positive=True)       # a point of the (positive) domain of F
 _u = sp.Symbol("u")

@@ -9,8 +9,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..derivation import render_markdown
-from ..errata import ERRATA
+from .chain import render_markdown
+from .errata import ERRATA
 from . import all_derivations
 
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "derivations"

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..derivation import (Derivation, Ea, Ex, Expm1, ByLemma, Identity, Lemma, NonNegative,
+from .chain import (Derivation, Ea, Ex, Expm1, ByLemma, Identity, Lemma, NonNegative,
                           Step, Var, eq, ge, le, parameter, random_family, random_symbol, split)
-from .. import errata as _errata
+from . import errata as _errata
 from . import lemmas as L
 
 # ---------------------------------------------------------------- symbols

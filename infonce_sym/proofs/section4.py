@@ -13,9 +13,10 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from ..derivation import (ByLemma, Derivation, Expm1, Identity, Lemma, NonNegative, Step, eq, ge, le)
-from .. import errata as _errata
-from .. import bounds_section4 as B4
+from .chain import (AsGap, ByLemma, Derivation, DoitIdentity, ExactInstance, Expm1, Identity, Lemma, NonNegative,
+                    SameIntegrand, Step, eq, ge, le)
+from . import errata as _errata
+from . import statements as B4
 from . import lemmas as L
 
 # ---------------------------------------------------------------- symbols (shared with bounds_section4)
@@ -56,110 +57,6 @@ def _scale(c, x):
 
 def _norm(x):
     return sp.sqrt(sp.Add(*[p ** 2 for p in x]))
-
-
-def _doit_simplify(e):
-    return sp.simplify(e.doit())
-
-
-def _spot_nonzero(d, seed):
-    """The value of d at two random points (symbols in [0.3, 1.1]) if it is visibly nonzero there, else None."""
-    import random
-    rng = random.Random(seed)
-    for _ in range(2):
-        vals = {x: sp.Float(rng.uniform(0.3, 1.1), 20) for x in d.free_symbols}
-        v = complex(sp.N(d.xreplace(vals), 20))
-        if abs(v) > 1e-12:
-            return v
-    return None
-
-
-class DoitIdentity:
-    """``lhs = rhs`` after evaluating derivatives (``doit``): a numeric spot check at random points
-    first (fast rejection), then ``simplify(lhs - rhs) == 0``."""
-
-    def __init__(self, reason="identity after differentiation"):
-        self.reason = reason
-
-    def __call__(self, claim):
-        from ..derivation import StepResult, _fail, relation_kind
-        if relation_kind(claim) != "eq":
-            return _fail("identity check needs '='")
-        d = claim.lhs.doit() - claim.rhs.doit()
-        v = _spot_nonzero(d, 3)
-        if v is not None:
-            return _fail(f"lhs - rhs is not 0 (numeric spot check: {v:.3g})")
-        if sp.simplify(d) != 0:
-            return _fail("lhs - rhs does not simplify to 0")
-        return StepResult(True, "proved", f"CAS: {self.reason}, lhs - rhs = 0")
-
-    def describe(self):
-        return "CAS identity (after differentiation)"
-
-
-def _integrands(e):
-    """Integrals over the same range compared through their integrands (linearity of the integral)."""
-    ints = list(e.atoms(sp.Integral))
-    if not ints or len({I.limits for I in ints}) != 1:
-        return e
-    g = e.xreplace({I: I.function for I in ints})
-    return sp.simplify(sp.expand(g.doit()))
-
-
-class SameIntegrand:
-    """``Integral(f, lim) = Integral(g, lim)`` by checking ``f = g`` pointwise (CAS, after ``doit``)."""
-
-    def __init__(self, reason="identity of integrands"):
-        self.reason = reason
-
-    def __call__(self, claim):
-        from ..derivation import StepResult, _fail, relation_kind
-        if relation_kind(claim) != "eq":
-            return _fail("needs '='")
-        lhs, rhs = claim.lhs, claim.rhs
-        if not (isinstance(lhs, sp.Integral) and isinstance(rhs, sp.Integral)) or lhs.limits != rhs.limits:
-            return _fail("both sides must be integrals over the same range")
-        d = lhs.function.doit() - rhs.function.doit()
-        v = _spot_nonzero(d, 5)          # fast rejection before simplify
-        if v is not None:
-            return _fail(f"integrands differ (numeric spot check: {v:.3g})")
-        d = sp.simplify(d)
-        if d != 0:
-            return _fail(f"integrands differ: {str(d)[:200]}")
-        return StepResult(True, "proved", f"CAS: {self.reason}, integrand difference = 0")
-
-    def describe(self):
-        return "CAS identity of the integrands"
-
-
-class ExactInstance:
-    """The claim is, symbol for symbol, the instance of a (quoted) lemma under ``subs`` (no numerics:
-    used where the sides are integrals whose numerical evaluation would be costly)."""
-
-    def __init__(self, lemma, subs, context=None, hyp_checks=None):
-        self.lemma, self.subs, self.context, self.hyp_checks = lemma, subs, context, hyp_checks or {}
-
-    def __call__(self, claim):
-        from ..derivation import StepResult, _fail, relation_kind, _pos
-        concl, hyps = self.lemma.instantiate(self.subs)
-        kind, lhs, rhs = relation_kind(concl), concl.lhs, concl.rhs
-        if self.context is not None:
-            (v,), body = self.context.variables, self.context.expr
-            lhs, rhs = body.xreplace({v: lhs}), body.xreplace({v: rhs})
-            if kind != "eq" and not _pos(sp.diff(body, v)):
-                return _fail("context is not increasing")
-        if relation_kind(claim) != kind:
-            return _fail("relation differs from the lemma's")
-        if not (claim.lhs == lhs and claim.rhs == rhs):
-            return _fail(f"claim is not the instance of {self.lemma.name}")
-        for idx, h in enumerate(hyps):
-            res = self.hyp_checks.get(idx, NonNegative())(h)
-            if not res.ok:
-                return _fail(f"hypothesis {idx} ({h}) not shown: {res.detail}")
-        return StepResult(True, "proved", f"by quoted lemma {self.lemma.name} (exact instance)")
-
-    def describe(self):
-        return "quoted lemma: " + self.lemma.name
 
 
 def _sqrt_conf():
@@ -597,31 +494,6 @@ def _theorem1(p3, p5s):
                       [s1_, s2_, s3_, s4_],
                       ["(A), (B), (C); on the event of Prop. 3 (probability >= 1 - delta), for all phi in Phi",
                        "SCE = similarity search expected cross-entropy; R_pop = R(phi; k, tau); A = e R B_tau(Z_1..Z_n) C_Phi"])
-
-
-class AsGap:
-    """A hypothesis ``X >= 0`` shown as ``X = big - small`` (CAS) where ``small <= big`` is what the
-    wrapped check (a :class:`ByLemma`) proves."""
-
-    def __init__(self, check):
-        self.check = check
-
-    def __call__(self, claim):
-        from ..derivation import _fail, _oriented, relation_kind
-        if relation_kind(claim) == "eq":
-            return _fail("needs an inequality")
-        small, big, _ = _oriented(claim)
-        want, _ = self.check.expected()
-        if want is None:
-            return _fail("lemma context is not monotone")
-        ls, lb, _ = _oriented(want)
-        ident = Identity()
-        if not ident.zero(ident.difference(big - small, lb - ls)):
-            return _fail("the gap is not the lemma's big - small")
-        return self.check(want)
-
-    def describe(self):
-        return self.check.describe()
 
 
 # ================================================================ Lemma 7, Lemma 8 (App. B)

@@ -1,0 +1,33 @@
+"""One check per registered derivation: its chain re-run by the CAS; a failed chain names its
+failed steps and links."""
+from __future__ import annotations
+
+import time
+
+from ..proofs import all_derivations
+from .results import CheckResult
+
+__all__ = ["derivation_check", "derivation_checks", "failed_steps"]
+
+
+def failed_steps(derivation, result):
+    """[{step, ref, detail}] for every failed step, broken link and the final composition."""
+    out = [{"step": s.name, "ref": s.ref, "detail": r.detail}
+           for s, r in zip(derivation.steps, result.steps) if not r.ok]
+    out += [{"step": "link", "ref": "", "detail": r.detail} for r in result.links if not r.ok]
+    if not result.final.ok:
+        out.append({"step": "chain", "ref": "", "detail": result.final.detail})
+    return out
+
+
+def derivation_check(d) -> CheckResult:
+    t0 = time.perf_counter()
+    result = d.run()
+    verdict = {"proved": "proved", "certified": "certified"}.get(result.verdict, "inconclusive")
+    return CheckResult(f"derivation:{d.id}", d.paper_ref, d.title, verdict, d.verdict,
+                       seconds=time.perf_counter() - t0,
+                       details={"steps": len(d.steps), "failed_steps": failed_steps(d, result)})
+
+
+def derivation_checks(derivations=None):
+    return [derivation_check(d) for d in (derivations if derivations is not None else all_derivations())]

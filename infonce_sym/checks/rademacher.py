@@ -1,0 +1,54 @@
+"""Prop. 5 against a certified Monte Carlo estimate of the empirical Rademacher complexity.
+
+The estimate is ``quantities.rademacher.rademacher_estimate``; the bounds are the proved
+statements of ``proofs.statements`` (Prop. 5 as stated, with the sharpened Lemma 1, and the
+Lipschitz route (18))."""
+from __future__ import annotations
+
+import math
+
+from ..proofs.statements import lipschitz_constants, prop5_bound, rademacher_bound_from_L
+from ..quantities.rademacher import rademacher_estimate
+
+__all__ = ["rademacher_experiment", "rademacher_sweep"]
+
+
+def rademacher_experiment(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, radius=1.0, samples=100,
+                          seed=0, **kw):
+    """``rademacher_estimate`` plus the bounds ``bound_prop5`` (as stated), ``bound_sharpened``
+    ([2,1,1] Lemma 1 + exact Dudley integral + exact loss range), ``bound_lipschitz_route``
+    ((18) -> max over negatives, Prop. 5's Cauchy-Schwarz form) and ``bound_lipschitz_route_exact``
+    (same L, exact integral), with ``B_tau``, ``B_max``, ``a`` and the Lipschitz constants."""
+    out = rademacher_estimate(data=data, dim_in=dim_in, m=m, n=n, k=k, tau=tau, radius=radius,
+                              samples=samples, seed=seed, **kw)
+    za, zp, zn = out.pop("tuples")
+    tau, n, k, C, dT = out["tau"], out["n"], out["k"], out["C_Phi"], out["d_Theta"]
+    lc = lipschitz_constants(za, zp, zn, tau, C)
+    a = math.e * radius * lc["B_tau"] * C
+    a_lip = math.sqrt(6) / 4 * radius * C * lc["B_max"]
+    out.update({
+        "bound_prop5": prop5_bound(tau, dT, n, a),
+        "bound_sharpened": rademacher_bound_from_L(lc["L"]["lemma1_sharp"], radius, dT, n, tau, k_=k,
+                                                   exact_integral=True, exact_range=True),
+        "bound_lipschitz_route": prop5_bound(tau, dT, n, a_lip),
+        "bound_lipschitz_route_exact": rademacher_bound_from_L(lc["L"]["lipschitz_route"], radius, dT, n,
+                                                               tau, exact_integral=True),
+        "a": a, "a_lipschitz_route": a_lip, "B_tau": lc["B_tau"], "B_max": lc["B_max"],
+        "L_lemma1": lc["L"]["lemma1"], "L_sharp": lc["L"]["lemma1_sharp"],
+    })
+    return out
+
+
+def rademacher_sweep(ks=(1, 4, 16, 64, 256, 1024, 4096), taus=(0.05, 0.1, 0.5, 1.0),
+                     datas=("gaussian", "student_t"), n=50, samples=100, seed=0, **kw):
+    """Rademacher estimate and the three bounds over k, tau and data (list of dicts)."""
+    rows = []
+    for data in datas:
+        for tau in taus:
+            for k in ks:
+                r = rademacher_experiment(data=data, n=n, k=k, tau=tau, samples=samples, seed=seed, **kw)
+                rows.append({key: r[key] for key in (
+                    "data", "tau", "k", "estimate", "stderr", "lower_estimate", "bound_prop5",
+                    "bound_sharpened", "bound_lipschitz_route", "bound_lipschitz_route_exact",
+                    "B_tau", "B_max", "certificate", "seconds")})
+    return rows

@@ -1,0 +1,168 @@
+"""Section 4 checks: the continuity bounds attacked by random and adversarial search (the numeric
+attacks beside every proof), Lemma 7, Lemma 1 on the class of assumption (C), Prop. 5 against a
+certified Rademacher estimate and Theorem 1's coverage."""
+from __future__ import annotations
+
+import math
+import time
+
+from ..proofs.statements import CONSTANTS
+from . import attacks
+from .rademacher import rademacher_experiment
+from .results import CheckResult
+from .theorem1 import theorem1_experiment
+
+__all__ = ["section4_checks"]
+
+
+_CONTINUITY = (  # (check id, paper ref, bound key in continuity, constants key, title)
+    ("P4", "Prop. 4", "prop4", "prop4", "continuity bound (4 Da + Dp + 3 e^{2/(beta tau)} PM_beta)/tau"),
+    ("P4-sharp", "Prop. 4 (sharpened)", "prop4_sharp", "prop4_sharp",
+     "sharpened continuity bound (2 Da + Dp + e^{2/(beta tau)} PM_beta)/tau"),
+    ("LIP-17", "eq. (17)", "lipschitz17", None, "(1/tau) max_j |Delta v_j| (Lipschitz route)"),
+    ("LIP-17-linear", "eq. (17) + Cauchy-Schwarz", "lipschitz17_linear", "lipschitz17_linear",
+     "(2 Da + Dp + max_j ||Delta phi(z_j^-)||)/tau"),
+    ("LIP-18", "eq. (18)", "lipschitz18", None, "(sqrt 6/tau)(Da^2 + Dp^2 + max_j ||Delta phi(z_j^-)||^2)^{1/2}"),
+    ("L8", "Lemma 8 (with Lemma 7)", "lemma8", None, "||G_tau(f, phi - phi')|| <= e^{2/(beta tau)} PM_beta"),
+    ("L5", "Lemma 5", "lemma5", None, "|l(phi) - l(phi')| <= 4/tau"),
+)
+_FORMS = {"LIP-17": "(1/tau) * max_j |<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'(z^a), phi'(z^+) - phi'(z_j^-)>|",
+          "LIP-18": "(sqrt(6)/tau) * (Da^2 + Dp^2 + max_j Dn_j^2)^(1/2)",
+          "L8": "e^{2/(beta tau)} * (1/k sum_j Dn_j^beta)^(1/beta)", "L5": "4/tau"}
+
+
+def section4_checks(sizes: dict):
+    """Continuity bounds attacked by random and adversarial search; Prop. 5 against a
+    certified Monte Carlo Rademacher complexity; Theorem 1 coverage. ``sizes``: the verify
+    plan's entry for Section 4 (``app.verify.PLANS``)."""
+    taus, n_configs = sizes["taus"], sizes["n_configs"]
+    adv = sizes["adversarial"]
+    t0 = time.perf_counter()
+    attacks = {tau: attacks.random_attack(tau, n_configs=n_configs, seed=7) for tau in taus}
+    random_seconds = time.perf_counter() - t0
+    out = []
+    for cid, ref, key, const_key, title in _CONTINUITY:
+        t1 = time.perf_counter()
+        worst, witness, evaluations, per_tau = -math.inf, None, 0, {}
+        for tau, attack in attacks.items():
+            for name, res in attack["results"].items():
+                if name == key or name.startswith(key + "["):
+                    evaluations += res["evaluations"]
+                    per_tau.setdefault(tau, -math.inf)
+                    per_tau[tau] = max(per_tau[tau], res["worst_ratio"])
+                    if res["worst_ratio"] > worst:
+                        worst, witness = res["worst_ratio"], dict(res["witness"], tau=tau, bound=name)
+        adversarial = {}
+        if key in ("prop4", "prop4_sharp", "lipschitz17_linear", "lipschitz18", "lemma8"):
+            groups = ("all",) if key == "lemma8" else ("anchor", "positive", "negatives")
+            for tau in taus[:adv["taus"]]:
+                for group in groups:
+                    res = attacks.adversarial_attack(key, tau, d=3, k=5, n_starts=adv["n_starts"],
+                                                        maxiter=adv["maxiter"], seed=1, group=group)
+                    adversarial[f"tau={tau:g},group={group}"] = res["worst_ratio"]
+                    evaluations += res["evaluations"]
+                    if res["worst_ratio"] > worst:
+                        worst, witness = res["worst_ratio"], dict(res["witness"], tau=tau, group=group)
+        details = {"worst_ratio_actual_over_bound": worst, "worst_ratio_per_tau": per_tau,
+                   "adversarial_worst_ratios": adversarial, "evaluations": evaluations,
+                   "random_configurations_per_tau": n_configs, "witness": witness if worst > 1 else None}
+        if const_key is not None:
+            details["constants"] = CONSTANTS[const_key]
+        else:
+            details["form"] = _FORMS[cid]
+        verdict = "violated" if worst > 1 + attacks.VIOLATION_TOL else "holds"
+        out.append(CheckResult(f"{cid}", ref, title, verdict, "holds", margin=1 - worst,
+                               seconds=time.perf_counter() - t1 + random_seconds / len(_CONTINUITY),
+                               details=details))
+    out.append(_lemma7_check(taus, n_configs))
+    out.extend(_lemma1_checks(sizes["lemma1"], taus))
+    out.append(_rademacher_check(sizes["rademacher"]))
+    out.append(_theorem1_check(sizes["theorem1"]))
+    return out
+
+
+def _lemma7_check(taus, n_configs):
+    """Lemma 7 on random x in [-1, 1]^k and a >= 0 (corners and spikes included), beta in {1, 1 v 2/tau, 8}."""
+    t0 = time.perf_counter()
+    worst, witness, per, evaluations = -math.inf, None, {}, 0
+    for tau in taus:
+        for beta in sorted({1.0, max(1.0, 2.0 / tau), 8.0}):
+            r = attacks.lemma7_attack(tau, beta, n_configs=n_configs, seed=5)
+            evaluations += r["evaluations"]
+            per[f"tau={tau:g},beta={beta:g}"] = r["worst_ratio"]
+            if r["worst_ratio"] > worst:
+                worst, witness = r["worst_ratio"], dict(r["witness"], tau=tau, beta=beta)
+    verdict = "violated" if worst > 1 + attacks.VIOLATION_TOL else "holds"
+    return CheckResult("L7", "Lemma 7", "softmax average <= e^{2/(beta tau)} (k^-1 sum_j a_j^beta)^{1/beta}", verdict,
+                       "holds", margin=1 - worst, seconds=time.perf_counter() - t0,
+                       details={"worst_ratio_actual_over_bound": worst, "worst_ratio_per_setting": per,
+                                "evaluations": evaluations, "form": "e^{2/(beta tau)} * (1/k sum_j a_j^beta)^(1/beta)",
+                                "witness": witness})
+
+
+_LEMMA1 = (("L1", "Lemma 1", "lemma1", "rho_n <= (4e/tau) B_tau C_Phi ||theta - theta'|| (as stated)"),
+           ("L1-proof", "Lemma 1 (as its proof gives it)", "lemma1_proof",
+            "rho_n <= (C_Phi/tau)(4 Ra + Rp + 3e Nn) ||theta - theta'||"),
+           ("L1-sharp", "Lemma 1 (sharpened)", "lemma1_sharp",
+            "rho_n <= (C_Phi/tau)(2 Ra + Rp + e Nn) ||theta - theta'||"))
+
+
+def _lemma1_checks(sizes, taus):
+    """Lemma 1 and its sharper forms attacked on the Fourier class (random pairs and an optimiser over
+    parameters and inputs): actual rho_n / bound must stay <= 1."""
+    t0 = time.perf_counter()
+    attacks = {tau: attacks.lemma1_attack(tau, seed=3, **sizes)
+               for tau in taus}
+    seconds = (time.perf_counter() - t0) / len(_LEMMA1)
+    out = []
+    for cid, ref, key, title in _LEMMA1:
+        per = {f"tau={tau:g}": a["results"][key]["worst_ratio"] for tau, a in attacks.items()}
+        tau_w = max(attacks, key=lambda t: attacks[t]["results"][key]["worst_ratio"])
+        worst = attacks[tau_w]["results"][key]["worst_ratio"]
+        evaluations = sum(a["results"][key]["evaluations"] for a in attacks.values())
+        verdict = "violated" if worst > 1 + attacks.VIOLATION_TOL else "holds"
+        out.append(CheckResult(cid, ref, title, verdict, "holds", margin=1 - worst, seconds=seconds,
+                               details={"worst_ratio_actual_over_bound": worst, "worst_ratio_per_tau": per,
+                                        "evaluations": evaluations, "constants": CONSTANTS[key],
+                                        "form": "(c_a Ra + c_p Rp + c_n Nn) C_Phi ||theta - theta'|| / tau",
+                                        "class": "Fourier features, m = 1, d_in = 2 (C_Phi = 1)",
+                                        "witness": attacks[tau_w]["results"][key]["witness"]}))
+    return out
+
+
+def _rademacher_check(sizes):
+    """Prop. 5: the certified (upper) Monte Carlo estimate of the empirical Rademacher
+    complexity lies below the bound; 'consistent' when estimate - 2 stderr <= bound everywhere."""
+    t0 = time.perf_counter()
+    settings = sizes["settings"]
+    points, worst = [], math.inf
+    for data, k, tau in settings:
+        r = rademacher_experiment(data=data, dim_in=2, m=1, n=sizes["n"], k=k, tau=tau, radius=1.0,
+                                  samples=sizes["samples"], seed=3, levels=sizes["levels"])
+        for key in ("bound_prop5", "bound_sharpened", "bound_lipschitz_route"):
+            margin = (r[key] - (r["estimate"] - 2 * r["stderr"])) / r[key]
+            worst = min(worst, margin)
+        points.append({key: r[key] for key in ("estimate", "stderr", "lower_estimate", "bound_prop5",
+                                               "bound_sharpened", "bound_lipschitz_route", "B_tau")}
+                      | {"data": data, "k": k, "tau": tau})
+    return CheckResult("P5", "Prop. 5 (with Lemma 1)", "empirical Rademacher complexity <= (96/tau) sqrt(d/n) min{...}",
+                       "consistent" if worst >= 0 else "violated", "consistent", margin=worst,
+                       seconds=time.perf_counter() - t0,
+                       details={"points": points, "sup": "certified branch-and-bound upper estimate per sign vector"})
+
+
+def _theorem1_check(sizes):
+    """Theorem 1: empirical coverage over independent training sets against 1 - delta."""
+    t0 = time.perf_counter()
+    delta = 0.1
+    r = theorem1_experiment(data="gaussian", dim_in=2, m=1, n=sizes["n"], k=16, tau=0.5, radius=1.0,
+                            delta=delta, repeats=sizes["repeats"], seed=5, samples=sizes["samples"])
+    coverage = float(r["coverage"])
+    repeats = sizes["repeats"]
+    # a one-sided check: coverage below 1 - delta by more than two binomial standard errors is a violation
+    se = math.sqrt(delta * (1 - delta) / repeats)
+    margin = coverage - (1 - delta - 2 * se)
+    details = {key: r[key] for key in r if not isinstance(r[key], (list, dict))}
+    return CheckResult("T1", "Theorem 1", "search CE <= empirical risk + complexity + variability + finite-k bias, w.p. >= 1 - delta",
+                       "consistent" if margin >= 0 else "violated", "consistent", margin=margin,
+                       seconds=time.perf_counter() - t0, details=details | {"delta": delta, "repeats": repeats})

@@ -1,0 +1,104 @@
+"""Theorem 1 end to end on the class of ``models.fourier_class`` (assumption (C)).
+
+For each repeat: draw n training tuples, fit theta_hat by empirical risk minimisation over Theta
+(grid over the ball + SLSQP refinement with exact gradients), then compare
+
+* LHS: the similarity-search expected cross-entropy of phi_theta_hat, eq. (9) with m = k,
+  integrated over z ~ pi: a Monte Carlo mean over fresh (z, xi_1..xi_k) with a 95% CI, with
+  ``w_i = dM(z, .)/dpi(xi_i)`` computed exactly (log-space; self-normalised);
+* RHS: R_hat_n(theta_hat) + complexity (2 x 96/tau ...) + sample variability (12/tau ...) +
+  finite-k bias (4 D2/(tau k) + log(1 + e^{2/tau}/k)), every constant explicit
+  (``proofs.statements.theorem1_terms``).
+
+The density-ratio second moments D2 are derived in ``models.fourier_class``.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..errors import InputError, check_k, check_probability, check_tau
+from ..models.fourier_class import FourierEmbedding, density_ratio_second_moment, sample_tuples
+from ..proofs.statements import lipschitz_constants, theorem1_terms
+from ..quantities.search_mc import fit_erm, population_risk_mc, search_cross_entropy_mc
+
+__all__ = ["theorem1_experiment", "theorem1_scaling"]
+
+
+def theorem1_experiment(data="gaussian", dim_in=2, m=1, n=200, k=16, tau=0.5, radius=1.0,
+                        delta=0.1, repeats=20, seed=0, samples=4000, sigma=0.5, kernel="ou"):
+    """Theorem 1 over ``repeats`` independent training sets.
+
+    Returns a dict: ``terms`` (mean of each RHS term over repeats), ``coverage`` (fraction of
+    repeats with LHS <= RHS, LHS the MC point estimate), ``coverage_conservative`` (with the upper
+    end of the 95% CI of the LHS), ``target`` = 1 - delta, ``per_repeat`` (list of dicts with
+    theta_hat, lhs, lhs_stderr, population_risk, empirical_risk and every term), ``D2``, timings.
+    """
+    t0 = time.time()
+    tau = check_tau(tau)
+    n = check_k(n, "n")
+    k = check_k(k)
+    delta = check_probability("delta", delta)
+    repeats = check_k(repeats, "repeats")
+    samples = check_k(samples, "samples")
+    model = FourierEmbedding(m, dim_in, radius)
+    if model.d_Theta > 3:
+        raise InputError("m", f"d_Theta = m*dim_in must be <= 3 here, got {model.d_Theta}")
+    D2 = density_ratio_second_moment(data, kernel, sigma, dim_in)
+    seeds = np.random.SeedSequence(seed).spawn(repeats)
+    rows = []
+    for ss in seeds:
+        s_train, s_test = ss.spawn(2)
+        rng = np.random.default_rng(s_train)
+        za, zp, zn = sample_tuples(data, dim_in, n, k, rng, sigma=sigma, kernel=kernel)
+        theta_hat, r_hat = fit_erm(model, za, zp, zn, tau)
+        lc = lipschitz_constants(za, zp, zn, tau, model.C_Phi)
+        terms = theorem1_terms(tau, k, n, delta, model.d_Theta, radius, model.C_Phi, lc["B_tau"],
+                               D2, r_hat)
+        rt = np.random.default_rng(s_test)
+        lhs, lhs_se = search_cross_entropy_mc(model, theta_hat, tau, k, data, kernel, sigma,
+                                              samples, rt)
+        pop, pop_se = population_risk_mc(model, theta_hat, tau, k, data, kernel, sigma, samples, rt)
+        rows.append({"theta_hat": theta_hat.tolist(), "lhs": lhs, "lhs_stderr": lhs_se,
+                     "population_risk": pop, "population_risk_stderr": pop_se,
+                     "B_tau": lc["B_tau"], **terms})
+    lhs = np.array([r["lhs"] for r in rows])
+    lhs_hi = lhs + 1.96 * np.array([r["lhs_stderr"] for r in rows])
+    rhs = np.array([r["rhs"] for r in rows])
+    keys = ("empirical_risk", "complexity", "sample_variability", "finite_k_bias", "rhs", "lhs",
+            "population_risk", "A")
+    return {
+        "terms": {key: float(np.mean([r[key] for r in rows])) for key in keys},
+        "coverage": float(np.mean(lhs <= rhs)),
+        "coverage_conservative": float(np.mean(lhs_hi <= rhs)),
+        "target": 1 - delta,
+        "min_slack": float(np.min(rhs - lhs)),
+        "generalisation_gap": float(np.mean([r["population_risk"] - r["empirical_risk"] for r in rows])),
+        "search_minus_risk": float(np.mean([r["lhs"] - r["population_risk"] for r in rows])),
+        "per_repeat": rows, "D2": D2,
+        "settings": {"data": data, "dim_in": dim_in, "m": m, "n": n, "k": k, "tau": tau,
+                     "radius": radius, "delta": delta, "repeats": repeats, "seed": seed,
+                     "samples": samples, "sigma": sigma, "kernel": kernel},
+        "seconds": time.time() - t0,
+    }
+
+
+def theorem1_scaling(ns=(50, 200, 800, 3200), ks=(1, 4, 16, 64, 256, 1024), tau=0.5, delta=0.1,
+                     dim_in=2, m=1, radius=1.0, sigma=0.5, data="gaussian", kernel="ou", seed=0):
+    """The RHS terms against n (k fixed at 16) and against k (n fixed at 200), one draw each."""
+    model = FourierEmbedding(m, dim_in, radius)
+    D2 = density_ratio_second_moment(data, kernel, sigma, dim_in)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    out = {"vs_n": [], "vs_k": []}
+    for n_ in ns:
+        za, zp, zn = sample_tuples(data, dim_in, n_, 16, rng, sigma=sigma, kernel=kernel)
+        lc = lipschitz_constants(za, zp, zn, tau, model.C_Phi)
+        out["vs_n"].append({"n": n_, **theorem1_terms(tau, 16, n_, delta, model.d_Theta, radius,
+                                                      model.C_Phi, lc["B_tau"], D2)})
+    for k_ in ks:
+        za, zp, zn = sample_tuples(data, dim_in, 200, k_, rng, sigma=sigma, kernel=kernel)
+        lc = lipschitz_constants(za, zp, zn, tau, model.C_Phi)
+        out["vs_k"].append({"k": k_, **theorem1_terms(tau, k_, 200, delta, model.d_Theta, radius,
+                                                      model.C_Phi, lc["B_tau"], D2)})
+    return out

@@ -1,0 +1,391 @@
+"""Models: what the data are.
+
+Every model reduces, for each anchor class, to the law of the similarities the
+loss sees (MATH.md, "Models with closed forms"):
+
+* the negative similarity ``s = <phi(z), phi(xi)>`` with ``xi ~ pi`` and the
+  density ratio ``w = dM(z, .)/dpi(xi)`` at the same point, as weighted atoms;
+* the positive similarity ``p = <phi(z), phi(z+)>`` with ``z+ ~ M(z, .)``.
+
+For a finite model the atoms are exact.  For the sphere they are the nodes of a
+composite Gauss-Legendre rule for ``s = cos(theta)``; the rule is refined until
+raising it does not change the digits asked for (see ``exact.py``).
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import flint
+import mpmath
+import numpy as np
+
+from .quadrature import sphere_rule, sphere_rule_arb
+from ..errors import InputError, check_dim, check_kappa, check_tau
+
+__all__ = [
+    "AnchorLaw", "SphereModel", "FiniteModel", "example_a2", "load_finite_model",
+    "default_models", "nonreversible_model",
+]
+
+
+@dataclass(frozen=True)
+class AnchorLaw:
+    """Similarity laws seen from one anchor class (weights are probabilities).
+
+    ``negative_ratio`` is ``None`` where dM(z,.)/dpi is undefined (assumption (B) fails).
+    """
+    weight: object
+    negative_similarity: tuple
+    negative_weight: tuple
+    negative_ratio: tuple | None
+    positive_similarity: tuple
+    positive_weight: tuple
+
+
+# ---------------------------------------------------------------- sphere model
+
+def log_partition(ctx, dim: int, b):
+    """log Z_d(b), Z_d(b) = E_pi exp(b <x, z>) = Gamma(d/2) (2/b)^nu I_nu(b), nu = d/2 - 1."""
+    b = ctx.mpf(b)
+    if b == 0:
+        return ctx.mpf(0)
+    nu = ctx.mpf(dim) / 2 - 1
+    # log I_nu(b) computed through the scaled Bessel function to keep large b finite.
+    return ctx.loggamma(ctx.mpf(dim) / 2) + nu * ctx.log(2 / b) + ctx.log(ctx.besseli(nu, b))
+
+
+@dataclass(frozen=True)
+class SphereModel:
+    """Z = S^{d-1}, pi uniform, phi = identity, M(x, .) = von Mises-Fisher(x, kappa).
+
+    >>> m = SphereModel(dim=3, kappa=2.0)
+    >>> float(m.mean_positive_similarity(mpmath.mp))  # coth(2) - 1/2
+    0.5373147207275482
+    """
+    dim: int
+    kappa: float
+    name: str = "sphere"
+
+    def __post_init__(self):
+        object.__setattr__(self, "dim", check_dim(self.dim))
+        object.__setattr__(self, "kappa", check_kappa(self.kappa))
+
+    @property
+    def label(self) -> str:
+        return f"sphere(d={self.dim}, kappa={self.kappa:g})"
+
+    dominated = True
+    domination_reason = "vMF(x, kappa) has density exp(kappa<x,z>)/Z_d(kappa) w.r.t. the uniform law"
+
+    def log_partition(self, ctx, b):
+        return log_partition(ctx, self.dim, b)
+
+    def mean_positive_similarity(self, ctx):
+        """E_M <x, y> = I_{d/2}(kappa) / I_{d/2-1}(kappa)."""
+        if self.kappa == 0:
+            return ctx.mpf(0)
+        k = ctx.mpf(self.kappa)
+        return ctx.besseli(ctx.mpf(self.dim) / 2, k) / ctx.besseli(ctx.mpf(self.dim) / 2 - 1, k)
+
+    def cross_entropy_limit(self, ctx, tau):
+        """Closed form of eq. (7) integrated: -E_M<x,y>/tau + log Z_d(1/tau)."""
+        tau = ctx.mpf(tau)
+        return -self.mean_positive_similarity(ctx) / tau + self.log_partition(ctx, 1 / tau)
+
+    def density_ratio_second_moment(self, ctx):
+        """E|dM(Z,.)/dpi(Z')|^2 = Z_d(2 kappa) / Z_d(kappa)^2."""
+        return ctx.exp(self.log_partition(ctx, 2 * ctx.mpf(self.kappa))
+                       - 2 * self.log_partition(ctx, self.kappa))
+
+    def similarity_density(self, ctx, s):
+        """Density of s = <x, z>, z uniform: c_d (1 - s^2)^((d-3)/2) on [-1, 1]."""
+        d = ctx.mpf(self.dim)
+        c = ctx.gamma(d / 2) / (ctx.sqrt(ctx.pi) * ctx.gamma((d - 1) / 2))
+        return c * (1 - s * s) ** ((d - 3) / 2)
+
+    arb_laws = True          # anchor_laws(..., as_arb=True) gives FLINT arb atoms (exact.py)
+
+    def anchor_laws(self, ctx, tau, refinement=1, as_arb: bool = False):
+        """One anchor class (rotation invariance); atoms from a composite rule in theta.
+
+        ``as_arb=True`` returns the same law with ``flint.arb`` entries (at the FLINT
+        precision in force), skipping the conversions to mpf.
+        """
+        tau = float(check_tau(tau))
+        dps = ctx.dps if hasattr(ctx, "dps") else 15
+        if as_arb:
+            arb = flint.arb
+            s, w = sphere_rule_arb(self.dim, tau, dps, refinement)
+            logz = self.log_partition(ctx, self.kappa)
+            sign, man, exp, _ = ctx.mpf(logz)._mpf_
+            logz = arb((int(-man if sign else man), int(exp)))
+            kappa = arb(self.kappa)
+            ratio = [(kappa * v - logz).exp() for v in s]
+            pw = [a * r for a, r in zip(w, ratio)]
+            total = sum(pw, arb(0))
+            pw = [v / total for v in pw]
+            return [AnchorLaw(arb(1), s, w, tuple(ratio), s, tuple(pw))]
+        nodes_s, weights = sphere_rule(self.dim, tau, dps, refinement)
+        s = [ctx.mpf(v) for v in nodes_s]
+        w = [ctx.mpf(v) for v in weights]
+        logz = self.log_partition(ctx, self.kappa)
+        ratio = [ctx.exp(self.kappa * v - logz) for v in s]
+        # positive similarity law: density ratio times the negative law (renormalised
+        # on the rule so that it is an exact probability vector on the atoms)
+        pw = [a * r for a, r in zip(w, ratio)]
+        total = ctx.fsum(pw)
+        pw = [v / total for v in pw]
+        return [AnchorLaw(ctx.mpf(1), tuple(s), tuple(w), tuple(ratio), tuple(s), tuple(pw))]
+
+    # ------------------------------------------------------------ sampling
+    def sample_negative_similarity(self, rng: np.random.Generator, size):
+        """s = <x, z>, z uniform on S^{d-1}: s = 2B - 1, B ~ Beta((d-1)/2, (d-1)/2)."""
+        a = (self.dim - 1) / 2
+        return 2.0 * rng.beta(a, a, size=size) - 1.0
+
+    def sample_positive_similarity(self, rng: np.random.Generator, size):
+        """t = <x, y>, y ~ vMF(x, kappa): Wood's (1994) rejection sampler for the w-component."""
+        return _wood_sample(rng, self.dim, self.kappa, size)
+
+    def log_density_ratio(self, s):
+        """log dM(x,.)/dpi(z) as a function of s = <x, z> (NumPy)."""
+        logz = float(self.log_partition(mpmath.mp, self.kappa))
+        return self.kappa * np.asarray(s) - logz
+
+
+def _wood_sample(rng, dim, kappa, size):
+    size = int(np.prod(size)) if np.ndim(size) else int(size)
+    if kappa == 0:
+        a = (dim - 1) / 2
+        return 2.0 * rng.beta(a, a, size=size) - 1.0
+    d1 = dim - 1.0
+    b = d1 / (2.0 * kappa + math.sqrt(4.0 * kappa * kappa + d1 * d1))
+    x0 = (1.0 - b) / (1.0 + b)
+    c = kappa * x0 + d1 * math.log(1.0 - x0 * x0)
+    out = np.empty(size)
+    filled = 0
+    while filled < size:
+        m = max(16, int(1.3 * (size - filled)) + 16)
+        z = rng.beta(d1 / 2.0, d1 / 2.0, size=m)
+        w = (1.0 - (1.0 + b) * z) / (1.0 - (1.0 - b) * z)
+        u = rng.random(m)
+        ok = kappa * w + d1 * np.log1p(-x0 * w) - c >= np.log(u)
+        take = w[ok][: size - filled]
+        out[filled:filled + take.size] = take
+        filled += take.size
+    return out
+
+
+# ---------------------------------------------------------------- finite model
+
+@dataclass(frozen=True)
+class FiniteModel:
+    """Z = {0..N-1}, pi a probability vector, M a stochastic matrix, embedding rows of unit norm."""
+    pi: tuple
+    M: tuple
+    embedding: tuple
+    name: str = "finite"
+    description: str = ""
+
+    def __post_init__(self):
+        pi = np.asarray(self.pi, dtype=float)
+        M = np.asarray(self.M, dtype=float)
+        emb = np.asarray(self.embedding, dtype=float)
+        if pi.ndim != 1 or pi.size < 1:
+            raise InputError("pi", "must be a non-empty vector")
+        if not np.all(np.isfinite(pi)) or np.any(pi < 0):
+            raise InputError("pi", "entries must be finite and >= 0")
+        if abs(pi.sum() - 1) > 1e-12:
+            raise InputError("pi", f"must sum to 1, sums to {pi.sum():.17g}")
+        n = pi.size
+        if M.shape != (n, n):
+            raise InputError("M", f"must be {n}x{n} to match pi, got shape {M.shape}")
+        if not np.all(np.isfinite(M)) or np.any(M < 0):
+            raise InputError("M", "entries must be finite and >= 0")
+        bad = np.flatnonzero(np.abs(M.sum(axis=1) - 1) > 1e-12)
+        if bad.size:
+            raise InputError("M", f"rows must sum to 1 (stochastic matrix); row {bad[0]} sums to {M[bad[0]].sum():.17g}")
+        if emb.ndim != 2 or emb.shape[0] != n:
+            raise InputError("embedding", f"must have {n} rows (one per point of pi), got shape {emb.shape}")
+        if emb.shape[1] < 1 or not np.all(np.isfinite(emb)):
+            raise InputError("embedding", "entries must be finite")
+        norms = np.linalg.norm(emb, axis=1)
+        bad = np.flatnonzero(np.abs(norms - 1) > 1e-12)
+        if bad.size:
+            raise InputError("embedding", f"rows must have unit norm to 1e-12; row {bad[0]} has norm {norms[bad[0]]:.17g}")
+        object.__setattr__(self, "pi", tuple(map(float, pi)))
+        object.__setattr__(self, "M", tuple(tuple(map(float, r)) for r in M))
+        object.__setattr__(self, "embedding", tuple(tuple(map(float, r)) for r in emb))
+
+    @property
+    def label(self) -> str:
+        return self.description or f"finite(N={len(self.pi)})"
+
+    @property
+    def size(self) -> int:
+        return len(self.pi)
+
+    @property
+    def dim(self) -> int:
+        return len(self.embedding[0])
+
+    def arrays(self):
+        return np.array(self.pi), np.array(self.M), np.array(self.embedding)
+
+    @property
+    def dominated(self) -> bool:
+        pi, M, _ = self.arrays()
+        return not np.any((pi[None, :] == 0) & (M > 0))
+
+    @property
+    def domination_reason(self) -> str:
+        pi, M, _ = self.arrays()
+        bad = np.argwhere((pi[None, :] == 0) & (M > 0))
+        if bad.size == 0:
+            return "M(z, .) << pi for every z"
+        z, zp = bad[0]
+        return (f"assumption (B) fails: M({z}, {{{zp}}}) = {M[z, zp]:g} > 0 but pi({zp}) = 0, "
+                "so dM(z,.)/dpi is undefined")
+
+    def is_reversible(self) -> bool:
+        pi, M, _ = self.arrays()
+        flow = pi[:, None] * M
+        return bool(np.allclose(flow, flow.T, atol=1e-14))
+
+    def is_pi_invariant(self) -> bool:
+        pi, M, _ = self.arrays()
+        return bool(np.allclose(pi @ M, pi, atol=1e-14))
+
+    def exact_arrays(self, ctx):
+        """pi, M and the embedding as the decimals given, renormalised exactly at ctx's precision.
+
+        Input is validated to 1e-12 in double precision; the exact model is the one whose
+        probability vectors sum to one and whose embedding rows have norm one exactly.
+        """
+        def decimal(x):
+            return ctx.mpf(repr(float(x)))
+        pi = [decimal(x) for x in self.pi]
+        total = ctx.fsum(pi)
+        pi = [x / total for x in pi]
+        M = []
+        for row in self.M:
+            row = [decimal(x) for x in row]
+            total = ctx.fsum(row)
+            M.append([x / total for x in row])
+        emb = []
+        for row in self.embedding:
+            row = [decimal(x) for x in row]
+            norm = ctx.sqrt(ctx.fsum(x * x for x in row))
+            emb.append([x / norm for x in row])
+        return pi, M, emb
+
+    def gram(self, ctx):
+        _, _, emb = self.exact_arrays(ctx)
+        return [[ctx.fsum(a * b for a, b in zip(r1, r2)) for r2 in emb] for r1 in emb]
+
+    def anchor_laws(self, ctx, tau=None, refinement: int = 1):
+        gram = self.gram(ctx)
+        pi, M, _ = self.exact_arrays(ctx)
+        dominated = self.dominated
+        laws = []
+        for i, wi in enumerate(pi):
+            if wi == 0:
+                continue
+            ratio = None
+            if dominated:
+                ratio = tuple((M[i][l] / pi[l]) if pi[l] > 0 else ctx.mpf(0) for l in range(self.size))
+            laws.append(AnchorLaw(wi, tuple(gram[i]), tuple(pi), ratio, tuple(gram[i]), tuple(M[i])))
+        return laws
+
+    def cross_entropy_limit(self, ctx, tau):
+        """Eq. (7) integrated against pi, as a finite sum."""
+        tau = ctx.mpf(tau)
+        total = ctx.mpf(0)
+        for law in self.anchor_laws(ctx):
+            mean_p = ctx.fsum(q * p for p, q in zip(law.positive_similarity, law.positive_weight))
+            log_mu = ctx.log(ctx.fsum(w * ctx.exp(s / tau) for s, w in zip(law.negative_similarity, law.negative_weight)))
+            total += law.weight * (-mean_p / tau + log_mu)
+        return total
+
+    def density_ratio_second_moment(self, ctx):
+        """E|dM(Z,.)/dpi(Z')|^2 = sum_z pi(z) sum_z' M(z,z')^2 / pi(z')."""
+        if not self.dominated:
+            raise InputError("model", self.domination_reason)
+        pi, M, _ = self.exact_arrays(ctx)
+        return ctx.fsum(pi[i] * ctx.fsum(M[i][l] ** 2 / pi[l]
+                                         for l in range(self.size) if pi[l] > 0)
+                        for i in range(self.size))
+
+    def to_json(self) -> str:
+        return json.dumps({"pi": list(self.pi), "M": [list(r) for r in self.M],
+                           "embedding": [list(r) for r in self.embedding]})
+
+
+def load_finite_model(path) -> FiniteModel:
+    """Read ``{"pi": [...], "M": [[...]], "embedding": [[...]]}`` and validate it."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise InputError("spec", f"file not found: {path}") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError("spec", f"cannot read {path} as JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise InputError("spec", "must be a JSON object with keys pi, M, embedding")
+    missing = [key for key in ("pi", "M", "embedding") if key not in data]
+    if missing:
+        raise InputError("spec", f"missing key(s): {', '.join(missing)}")
+    try:
+        pi = np.asarray(data["pi"], dtype=float)
+        M = np.asarray(data["M"], dtype=float)
+        emb = np.asarray(data["embedding"], dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError("spec", f"pi, M and embedding must be numeric arrays ({exc})") from None
+    return FiniteModel(pi, M, emb, description=f"finite({Path(path).name})")
+
+
+def example_a2(tau, delta: float = 0.0, mixing: float = 0.0) -> FiniteModel:
+    """The construction of App. A.2: 1/eps delta-orthogonal unit vectors, pi uniform.
+
+    eps = 1/ceil(e^{1/tau} - 1) (eq. (33)), requires e^{1/tau} > 2.  The vectors are
+    equiangular, <u_i, u_j> = delta for i != j (a valid delta-orthogonal family in
+    dimension 1/eps).  M keeps the point with probability 1 - mixing and otherwise
+    resamples it from pi, so M(z, .) << pi as (B) requires.
+    """
+    tau = check_tau(tau)
+    if not math.exp(1 / tau) > 2:
+        raise InputError("tau", f"example A.2 needs e^(1/tau) > 2, i.e. tau < 1/log 2 = {1 / math.log(2):.6f}; got {tau:g}")
+    n = math.ceil(math.exp(1 / tau) - 1)
+    if n > 400:
+        raise InputError("tau", f"example A.2 with tau={tau:g} has 1/eps = {n} points; use tau >= 0.17 (at most 400 points)")
+    if not 0 <= delta < 1:
+        raise InputError("delta", f"must lie in [0, 1), got {delta:g}")
+    if not 0 <= mixing <= 1:
+        raise InputError("mixing", f"must lie in [0, 1], got {mixing:g}")
+    gram = (1 - delta) * np.eye(n) + delta * np.ones((n, n))
+    emb = np.linalg.cholesky(gram)
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    pi = np.full(n, 1.0 / n)
+    M = (1 - mixing) * np.eye(n) + mixing * np.full((n, n), 1.0 / n)
+    return FiniteModel(pi, M, emb, name="example-a2",
+                       description=f"example-a2(tau={tau:g}, delta={delta:g}, 1/eps={n})")
+
+
+def nonreversible_model() -> FiniteModel:
+    """A built-in 4-point model whose M is not reversible and does not leave pi invariant."""
+    pi = np.array([0.1, 0.2, 0.3, 0.4])
+    M = np.array([[0.5, 0.3, 0.1, 0.1],
+                  [0.1, 0.6, 0.2, 0.1],
+                  [0.3, 0.05, 0.45, 0.2],
+                  [0.2, 0.1, 0.1, 0.6]])
+    angles = np.array([0.0, 0.9, 2.0, 3.6])
+    emb = np.stack([np.cos(angles) * np.sqrt(0.75), np.sin(angles) * np.sqrt(0.75),
+                    np.array([0.5, -0.5, 0.5, -0.5])], axis=1)
+    return FiniteModel(pi, M, emb, name="finite", description="finite(nonreversible, N=4)")
+
+
+def default_models():
+    """The built-in models used by ``verify``: sphere d in {3, 16, 128}, a non-reversible finite model."""
+    return [SphereModel(3, 4.0), SphereModel(16, 8.0), SphereModel(128, 16.0), nonreversible_model()]

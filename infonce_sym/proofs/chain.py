@@ -1,0 +1,950 @@
+"""A proof as a Lean-``calc``-like chain of checked steps.
+
+A :class:`Derivation` is a chain ``q R1 e1 R2 e2 ... Rn bound``; every link is a
+:class:`Step` whose ``claim`` is a SymPy relational (``Eq``, ``Le``, ``Ge``, ``Lt``,
+``Gt``) and whose ``check`` is a *function of the claim* returning a
+:class:`StepResult`.  Change a constant in a claim and its check fails.
+
+Check kinds (each small):
+
+* :class:`Identity` -- ``lhs - rhs`` simplifies to 0 (after the linearity of
+  expectations, stated facts and definitions), guarded by a numeric spot check;
+* :class:`NonNegative` -- ``rhs - lhs >= 0`` by SymPy's assumptions, or by a witness
+  ``rhs - lhs = sum(terms)`` (verified by :class:`Identity`) with every term
+  nonnegative by assumptions.  Hypotheses enter as nonnegative *slack symbols*
+  (``hyps={s: expr}`` means "s = expr >= 0 is assumed", e.g. ``s = 1 - <u, v>``);
+* :class:`ByLemma` -- the claim is the instance of a named lemma (quoted, or proved
+  by another derivation) under a substitution, possibly inside a monotone context
+  and/or an expectation; the lemma's hypotheses are checked;
+* :class:`IntervalCertificate` -- ``rhs - lhs >= 0`` on a box by ``mpmath.iv``
+  interval arithmetic with bisection: verdict "certified", never "proved".
+
+Expectations are the functions :class:`Ex` (over negatives / unseen data, given
+the anchor) and :class:`Ea` (over the anchor and its positive).  Random objects
+are declared with :func:`random_symbol` / :func:`random_family`; parameters with
+:func:`parameter`.  Families ``X(j)`` are i.i.d. over ``j``; ``X(0)`` is the
+generic copy, so ``Ex(Sum(g(X(j)), (j, 1, k))) = k Ex(g(X(0)))`` (products of
+such sums by the exact set-partition formula, :func:`iid_product_moment`).
+
+Writing one (e.g. for Section 4): declare symbols with :func:`parameter` /
+:func:`random_symbol` / :func:`random_family`; build the relationals with
+:func:`eq`, :func:`le`, :func:`ge` (never ``sp.Le(...)`` which may evaluate to
+``True``); give every step its paper reference and a check; put the derivation in
+``infonce_sym/proofs/section4.py`` ``DERIVATIONS`` and re-render with
+``python -m infonce_sym.proofs.render``.  A proved derivation becomes a lemma for
+later chains with :meth:`Lemma.from_derivation`.
+
+>>> x = sp.Symbol("x", positive=True)
+>>> d = Derivation("toy", "a toy bound", "none", (x + 1) ** 2, "le", x ** 2 + 2 * x + 2,
+...     [Step("expand", "(1)", eq((x + 1) ** 2, x ** 2 + 2 * x + 1), "binomial", Identity()),
+...      Step("1 <= 2", "(2)", le(x ** 2 + 2 * x + 1, x ** 2 + 2 * x + 2), "", NonNegative([1]))])
+>>> d.run().verdict
+'proved'
+>>> Identity()(eq((x + 1) ** 2, x ** 2 + 3 * x + 1)).ok
+False
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import mpmath
+import sympy as sp
+from sympy.core.function import AppliedUndef
+from sympy.simplify.simplify import factor_sum
+from sympy.utilities.iterables import multiset_partitions
+
+__all__ = [
+    "StepResult", "Step", "Derivation", "DerivationResult", "Identity", "NonNegative",
+    "ByLemma", "IntervalCertificate", "Lemma", "Ex", "Ea", "Expm1", "random_symbol",
+    "random_family", "parameter", "canon", "eq", "le", "ge", "lt", "gt", "render_markdown",
+    "relation_kind", "LATEX_NAMES", "split", "Var", "iid_product_moment",
+    "DoitIdentity", "SameIntegrand", "ExactInstance", "AsGap",
+]
+
+LATEX_NAMES: dict = {}           # Symbol -> LaTeX name used by the renderer
+_NEG_RANDOM: set = set()         # symbols / function classes random under Ex
+_PARAMS: set = set()             # symbols that are constants under Ea
+
+
+def parameter(name, latex=None, **assumptions):
+    """A deterministic model parameter (k, tau, D2, ...): constant under both expectations."""
+    s = sp.Symbol(name, **assumptions)
+    _PARAMS.add(s)
+    if latex:
+        LATEX_NAMES[s] = latex
+    return s
+
+
+def random_symbol(name, latex=None, **assumptions):
+    """A random variable over the negatives / unseen data (random under ``Ex``)."""
+    s = sp.Symbol(name, **assumptions)
+    _NEG_RANDOM.add(s)
+    if latex:
+        LATEX_NAMES[s] = latex
+    return s
+
+
+def _family_latex(self, printer, exp=None):
+    t = "%s_{%s}" % (self.func.__name__, printer._print(self.args[0]))
+    return t if exp is None else "%s^{%s}" % (t, exp)
+
+
+def random_family(name, **assumptions):
+    """An i.i.d. family ``X(j)`` (an undefined function of the index; ``X(0)`` is the generic copy)."""
+    f = sp.Function(name, _latex=_family_latex, **assumptions)
+    _NEG_RANDOM.add(f)
+    return f
+
+
+# ------------------------------------------------------------ relationals
+
+def eq(a, b):
+    return sp.Eq(a, b, evaluate=False)
+
+
+def le(a, b):
+    return sp.Le(a, b, evaluate=False)
+
+
+def ge(a, b):
+    return sp.Ge(a, b, evaluate=False)
+
+
+def lt(a, b):
+    return sp.Lt(a, b, evaluate=False)
+
+
+def gt(a, b):
+    return sp.Gt(a, b, evaluate=False)
+
+
+def split(*terms):
+    """An unevaluated sum (to display a split such as (20) without SymPy merging it)."""
+    return sp.Add(*terms, evaluate=False)
+
+
+_KIND = {sp.Equality: "eq", sp.LessThan: "le", sp.GreaterThan: "ge",
+         sp.StrictLessThan: "lt", sp.StrictGreaterThan: "gt"}
+_SYMBOL = {"eq": "=", "le": r"\le", "ge": r"\ge", "lt": "<", "gt": ">"}
+_MAKE = {"eq": eq, "le": le, "ge": ge, "lt": lt, "gt": gt}
+_FLIP = {"eq": "eq", "le": "ge", "ge": "le", "lt": "gt", "gt": "lt"}
+
+
+def relation_kind(rel) -> str:
+    for cls, kind in _KIND.items():
+        if type(rel) is cls:
+            return kind
+    raise TypeError(f"not a relational: {rel!r}")
+
+
+def _oriented(rel):
+    """(small, big, kind) with kind in {eq, le, lt}: Ge(a, b) -> (b, a, le)."""
+    kind = relation_kind(rel)
+    if kind in ("ge", "gt"):
+        return rel.rhs, rel.lhs, {"ge": "le", "gt": "lt"}[kind]
+    return rel.lhs, rel.rhs, kind
+
+
+def _compose(a, b):
+    if a == "eq":
+        return b
+    if b == "eq":
+        return a
+    for weak, strict in (("le", "lt"), ("ge", "gt")):
+        if {a, b} <= {weak, strict}:
+            return strict if strict in (a, b) else weak
+    return None
+
+
+def _implies(have, want):
+    return have == want or (have, want) in {("lt", "le"), ("gt", "ge"), ("eq", "le"), ("eq", "ge")}
+
+
+# ------------------------------------------------------------ expectations
+
+class Expm1(sp.Function):
+    """exp(x) - 1, with the sign of x (so witnesses such as e^{u/tau} - 1 >= 0 are decidable)."""
+    nargs = 1
+
+    def _eval_is_nonnegative(self):
+        return self.args[0].is_nonnegative
+
+    def _eval_is_positive(self):
+        return self.args[0].is_positive
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_rewrite_as_exp(self, x, **kw):
+        return sp.exp(x) - 1
+
+    def _latex(self, printer, exp=None):
+        t = r"\left(e^{%s} - 1\right)" % printer._print(self.args[0])
+        return t if exp is None else t + "^{%s}" % exp
+
+
+class Expectation(sp.Function):
+    """Base class: a linear, monotone expectation (expectation of a nonnegative is nonnegative)."""
+    nargs = 1
+    label = r"\mathbb{E}"
+
+    @classmethod
+    def eval(cls, arg):
+        if arg.is_number:
+            return arg
+
+    def _eval_is_nonnegative(self):
+        return self.args[0].is_nonnegative
+
+    def _eval_is_positive(self):
+        return self.args[0].is_positive
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _latex(self, printer, exp=None):
+        t = r"%s\left[%s\right]" % (self.label, printer._print(self.args[0]))
+        return t if exp is None else r"\left(%s\right)^{%s}" % (t, exp)
+
+    @classmethod
+    def is_const(cls, expr) -> bool:
+        raise NotImplementedError
+
+
+class Var(sp.Function):
+    """Variance under ``Ex``: Var(Y) = Ex(Y**2) - Ex(Y)**2 (canon rewrites it so)."""
+    nargs = 1
+
+    def _eval_is_nonnegative(self):
+        return True
+
+    def _latex(self, printer, exp=None):
+        t = r"\mathrm{Var}\left[%s\right]" % printer._print(self.args[0])
+        return t if exp is None else r"\left(%s\right)^{%s}" % (t, exp)
+
+
+def _has_neg_random(expr) -> bool:
+    if expr.free_symbols & _NEG_RANDOM:
+        return True
+    return any(type(f) in _NEG_RANDOM or f.func in _NEG_RANDOM for f in expr.atoms(AppliedUndef))
+
+
+class Ex(Expectation):
+    """Expectation over the negatives / unseen data xi_1..xi_k given the anchor (and its positive)."""
+    label = r"\mathbb{E}"
+
+    @classmethod
+    def is_const(cls, expr):
+        expr = expr.xreplace({a: sp.Dummy() for a in expr.atoms(Ex)})
+        return not _has_neg_random(expr)
+
+
+class Ea(Expectation):
+    """Expectation over the anchor Z ~ pi and its positive Z+ ~ M(Z, .)."""
+    label = r"\mathbb{E}_{Z,Z^+}"
+
+    @classmethod
+    def is_const(cls, expr):
+        expr = expr.xreplace({a: sp.Symbol("_ea") for a in expr.atoms(Ea)})
+        return (expr.free_symbols <= _PARAMS | {sp.Symbol("_ea")} and not expr.atoms(AppliedUndef)
+                and not expr.atoms(Ex))
+
+
+def _iid_family_index(s: sp.Sum):
+    (j, lo, hi), = s.limits
+    return j, lo, hi
+
+
+def _iid_ok(s: sp.Sum) -> bool:
+    """The summand depends on the index only through i.i.d. random families."""
+    j = s.limits[0][0]
+    fam = [a for a in s.function.atoms(AppliedUndef) if type(a) in _NEG_RANDOM or a.func in _NEG_RANDOM]
+    rest = s.function.xreplace({a: sp.Dummy() for a in fam})
+    return j not in rest.free_symbols and all(a.args == (j,) for a in fam)
+
+
+def _sum_power(f):
+    """(Sum, n) if f is Sum or Sum**n with n a positive integer, else None."""
+    if isinstance(f, sp.Sum):
+        return f, 1
+    if isinstance(f, sp.Pow) and isinstance(f.base, sp.Sum) and f.exp.is_Integer and f.exp > 0:
+        return f.base, int(f.exp)
+    return None
+
+
+def iid_product_moment(summands, K, E=None):
+    """E[prod_i sum_{j=1}^K g_i(j)] for i.i.d. copies j: the sum over set partitions pi of
+    the factors of K (K-1) ... (K-|pi|+1) prod_{blocks} E[prod_{i in block} g_i(0)].
+
+    ``summands`` are callables j -> g_i(j) (or expressions of the copy index given as
+    ``Lambda``); ``E`` maps a product of generic copies to its expectation."""
+    E = E or (lambda e: _expect(Ex, e))
+    n = len(summands)
+    total = 0
+    for part in multiset_partitions(list(range(n))):
+        ff = sp.Mul(*[K - i for i in range(len(part))])
+        total += ff * sp.Mul(*[E(sp.Mul(*[summands[i](0) for i in block])) for block in part])
+    return total
+
+
+def _expect_term(cls, factors):
+    """E of a product of random factors; products of sums over one i.i.d. index by
+    :func:`iid_product_moment` (exact), anything else stays an opaque expectation."""
+    pows = [_sum_power(f) for f in factors]
+    if cls is Ex and all(pows) and all(_iid_ok(x) for x, _ in pows):
+        limits = {(lo, hi) for x, _ in pows for (_, lo, hi) in [_iid_family_index(x)]}
+        if len(limits) == 1 and next(iter(limits))[0] == 1:
+            K = next(iter(limits))[1]
+            summands = []
+            for x, n in pows:
+                jj = x.limits[0][0]
+                summands += [sp.Lambda(jj, x.function)] * n
+            return iid_product_moment(summands, K, lambda e: _expect(cls, e))
+    return cls(sp.Mul(*factors))
+
+
+def _expect(cls, arg):
+    """Linearity: E(sum c_i Y_i) = sum c_i E(Y_i) with c_i constant under ``cls``."""
+    arg = sp.expand(arg)
+    out = []
+    for term in sp.Add.make_args(arg):
+        const, rand = [], []
+        for f in sp.Mul.make_args(term):
+            (const if cls.is_const(f) else rand).append(f)
+        c = sp.Mul(*const)
+        out.append(c if not rand else c * _expect_term(cls, rand))
+    return sp.Add(*out)
+
+
+def _canon_log(arg):
+    n, d = sp.fraction(sp.together(arg))
+    n, d = sp.factor(sp.expand(n)), sp.factor(sp.expand(d))
+    return sp.expand_log(sp.log(n), force=True) - sp.expand_log(sp.log(d), force=True)
+
+
+def _canon_sum(s):
+    f = sp.expand(sp.powsimp(s.function), power_exp=True)
+    return sp.Add(*[factor_sum(sp.Sum(t, *s.limits)) for t in sp.Add.make_args(f)])
+
+
+def canon(expr):
+    """Canonical form used by the checks: Expm1 -> exp - 1, logs split, sums split,
+    expectations linearised (inner first) with the i.i.d. rule for sums."""
+    if not isinstance(expr, sp.Basic) or expr.is_Atom:
+        return expr
+    args = [canon(a) for a in expr.args] if not isinstance(expr, sp.Sum) else None
+    if isinstance(expr, Expm1):
+        return sp.exp(args[0]) - 1
+    if isinstance(expr, sp.Sum):
+        inner = sp.Sum(canon(expr.function), *expr.limits)
+        return _canon_sum(inner)
+    if isinstance(expr, sp.log):
+        return _canon_log(args[0])
+    if isinstance(expr, Expectation):
+        return _expect(type(expr), args[0])
+    if isinstance(expr, Var):
+        return _expect(Ex, args[0] ** 2) - _expect(Ex, args[0]) ** 2
+    return expr.func(*args)
+
+
+def _apply(expr, defs=None, facts=None):
+    expr = sp.sympify(expr)
+    if defs:
+        expr = expr.subs(list(defs.items()))
+    expr = canon(expr)
+    if facts:
+        table = {canon(k): v for k, v in facts.items()}
+        for _ in range(3):
+            expr = canon(expr.xreplace(table))
+    return expr
+
+
+# ------------------------------------------------------------ numeric guard
+
+def _random_value(obj, rng):
+    if obj.is_positive or (isinstance(obj, Expectation) and obj.args[0].is_positive):
+        return sp.Float(rng.uniform(0.5, 2.0), 30)
+    if obj.is_nonnegative:
+        return sp.Float(rng.uniform(0.1, 2.0), 30)
+    if obj.is_negative:
+        return sp.Float(-rng.uniform(0.5, 2.0), 30)
+    return sp.Float(rng.uniform(-0.9, 0.9), 30)
+
+
+def _spot_values(expr, rng):
+    for cls in (Expectation, sp.Sum, AppliedUndef):
+        atoms = sorted(expr.atoms(cls), key=sp.default_sort_key)
+        if atoms:
+            expr = expr.xreplace({a: _random_value(a, rng) for a in atoms})
+    syms = sorted(expr.free_symbols, key=sp.default_sort_key)
+    return expr.xreplace({s: _random_value(s, rng) for s in syms})
+
+
+def _numerically_zero(expr, trials=3, seed=0):
+    rng = random.Random(seed)
+    for _ in range(trials):
+        v = sp.N(_spot_values(expr, rng), 30)
+        try:
+            v = complex(v)
+        except TypeError:
+            return None
+        if abs(v) > 1e-15:
+            return False
+    return True
+
+
+def _sums_as_symbols(e):
+    """Finite sums of nonnegative terms replaced by nonnegative dummies (innermost first; equal sums
+    by the same dummy), so that SymPy's assumptions see that sum_j a_j >= 0 when every a_j >= 0."""
+    memo = {}
+
+    def dummy(x):
+        if x not in memo:
+            memo[x] = sp.Dummy("S", nonnegative=True)
+        return memo[x]
+    return e.replace(lambda x: isinstance(x, sp.Sum) and x.function.is_nonnegative, dummy)
+
+
+def _nonneg(e) -> bool:
+    """True only when SymPy's assumptions decide e >= 0 (finite sums of nonnegative terms count
+    as nonnegative)."""
+    if e.is_nonnegative:
+        return True
+    if e.has(sp.Sum):
+        e = _sums_as_symbols(e)
+        if e.is_nonnegative:
+            return True
+    for f in (sp.factor, sp.together, sp.cancel):
+        try:
+            if f(e).is_nonnegative:
+                return True
+        except Exception:  # pragma: no cover - SymPy edge cases
+            pass
+    return False
+
+
+def _pos(e) -> bool:
+    return bool(e.is_positive or sp.factor(e).is_positive)
+
+
+# ------------------------------------------------------------ checks
+
+@dataclass
+class StepResult:
+    ok: bool
+    verdict: str           # "proved" | "certified" | "failed"
+    detail: str
+
+
+def _short(e, n=200):
+    t = str(e)
+    return t if len(t) <= n else t[:n] + "..."
+
+
+def _fail(detail):
+    return StepResult(False, "failed", detail)
+
+
+class Identity:
+    """Proved iff simplify(lhs - rhs) == 0 (claim must be an ``Eq``).
+
+    ``facts``: expectation atoms with known values (e.g. ``{Ex(r(0)): 1}``);
+    ``defs``: definitions substituted first (e.g. ``{A: Sum(...)/m}``);
+    ``simplifier``: extra rewriting applied before ``simplify``.
+    """
+
+    def __init__(self, simplifier=None, facts=None, defs=None, reason="identity"):
+        self.simplifier, self.facts, self.defs, self.reason = simplifier, facts, defs, reason
+
+    def difference(self, a, b):
+        return _apply(a, self.defs, self.facts) - _apply(b, self.defs, self.facts)
+
+    def zero(self, d):
+        for f in ([self.simplifier] if self.simplifier else []) + [
+                lambda e: e, sp.expand, sp.simplify,
+                lambda e: sp.simplify(sp.expand(sp.expand_log(sp.powsimp(e), force=True)))]:
+            try:
+                if f(d) == 0:
+                    return True
+            except Exception:  # pragma: no cover
+                continue
+        if d.has(sp.Sum):
+            # powers of nonnegative sums, e.g. sqrt(S^tau) = S^{tau/2}, once S is known to be >= 0
+            d2 = _sums_as_symbols(d)
+            if d2 != d:
+                return self.zero(d2)
+        return False
+
+    def __call__(self, claim):
+        if relation_kind(claim) != "eq":
+            return _fail(f"identity check needs '=', got '{relation_kind(claim)}'")
+        d = self.difference(claim.lhs, claim.rhs)
+        if _numerically_zero(d, trials=1) is False:   # cheap guard first
+            return _fail(f"lhs - rhs is not 0 (numeric spot check): {_short(d)}")
+        if not self.zero(d):
+            return _fail(f"lhs - rhs does not simplify to 0: {_short(d)}")
+        if _numerically_zero(d) is False:
+            return _fail("simplified to 0 but the numeric spot check disagrees")
+        return StepResult(True, "proved", f"CAS: {self.reason}, lhs - rhs = 0")
+
+    def describe(self):
+        return "CAS identity"
+
+
+class NonNegative:
+    """For ``lhs <= rhs`` (or ``>=``, strict forms) prove ``gap = rhs - lhs >= 0``.
+
+    Without witness: SymPy's assumptions decide ``gap >= 0``.  With ``witness``
+    (a list of terms): ``gap == sum(terms)`` after substituting the slack symbols
+    ``hyps`` (an Identity), and each term is nonnegative by assumptions.
+    ``rename`` replaces sub-expressions by symbols first (e.g. a Sum by a positive T).
+    """
+
+    def __init__(self, witness=None, hyps=None, rename=None, facts=None, defs=None):
+        self.witness, self.hyps = witness, dict(hyps or {})
+        self.rename, self.facts, self.defs = rename or {}, facts, defs
+
+    def __call__(self, claim):
+        kind = relation_kind(claim)
+        if kind == "eq":
+            return _fail("a nonnegativity check needs an inequality")
+        small, big, kind = _oriented(claim)
+        gap = (big - small).xreplace(self.rename)
+        if self.witness is None:
+            if _nonneg(gap) and (kind == "le" or _pos(gap)):
+                return StepResult(True, "proved", "CAS assumptions: gap >= 0")
+            return _fail(f"assumptions do not decide gap >= 0: gap = {gap}")
+        terms = [sp.sympify(t) for t in self.witness]
+        total = sp.Add(*terms).subs(list(self.hyps.items()))
+        d = Identity(facts=self.facts, defs=self.defs).difference(gap, total)
+        if _numerically_zero(d, trials=1) is False or not Identity().zero(d):
+            return _fail(f"gap != witness sum: difference {_short(d)}")
+        bad = [t for t in terms if not _nonneg(t)]
+        if bad:
+            return _fail(f"witness term not nonnegative by assumptions: {bad[0]}")
+        if kind == "lt" and not any(_pos(t) for t in terms):
+            return _fail("strict inequality needs a positive witness term")
+        hyp = "; ".join(f"{s} = {e} >= 0" for s, e in self.hyps.items())
+        return StepResult(True, "proved", f"CAS: gap = sum of {len(terms)} nonnegative term(s)"
+                          + (f" [hypotheses {hyp}]" if hyp else ""))
+
+    def describe(self):
+        return "CAS: gap = sum of nonnegative terms" if self.witness is not None else "CAS assumptions"
+
+
+@dataclass
+class Lemma:
+    """A named lemma: ``conclusion(**params)`` is a relational, ``hypotheses(**params)`` a list.
+
+    ``source`` is "quoted" (a result from the literature, quoted), "checked" (an algebraic
+    identity whose hypotheses include the identity itself, verified by the CAS) or a derivation id.
+    """
+    name: str
+    statement: str
+    params: dict
+    conclusion: object
+    hypotheses: object = None
+    source: str = "quoted"
+
+    def instantiate(self, subs):
+        missing = set(self.params) - set(subs)
+        if missing:
+            raise KeyError(f"lemma {self.name}: missing parameters {sorted(missing)}")
+        kw = {k: subs[k] for k in self.params}
+        hyps = self.hypotheses(**kw) if self.hypotheses else []
+        return self.conclusion(**kw), hyps
+
+    def template(self):
+        return self.conclusion(**self.params)
+
+    @classmethod
+    def from_derivation(cls, d: "Derivation", params: dict, hypotheses=None):
+        """The result of derivation ``d`` as a lemma; ``params`` maps names to the
+        symbols / functions of ``d`` that may be substituted."""
+        def conclusion(**kw):
+            pairs = [(params[n], kw[n]) for n in params]
+            rel = _MAKE[d.relation]
+            q, s = d.quantity, d.statement
+            for old, new in pairs:
+                if isinstance(old, sp.FunctionClass):
+                    q, s = q.replace(old, new), s.replace(old, new)
+                else:
+                    q, s = q.subs(old, new), s.subs(old, new)
+            return rel(q, s)
+        return cls(d.title, d.paper_ref, dict(params), conclusion, hypotheses, source=d.id)
+
+
+class ByLemma:
+    """The claim is ``lemma``'s conclusion under ``subs``, optionally wrapped by
+    ``context`` (a ``Lambda`` u -> ...; for an inequality its derivative in u must
+    have a sign) and then by ``under`` (an expectation: monotone and linear).
+    ``hyp_checks`` checks the lemma's hypotheses (default :class:`NonNegative`)."""
+
+    def __init__(self, lemma, subs, context=None, under=None, hyp_checks=None, facts=None, defs=None):
+        self.lemma, self.subs, self.context, self.under = lemma, subs, context, under
+        self.hyp_checks, self.facts, self.defs = hyp_checks or {}, facts, defs
+
+    def expected(self):
+        concl, hyps = self.lemma.instantiate(self.subs)
+        kind, a, b = relation_kind(concl), concl.lhs, concl.rhs
+        if self.context is not None:
+            (u,), body = self.context.variables, self.context.expr
+            a, b = body.xreplace({u: a}), body.xreplace({u: b})
+            if kind != "eq":
+                slope = sp.diff(body, u)
+                if _pos(slope):
+                    pass
+                elif _pos(-slope):
+                    kind = _FLIP[kind]
+                else:
+                    return None, hyps
+        if self.under is not None:
+            a, b = self.under(a), self.under(b)
+        return _MAKE[kind](a, b), hyps
+
+    def __call__(self, claim):
+        exp_rel, hyps = self.expected()
+        if exp_rel is None:
+            return _fail("context is not monotone")
+        cs, cb, ck = _oriented(claim)
+        es, eb, ekind = _oriented(exp_rel)
+        ident = Identity(facts=self.facts, defs=self.defs)
+        orders = [(es, eb)] + ([(eb, es)] if ekind == "eq" else [])
+        if not (_implies(ekind, ck) or ck == ekind):
+            return _fail(f"lemma gives '{ekind}', claim is '{ck}'")
+        def same(p, q):
+            diff = ident.difference(p, q)
+            return _numerically_zero(diff, trials=1) is not False and ident.zero(diff)
+        if not any(same(cs, x) and same(cb, y) for x, y in orders):
+            return _fail(f"claim is not the instance of {self.lemma.name}: expected {exp_rel}")
+        for i, h in enumerate(hyps):
+            res = self.hyp_checks.get(i, NonNegative())(h)
+            if not res.ok:
+                return _fail(f"hypothesis {i} of {self.lemma.name} ({h}) not shown: {res.detail}")
+        how = {"quoted": "by quoted lemma ", "checked": "by the algebraic identity "}.get(
+            self.lemma.source, f"by derivation {self.lemma.source}: ")
+        shown = "; ".join(_short(h, 80) for h in hyps)
+        return StepResult(True, "proved", how + self.lemma.name + (f" (hypotheses checked: {shown})" if hyps else ""))
+
+    def describe(self):
+        return {"quoted": "quoted lemma: ", "checked": "algebraic identity (CAS-checked): "}.get(
+            self.lemma.source, f"derivation {self.lemma.source}: ") + self.lemma.name
+
+
+# ------------------------------------------------------------ checks after differentiation, of integrands, exact instances
+
+def _spot_nonzero(d, seed):
+    """The value of d at two random points (symbols in [0.3, 1.1]) if it is visibly nonzero there, else None."""
+    rng = random.Random(seed)
+    for _ in range(2):
+        vals = {x: sp.Float(rng.uniform(0.3, 1.1), 20) for x in d.free_symbols}
+        v = complex(sp.N(d.xreplace(vals), 20))
+        if abs(v) > 1e-12:
+            return v
+    return None
+
+
+class DoitIdentity:
+    """``lhs = rhs`` after evaluating derivatives (``doit``): a numeric spot check at random points
+    first (fast rejection), then ``simplify(lhs - rhs) == 0``."""
+
+    def __init__(self, reason="identity after differentiation"):
+        self.reason = reason
+
+    def __call__(self, claim):
+        if relation_kind(claim) != "eq":
+            return _fail("identity check needs '='")
+        d = claim.lhs.doit() - claim.rhs.doit()
+        v = _spot_nonzero(d, 3)
+        if v is not None:
+            return _fail(f"lhs - rhs is not 0 (numeric spot check: {v:.3g})")
+        if sp.simplify(d) != 0:
+            return _fail("lhs - rhs does not simplify to 0")
+        return StepResult(True, "proved", f"CAS: {self.reason}, lhs - rhs = 0")
+
+    def describe(self):
+        return "CAS identity (after differentiation)"
+
+
+def _integrands(e):
+    """Integrals over the same range compared through their integrands (linearity of the integral)."""
+    ints = list(e.atoms(sp.Integral))
+    if not ints or len({I.limits for I in ints}) != 1:
+        return e
+    g = e.xreplace({I: I.function for I in ints})
+    return sp.simplify(sp.expand(g.doit()))
+
+
+class SameIntegrand:
+    """``Integral(f, lim) = Integral(g, lim)`` by checking ``f = g`` pointwise (CAS, after ``doit``)."""
+
+    def __init__(self, reason="identity of integrands"):
+        self.reason = reason
+
+    def __call__(self, claim):
+        if relation_kind(claim) != "eq":
+            return _fail("needs '='")
+        lhs, rhs = claim.lhs, claim.rhs
+        if not (isinstance(lhs, sp.Integral) and isinstance(rhs, sp.Integral)) or lhs.limits != rhs.limits:
+            return _fail("both sides must be integrals over the same range")
+        d = lhs.function.doit() - rhs.function.doit()
+        v = _spot_nonzero(d, 5)          # fast rejection before simplify
+        if v is not None:
+            return _fail(f"integrands differ (numeric spot check: {v:.3g})")
+        d = sp.simplify(d)
+        if d != 0:
+            return _fail(f"integrands differ: {str(d)[:200]}")
+        return StepResult(True, "proved", f"CAS: {self.reason}, integrand difference = 0")
+
+    def describe(self):
+        return "CAS identity of the integrands"
+
+
+class ExactInstance:
+    """The claim is, symbol for symbol, the instance of a (quoted) lemma under ``subs`` (no numerics:
+    used where the sides are integrals whose numerical evaluation would be costly)."""
+
+    def __init__(self, lemma, subs, context=None, hyp_checks=None):
+        self.lemma, self.subs, self.context, self.hyp_checks = lemma, subs, context, hyp_checks or {}
+
+    def __call__(self, claim):
+        concl, hyps = self.lemma.instantiate(self.subs)
+        kind, lhs, rhs = relation_kind(concl), concl.lhs, concl.rhs
+        if self.context is not None:
+            (v,), body = self.context.variables, self.context.expr
+            lhs, rhs = body.xreplace({v: lhs}), body.xreplace({v: rhs})
+            if kind != "eq" and not _pos(sp.diff(body, v)):
+                return _fail("context is not increasing")
+        if relation_kind(claim) != kind:
+            return _fail("relation differs from the lemma's")
+        if not (claim.lhs == lhs and claim.rhs == rhs):
+            return _fail(f"claim is not the instance of {self.lemma.name}")
+        for idx, h in enumerate(hyps):
+            res = self.hyp_checks.get(idx, NonNegative())(h)
+            if not res.ok:
+                return _fail(f"hypothesis {idx} ({h}) not shown: {res.detail}")
+        return StepResult(True, "proved", f"by quoted lemma {self.lemma.name} (exact instance)")
+
+    def describe(self):
+        return "quoted lemma: " + self.lemma.name
+
+
+class AsGap:
+    """A hypothesis ``X >= 0`` shown as ``X = big - small`` (CAS) where ``small <= big`` is what the
+    wrapped check (a :class:`ByLemma`) proves."""
+
+    def __init__(self, check):
+        self.check = check
+
+    def __call__(self, claim):
+        if relation_kind(claim) == "eq":
+            return _fail("needs an inequality")
+        small, big, _ = _oriented(claim)
+        want, _ = self.check.expected()
+        if want is None:
+            return _fail("lemma context is not monotone")
+        ls, lb, _ = _oriented(want)
+        ident = Identity()
+        if not ident.zero(ident.difference(big - small, lb - ls)):
+            return _fail("the gap is not the lemma's big - small")
+        return self.check(want)
+
+    def describe(self):
+        return self.check.describe()
+
+
+# ------------------------------------------------------------ interval certificate
+
+def _iv_eval(e, env):
+    iv = mpmath.iv
+    if e.is_Symbol:
+        return env[e]
+    if e.is_Integer or e.is_Rational:
+        return iv.mpf(sp.Rational(e).p) / iv.mpf(sp.Rational(e).q)
+    if e.is_Number:
+        return iv.mpf(str(e))
+    if e is sp.E:
+        return iv.e
+    if e is sp.pi:
+        return iv.pi
+    if isinstance(e, sp.Add):
+        out = iv.mpf(0)
+        for a in e.args:
+            out += _iv_eval(a, env)
+        return out
+    if isinstance(e, sp.Mul):
+        out = iv.mpf(1)
+        for a in e.args:
+            out *= _iv_eval(a, env)
+        return out
+    if isinstance(e, sp.Pow):
+        base = _iv_eval(e.base, env)
+        if e.exp.is_Integer:
+            n = int(e.exp)
+            out = iv.mpf(1)
+            for _ in range(abs(n)):
+                out *= base
+            return out if n >= 0 else 1 / out
+        return iv.exp(_iv_eval(e.exp, env) * iv.log(base))
+    if isinstance(e, sp.exp):
+        return iv.exp(_iv_eval(e.args[0], env))
+    if isinstance(e, sp.log):
+        return iv.log(_iv_eval(e.args[0], env))
+    if isinstance(e, Expm1):
+        return iv.exp(_iv_eval(e.args[0], env)) - 1
+    raise TypeError(f"interval evaluation: unsupported {type(e).__name__}")
+
+
+class IntervalCertificate:
+    """Numerical certificate: gap >= 0 on every sub-box of ``box`` (dict symbol -> (lo, hi))
+    by ``mpmath.iv`` with recursive bisection.  Verdict "certified", never "proved"."""
+
+    def __init__(self, box, max_boxes=4000, dps=30):
+        self.box = {s: (sp.Rational(lo), sp.Rational(hi)) for s, (lo, hi) in box.items()}
+        self.max_boxes, self.dps = max_boxes, dps
+
+    def __call__(self, claim):
+        if relation_kind(claim) == "eq":
+            return _fail("an interval certificate needs an inequality")
+        small, big, kind = _oriented(claim)
+        gap = canon(big - small)
+        free = gap.free_symbols - set(self.box)
+        if free:
+            return _fail(f"symbols without a box: {sorted(map(str, free))}")
+        iv = mpmath.iv
+        old = iv.dps
+        iv.dps = self.dps
+        try:
+            stack, done = [dict(self.box)], 0
+            while stack:
+                b = stack.pop()
+                done += 1
+                if done > self.max_boxes:
+                    return _fail(f"inconclusive after {self.max_boxes} boxes")
+                env = {s: iv.mpf([mpmath.mpf(lo.p) / lo.q, mpmath.mpf(hi.p) / hi.q]) for s, (lo, hi) in b.items()}
+                val = _iv_eval(gap, env)
+                if val.a > 0 or (kind == "le" and val.a >= 0):
+                    continue
+                mid_env = {s: iv.mpf(mpmath.mpf(((lo + hi) / 2).p) / ((lo + hi) / 2).q) for s, (lo, hi) in b.items()}
+                if _iv_eval(gap, mid_env).b < 0:
+                    return _fail(f"violated at {dict((str(s), float((lo + hi) / 2)) for s, (lo, hi) in b.items())}")
+                s = max(b, key=lambda t: b[t][1] - b[t][0])
+                lo, hi = b[s]
+                m = (lo + hi) / 2
+                stack += [{**b, s: (lo, m)}, {**b, s: (m, hi)}]
+        finally:
+            iv.dps = old
+        boxes = ", ".join(f"{s} in [{lo}, {hi}]" for s, (lo, hi) in self.box.items())
+        return StepResult(True, "certified", f"numerical certificate: interval arithmetic on {done} boxes, {boxes}")
+
+    def describe(self):
+        return "numerical certificate (interval arithmetic)"
+
+
+# ------------------------------------------------------------ steps and derivations
+
+@dataclass
+class Step:
+    name: str
+    ref: str
+    claim: object
+    reason: str
+    check: object
+
+    def run(self):
+        try:
+            return self.check(self.claim)
+        except Exception as exc:  # a check that crashes is a failed check
+            return _fail(f"check raised {type(exc).__name__}: {exc}")
+
+
+@dataclass
+class DerivationResult:
+    steps: list
+    links: list
+    final: StepResult
+    verdict: str
+
+
+@dataclass
+class Derivation:
+    """``quantity relation statement`` proved by the chain ``steps``.
+
+    ``statement`` is the closed-form bound (a SymPy expression to lambdify);
+    ``relation`` one of "le", "ge", "eq", "lt", "gt"; ``verdict`` the declared
+    overall verdict (the tests compare it with :meth:`run`).
+    """
+    id: str
+    title: str
+    paper_ref: str
+    quantity: object
+    relation: str
+    statement: object
+    steps: list
+    assumptions: list = field(default_factory=list)
+    errata: list = field(default_factory=list)
+    verdict: str = "proved"
+    facts: dict = field(default_factory=dict)
+    notes: str = ""
+
+    def run(self) -> DerivationResult:
+        results = [s.run() for s in self.steps]
+        links, kind = [], "eq"
+        ident = Identity(facts=self.facts)
+        def same(x, y):       # structural equality first: canonicalising integrals is costly
+            return x == y or ident.zero(ident.difference(x, y))
+        for a, b in zip(self.steps, self.steps[1:]):
+            ok = same(a.claim.rhs, b.claim.lhs)
+            links.append(StepResult(ok, "proved" if ok else "failed",
+                                    f"{a.name} -> {b.name}: " + ("connected" if ok else "rhs != next lhs")))
+        for s in self.steps:
+            kind = _compose(kind, relation_kind(s.claim)) if kind else None
+        problems = []
+        if kind is None:
+            problems.append("chain mixes <= and >=")
+        elif not _implies(kind, self.relation):
+            problems.append(f"chain gives '{kind}', statement needs '{self.relation}'")
+        if not same(self.steps[0].claim.lhs, self.quantity):
+            problems.append("first lhs is not the quantity")
+        if not same(self.steps[-1].claim.rhs, self.statement):
+            problems.append("last rhs is not the statement")
+        final = StepResult(not problems, "proved" if not problems else "failed",
+                           "; ".join(problems) or f"chain composes to quantity {_SYMBOL[self.relation]} statement")
+        allres = results + links + [final]
+        if not all(r.ok for r in allres):
+            verdict = "failed"
+        elif any(r.verdict == "certified" for r in allres):
+            verdict = "certified"
+        else:
+            verdict = "proved"
+        return DerivationResult(results, links, final, verdict)
+
+
+# ------------------------------------------------------------ rendering
+
+def _tex(e):
+    return sp.latex(e, symbol_names=LATEX_NAMES)
+
+
+def render_markdown(d: Derivation, result: DerivationResult | None = None) -> str:
+    """Markdown with LaTeX: the statement, then one line per step (ref, reason, check verdict)."""
+    result = result or d.run()
+    lines = [f"# {d.id}: {d.title}", "", f"Paper: {d.paper_ref}. Overall verdict: **{result.verdict}**.", ""]
+    lines += ["$$", f"{_tex(d.quantity)} \\;{_SYMBOL[d.relation]}\\; {_tex(d.statement)}", "$$", ""]
+    if d.assumptions:
+        lines += ["Assumptions:", ""] + [f"- {a}" for a in d.assumptions] + [""]
+    lines += ["## Chain", ""]
+    for i, (s, r) in enumerate(zip(d.steps, result.steps)):
+        rel = _SYMBOL[relation_kind(s.claim)]
+        lhs = _tex(s.claim.lhs) if i == 0 else ""
+        lines += ["$$", f"{lhs} \\;{rel}\\; {_tex(s.claim.rhs)}", "$$", "",
+                  f"{i + 1}. **{s.name}** {s.ref} -- {s.reason}. Check: {s.check.describe()} -> "
+                  f"*{r.verdict}* ({r.detail}).", ""]
+    lines += [f"Chain: {result.final.detail}; links " + ("all connected." if all(l.ok for l in result.links) else "BROKEN."), ""]
+    if d.notes:
+        lines += [d.notes, ""]
+    if d.errata:
+        lines += ["## Errata", ""] + [f"- **{e['id']}** ({e['paper_ref']}): the paper says {e['paper_says']}; "
+                                       f"corrected: {e['corrected']}." for e in d.errata] + [""]
+    return "\n".join(lines)

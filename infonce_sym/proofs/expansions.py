@@ -1,0 +1,258 @@
+"""Exact 1/k and 1/k^2 constants of the finite-k gaps, derived symbolically.
+
+Per anchor, with X = e^{s/tau}, mu = E X, V = X/mu - 1 (E V = 0), m_n = E V^n,
+W = e^{p/tau}/mu (p the positive similarity, independent of the negatives),
+r = dM/dpi(xi) (E r = 1), a = r (s - E[r s]), b = r - 1 (E a = E b = 0),
+bars = means of k i.i.d. copies:
+
+* InfoNCE  int CE - R        = -E log(1 + Vbar + W/k)            = c1/k  + c2/k^2  + O(k^-3)
+* DCL      int CE - R~       = -E log(1 + Vbar)                  = c1t/k + c2t/k^2 + O(k^-3)
+* search   search CE - R~    = -(1/tau) E[Abar/(1 + Bbar)]       = d1t/k + d2t/k^2 + O(k^-3)
+* search   search CE - R     = (search CE - R~) - (R - R~)       = d1/k  + d2/k^2  + O(k^-3),
+  with R - R~ = (int CE - R~) - (int CE - R).
+
+Method (exact up to the stated remainder): Taylor polynomial of the function of the
+sample means (Lagrange remainder of order 6 in the means, E|mean|^6 = O(k^-3)), then
+E[prod of sums of i.i.d. copies] by the set-partition formula
+(:func:`~infonce_sym.derivation.iid_product_moment`), then collection in 1/k.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+from .chain import (ByLemma, Derivation, Ea, Ex, Identity, Lemma, Step, eq, iid_product_moment,
+                         parameter, random_family, random_symbol)
+
+__all__ = ["MOMENTS", "expansion_constants", "anchor_moments", "constants", "model_constants",
+           "DERIVATIONS", "evaluate"]
+
+k = parameter("k", positive=True, integer=True)
+tau = parameter("tau", r"\tau", positive=True)
+ORDER = 5                                   # Taylor degree; remainder E|mean|^6 = O(k^-3)
+m = {n: parameter(f"m{n}", f"m_{n}", real=True) for n in range(2, ORDER + 2)}
+EW = {n: parameter(f"EW{n}" if n > 1 else "EW", rf"\mathbb{{E}}[W^{{{n}}}]" if n > 1 else r"\mathbb{E}[W]",
+                   positive=True) for n in range(1, ORDER + 2)}
+E_b = {n: parameter(f"E_b{n}", rf"\mathbb{{E}}[b^{{{n}}}]", real=True) for n in range(2, ORDER + 2)}
+E_ab = {n: parameter(f"E_ab{n}" if n > 1 else "E_ab", rf"\mathbb{{E}}[a b^{{{n}}}]" if n > 1 else r"\mathbb{E}[a b]",
+                     real=True) for n in range(1, ORDER + 2)}
+MOMENTS = {**{s.name: s for s in m.values()}, **{s.name: s for s in EW.values()},
+           **{s.name: s for s in E_b.values()}, **{s.name: s for s in E_ab.values()}}
+
+V = random_family("V", real=True)
+af = random_family("a", real=True)
+bf = random_family("b", real=True)
+W = sp.Symbol("W", positive=True)           # anchor-level (integrated by Ea)
+theta = random_symbol("theta", r"\theta", real=True)
+j = sp.Symbol("j", integer=True, positive=True)
+_e = sp.Symbol("epsilon")
+
+
+def _mean(fam):
+    return sp.Sum(fam(j), (j, 1, k)) / k
+
+
+FACTS = {Ex(V(0)): 0, Ex(af(0)): 0, Ex(bf(0)): 0,
+         **{Ex(V(0) ** n): m[n] for n in m}, **{Ea(W ** n): EW[n] for n in EW},
+         **{Ex(bf(0) ** n): E_b[n] for n in E_b}, **{Ex(af(0) * bf(0) ** n): E_ab[n] for n in E_ab}}
+
+
+# ---------------------------------------------------------------- the direct computation
+def _block_moment(block_vars):
+    """Moment of a block of generic copies: V^n -> m_n, a b^n -> E_ab_n, b^n -> E_b_n."""
+    nv, na, nb = (block_vars.count(x) for x in ("V", "a", "b"))
+    if nv and (na or nb):
+        raise ValueError("V and (a, b) never share a block here")
+    if nv:
+        return 0 if nv == 1 else m[nv]
+    if na == 0:
+        return 0 if nb == 1 else E_b[nb]
+    if na == 1:
+        return 0 if nb == 0 else E_ab[nb]
+    raise ValueError("a appears at most once")
+
+
+def mean_moment(names):
+    """E[prod of sample means] (means of k i.i.d. copies) for factor names in {"V","a","b"}."""
+    names = list(names)
+    if not names:
+        return sp.Integer(1)
+    def block(e):
+        return _block_moment([str(b) for b, n in e.as_powers_dict().items() for _ in range(int(n))])
+    total = iid_product_moment([sp.Lambda(j, sp.Symbol(n)) for n in names], k, block)
+    return sp.expand(total / k ** len(names))
+
+
+def _moment_of_monomial(e):
+    """E of a monomial in the symbols Vb, Ab, Bb (means) and W (independent of them)."""
+    pw = e.as_powers_dict()
+    coeff = sp.Integer(1)
+    names = []
+    for base, ex in pw.items():
+        if base.is_Symbol and base.name in ("Vb", "Ab", "Bb"):
+            names += [base.name[0].replace("A", "a").replace("B", "b")] * int(ex)
+        elif base == W:
+            coeff *= EW[int(ex)]
+        else:
+            coeff *= base ** ex
+    return coeff * mean_moment(names)
+
+
+def _expect_poly(poly):
+    poly = sp.expand(poly)
+    return sp.Add(*[_moment_of_monomial(t) for t in sp.Add.make_args(poly)])
+
+
+def _collect(expr):
+    h = sp.Symbol("h", positive=True)
+    e = sp.expand(expr.subs(k, 1 / h))
+    return sp.expand(e.coeff(h, 1)), sp.expand(e.coeff(h, 2))
+
+
+@lru_cache(maxsize=1)
+def expansion_constants():
+    """Per-anchor constants as SymPy expressions in the moment symbols (``MOMENTS``)."""
+    Vb, Ab, Bb = sp.symbols("Vb Ab Bb")
+    T = sp.series(-sp.log(1 + _e), _e, 0, ORDER + 1).removeO()
+    c1, c2 = _collect(_expect_poly(T.subs(_e, Vb + W / k)))
+    c1t, c2t = _collect(_expect_poly(T.subs(_e, Vb)))
+    geo = sp.Add(*[(-Bb) ** n for n in range(ORDER)])
+    d1t, d2t = (sp.expand(-x / tau) for x in _collect(_expect_poly(Ab * geo)))
+    d1, d2 = sp.expand(d1t - (c1t - c1)), sp.expand(d2t - (c2t - c2))
+    return dict(c1=c1, c2=c2, c1t=c1t, c2t=c2t, d1=d1, d2=d2, d1t=d1t, d2t=d2t)
+
+
+# ---------------------------------------------------------------- as derivations
+def _taylor_n(order):
+    u = sp.Symbol("u")
+    return Lemma(
+        f"Taylor's theorem with Lagrange remainder (order {order})",
+        f"F(y) = sum_(n<={order}) F^(n)(0) y^n/n! + F^({order + 1})(theta) y^{order + 1}/({order + 1})!",
+        {"F": sp.Lambda(u, sp.Function("F")(u)), "Y": sp.Symbol("y"), "XI": sp.Symbol("theta")},
+        lambda F, Y, XI: eq(F(Y), sp.Add(*[sp.diff(F(u), u, n).subs(u, 0) * Y ** n / sp.factorial(n)
+                                            for n in range(order + 1)])
+                            + sp.diff(F(u), u, order + 1).subs(u, XI) * Y ** (order + 1) / sp.factorial(order + 1)))
+
+
+def _series_derivation(id, title, eps, const1, const2):
+    F = sp.Lambda(_e, -sp.log(1 + _e))
+    q = Ea(Ex(F(eps)))
+    lem = _taylor_n(ORDER)
+    concl, _ = lem.instantiate({"F": F, "Y": eps, "XI": theta})
+    taylor = Ea(Ex(concl.rhs))
+    remainder = Ea(Ex(sp.diff(F(_e), _e, ORDER + 1).subs(_e, theta) * eps ** (ORDER + 1) / sp.factorial(ORDER + 1)))
+    body = Ea(Ex(concl.rhs)) - remainder
+    exact = Identity(facts=FACTS).difference(body, 0)       # a polynomial in 1/k
+    h = sp.Symbol("h", positive=True)
+    poly = sp.expand(exact.subs(k, 1 / h))
+    high = sp.expand(sp.Add(*[poly.coeff(h, n) * h ** n for n in range(3, 2 * ORDER + 2)]).subs(h, 1 / k))
+    stmt = const1 / k + const2 / k ** 2 + high + remainder
+    return Derivation(
+        id, title, "companion (beyond the paper); Prop. 1, (11), (32)", q, "eq", stmt,
+        [Step("series", "", eq(q, taylor), f"Taylor expansion of -log(1 + e) to order {ORDER}, Lagrange remainder",
+              ByLemma(lem, {"F": F, "Y": eps, "XI": theta}, context=sp.Lambda(_e, Ea(Ex(_e))))),
+         Step("i.i.d. means", "", eq(taylor, exact + remainder),
+              "E of products of means of k i.i.d. copies (set partitions), E V = 0, E V^n = m_n, E W^n",
+              Identity(facts=FACTS)),
+         Step("collect", "", eq(exact + remainder, stmt), "collect the 1/k and 1/k^2 coefficients", Identity())],
+        ["V_j = X_j/mu - 1 i.i.d. (E V = 0), W = e^{p/tau}/mu independent of the V_j; bounded",
+         f"the remainder is O(k^-3): E|eps|^{ORDER + 1} = O(k^-3) and 1 + theta >= min(1, 1 + eps) > 0 bounded below",
+         "the terms of order k^-3 and beyond are exact (listed in the statement)"])
+
+
+def _geometric(order):
+    """1/(1+x) = sum_{n<N} (-x)^n + (-x)^N/(1+x); its hypothesis is the identity itself (checked)."""
+    def concl(x):
+        return eq(1 / (1 + x), sp.Add(*[(-x) ** n for n in range(order)]) + (-x) ** order / (1 + x))
+    return Lemma(f"finite geometric series (order {order})", "1/(1+x) = sum_(n<N) (-x)^n + (-x)^N/(1+x)",
+                 {"x": sp.Symbol("x")}, concl, lambda x: [concl(sp.Symbol("x", positive=True))], source="checked")
+
+
+def _search_derivation(const1, const2):
+    Abar, Bbar = _mean(af), _mean(bf)
+    q = -Ea(Ex(Abar / (1 + Bbar))) / tau
+    geo = sp.Add(*[(-Bbar) ** n for n in range(ORDER)])
+    rem = -Ea(Ex(Abar * (-Bbar) ** ORDER / (1 + Bbar))) / tau
+    series = -Ea(Ex(Abar * geo)) / tau + rem
+    exact = Identity(facts=FACTS).difference(-Ea(Ex(Abar * geo)) / tau, 0)
+    h = sp.Symbol("h", positive=True)
+    poly = sp.expand(exact.subs(k, 1 / h))
+    high = sp.expand(sp.Add(*[poly.coeff(h, n) * h ** n for n in range(3, 2 * ORDER + 2)]).subs(h, 1 / k))
+    stmt = const1 / k + const2 / k ** 2 + high + rem
+    return Derivation(
+        "EXP.search-dcl", "Expansion of search CE - R~ in 1/k", "companion; (12), Lemma 3", q, "eq", stmt,
+        [Step("geometric series", "", eq(q, series), f"1/(1+B) = sum_(n<{ORDER}) (-B)^n + (-B)^{ORDER}/(1+B)",
+              ByLemma(_geometric(ORDER), {"x": Bbar}, context=sp.Lambda(_e, -Ea(Ex(Abar * _e)) / tau),
+                      hyp_checks={0: Identity()})),
+         Step("i.i.d. means", "", eq(series, exact + rem), "E of products of means (set partitions), E a = E b = 0",
+              Identity(facts=FACTS)),
+         Step("collect", "", eq(exact + rem, stmt), "collect the 1/k and 1/k^2 coefficients", Identity())],
+        ["a = r (s - E[r s]), b = r - 1 i.i.d. over the unseen points, E a = E b = 0; 1 + Bbar > 0 a.s.",
+         f"the remainder is O(k^-3) (E|Bbar|^{ORDER} |Abar| = O(k^-3), 1 + Bbar bounded below)"])
+
+
+def _derivations():
+    c = expansion_constants()
+    return [_series_derivation("EXP.infonce", "Expansion of int CE - R in 1/k", _mean(V) + W / k, c["c1"], c["c2"]),
+            _series_derivation("EXP.dcl", "Expansion of int CE - R~ in 1/k", _mean(V), c["c1t"], c["c2t"]),
+            _search_derivation(c["d1t"], c["d2t"])]
+
+
+DERIVATIONS = _derivations()
+
+
+# ---------------------------------------------------------------- numbers from models
+def anchor_moments(law, tau, ctx):
+    """The moments in ``MOMENTS`` (plus ``weight``) for one :class:`~infonce_sym.models.AnchorLaw`."""
+    tau = ctx.mpf(tau)
+    ws = [ctx.mpf(w) for w in law.negative_weight]
+    X = [ctx.exp(ctx.mpf(s) / tau) for s in law.negative_similarity]
+    mu = ctx.fsum(w * x for w, x in zip(ws, X))
+    Vs = [x / mu - 1 for x in X]
+    out = {"weight": ctx.mpf(law.weight)}
+    for n in m:
+        out[m[n].name] = ctx.fsum(w * v ** n for w, v in zip(ws, Vs))
+    Ws = [ctx.exp(ctx.mpf(p) / tau) / mu for p in law.positive_similarity]
+    for n in EW:
+        out[EW[n].name] = ctx.fsum(ctx.mpf(q) * x ** n for q, x in zip(law.positive_weight, Ws))
+    if law.negative_ratio is not None:
+        rs = [ctx.mpf(r) for r in law.negative_ratio]
+        ss = [ctx.mpf(s) for s in law.negative_similarity]
+        ers = ctx.fsum(w * r * s for w, r, s in zip(ws, rs, ss))
+        A = [r * (s - ers) for r, s in zip(rs, ss)]
+        Bs = [r - 1 for r in rs]
+        for n in E_b:
+            out[E_b[n].name] = ctx.fsum(w * x ** n for w, x in zip(ws, Bs))
+        for n in E_ab:
+            out[E_ab[n].name] = ctx.fsum(w * x * y ** n for w, x, y in zip(ws, A, Bs))
+    return out
+
+
+def evaluate(name, moments, tau_value, ctx):
+    """One per-anchor constant (e.g. "c2") at the given moments."""
+    expr = expansion_constants()[name]
+    syms = sorted(expr.free_symbols, key=lambda s: s.name)
+    f = sp.lambdify(syms, expr, modules="mpmath")
+    args = [ctx.mpf(tau_value) if s == tau else moments[s.name] for s in syms]
+    return f(*args)
+
+
+def constants(anchor_moments_list, tau_value, ctx, names=("c1", "c2", "c1t", "c2t", "d1", "d2", "d1t", "d2t")):
+    """Weighted average over anchors of the per-anchor constants (the gaps are E over anchors).
+    Search constants are skipped when a moment they need is missing (assumption (B) fails)."""
+    total_w = ctx.fsum(am["weight"] for am in anchor_moments_list)
+    out = {}
+    for name in names:
+        try:
+            out[name] = ctx.fsum(am["weight"] * evaluate(name, am, tau_value, ctx)
+                                 for am in anchor_moments_list) / total_w
+        except KeyError:
+            continue
+    return out
+
+
+def model_constants(model, tau_value, ctx):
+    """:func:`constants` for a model of :mod:`infonce_sym.models`."""
+    laws = model.anchor_laws(ctx, tau_value)
+    return constants([anchor_moments(law, tau_value, ctx) for law in laws], tau_value, ctx)

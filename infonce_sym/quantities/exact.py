@@ -1,0 +1,657 @@
+"""Exact values of the Section 3 quantities at any k, by one-dimensional transforms.
+
+For S > 0 (MATH.md, "Exact finite-k values"):
+
+    E log S = int_0^oo (e^{-t} - E e^{-tS}) dt/t,        E[A/B] = int_0^oo E[A e^{-tB}] dt,
+
+and with i.i.d. negatives E e^{-tS} is a one-dimensional transform raised to the
+power k.  Everything is written relative to mu = E e^{s/tau} so that the *gaps*
+(∫CE - R, ∫CE - R~, search CE - R~) come out directly, with no cancellation:
+
+    ∫CE - R~  = -E log(mu_hat/mu)            (DCL gap, eq. (31))
+    ∫CE - R   = -E log(mu_hat/mu + W/k)      (W = e^{p/tau}/mu, p the positive similarity)
+    search CE - R~ = -(1/tau) E[ sum_j r_j (s_j - m) / sum_j r_j ]   (r = dM/dpi, m = E_M p)
+
+Integrands are formed as e^{-t} expm1(k log1p(E g(.)) ...) with g(y) = e^y - 1 - y, so
+nothing of size one is subtracted from something of size one.  The working
+precision is digits + 2 log10(k) + guard, and every value is recomputed at a
+higher precision with every quadrature rule refined (``REFINED``) to confirm the
+requested digits.
+
+The inner sums run in FLINT/Arb (python-flint): the band exponentials at an outer node
+are computed once and serve every weight vector that shares the atoms (negatives and
+positives share x = e^{s/tau}/mu; the ratio and its numerator share r), the DCL and
+InfoNCE integrals share one outer node grid, and the Taylor parts come from prefix
+power series (``_Atoms``).  On the sphere the ratio integral uses a rule built for
+the scale 1/kappa of r = e^{kappa s}/Z instead of tau.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+import operator
+import time
+from dataclasses import dataclass, field
+from itertools import accumulate
+
+import flint             # FLINT/Arb: the inner sums run in C
+import mpmath
+
+from ..errors import InputError, check_digits, check_k, check_tau
+from ..models.quadrature import gauss_legendre_arb
+
+arb = flint.arb
+_mul = operator.mul
+
+__all__ = ["exact_values", "ExactValues", "QUANTITIES"]
+
+# The precision check's second evaluation: 12 more digits and every quadrature rule refined
+# (panels REFINED times narrower, hence different and more nodes everywhere).
+REFINED = 1.25
+
+# The Taylor bands: atoms with c x <= TAYLOR_CUT (or |c (x - 1)| <= TAYLOR_CUT for the centred
+# sums) come from prefix power series, the band above it from direct exponentials.  A wider
+# Taylor band means fewer direct exponentials per outer node for a few more series terms;
+# the alternating Taylor sums lose at most e^(2 TAYLOR_CUT) in relative accuracy, well inside
+# the 32 guard bits.
+TAYLOR_CUT = 1
+
+QUANTITIES = ("risk", "cross_entropy_limit", "search_cross_entropy", "density_ratio_second_moment")
+
+
+@dataclass
+class ExactValues:
+    """Exact values (mpf) at ``digits`` significant digits, plus the gaps computed directly."""
+    model: str
+    tau: str
+    k: int
+    loss: str
+    digits: int
+    values: dict
+    gaps: dict
+    undefined: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    agreement_digits: float = math.inf
+
+    def as_strings(self) -> dict:
+        out = {}
+        for key in QUANTITIES:
+            if key in self.values:
+                out[key] = mpmath.nstr(self.values[key], self.digits, strip_zeros=False)
+            else:
+                out[key] = None
+        return out
+
+
+def _decimal(ctx, value):
+    """The decimal value the user typed (0.01 means 1/100, not the nearest double)."""
+    if isinstance(value, float):
+        return ctx.mpf(repr(value))
+    return ctx.mpf(value)
+
+
+def _to_arb(x):
+    """mpf (or arb) -> arb, exactly."""
+    if isinstance(x, arb):
+        return x
+    sign, man, exp, _ = x._mpf_
+    return arb((int(-man if sign else man), int(exp)))
+
+
+def _from_arb(a):
+    """The midpoint of an arb ball as an mpf (rounded to the mpmath precision)."""
+    man, exp = a.mid().man_exp()
+    return mpmath.mpf((int(man), int(exp)))
+
+
+def _arbs(values):
+    return [_to_arb(v) for v in values]
+
+
+def _arb_max(a, b):
+    return a if a.mid() > b.mid() else b
+
+
+def _suffix_sums(u):
+    """out[i] = sum_{l >= i} u_l (length len(u) + 1)."""
+    out = list(accumulate(reversed(u), initial=arb(0)))
+    out.reverse()
+    return out
+
+
+def _poly_value(series, m, start=0):
+    """sum_{j >= start} a_j m^j for the coefficients a_j of an arb_series (FLINT Horner)."""
+    coeffs = series.coeffs()[start:]
+    if not coeffs:
+        return arb(0)
+    value = flint.arb_poly(coeffs)(m)
+    return value * m ** start if start else value
+
+
+class _Atoms:
+    """Atoms 0 <= x_1 <= ... <= x_n (arb) carrying several named weight vectors (any sign).
+
+    For a given c the atoms split into bands: c x <= TAYLOR_CUT (a Taylor series about 0 whose
+    coefficients are prefix sums of u e^{x X}, stored for every atom as FLINT power
+    series), c x >= Lambda (e^{-cx} below 10^-dps, handled by suffix sums), and a band in
+    between summed directly.  The band is about tau log(2 Lambda) wide in s, and its
+    exponentials are computed once per c and shared by every weight vector asked for.
+    Centred sums sum u g(-c(x - 1)), g(y) = e^y - 1 - y, use a Taylor series about 1
+    for |c(x - 1)| <= TAYLOR_CUT instead, so that nothing of size one cancels.
+    """
+
+    def __init__(self, x, weights, terms, big):
+        n = len(x)
+        order = sorted(range(n), key=lambda i: x[i].mid())
+        self.x = [x[i] for i in order]
+        self.xm = [v.mid() for v in self.x]                     # exact, for the band cuts
+        self.n = n
+        self.terms = terms
+        self.big = big                                          # Lambda
+        xm1 = [v - 1 for v in self.x]
+        self.w, self.suf0, self.suf1, self.support, self.positive = {}, {}, {}, {}, {}
+        for name, u in weights.items():
+            u = [u[i] for i in order]
+            self.w[name] = u
+            self.positive[name] = all(v.is_zero() or v > 0 for v in u)    # log u exists
+            nz = [i for i, v in enumerate(u) if not v.is_zero()]
+            self.support[name] = (nz[0], nz[-1])
+            self.suf0[name] = _suffix_sums(u)
+            self.suf1[name] = _suffix_sums(list(map(_mul, u, xm1)))
+        self.direct = n <= 64          # few atoms: plain sums beat the band bookkeeping
+        self._tables = {}              # (name, centre) -> [prefix series], grown on demand
+        self._exps = {}                # centre -> [e^{(x_i - centre) X}], shared by the names
+
+    # ---------------------------------------------------------------- Taylor tables
+    def _exp_series(self, centre, i):
+        """e^{(x_i - centre) X} to ``terms`` coefficients (shared by every weight vector)."""
+        exps = self._exps.setdefault(centre, [])
+        while len(exps) <= i:
+            y = self.x[len(exps)] - centre if centre else self.x[len(exps)]
+            exps.append(flint.arb_series([0, y], prec=self.terms).exp())
+        return exps[i]
+
+    def prefix(self, name, centre, i):
+        """sum_{l < i} u_l e^{(x_l - centre) X}: coefficient j is sum u (x - centre)^j / j!.
+
+        The prefix series are kept for every i, built only as far as asked for (the
+        table about 0 of the negatives, say, is only ever asked for below x = TAYLOR_CUT)."""
+        i = min(i, self.n)
+        table = self._tables.get((name, centre))
+        if table is None:
+            table = self._tables[(name, centre)] = [flint.arb_series(0, prec=self.terms)]
+        if len(table) <= i:
+            u = self.w[name]
+            acc = table[-1]
+            if self.positive[name]:
+                # u e^{yX} = e^{log u + yX}: one series exponential, no series product
+                x, terms, series = self.x, self.terms, flint.arb_series
+                for l in range(len(table) - 1, i):
+                    if not u[l].is_zero():
+                        y = x[l] - centre if centre else x[l]
+                        acc = acc + series([u[l].log(), y], prec=terms).exp()
+                    table.append(acc)
+            else:
+                for l in range(len(table) - 1, i):
+                    if not u[l].is_zero():
+                        acc = acc + u[l] * self._exp_series(centre, l)
+                    table.append(acc)
+        return table[i]
+
+    def total_series(self, name, centre):
+        return self.prefix(name, centre, self.n)
+
+    # ---------------------------------------------------------------- sums at one c
+    def _cut(self, value):
+        """Number of atoms with x <= value."""
+        return bisect.bisect_right(self.xm, value.mid())
+
+    def sums(self, c, requests):
+        """For (name, kind) in requests: sum u h(c, x), h = e^{-cx} ("exp"), e^{-cx} - 1
+        ("expm1") or g(-c(x - 1)) ("centred", c <= 1).  One set of band exponentials."""
+        if self.direct:
+            return [self._direct(c, name, kind) for name, kind in requests]
+        m = -c
+        inv = 1 / c
+        half = inv * TAYLOR_CUT
+        a = d = None
+        plans = []
+        lo_b, hi_b = self.n, 0
+        for name, kind in requests:
+            if kind == "centred":
+                lo = self._cut(1 - half) if c.mid() > TAYLOR_CUT else 0
+                hi = self._cut(1 + half)
+                end = self._cut(1 + self.big * inv)
+                plans.append((name, kind, lo, hi, end))
+                start = hi
+            else:
+                if a is None:
+                    a, d = self._cut(half), self._cut(self.big * inv)
+                plans.append((name, kind, a, a, d))
+                start, end = a, d
+            if end > start:
+                lo_b, hi_b = min(lo_b, start), max(hi_b, end)
+        if hi_b > lo_b:
+            band = list(map(arb.exp, map(m.__mul__, self.x[lo_b:hi_b])))
+        out = []
+        for name, kind, lo, start, end in plans:
+            u = self.w[name]
+            direct = (sum(map(_mul, u[start:end], band[start - lo_b:end - lo_b]), arb(0))
+                      if end > start else arb(0))
+            if kind == "exp":
+                total = direct
+                if start:
+                    total += _poly_value(self.prefix(name, 0, start), m)
+            elif kind == "expm1":
+                total = direct - self.suf0[name][start]
+                if start:
+                    total += _poly_value(self.prefix(name, 0, start), m, 1)
+            else:
+                ec = c.exp()
+                total = ec * direct - self.suf0[name][start] + c * self.suf1[name][start]
+                below = None
+                if lo:
+                    # atoms with c x <= c - TAYLOR_CUT: e^{-c(x-1)} = e^c sum_j (-c x)^j / j!
+                    p = self.prefix(name, 0, lo)
+                    coeffs = p.coeffs() + [arb(0), arb(0)]
+                    total += ec * _poly_value(p, m) - coeffs[0] + c * (coeffs[1] - coeffs[0])
+                    below = self.prefix(name, 1, lo)
+                if start > lo:
+                    series = self.prefix(name, 1, start)
+                    total += _poly_value(series if below is None else series - below, m, 2)
+            out.append(total)
+        return out
+
+    def _direct(self, c, name, kind):
+        u, x = self.w[name], self.x
+        nc = -c
+        total = arb(0)
+        if kind == "exp":
+            for ui, xi in zip(u, x):
+                total += ui * (nc * xi).exp()
+        elif kind == "expm1":
+            for ui, xi in zip(u, x):
+                total += ui * (nc * xi).expm1()
+        else:
+            for ui, xi in zip(u, x):
+                y = xi - 1
+                total += ui * ((nc * y).expm1() + c * y)
+        return total
+
+    # ---------------------------------------------------------------- helpers
+    def x_min(self, name):
+        return self.x[self.support[name][0]]
+
+    def spread(self, name, centre):
+        lo, hi = self.support[name]
+        return _arb_max(abs(self.x[lo] - centre), abs(self.x[hi] - centre))
+
+
+def _log_or_none(value):
+    """log of a positive arb, None for -infinity (value <= 0 at working precision)."""
+    return value.log() if value.mid() > 0 else None
+
+
+def _expm1_of(a):
+    return arb(-1) if a is None else a.expm1()
+
+
+class _Anchor:
+    """Transforms of one anchor class's similarity laws, at the current precision (arb)."""
+
+    def __init__(self, law, tau, terms, big, ratio_law=None):
+        self.weight = law.weight
+        s_all, a_all = _arbs(law.negative_similarity), _arbs(law.negative_weight)
+        keep = [i for i, w in enumerate(a_all) if w.mid() > 0]
+        s = [s_all[i] for i in keep]
+        a = [a_all[i] for i in keep]
+        x = [(v / tau).exp() for v in s]
+        mu = sum(map(_mul, a, x), arb(0))
+        self.log_mu = mu.log()
+        self.mean_negative = sum(map(_mul, a, s), arb(0))
+        p_all, q_all = _arbs(law.positive_similarity), _arbs(law.positive_weight)
+        self.mean_positive = sum(map(_mul, p_all, q_all), arb(0))
+        if law.positive_similarity == law.negative_similarity:
+            # the usual case (sphere, finite models): one set of atoms x = e^{s/tau}/mu
+            # carries both the negative law (V = X/mu) and the positive one (W = e^{p/tau}/mu)
+            idx = [i for i in range(len(s_all)) if a_all[i].mid() > 0 or q_all[i].mid() > 0]
+            xs = [(s_all[i] / tau).exp() / mu for i in idx]
+            weights = {"neg": [a_all[i] if a_all[i].mid() > 0 else arb(0) for i in idx],
+                       "pos": [q_all[i] if q_all[i].mid() > 0 else arb(0) for i in idx]}
+            self.negatives = self.positives = _Atoms(xs, weights, terms, big)
+        else:
+            self.negatives = _Atoms([v / mu for v in x], {"neg": a}, terms, big)
+            pos = [((p / tau - self.log_mu).exp(), q) for p, q in zip(p_all, q_all) if q.mid() > 0]
+            self.positives = _Atoms([w for w, _ in pos], {"pos": [q for _, q in pos]}, terms, big)
+        self.v_min = self.negatives.x_min("neg")
+        self.r = None
+        self.ratio = None
+        if law.negative_ratio is not None:
+            if ratio_law is not None:
+                # the density ratio's own (coarser) rule: r = e^{kappa s}/Z varies on the
+                # scale 1/kappa in s, not tau
+                s_all, a_all = _arbs(ratio_law.negative_similarity), _arbs(ratio_law.negative_weight)
+                keep = [i for i, w in enumerate(a_all) if w.mid() > 0]
+                s = [s_all[i] for i in keep]
+                a = [a_all[i] for i in keep]
+                law = ratio_law
+            r_all = _arbs(law.negative_ratio)
+            r = [r_all[i] for i in keep]
+            total = sum(map(_mul, a, r), arb(0))
+            r = [v / total for v in r]                         # exact E r = 1 on the atoms
+            self.r = r
+            self.ratio_second_moment = sum(map(_mul, a, [v * v for v in r]), arb(0))
+            self.m = sum(map(_mul, a, map(_mul, r, s)), arb(0))
+            self.mean_negative_ratio_rule = sum(map(_mul, a, s), arb(0))
+            self.r_zero_mass = sum((w for w, v in zip(a, r) if v.is_zero()), arb(0))
+            self.r_constant = all(v.mid() == r[0].mid() for v in r)
+            if self.r_zero_mass.is_zero():
+                self.ratio = _Atoms(r, {"ratio": a,
+                                        "num": [w * ri * (si - self.m) for w, ri, si in zip(a, r, s)]},
+                                    terms, big)
+                self.r_min = self.ratio.x_min("ratio")
+
+
+def _log_mgf_series(atoms, name, centre, scale):
+    """Power series in t of log sum u e^{-(t/scale)(x - centre)} (u a probability vector)."""
+    coeffs = atoms.total_series(name, centre).coeffs()
+    m = -1 / arb(scale)
+    coeffs = [cj * m ** j for j, cj in enumerate(coeffs)]
+    terms = atoms.terms
+    series = flint.arb_series(coeffs, prec=terms) / coeffs[0]
+    return _zero_constant(series.log(), terms)
+
+
+def _zero_constant(series, terms):
+    coeffs = series.coeffs() or [arb(0)]
+    coeffs[0] = arb(0)
+    return flint.arb_series(coeffs, prec=terms)
+
+
+def _head_integral(series, t0, terms):
+    """int_0^t0 F(t) dt/t for F(t) = -e^{-t} expm1(sum_n series[n] t^n)."""
+    ex = _zero_constant(series.exp(), terms)
+    decay = flint.arb_series([0, -1], prec=terms).exp()
+    f = (-(ex * decay)).coeffs()
+    return sum((fi * t0 ** i / i for i, fi in enumerate(f) if i), arb(0))
+
+
+def _head_integral_plain(series, t0):
+    """int_0^t0 sum_n series[n] t^n dt."""
+    return sum((ci * t0 ** (i + 1) / (i + 1) for i, ci in enumerate(series.coeffs())), arb(0))
+
+
+def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0):
+    """int_0^oo of ``count`` integrands, as int G(e^y) dy with Gauss-Legendre panels in y = log t.
+
+    ``integrand(t)`` returns the list of G_i(t) = t f_i(t) (the integrands against dt/t).
+    Below t0 the integrals are ``heads`` (from power series).  Panels march upwards until
+    every integrand, which decreases in t past t = dps log 10, times the distance to
+    y_end = log(decay_floor) is negligible.  All integrals share the nodes, so whatever
+    the integrands have in common is computed once per node.
+    """
+    nodes = 10 + int(0.4 * dps) + int(4 * (refinement - 1))
+    gx, gw = gauss_legendre_arb(nodes, flint.ctx.prec + 20)
+    refinement = arb(refinement)
+    width = 1 / refinement
+    eps = arb(10) ** (-dps)
+    y_past_exp = (dps * arb(10).log() + 20).log()
+    y_end = _arb_max(decay_floor.log(), y_past_exp + 1)
+    totals = list(heads)
+
+    def panel(a, b):
+        half, mid = (b - a) / 2, (a + b) / 2
+        sums = [arb(0)] * count
+        peaks = [arb(0)] * count
+        for xi, wi in zip(gx, gw):
+            values = integrand((mid + half * xi).exp())
+            wh = wi * half
+            for i, v in enumerate(values):
+                sums[i] += wh * v
+                peaks[i] = _arb_max(peaks[i], abs(v))
+        return sums, peaks
+
+    y = t0.log().mid()
+    # lower part: the integrands are power series in t there, wide panels suffice
+    step = (4 / refinement).mid()
+    while y.mid() < -4:
+        b = (y + step) if (y + step).mid() < -4 else arb(-4)
+        sums, _ = panel(y, b)
+        totals = [tot + s for tot, s in zip(totals, sums)]
+        y = b.mid()
+    width = width.mid()
+    while y.mid() < y_end.mid():
+        sums, peaks = panel(y, y + width)
+        totals = [tot + s for tot, s in zip(totals, sums)]
+        y = (y + width).mid()
+        if y.mid() > y_past_exp.mid() and all(
+                (p * (y_end - y + 1)).mid() < (eps * abs(tot)).mid() for p, tot in zip(peaks, totals)):
+            break
+    return totals
+
+
+def _log_ratio_expectations(an, k, with_dcl, refinement, dps):
+    """J = E log(mu_hat/mu + W/k) and, if with_dcl, J~ = E log(mu_hat/mu), on one node grid.
+
+    Returns [J~, J] (or [J]).  The negatives' transform at a node serves both integrals, and
+    when positives and negatives share their atoms (x = e^{s/tau}/mu) one set of band
+    exponentials serves both laws.
+    """
+    kk = arb(k)
+    neg, pos = an.negatives, an.positives
+    shared = neg is pos
+    pos_x_min = pos.x_min("pos")
+
+    def integrand(t):
+        c = t / kk
+        small = c.mid() <= 1
+        neg_kind = "centred" if small else "exp"
+        pos_kind = "expm1" if (c * pos_x_min).mid() < 1 else "exp"
+        if shared:
+            s_neg, s_pos = neg.sums(c, [("neg", neg_kind), ("pos", pos_kind)])
+        else:
+            s_neg, = neg.sums(c, [("neg", neg_kind)])
+            s_pos, = pos.sums(c, [("pos", pos_kind)])
+        if small:
+            a_neg = kk * s_neg.log1p()                  # = k log E e^{-c V} + t
+        else:
+            log_value = _log_or_none(s_neg)
+            a_neg = None if log_value is None else kk * (c + log_value)
+        log_pos = s_pos.log1p() if pos_kind == "expm1" else _log_or_none(s_pos)
+        decay = -(-t).exp()
+        out = []
+        if with_dcl:
+            out.append(decay * _expm1_of(a_neg))
+        a = None if (a_neg is None or log_pos is None) else a_neg + log_pos
+        out.append(decay * _expm1_of(a))
+        return out
+
+    # series of k log E e^{-(t/k)(V-1)} [+ log E e^{-(t/k) W}] about t = 0, valid for
+    # t <= t0 where (t0/k) * spread <= 1/64
+    terms = neg.terms
+    series_neg = _log_mgf_series(neg, "neg", 1, k) * kk
+    series_pos = _log_mgf_series(pos, "pos", 0, k)
+    spread = _arb_max(neg.spread("neg", 1), pos.spread("pos", 0))
+    t0 = (kk / (64 * spread)).mid()
+    if t0.mid() > arb(-4).exp().mid():
+        t0 = arb(-4).exp().mid()
+    heads = []
+    if with_dcl:
+        heads.append(_head_integral(series_neg, t0, terms))
+    heads.append(_head_integral(series_neg + series_pos, t0, terms))
+    # E e^{-t mu_hat/mu} <= e^{-t v_min}
+    floor = (dps * arb(10).log() + 20) / an.v_min
+    return _outer_integral(integrand, len(heads), floor, refinement, dps, heads, t0)
+
+
+def _ratio_bias(an, k, refinement, dps):
+    """E[sum r_j (s_j - m) / sum r_j] = int_0^oo k E[r (s-m) e^{-t r}] (E e^{-t r})^{k-1} dt."""
+    kk = arb(k)
+    atoms = an.ratio
+    k1 = kk - 1
+
+    def integrand(v):                                        # v = k t, integrated in dv
+        c = v / kk
+        small = c.mid() <= 1
+        first, s_ratio = atoms.sums(c, [("num", "expm1"), ("ratio", "centred" if small else "exp")])
+        # first = E[r(s-m)(e^{-cr} - 1)], E[r(s-m)] = 0
+        if small:
+            log_centred = s_ratio.log1p()
+        else:
+            log_value = _log_or_none(s_ratio)
+            if log_value is None:
+                return [arb(0)]
+            log_centred = c + log_value
+        rest = -v * k1 / kk + k1 * log_centred
+        return [v * first * rest.exp()]
+
+    # power series of the integrand about v = 0, valid for (v0/k) * spread <= 1/64
+    terms = atoms.terms
+    num = atoms.total_series("num", 0).coeffs()
+    m = -1 / kk
+    first = flint.arb_series([arb(0)] + [cj * m ** j for j, cj in enumerate(num) if j], prec=terms)
+    rest = _log_mgf_series(atoms, "ratio", 1, k) * k1
+    rest = rest + flint.arb_series([0, -k1 / kk], prec=terms)
+    product = first * rest.exp()
+    spread = _arb_max(atoms.spread("ratio", 1), atoms.spread("ratio", 0))
+    v0 = (kk / (64 * spread)).mid()
+    if v0.mid() > arb(-4).exp().mid():
+        v0 = arb(-4).exp().mid()
+    floor = (dps * arb(10).log() + 20) / an.r_min * 2
+    return _outer_integral(integrand, 1, floor, refinement, dps, [_head_integral_plain(product, v0)], v0)[0]
+
+
+def _compute(model, tau_value, k, loss, dps, refinement):
+    ctx = mpmath.mp
+    saved = flint.ctx.prec, flint.ctx.cap
+    try:
+        with mpmath.workdps(dps):
+            flint.ctx.prec = ctx.prec + 32
+            flint.ctx.cap = _series_terms(dps)      # power series length (FLINT caps at this)
+            return _compute_at_precision(ctx, model, tau_value, k, loss, refinement)
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+
+
+def _series_terms(dps):
+    # enough terms for the Taylor bands (|c y| <= TAYLOR_CUT: TAYLOR_CUT^j / j! < 10^-(dps+5))
+    # and for the moment series of the heads (ratio 1/64)
+    target = (dps + 5) * math.log(10)
+    j = 1
+    while math.lgamma(j + 1) - j * math.log(TAYLOR_CUT) < target:
+        j += 1
+    return max(j, int(math.ceil(target / math.log(64)))) + 1
+
+
+def _anchor_laws(model, ctx, tau_value, refinement):
+    if getattr(model, "arb_laws", False):       # the sphere: atoms straight from FLINT
+        return model.anchor_laws(ctx, tau_value, refinement, as_arb=True)
+    return model.anchor_laws(ctx, tau_value, refinement)
+
+
+def _compute_at_precision(ctx, model, tau_value, k, loss, refinement):
+    dps = ctx.dps
+    tau = _to_arb(_decimal(ctx, tau_value))
+    terms = _series_terms(dps)
+    big = dps * arb(10).log() + 10
+    laws = _anchor_laws(model, ctx, tau_value, refinement)
+    ratio_laws = [None] * len(laws)
+    kappa = getattr(model, "kappa", 0)
+    if k > 1 and getattr(model, "arb_laws", False) and kappa > 0 and 1 / kappa > float(tau_value):
+        # the sphere: the search cross-entropy's ratio integral only sees r = e^{kappa s}/Z,
+        # whose scale in s is 1/kappa; a rule built for that scale has fewer atoms
+        ratio_laws = _anchor_laws(model, ctx, 1 / kappa, refinement)
+    anchors = [_Anchor(law, tau, terms, big, rl) for law, rl in zip(laws, ratio_laws)]
+    values, gaps, undefined = {}, {}, {}
+    F = _from_arb
+    tau_m = F(tau)
+    weights = [ctx.mpf(an.weight) if not isinstance(an.weight, arb) else F(an.weight) for an in anchors]
+    ce_limit = ctx.fsum(w * (-F(an.mean_positive) / tau_m + F(an.log_mu)) for w, an in zip(weights, anchors))
+    values["cross_entropy_limit"] = ce_limit
+    integrals = [_log_ratio_expectations(an, k, k > 1, refinement, dps) for an in anchors]
+    if k == 1:
+        # mu_hat = X_1: E log(mu_hat/mu) = E s/tau - log mu exactly
+        dcl_gap = ctx.fsum(w * (F(an.log_mu) - F(an.mean_negative) / tau_m) for w, an in zip(weights, anchors))
+    else:
+        dcl_gap = -ctx.fsum(w * F(j[0]) for w, j in zip(weights, integrals))
+    info_gap = -ctx.fsum(w * F(j[-1]) for w, j in zip(weights, integrals))
+    gap = info_gap if loss == "infonce" else dcl_gap
+    values["risk"] = ce_limit - gap
+    gaps["cross_entropy_limit_minus_risk"] = gap
+    gaps["infonce_minus_dcl_risk"] = dcl_gap - info_gap          # R - R~ >= 0
+    dominated = all(an.r is not None for an in anchors)
+    if not dominated:
+        reason = getattr(model, "domination_reason", "assumption (B) fails")
+        undefined["search_cross_entropy"] = reason
+        undefined["density_ratio_second_moment"] = reason
+    else:
+        values["density_ratio_second_moment"] = ctx.fsum(w * F(an.ratio_second_moment)
+                                                          for w, an in zip(weights, anchors))
+        if any(not an.r_zero_mass.is_zero() for an in anchors):
+            undefined["search_cross_entropy"] = (
+                "the empirical kernel M_hat_k is undefined with positive probability: dM(z,.)/dpi "
+                "vanishes on a set of positive pi-mass, so sum_j dM/dpi(xi_j) = 0 can happen")
+        else:
+            if k == 1:
+                bias = ctx.fsum(w * (F(an.mean_negative_ratio_rule) - F(an.m)) for w, an in zip(weights, anchors))
+            elif all(an.r_constant for an in anchors):
+                bias = ctx.zero          # M = pi (e.g. kappa = 0): M_hat_k = uniform, no bias
+            else:
+                bias = ctx.fsum(w * F(_ratio_bias(an, k, refinement, dps)) for w, an in zip(weights, anchors))
+            search_minus_dcl = -bias / tau_m
+            gaps["search_minus_dcl_risk"] = search_minus_dcl
+            gaps["search_cross_entropy_minus_risk"] = search_minus_dcl - (dcl_gap - gap)
+            values["search_cross_entropy"] = ce_limit - dcl_gap + search_minus_dcl
+            if k == 1:   # M_hat_1 = Q_hat_1 = delta_xi: the cross-entropy is exactly zero
+                values["search_cross_entropy"] = ctx.zero
+    return values, gaps, undefined
+
+
+def exact_values(model, tau, k, digits: int = 30, loss: str = "infonce", verify: bool = True) -> ExactValues:
+    """Exact R (or R~), ∫CE, search CE and E|dM/dpi|^2 at ``digits`` significant digits.
+
+    k = 1 on the sphere S^2 is a 2-D integral, E log(1 + e^{(s - p)/tau}) with s uniform on
+    [-1, 1] and p of density kappa e^{kappa p}/(2 sinh kappa); mpmath.quad gives
+    0.47652149796660589834 for kappa = 2, tau = 1/2:
+
+    >>> from infonce_sym.models import SphereModel
+    >>> r = exact_values(SphereModel(3, 2.0), 0.5, 1, digits=15)
+    >>> r.as_strings()["risk"]
+    '0.476521497966606'
+    """
+    check_tau(tau)
+    k = check_k(k)
+    digits = check_digits(digits)
+    if loss not in ("infonce", "dcl"):
+        raise InputError("loss", f"must be 'infonce' or 'dcl', got {loss!r}")
+    start = time.perf_counter()
+    guard = 12
+    dps = digits + guard + int(2 * math.log10(k)) + 1
+    first = _compute(model, tau, k, loss, dps, 1)
+    agreement = math.inf
+    if verify:
+        second = _compute(model, tau, k, loss, dps + guard, REFINED)
+        agreement = _agreement(first, second, dps)
+        if agreement < digits:
+            raise ArithmeticError(
+                f"exact values agree to only {agreement:.1f} digits when the precision is raised; "
+                f"asked for {digits}")
+        first = second
+    values, gaps, undefined = first
+    return ExactValues(model=getattr(model, "label", str(model)), tau=repr(tau), k=k, loss=loss,
+                       digits=digits, values=values, gaps=gaps, undefined=undefined,
+                       seconds=time.perf_counter() - start, agreement_digits=agreement)
+
+
+def _agreement(first, second, floor_digits=60):
+    worst = math.inf
+    for a, b in ((first[0], second[0]), (first[1], second[1])):
+        for key in a:
+            x, y = a[key], b[key]
+            if x == y:
+                continue
+            scale = max(abs(x), abs(y))
+            if scale < mpmath.mpf(10) ** (-floor_digits):     # both zero at working precision
+                continue
+            worst = min(worst, float(-mpmath.log10(abs(x - y) / scale)))
+    return worst

@@ -1,0 +1,75 @@
+"""Monte Carlo quantities on the class of assumption (C): the similarity-search expected
+cross-entropy (eq. (9) with m = k, integrated over z ~ pi), the population risk, and the
+empirical risk minimiser over Theta (used by the Theorem 1 check)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize
+
+from ..models.fourier_class import log_density_ratio, sample_data, sample_tuples
+from .rademacher import initial_cubes
+
+__all__ = ["search_cross_entropy_mc", "population_risk_mc", "fit_erm"]
+
+
+def search_cross_entropy_mc(model, theta, tau, k, data, kernel, sigma, samples, rng, batch=2000):
+    """MC estimate (mean, stderr) of int E CrossEnt[M_k(z,.) || Q_k(z,.)] pi(dz), eq. (9), m = k."""
+    vals = []
+    left = samples
+    while left > 0:
+        b = min(batch, left)
+        left -= b
+        z = sample_data(data, b, model.dim_in, rng)
+        xi = sample_data(data, (b, k), model.dim_in, rng)
+        s = model.similarity_of_difference(theta, z[:, None, :] - xi)[0]      # (b, k)
+        lw = log_density_ratio(data, kernel, sigma, z[:, None, :], xi)
+        w = np.exp(lw - lw.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        x = s / tau
+        mx = x.max(axis=1)
+        lse = mx + np.log(np.exp(x - mx[:, None]).mean(axis=1))
+        vals.append(-(w * s).sum(axis=1) / tau + lse)
+    v = np.concatenate(vals)
+    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
+
+
+def population_risk_mc(model, theta, tau, k, data, kernel, sigma, samples, rng, batch=2000):
+    """MC estimate (mean, stderr) of R(phi_theta; k, tau) on fresh tuples."""
+    vals = []
+    left = samples
+    while left > 0:
+        b = min(batch, left)
+        left -= b
+        za, zp, zn = sample_tuples(data, model.dim_in, b, k, rng, sigma=sigma, kernel=kernel)
+        vals.append(model.losses(theta, za, zp, zn, tau)[0])
+    v = np.concatenate(vals)
+    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
+
+
+def fit_erm(model, za, zp, zn, tau, grid_h=None):
+    """theta_hat = argmin over Theta of R_hat_n: grid search then SLSQP (ball constraint)."""
+    R = model.radius
+    h = grid_h if grid_h is not None else R / (8 if model.d_Theta <= 2 else 4)
+    g = initial_cubes(model.theta0, R, h)
+    g = g[np.linalg.norm(g - model.theta0, axis=1) <= R]
+    risks = model.losses(g, za, zp, zn, tau).mean(axis=1)
+    order = np.argsort(risks)[:3]
+    best_t, best_r = g[order[0]], float(risks[order[0]])
+
+    def fun(t):
+        l, gr = model.losses_and_grads(t[None, :], za, zp, zn, tau)
+        return float(l.mean()), gr[0].mean(axis=0)
+    cons = {"type": "ineq", "fun": lambda t: R**2 - ((t - model.theta0) ** 2).sum(),
+            "jac": lambda t: -2 * (t - model.theta0)}
+    for i in order:
+        r = optimize.minimize(fun, g[i], jac=True, method="SLSQP", constraints=[cons],
+                              options={"maxiter": 200, "ftol": 1e-12})
+        t = r.x
+        if np.linalg.norm(t - model.theta0) > R:
+            t = model.theta0 + (t - model.theta0) * R / np.linalg.norm(t - model.theta0)
+        val = float(model.losses(t[None, :], za, zp, zn, tau).mean())
+        if val < best_r:
+            best_t, best_r = t, val
+    return best_t, best_r

@@ -1,0 +1,87 @@
+"""Theorem 1 end to end: density ratio, LHS Monte Carlo, ERM, coverage."""
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from infonce_sym.checks import theorem1 as t1
+from infonce_sym.models import fourier_class as fc
+from infonce_sym.quantities import search_mc as smc
+from infonce_sym.models.fourier_class import FourierEmbedding, sample_tuples
+from infonce_sym.errors import InputError
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
+def test_D2_closed_form_gaussian_ou_by_quadrature(sigma):
+    # one coordinate: int int phi(z) N(y; rho z, 1-rho^2)^2 / phi(y) dz dy = 1/(1 - rho^2)
+    rho = 1 / math.sqrt(1 + sigma**2)
+    v = 1 - rho**2
+    def inner(z):
+        f = lambda y: math.exp(-(y - rho * z) ** 2 / v + y * y / 2) / (2 * math.pi * v) * math.sqrt(2 * math.pi)
+        c = rho * z / (1 - v / 2)   # location of the peak of the integrand
+        return integrate.quad(f, c - 30, c + 30, points=[c], limit=200)[0]
+    val = integrate.quad(lambda z: stats.norm.pdf(z) * inner(z), -30, 30, limit=400)[0]
+    assert abs(val - 1 / v) < 1e-6 * (1 / v)
+    assert abs(fc.density_ratio_second_moment("gaussian", "ou", sigma, 3) - (1 / v) ** 3) < 1e-9
+
+
+def test_D2_infinite_cases():
+    assert fc.density_ratio_second_moment("gaussian", "additive", 0.5, 2) == math.inf
+    assert fc.density_ratio_second_moment("student_t", "ou", 0.5, 2) == math.inf
+    # the divergence for the additive kernel: E_Z exp(Z^2/(2 - s^2)) truncated at |Z| < T grows with T
+    s2 = 0.25
+    c = 1 / (2 - s2) - 0.5
+    assert c > 0
+    g = lambda T: integrate.quad(lambda z: math.exp(c * z * z) / math.sqrt(2 * math.pi), -T, T)[0]
+    assert g(20) > 2 * g(10) > 0
+    with pytest.raises(InputError, match="^sigma"):
+        fc.density_ratio_second_moment("gaussian", "ou", 0.0, 2)
+
+
+@pytest.mark.parametrize("data,kernel", [("gaussian", "ou"), ("gaussian", "additive"),
+                                         ("student_t", "ou")])
+def test_density_ratio_integrates_to_one(data, kernel):
+    z = np.array([0.7])
+    pi = stats.norm.pdf if data == "gaussian" else (lambda y: stats.t.pdf(y, 3))
+    f = lambda y: math.exp(fc.log_density_ratio(data, kernel, 0.5, z, np.array([y]))) * pi(y)
+    assert abs(integrate.quad(f, -30, 30, points=[0.7])[0] - 1) < 1e-8
+
+
+def test_constant_embedding_values():
+    # theta = theta_0 = 0: phi constant, all similarities 1 -> CE = 0 and l = log(1 + 1/k)
+    E = FourierEmbedding(1, 2, 1.0)
+    rng = np.random.default_rng(0)
+    th = np.zeros(2)
+    m, se = smc.search_cross_entropy_mc(E, th, 0.5, 8, "gaussian", "ou", 0.5, 500, rng)
+    assert abs(m) < 1e-12
+    m, se = smc.population_risk_mc(E, th, 0.5, 8, "gaussian", "ou", 0.5, 500, rng)
+    assert abs(m - math.log(1 + 1 / 8)) < 1e-12
+
+
+def test_erm_improves_on_grid():
+    E = FourierEmbedding(1, 2, 1.0)
+    rng = np.random.default_rng(1)
+    za, zp, zn = sample_tuples("gaussian", 2, 100, 8, rng, kernel="ou")
+    th, r = smc.fit_erm(E, za, zp, zn, 0.5)
+    assert np.linalg.norm(th) <= 1 + 1e-9
+    ax = np.linspace(-1, 1, 41)
+    G = np.array([(x, y) for x in ax for y in ax])
+    G = G[np.linalg.norm(G, axis=1) <= 1]
+    assert r <= E.losses(G, za, zp, zn, 0.5).mean(axis=1).min() + 1e-9
+
+
+def test_theorem1_experiment_small():
+    kw = dict(n=60, k=8, tau=0.5, repeats=3, samples=800, seed=2)
+    a = t1.theorem1_experiment(**kw)
+    b = t1.theorem1_experiment(**kw)
+    assert a["coverage"] == b["coverage"] and a["per_repeat"][0]["lhs"] == b["per_repeat"][0]["lhs"]
+    assert 0 <= a["coverage"] <= 1 and a["target"] == 0.9
+    for r in a["per_repeat"]:
+        s = r["empirical_risk"] + r["complexity"] + r["sample_variability"] + r["finite_k_bias"]
+        assert abs(r["rhs"] - s) < 1e-9
+        assert r["lhs"] <= r["rhs"]           # the bound is very loose at these sizes
+    assert a["D2"] == pytest.approx(25.0)
+    sc = t1.theorem1_scaling(ns=(50, 200), ks=(1, 16))
+    assert sc["vs_n"][1]["sample_variability"] < sc["vs_n"][0]["sample_variability"]
+    assert sc["vs_k"][1]["finite_k_bias"] < sc["vs_k"][0]["finite_k_bias"]

@@ -1,0 +1,148 @@
+"""The derivation framework: each check kind proves what it should and fails on mutations."""
+import sympy as sp
+
+from infonce_sym.proofs.chain import (ByLemma, Derivation, Ex, Expm1, Identity, IntervalCertificate, Lemma,
+                                    NonNegative, Step, canon, eq, ge, iid_product_moment, le, lt, parameter,
+                                    random_family, render_markdown)
+from infonce_sym.proofs import lemmas as L
+
+x = sp.Symbol("x", positive=True)
+y = sp.Symbol("y", positive=True)
+u = sp.Symbol("u", nonnegative=True)
+kk = parameter("k", positive=True, integer=True)
+j = sp.Symbol("j", integer=True, positive=True)
+Xf = random_family("Xtest", real=True)
+
+
+def test_identity_proves_and_fails():
+    assert Identity()(eq((x + 1) ** 2, x ** 2 + 2 * x + 1)).verdict == "proved"
+    assert not Identity()(eq((x + 1) ** 2, x ** 2 + 3 * x + 1)).ok
+    assert not Identity()(le((x + 1) ** 2, x ** 2 + 2 * x + 1)).ok        # needs '='
+    logs = eq(sp.log(1 / kk + x) - sp.log(x), sp.log(1 + 1 / (kk * x)))
+    assert Identity()(logs).ok
+    assert not Identity()(eq(sp.log(1 / kk + x) - sp.log(x), sp.log(1 + 2 / (kk * x)))).ok
+
+
+def test_identity_custom_simplifier_and_expm1():
+    assert Identity(simplifier=sp.powsimp)(eq(sp.exp(x) * sp.exp(y), sp.exp(x + y))).ok
+    assert Identity()(eq(Expm1(x) + 1, sp.exp(x))).ok
+
+
+def test_iid_rule_and_facts():
+    mean = sp.Sum(Xf(j), (j, 1, kk)) / kk
+    EX, EX2 = Ex(Xf(0)), Ex(Xf(0) ** 2)
+    assert Identity()(eq(Ex(mean), EX)).ok
+    assert Identity()(eq(Ex((mean - EX) ** 2), (EX2 - EX ** 2) / kk)).ok
+    assert not Identity()(eq(Ex((mean - EX) ** 2), (EX2 - EX ** 2) / (kk + 1))).ok
+    assert Identity(facts={EX: 0})(eq(Ex(mean ** 3), Ex(Xf(0) ** 3) / kk ** 2)).ok
+    # the partition formula against a direct count: E[(sum X)^2] = k E X^2 + k(k-1) (E X)^2
+    g = sp.Lambda(j, Xf(j))
+    assert sp.expand(iid_product_moment([g, g], kk) - (kk * EX2 + kk * (kk - 1) * EX ** 2)) == 0
+
+
+def test_nonnegative_assumptions_and_witness():
+    assert NonNegative()(le(0, x ** 2 / y)).verdict == "proved"
+    assert not NonNegative()(ge(0, x ** 2 / y)).ok                        # flipped
+    # 1/2 <= (e - 1)/e for e = 2 + t:  gap = t / (2 (2 + t))
+    e = sp.Symbol("e", positive=True)
+    claim = le(sp.Rational(1, 2), (e - 1) / e)
+    chk = NonNegative([u / (2 * e)], {u: e - 2})
+    assert chk(claim).ok
+    assert not chk(le(sp.Rational(2, 3), (e - 1) / e)).ok                 # constant changed
+    assert not chk(ge(sp.Rational(1, 2), (e - 1) / e)).ok                 # flipped
+    assert not NonNegative([-u / (2 * e)], {u: 2 - e})(claim).ok          # a negative witness term is refused
+    assert not NonNegative([u], {u: x})(lt(x, 2 * x)).ok                  # strict needs a positive term
+    assert NonNegative([x])(lt(x, 2 * x)).ok
+
+
+def test_bylemma_jensen_and_hypotheses():
+    F = sp.Lambda(y, sp.log(y))
+    mean = sp.Sum(sp.exp(Xf(j)), (j, 1, kk)) / kk
+    claim = le(Ex(sp.log(mean)), sp.log(Ex(sp.exp(Xf(0)))))
+    chk = ByLemma(L.jensen_concave(Ex), {"F": F, "Y": mean})
+    res = chk(claim)
+    assert res.verdict == "proved" and "quoted lemma" in res.detail
+    assert not chk(ge(Ex(sp.log(mean)), sp.log(Ex(sp.exp(Xf(0)))))).ok   # wrong direction
+    assert not chk(le(Ex(sp.log(mean)), sp.log(2 * Ex(sp.exp(Xf(0)))))).ok
+    convex = ByLemma(L.jensen_concave(Ex), {"F": sp.Lambda(y, y ** 2), "Y": mean})
+    assert not convex(le(Ex(mean ** 2), Ex(mean) ** 2)).ok                 # hypothesis -F'' >= 0 fails
+
+
+def test_bylemma_context_monotonicity():
+    tri = L.triangle()
+    a, b = sp.symbols("a b", real=True)
+    assert ByLemma(tri, {"x": a, "y": b}, context=sp.Lambda(y, 3 * y + 1))(
+        le(3 * sp.Abs(a + b) + 1, 3 * sp.Abs(a) + 3 * sp.Abs(b) + 1)).ok
+    # a decreasing context flips the relation
+    assert ByLemma(tri, {"x": a, "y": b}, context=sp.Lambda(y, -y))(
+        ge(-sp.Abs(a + b), -sp.Abs(a) - sp.Abs(b))).ok
+    assert not ByLemma(tri, {"x": a, "y": b}, context=sp.Lambda(y, -y))(
+        le(-sp.Abs(a + b), -sp.Abs(a) - sp.Abs(b))).ok
+
+
+def test_interval_certificate():
+    t = sp.Symbol("t", real=True)
+    good = le(t * (1 - t), sp.Rational(26, 100))
+    res = IntervalCertificate({t: (0, 1)})(good)
+    assert res.ok and res.verdict == "certified" and "numerical certificate" in res.detail
+    bad = IntervalCertificate({t: (0, 1)})(le(t * (1 - t), sp.Rational(1, 5)))
+    assert not bad.ok and "violated" in bad.detail
+    # exp/log: log(1 + t) <= t - t^2/2 + t^3/3 + 1/100 on [0, 1]
+    assert IntervalCertificate({t: (0, 1)})(le(sp.log(1 + t), t - t ** 2 / 2 + t ** 3 / 3 + sp.Rational(1, 100))).ok
+
+
+def _chain(steps, relation="le", statement=None, quantity=None):
+    return Derivation("toy", "toy", "none", quantity if quantity is not None else steps[0].claim.lhs, relation,
+                      statement if statement is not None else steps[-1].claim.rhs, steps)
+
+
+def test_derivation_composition_and_verdicts():
+    t = sp.Symbol("t", real=True)
+    s1 = Step("a", "(1)", eq((x + 1) ** 2, x ** 2 + 2 * x + 1), "expand", Identity())
+    s2 = Step("b", "(2)", le(x ** 2 + 2 * x + 1, x ** 2 + 2 * x + 2), "1 <= 2", NonNegative())
+    d = _chain([s1, s2])
+    assert d.run().verdict == "proved"
+    assert _chain([s1, s2], relation="ge").run().verdict == "failed"                  # wrong direction
+    assert _chain([s1, s2], statement=x ** 2 + 2 * x + 3).run().verdict == "failed"  # statement mismatch
+    s3 = Step("c", "(3)", ge(x ** 2 + 2 * x + 2, x ** 2), "", NonNegative())
+    assert _chain([s1, s2, s3]).run().verdict == "failed"                             # <= then >=
+    broken = Step("b", "(2)", le(x ** 2 + 2 * x, x ** 2 + 2 * x + 2), "", NonNegative())
+    assert _chain([s1, broken]).run().verdict == "failed"                             # link broken
+    cert = Step("c", "", le(t * (1 - t), sp.Rational(26, 100)), "", IntervalCertificate({t: (0, 1)}))
+    assert _chain([cert]).run().verdict == "certified"
+
+
+def test_lemma_from_derivation_and_render():
+    s1 = Step("a", "(1)", eq((x + 1) ** 2, x ** 2 + 2 * x + 1), "expand", Identity())
+    s2 = Step("b", "(2)", le(x ** 2 + 2 * x + 1, x ** 2 + 2 * x + 2), "1 <= 2", NonNegative())
+    d = _chain([s1, s2])
+    lem = Lemma.from_derivation(d, {"x": x})
+    res = ByLemma(lem, {"x": y + 1})(le((y + 2) ** 2, (y + 1) ** 2 + 2 * (y + 1) + 2))
+    assert res.ok and "derivation toy" in res.detail
+    md = render_markdown(d)
+    assert "$$" in md and "proved" in md and "(2)" in md
+
+
+def test_canon_is_idempotent_on_sums():
+    s = sp.Sum(sp.exp((Xf(j) - x) / 2), (j, 1, kk))
+    assert canon(canon(s)) == canon(s)
+    assert sp.simplify(canon(s) - sp.exp(-x / 2) * sp.Sum(sp.exp(Xf(j) / 2), (j, 1, kk))) == 0
+
+
+def test_quoted_lemmas_for_section4_instantiate():
+    a, b, c, d = sp.symbols("a b c d", real=True)
+    cs = L.cauchy_schwarz_vectors()
+    claim = le(sp.Abs(a * c + b * d), sp.sqrt(a ** 2 + b ** 2) * sp.sqrt(c ** 2 + d ** 2))
+    assert ByLemma(cs, {"a": [a, b], "b": [c, d]})(claim).ok
+    assert not ByLemma(cs, {"a": [a, b], "b": [c, d]})(le(sp.Abs(a * c + b * d), sp.sqrt(a ** 2 + b ** 2))).ok
+    n, delta, Eg, mean, Rad = sp.Symbol("n", positive=True, integer=True), sp.Rational(1, 20), *sp.symbols("Eg mean Rad")
+    mohri = ByLemma(L.mohri_3_3(), {"Eg": Eg, "mean": mean, "Rad": Rad, "n": n, "delta": delta},
+                    hyp_checks={2: NonNegative([sp.Rational(19, 20)])})
+    assert mohri(le(Eg, mean + 2 * Rad + 3 * sp.sqrt(sp.log(40) / (2 * n)))).verdict == "proved"
+    assert not mohri(le(Eg, mean + Rad + 3 * sp.sqrt(sp.log(40) / (2 * n)))).ok
+    e = sp.Symbol("epsilon", positive=True)
+    logN = sp.Lambda(y, 3 * sp.log(1 + 2 / y))
+    dud = ByLemma(L.dudley(), {"Rad": Rad, "logN": logN, "n": n, "D": 2 * x})
+    assert dud(le(Rad, 24 / sp.sqrt(n) * sp.Integral(sp.sqrt(3 * sp.log(1 + 2 / e)), (e, 0, 2 * x)))).ok
+    for lem in (L.cauchy_schwarz(Ex), L.cauchy_schwarz_integral(), L.mohri_3_3(), L.dudley(), L.popoviciu(sp.Function("Var"))):
+        assert lem.template() is not None

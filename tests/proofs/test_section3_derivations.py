@@ -1,0 +1,229 @@
+"""Section 3 derivations: verdicts, mutations of every step, statements, errata, rendering."""
+import itertools
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from infonce_sym.proofs.chain import _MAKE, ByLemma, Ea, _numerically_zero, canon, relation_kind
+from infonce_sym.proofs.errata import ERRATA
+from infonce_sym.models import example_a2
+from infonce_sym.proofs import all_derivations
+from infonce_sym.proofs import section3 as S3
+from infonce_sym.proofs.render import render_all
+
+DERIVATIONS = all_derivations()
+IDS = [d.id for d in DERIVATIONS]
+# No Section 3 step needs a numerical certificate: every derivation is declared "proved".
+CERTIFIED_STEPS = {}
+
+_FLIP = {"le": "ge", "ge": "le", "lt": "gt", "gt": "lt", "eq": "lt"}
+
+
+def mutations(claim):
+    """Constants of the rhs (c -> c + 1 for rationals, c -> 1.1 c for floats), each dropped
+    additive term of the rhs, and the flipped relation ('=' becomes '<')."""
+    kind = relation_kind(claim)
+    lhs, rhs = claim.lhs, claim.rhs
+    side = rhs if rhs.atoms(sp.Number) else lhs
+    out = []
+    for n in sorted(side.atoms(sp.Number), key=sp.default_sort_key):
+        new = n + 1 if n.is_Rational else n * sp.Float("1.1")
+        mut = side.xreplace({n: new})
+        out.append((f"constant {n} -> {new}", _MAKE[kind](lhs, mut) if side is rhs else _MAKE[kind](mut, rhs)))
+    if isinstance(rhs, sp.Add) and len(rhs.args) > 1:
+        for t in rhs.args:
+            out.append((f"drop {t}", _MAKE[kind](lhs, sp.Add(*[a for a in rhs.args if a is not t]))))
+    out.append((f"flip {kind}", _MAKE[_FLIP[kind]](lhs, rhs)))
+    return out
+
+
+def equivalent(claim, mutated):
+    """Same relation and the same gap function (so the mutation changes nothing).  Claims with
+    integrals are compared structurally (evaluating them numerically takes minutes)."""
+    if relation_kind(claim) != relation_kind(mutated):
+        return False
+    if claim.has(sp.Integral) or mutated.has(sp.Integral):
+        return claim == mutated or _same_integrands(claim, mutated)
+    d = canon(claim.rhs - claim.lhs) - canon(mutated.rhs - mutated.lhs)
+    return bool(_numerically_zero(d, trials=3, seed=1))
+
+
+def _same_integrands(claim, mutated, trials=3):
+    """Equivalent if the gaps agree once every integral is replaced by its integrand at one random point
+    of its range (the same point for all): pointwise-equal integrands give equal integrals."""
+    import random
+    rng = random.Random(2)
+
+    def gap(rel, point):
+        g = rel.rhs - rel.lhs
+        return g.replace(lambda e: isinstance(e, sp.Integral),
+                         lambda e: e.function.doit().subs(e.limits[0][0], point(e.limits[0])))
+    for t in range(trials):
+        u = rng.uniform(0.1, 0.9)
+        point = lambda lim: lim[1] + u * (lim[2] - lim[1])  # noqa: E731
+        d = gap(claim, point) - gap(mutated, point)
+        if not _numerically_zero(d, trials=1, seed=t):      # False, or None (cannot evaluate)
+            return False
+    return True
+
+
+@pytest.mark.parametrize("d", DERIVATIONS, ids=IDS)
+def test_verdict_as_declared(d):
+    res = d.run()
+    bad = [f"{s.name}: {r.detail}" for s, r in zip(d.steps, res.steps) if not r.ok]
+    assert res.verdict == d.verdict, (bad, res.final.detail)
+    assert all(l.ok for l in res.links) and res.final.ok
+    certified = [s.name for s, r in zip(d.steps, res.steps) if r.verdict == "certified"]
+    assert certified == CERTIFIED_STEPS.get(d.id, [])
+
+
+@pytest.mark.parametrize("d", DERIVATIONS, ids=IDS)
+def test_every_step_fails_when_mutated(d):
+    survivors = []
+    for step in d.steps:
+        tried = 0
+        for label, mutated in mutations(step.claim):
+            if equivalent(step.claim, mutated):
+                continue
+            tried += 1
+            if step.check(mutated).ok:
+                survivors.append(f"{step.name}: {label}")
+        assert tried >= 1, f"no effective mutation for step {step.name}"
+    assert not survivors, survivors
+
+
+def test_registry_and_ids():
+    assert len(IDS) == len(set(IDS))
+    for key in ("Q-bounds.lower", "L2.upper", "L2.lower", "P1.lower", "P1.upper", "L3", "P2", "DCL-11.lower",
+                "DCL-11.upper", "DCL-12", "L4", "A2.eps", "A2.ratio", "A2.liminf", "A2.13"):
+        assert key in IDS
+
+
+def test_paper_substitution_in_prop1_fails():
+    """Erratum P1-Xj: with X_j = e^{<.,.>/tau} the Lemma 2 instance is not the Prop. 1 quantity."""
+    step = S3.BY_ID["P1.lower"].steps[1]
+    chk = step.check
+    assert chk(step.claim).ok
+    paper = ByLemma(chk.lemma, {**chk.subs, "X": sp.Lambda(S3.j, sp.exp(S3.S(S3.j) / S3.tau))},
+                    under=Ea, hyp_checks=chk.hyp_checks)
+    assert not paper(step.claim).ok
+
+
+def test_errata_point_to_proved_derivations():
+    ids = set(IDS)
+    for e in ERRATA:
+        assert set(e) >= {"id", "paper_ref", "kind", "paper_says", "corrected", "proved_by"}
+        if e["proved_by"] in S3.BY_ID:
+            assert e["proved_by"] in ids and S3.BY_ID[e["proved_by"]].run().verdict == "proved"
+
+
+# ---------------------------------------------------------------- statements
+@pytest.mark.parametrize("id_which", [(i, w) for i in S3.STATEMENTS for w in S3.STATEMENTS[i]])
+def test_statements_lambdify_numpy_and_mpmath_agree(id_which):
+    i, w = id_which
+    args = S3.bound_args(i, w)
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        vals = {"tau": rng.uniform(0.3, 1.2), "k": int(rng.integers(1, 1000)), "m": int(rng.integers(1, 100)),
+                "D2": rng.uniform(1, 5), "a": rng.uniform(0.001, 1 / 65), "b": rng.uniform(0.2, 3),
+                "c": rng.uniform(0.1, 2), "piA": rng.uniform(0, 1)}
+        xs = [vals[s.name] for s in args]
+        v_np = float(S3.bound_function(i, w, "numpy")(*xs))
+        with mpmath.workdps(30):
+            v_mp = float(S3.bound_function(i, w, "mpmath")(*[mpmath.mpf(v) for v in xs]))
+        assert math.isclose(v_np, v_mp, rel_tol=1e-12, abs_tol=1e-14)
+
+
+def test_statement_values():
+    p1l, p1u = S3.bound_function("P1", "lower"), S3.bound_function("P1", "upper")
+    assert [a.name for a in S3.bound_args("P1", "lower")] == ["k", "tau"]
+    assert p1l(10, 0.5) == pytest.approx(-math.log(1 + math.exp(4) / 10))
+    assert p1u(10, 0.5) == pytest.approx((math.exp(4) - 1) ** 2 / 80)
+    assert S3.bound_function("P2", "upper")(2.0, 10, 0.5) == pytest.approx(4 * 2 / 5 + math.log(1 + math.exp(4) / 10))
+    assert S3.bound_function("L4", "upper")(0.25) == pytest.approx(8)
+
+
+def test_a2_limit_matches_the_example_model():
+    """A2 'limit' (delta = 0) equals Var/E^2 of e^{s/tau} in example_a2 with delta = 0; eps inequalities hold."""
+    lim = S3.bound_function("A2", "limit", "mpmath")
+    for tau in (0.2, 0.3, 0.5, 0.8, 1.2, 1.4):
+        with mpmath.workdps(30):
+            law = example_a2(tau).anchor_laws(mpmath.mp)[0]
+            X = [mpmath.exp(s / tau) for s in law.negative_similarity]
+            w = law.negative_weight
+            mu = mpmath.fsum(p * x for p, x in zip(w, X))
+            ratio = mpmath.fsum(p * (x - mu) ** 2 for p, x in zip(w, X)) / mu ** 2
+            assert mpmath.almosteq(ratio, lim(mpmath.mpf(tau)), 1e-12)
+            n = math.ceil(math.exp(1 / tau) - 1)
+            assert 0.5 <= (math.exp(1 / tau) - 1) / n <= 1
+            assert ratio >= S3.STATEMENTS["A2"]["ratio_lower"].subs({S3.a: 0, S3.tau: tau})
+
+
+# ---------------------------------------------------------------- bounds hold on an exact small model
+def _law():
+    return dict(s=(0.9, -0.3, 0.2), w=(0.2, 0.5, 0.3), r=(2.5, 0.4, 1.0), p=(0.9, 0.2), q=(0.7, 0.3))
+
+
+def _exact_gaps(k, tau, L):
+    """int CE - R, int CE - R~ and search CE - R~, R by enumerating all count vectors (one anchor)."""
+    X = [math.exp(s / tau) for s in L["s"]]
+    mu = sum(w * x for w, x in zip(L["w"], X))
+    ers = sum(w * r * s for w, r, s in zip(L["w"], L["r"], L["s"]))
+    info = dcl = search = 0.0
+    for n0 in range(k + 1):
+        for n1 in range(k + 1 - n0):
+            n = (n0, n1, k - n0 - n1)
+            pr = math.factorial(k) / math.prod(math.factorial(c) for c in n) * math.prod(w ** c for w, c in zip(L["w"], n))
+            muhat = sum(c * x for c, x in zip(n, X)) / k
+            dcl += pr * (math.log(mu) - math.log(muhat))
+            info += pr * sum(q * (math.log(mu) - math.log(1 / k * math.exp(p / tau) + muhat)) for p, q in zip(L["p"], L["q"]))
+            search += pr * (-(sum(c * r * s for c, r, s in zip(n, L["r"], L["s"])) / sum(c * r for c, r in zip(n, L["r"])) - ers) / tau)
+    return info, dcl, search
+
+
+def test_bounds_hold_on_exact_small_model():
+    L = _law()
+    for tau, k in itertools.product((0.5, 1.0), (1, 2, 5, 12)):
+        info, dcl, search = _exact_gaps(k, tau, L)
+        D2loc = sum(w * r * r for w, r in zip(L["w"], L["r"]))
+        assert S3.bound_function("P1", "lower")(k, tau) <= info <= S3.bound_function("P1", "upper")(k, tau)
+        assert 0 <= dcl <= min(S3.bound_function("DCL-11", "upper")(k, tau), S3.bound_function("L4", "upper")(tau))
+        assert abs(search) <= S3.bound_function("DCL-12", "upper")(D2loc, k, tau)
+        # search CE - R = (search CE - R~) - (R - R~), and R - R~ = dcl - info
+        assert abs(search - (dcl - info)) <= S3.bound_function("P2", "upper")(D2loc, k, tau)
+
+
+def test_rendered_files_are_up_to_date():
+    assert render_all(check=True) == []
+
+
+def test_a1_remainder_erratum_counterexample():
+    """The paper's A.1 display fails (tau = 1/2, k = 1, s = +-1 w.p. 0.01 / 0.99); the corrected one (A1.32) holds."""
+    for tau, w, k in ((0.5, 0.01, 1), (0.25, 0.05, 2), (1.0, 0.3, 3), (2.0, 0.5, 1)):
+        xs = [math.exp(1 / tau), math.exp(-1 / tau)]
+        mu = w * xs[0] + (1 - w) * xs[1]
+        lhs = m2 = m3 = 0.0
+        for n in range(k + 1):
+            pr = math.comb(k, n) * w ** n * (1 - w) ** (k - n)
+            mh = (n * xs[0] + (k - n) * xs[1]) / k
+            lhs += pr * (math.log(mu) - math.log(mh))
+            m2 += pr * (mh - mu) ** 2
+            m3 += pr * abs(mh - mu) ** 3
+        assert lhs >= m2 / (2 * mu ** 2) - math.exp(3 / tau) * m3 / 3                  # corrected
+        if (tau, w, k) == (0.5, 0.01, 1):
+            assert lhs < m2 / (2 * mu ** 2) - m3 / (3 * math.exp(3 / tau))            # paper's version fails
+
+
+def test_prop2_third_equality_erratum():
+    """Without the density ratio in the numerator the third equality after (30) is not an identity."""
+    from infonce_sym.proofs.chain import Ex, Identity, eq
+    j, k, S, r = S3.j, S3.k, S3.S, S3.r
+    corrected = Ex(sp.Sum(r(j) * S(j), (j, 1, k)) / sp.Sum(r(j), (j, 1, k)))
+    paper = Ex(sp.Sum(S(j), (j, 1, k)) / sp.Sum(r(j), (j, 1, k)))
+    assert not Identity()(eq(corrected, paper)).ok
+    step = S3.BY_ID["DCL-12"].steps[0]
+    assert step.check(step.claim).ok
+    assert not step.check(eq(step.claim.lhs.xreplace({corrected: paper}), step.claim.rhs)).ok

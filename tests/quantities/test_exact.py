@@ -1,0 +1,184 @@
+"""Exact values against independent routes: brute-force enumeration, 2-D quadrature, closed forms."""
+import itertools
+
+import mpmath
+import pytest
+
+from infonce_sym.errors import InputError
+from infonce_sym.quantities.exact import exact_values
+from infonce_sym.models import FiniteModel, SphereModel, nonreversible_model
+
+mp = mpmath.mp
+
+
+def _brute_force(model, tau, k):
+    """R, R~ and the search CE by enumerating every (anchor, positive, k negatives)."""
+    with mpmath.workdps(40):
+        pi, M, _ = model.exact_arrays(mp)
+        G = model.gram(mp)
+        tau = mp.mpf(tau)
+        n = len(pi)
+        R = Rt = S = mp.zero
+        for i in range(n):
+            for tup in itertools.product(range(n), repeat=k):
+                pr = pi[i]
+                for l in tup:
+                    pr *= pi[l]
+                sums = mp.fsum(mp.exp(G[i][l] / tau) for l in tup)
+                for j in range(n):
+                    R += pr * M[i][j] * mp.log((mp.exp(G[i][j] / tau) + sums) / k) - pr * M[i][j] * G[i][j] / tau
+                    Rt += pr * M[i][j] * (mp.log(sums / k) - G[i][j] / tau)
+                w = [M[i][l] / pi[l] for l in tup]
+                S += pr * (-mp.fsum(wi * G[i][l] for wi, l in zip(w, tup)) / mp.fsum(w) / tau + mp.log(sums / k))
+        return R, Rt, S
+
+
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_finite_model_against_enumeration(k):
+    model = nonreversible_model()
+    R, Rt, S = _brute_force(model, "0.5", k)
+    info = exact_values(model, 0.5, k, digits=20)
+    dcl = exact_values(model, 0.5, k, digits=20, loss="dcl")
+    mp.dps = 40
+    assert abs(info.values["risk"] - R) < 1e-20 * abs(R)
+    assert abs(dcl.values["risk"] - Rt) < 1e-20 * abs(Rt)
+    assert abs(info.values["search_cross_entropy"] - S) < 1e-20 * max(abs(S), 1)
+    # the directly integrated gaps agree with differences of the values
+    gap = info.values["cross_entropy_limit"] - R
+    assert abs(info.gaps["cross_entropy_limit_minus_risk"] - gap) < 1e-20
+    assert abs(info.gaps["search_cross_entropy_minus_risk"] - (S - R)) < 1e-20
+    assert abs(dcl.gaps["search_cross_entropy_minus_risk"] - (S - Rt)) < 1e-20
+    mp.dps = 15
+
+
+def test_sphere_k2_against_two_dimensional_quadrature():
+    """d = 3: s uniform on [-1, 1], w = e^{kappa s}/Z_3(kappa); R~ and search CE at k = 2 by 2-D quadrature."""
+    tau, kappa = mp.mpf("0.5"), mp.mpf(2)
+    model = SphereModel(3, 2.0)
+    ev = exact_values(model, 0.5, 2, digits=15, loss="dcl")
+    with mpmath.workdps(25):
+        mean_p = 1 / mp.tanh(kappa) - 1 / kappa
+        log_mean = mp.quad(lambda a, b: mp.log((mp.exp(a / tau) + mp.exp(b / tau)) / 2) / 4, [-1, 0, 1], [-1, 0, 1])
+        ratio = mp.quad(lambda a, b: (mp.exp(kappa * a) * a + mp.exp(kappa * b) * b)
+                        / (mp.exp(kappa * a) + mp.exp(kappa * b)) / 4, [-1, 0, 1], [-1, 0, 1])
+        dcl_risk = -mean_p / tau + log_mean
+        search = -ratio / tau + log_mean
+    assert abs(ev.values["risk"] - dcl_risk) < 1e-13
+    assert abs(ev.values["search_cross_entropy"] - search) < 1e-13
+
+
+def test_sphere_k1_infonce_against_quadrature_and_closed_forms():
+    tau, kappa = mp.mpf(1), mp.mpf(3)
+    model = SphereModel(3, 3.0)
+    ev = exact_values(model, 1.0, 1, digits=15)
+    with mpmath.workdps(25):
+        density_p = lambda p: kappa * mp.exp(kappa * p) / (2 * mp.sinh(kappa))
+        risk = mp.quad(lambda p, s: density_p(p) / 2 * mp.log(1 + mp.exp((s - p) / tau)), [-1, 0, 1], [-1, 0, 1])
+        limit = -(1 / mp.tanh(kappa) - 1 / kappa) / tau + mp.log(mp.sinh(1 / tau) * tau)
+        d2 = (mp.sinh(2 * kappa) / (2 * kappa)) / (mp.sinh(kappa) / kappa) ** 2
+    assert abs(ev.values["risk"] - risk) < 1e-13
+    assert abs(ev.values["cross_entropy_limit"] - limit) < 1e-14
+    assert abs(ev.values["density_ratio_second_moment"] - d2) < 1e-14
+    assert ev.values["search_cross_entropy"] == 0      # M_hat_1 = Q_hat_1
+
+
+def test_large_k_and_small_tau_are_finite_and_precise():
+    ev = exact_values(SphereModel(16, 8.0), 0.05, 10**9, digits=12)
+    gap = ev.gaps["cross_entropy_limit_minus_risk"]
+    assert ev.agreement_digits >= 13
+    # Prop. 1 bounds hold and the gap is O(1/k)
+    assert -mp.log(1 + mp.exp(40) / 10**9) <= gap <= (mp.exp(40) - 1) ** 2 / (8 * 10**9)
+    assert abs(gap) < 1e-3
+
+
+def test_non_dominated_model_reports_undefined():
+    model = FiniteModel([0.5, 0.5, 0.0], [[0.5, 0.25, 0.25], [0.5, 0.5, 0.0], [1.0, 0.0, 0.0]],
+                        [[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
+    ev = exact_values(model, 0.5, 3, digits=10)
+    assert "search_cross_entropy" in ev.undefined and "pi(2) = 0" in ev.undefined["search_cross_entropy"]
+    assert "density_ratio_second_moment" in ev.undefined
+    assert ev.as_strings()["search_cross_entropy"] is None
+
+
+@pytest.mark.parametrize("kwargs,param", [
+    ({"tau": 0}, "tau"), ({"tau": float("nan")}, "tau"), ({"k": 0}, "k"), ({"k": 2.5}, "k"),
+    ({"digits": 4}, "digits"), ({"digits": 1001}, "digits"), ({"loss": "nce"}, "loss")])
+def test_bad_input_names_the_parameter(kwargs, param):
+    args = {"tau": 0.5, "k": 2, "digits": 10}
+    args.update(kwargs)
+    loss = args.pop("loss", "infonce")
+    with pytest.raises(InputError) as err:
+        exact_values(SphereModel(3, 1.0), args["tau"], args["k"], digits=args["digits"], loss=loss)
+    assert err.value.parameter == param
+
+
+def test_high_dimensional_sphere_passes_its_precision_check():
+    """d = 128 concentrates s within ~1/sqrt(d); the rule must resolve it (this once gave 11 digits)."""
+    ev = exact_values(SphereModel(128, 16.0), 0.5, 10, digits=15)
+    assert ev.agreement_digits >= 15
+    gap = ev.gaps["cross_entropy_limit_minus_risk"]
+    assert -mp.log(1 + mp.e ** 4 / 10) <= gap <= (mp.e ** 4 - 1) ** 2 / 80
+
+
+# Reference values for hard sphere cases, produced by the *previous* implementation of
+# exact.py (git e0c1d91, before the FLINT/shared-grid rewrite) at digits=45 with its own
+# precision check (agreement 50-62 digits; the cross_entropy_limit strings also agree with
+# the closed form SphereModel.cross_entropy_limit to ~1e-48).  dcl_risk = risk minus
+# gaps["infonce_minus_dcl_risk"] of that run.  The current code, at digits=30, must
+# reproduce them to 30 significant digits.
+SPHERE_REFERENCE = {
+    (1024, 16.0, 0.01, 10**9): dict(
+        risk="3.29773829636413300041356386042209491194137009058",
+        cross_entropy_limit="3.29774456944651274129727591852446487232508223666",
+        search_cross_entropy="3.297738293682942924323786540948453461939481971",
+        dcl_risk="3.29773829168049426182660858908514643369019873503"),
+    (1024, 16.0, 0.01, 1): dict(
+        risk="1.22410681120431441232611705774573600758895552056",
+        cross_entropy_limit="3.29774456944651274129727591852446487232508223666",
+        search_cross_entropy="0.0",
+        dcl_risk="-1.56211945894488377130532960478729893911032515544"),
+    (3, 4.0, 0.05, 1): dict(
+        risk="0.654008514897826378599726666491619265856539265315",
+        cross_entropy_limit="1.29769753785241389465695515842025503272019406566",
+        search_cross_entropy="0.0",
+        dcl_risk="-15.0134230080336497982422348886874386191742124549"),
+    (3, 4.0, 0.05, 10): dict(
+        risk="0.791181568243409692886669622374503640704544199133",
+        cross_entropy_limit="1.29769753785241389465695515842025503272019406566",
+        search_cross_entropy="0.726472349461557065619398656278906956115425460257",
+        dcl_risk="-0.759969878432200916857568736967261343504799369846"),
+    (3, 4.0, 0.5, 1): dict(
+        risk="0.320890943221327168722658945600071282808375960211",
+        cross_entropy_limit="-0.906122108749142159187609075526266626595786272424",
+        search_cross_entropy="0.0",
+        dcl_risk="-1.50134230080336497982422348886874386191742124549"),
+    (3, 4.0, 0.5, 10): dict(
+        risk="-0.703526171658947802977413616586838540001941935738",
+        cross_entropy_limit="-0.906122108749142159187609075526266626595786272424",
+        search_cross_entropy="-0.815242104827663281808299322350444559804619077169",
+        dcl_risk="-0.963886327617039080055996061675061389766641560179"),
+    (128, 16.0, 0.1, 10**6): dict(
+        risk="-0.841867856769593687296217036788236308796473485358",
+        cross_entropy_limit="-0.841870627766161957688277859566750675198727378507",
+        search_cross_entropy="-0.841863633495473624884742944389919204049161848323",
+        dcl_risk="-0.84187120265727629413270199867434286111056186039"),
+}
+
+
+@pytest.mark.parametrize("case", list(SPHERE_REFERENCE), ids=lambda c: "d{}-kappa{}-tau{}-k{}".format(*c))
+def test_sphere_hard_cases_against_reference(case):
+    dim, kappa, tau, k = case
+    ref = SPHERE_REFERENCE[case]
+    info = exact_values(SphereModel(dim, kappa), tau, k, digits=30)
+    dcl = exact_values(SphereModel(dim, kappa), tau, k, digits=30, loss="dcl")
+    with mpmath.workdps(60):
+        got = dict(info.values, dcl_risk=dcl.values["risk"])
+        # the two runs' gaps agree: R - R~ of the infonce run gives the same R~
+        assert abs(info.values["risk"] - info.gaps["infonce_minus_dcl_risk"] - dcl.values["risk"]) \
+            <= mp.mpf(10) ** -30 * max(1, abs(dcl.values["risk"]))
+        for key, text in ref.items():
+            want = mp.mpf(text)
+            if want == 0:
+                assert got[key] == 0, key
+            else:
+                assert abs(got[key] - want) <= mp.mpf(10) ** -30 * abs(want), (key, got[key], want)

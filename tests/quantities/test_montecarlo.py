@@ -1,0 +1,266 @@
+"""Monte Carlo: reproducibility, exact laws, and agreement with independent exact routes."""
+import itertools
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import stats
+
+from infonce_sym.errors import InputError
+from infonce_sym.models import FiniteModel, SphereModel, example_a2, nonreversible_model
+from infonce_sym.quantities.montecarlo import GAPS, QUANTITIES, SimilaritySampler, monte_carlo, naive_vector_monte_carlo
+
+SIGMA = 4.0
+
+
+def close(mc, exact, sigma=SIGMA):
+    """|estimate - exact| <= sigma * stderr."""
+    est, se = mc["estimate"], mc["stderr"]
+    if se < 1e-12:  # a per-tuple identity (e.g. the search CE integrand is 0 when k = 1)
+        assert abs(est - float(exact)) <= 1e-12, (est, float(exact))
+        return
+    assert se > 0 and math.isfinite(se)
+    assert abs(est - float(exact)) <= sigma * se, (est, float(exact), se)
+
+
+# ------------------------------------------------------------------ reproducibility
+
+@pytest.mark.parametrize("model,k,samples", [
+    (SphereModel(16, 4.0), 100, 3000),          # several blocks, one segment
+    (SphereModel(5, 1.0), 70_000, 3),           # k > segment: two segments per tuple
+    (SphereModel(3, 2.0), 1, 20_000),           # d = 3 path, many tuples per block
+    (nonreversible_model(), 2, 20_000),         # finite, index path
+    (nonreversible_model(), 50, 3000),          # finite, multinomial-count path
+])
+def test_bit_identical_for_every_chunk_size(model, k, samples):
+    runs = [monte_carlo(model, 0.3, k, samples, seed=11, chunk_size=c) for c in (None, 1, 150_000, 10**8)]
+    for r in runs[1:]:
+        for q in QUANTITIES + GAPS:
+            assert r[q] == runs[0][q]
+
+
+def test_seed_determinism():
+    m = SphereModel(8, 3.0)
+    a = monte_carlo(m, 0.2, 64, 2000, seed=5)
+    b = monte_carlo(m, 0.2, 64, 2000, seed=5)
+    c = monte_carlo(m, 0.2, 64, 2000, seed=6)
+    assert a == b
+    assert a["risk"]["estimate"] != c["risk"]["estimate"]
+    f = nonreversible_model()
+    assert monte_carlo(f, 0.5, 3, 500, seed=2) == monte_carlo(f, 0.5, 3, 500, seed=2)
+
+
+# ------------------------------------------------------------------ the exact law of s
+
+@pytest.mark.parametrize("dim", [2, 3, 4, 5, 16, 128, 1000])
+def test_similarity_sampler_law(dim):
+    s = SimilaritySampler(dim).draw(np.random.default_rng(dim), 200_000)
+    a = (dim - 1) / 2
+    assert np.all(np.abs(s) <= 1)
+    assert stats.kstest((s + 1) / 2, stats.beta(a, a).cdf).pvalue > 1e-4
+    # E s^2 = 1/d, E s^4 = 3/(d(d+2)) (moments of 2 Beta(a, a) - 1)
+    for power, exact in ((2, 1 / dim), (4, 3 / (dim * (dim + 2)))):
+        v = s ** power
+        assert abs(v.mean() - exact) <= 5 * v.std() / math.sqrt(v.size)
+    assert abs(s.mean()) <= 5 * s.std() / math.sqrt(s.size)
+
+
+def test_similarity_sampler_tail_layers():
+    # d = 4: density sqrt(1 - s^2) reaches 0 with infinite slope at +-1: check the far tail mass
+    s = SimilaritySampler(4).draw(np.random.default_rng(0), 400_000)
+    a = 1.5
+    exact = 2 * stats.beta(a, a).sf((0.95 + 1) / 2)
+    frac = np.mean(np.abs(s) > 0.95)
+    assert abs(frac - exact) <= 5 * math.sqrt(exact / s.size)
+
+
+# ------------------------------------------------------------------ finite model: brute force
+
+def _finite_exact_tuples(model, tau, k):
+    """R, R~, search CE by enumerating every tuple (a, +, xi_1..xi_k), mpmath at 30 digits."""
+    with mpmath.workdps(30):
+        pi = [mpmath.mpf(x) for x in model.pi]
+        M = [[mpmath.mpf(x) for x in row] for row in model.M]
+        G = model.gram(mpmath.mp)
+        tau = mpmath.mpf(tau)
+        N = len(pi)
+        R = Rt = S = mpmath.mpf(0)
+        for a in range(N):
+            for j in range(N):
+                for xs in itertools.product(range(N), repeat=k):
+                    w = pi[a] * M[a][j] * mpmath.fprod(pi[x] for x in xs)
+                    if w == 0:
+                        continue
+                    e = mpmath.fsum(mpmath.exp((G[a][x] - G[a][j]) / tau) for x in xs)
+                    R += w * mpmath.log((1 + e) / k)
+                    Rt += w * mpmath.log(e / k)
+                    if j == 0:  # the search CE does not involve the positive
+                        wt = [M[a][x] / pi[x] for x in xs]
+                        S += pi[a] * mpmath.fprod(pi[x] for x in xs) * (
+                            -mpmath.fsum(v * G[a][x] for v, x in zip(wt, xs)) / (tau * mpmath.fsum(wt))
+                            + mpmath.log(mpmath.fsum(mpmath.exp(G[a][x] / tau) for x in xs) / k))
+        return R, Rt, S
+
+
+def _finite_exact_counts(model, tau, k):
+    """The same three quantities by enumerating negative count vectors (multinomial law)."""
+    with mpmath.workdps(30):
+        pi = [mpmath.mpf(x) for x in model.pi]
+        M = [[mpmath.mpf(x) for x in row] for row in model.M]
+        G = model.gram(mpmath.mp)
+        tau = mpmath.mpf(tau)
+        N = len(pi)
+        R = Rt = S = mpmath.mpf(0)
+        for c in itertools.product(range(k + 1), repeat=N - 1):
+            if sum(c) > k:
+                continue
+            c = c + (k - sum(c),)
+            prob = mpmath.factorial(k) * mpmath.fprod(pi[l] ** c[l] / mpmath.factorial(c[l]) for l in range(N))
+            for a in range(N):
+                esum = mpmath.fsum(c[l] * mpmath.exp(G[a][l] / tau) for l in range(N))
+                wsum = mpmath.fsum(c[l] * M[a][l] / pi[l] for l in range(N))
+                ws = mpmath.fsum(c[l] * M[a][l] / pi[l] * G[a][l] for l in range(N))
+                S += prob * pi[a] * (-ws / (tau * wsum) + mpmath.log(esum / k))
+                for j in range(N):
+                    e = esum * mpmath.exp(-G[a][j] / tau)
+                    R += prob * pi[a] * M[a][j] * mpmath.log((1 + e) / k)
+                    Rt += prob * pi[a] * M[a][j] * mpmath.log(e / k)
+        return R, Rt, S
+
+
+@pytest.mark.parametrize("k,route", [(1, "tuples"), (2, "tuples"), (6, "counts")])
+def test_finite_model_against_enumeration(k, route):
+    model, tau = nonreversible_model(), 0.4
+    R, Rt, S = (_finite_exact_tuples if route == "tuples" else _finite_exact_counts)(model, tau, k)
+    mc = monte_carlo(model, tau, k, 200_000, seed=k)
+    mcd = monte_carlo(model, tau, k, 200_000, seed=k, loss="dcl")
+    close(mc["risk"], R)
+    close(mcd["risk"], Rt)
+    close(mc["search_cross_entropy"], S)
+    close(mc["cross_entropy_limit"], model.cross_entropy_limit(mpmath.mp, tau))
+    close(mc["density_ratio_second_moment"], model.density_ratio_second_moment(mpmath.mp))
+    close(mc["search_cross_entropy_minus_risk"], S - R)
+    close(mcd["cross_entropy_limit_minus_risk"], model.cross_entropy_limit(mpmath.mp, tau) - Rt)
+    assert mcd["cross_entropy_limit_minus_risk"]["stderr"] < mcd["risk"]["stderr"]  # pairing pays
+    # the MC is not trivially exact: the standard errors are real
+    assert mc["risk"]["stderr"] > 1e-4
+
+
+def test_enumeration_routes_agree():
+    # the two brute-force routes are independent of each other: check them on k = 2
+    a = _finite_exact_tuples(nonreversible_model(), 0.4, 2)
+    b = _finite_exact_counts(nonreversible_model(), 0.4, 2)
+    for x, y in zip(a, b):
+        assert abs(x - y) < mpmath.mpf(10) ** -25
+
+
+# ------------------------------------------------------------------ sphere: closed forms
+
+@pytest.mark.parametrize("dim,kappa,tau", [(3, 2.0, 0.5), (16, 8.0, 0.2), (128, 16.0, 0.1)])
+def test_sphere_closed_forms(dim, kappa, tau):
+    model = SphereModel(dim, kappa)
+    mc = monte_carlo(model, tau, 256, 20_000, seed=dim)
+    close(mc["density_ratio_second_moment"], model.density_ratio_second_moment(mpmath.mp))
+    close(mc["cross_entropy_limit"], model.cross_entropy_limit(mpmath.mp, tau))
+    # Prop. 1 (and Lemma 4 for DCL) at the level of the estimates, with 4 sigma slack
+    gap = float(model.cross_entropy_limit(mpmath.mp, tau)) - mc["risk"]["estimate"]
+    assert gap <= (math.exp(2 / tau) - 1) ** 2 / (8 * 256) + SIGMA * mc["risk"]["stderr"]
+    assert gap >= -math.log1p(math.exp(2 / tau) / 256) - SIGMA * mc["risk"]["stderr"]
+
+
+def test_against_exact_module_if_available():
+    """Cross-check the lead's exact.py (when present) against brute force and MC (finite, k = 2)."""
+    exact = pytest.importorskip("infonce_sym.quantities.exact")
+    model, tau, k = nonreversible_model(), 0.5, 2
+    ex = exact.exact_values(model, tau, k, digits=8)
+    values = {}
+    for q, v in ex.values.items():
+        z = complex(v)
+        assert abs(z.imag) < 1e-20, (q, v)     # exact values must be real
+        values[q] = z.real
+    R, _, S = _finite_exact_tuples(model, tau, k)
+    assert abs(values["risk"] - float(R)) < 1e-7
+    assert abs(values["search_cross_entropy"] - float(S)) < 1e-7
+    mc = monte_carlo(model, tau, k, 200_000, seed=3)
+    for q in QUANTITIES:
+        if q in values:
+            close(mc[q], values[q])
+
+
+def test_similarity_law_matches_naive_vectors():
+    model, tau, k = SphereModel(16, 4.0), 0.5, 64
+    for loss in ("infonce", "dcl"):
+        fast = monte_carlo(model, tau, k, 100_000, seed=21, loss=loss)
+        naive = naive_vector_monte_carlo(model, tau, k, 10_000, seed=22, loss=loss)
+        for q in QUANTITIES + GAPS:
+            a, b = fast[q], naive[q]
+            se = math.hypot(a["stderr"], b["stderr"])
+            assert abs(a["estimate"] - b["estimate"]) <= SIGMA * se, (q, loss, a, b)
+
+
+def test_huge_k_streams():
+    # k = 10^6 must run by streaming (segments of 2^16): a few tuples, finite values
+    r = monte_carlo(SphereModel(128, 16.0), 0.1, 10**6, 2, seed=0)
+    assert all(math.isfinite(r[q]["estimate"]) for q in QUANTITIES)
+    r = monte_carlo(nonreversible_model(), 0.01, 10**9, 1000, seed=0)  # counts: O(N) per tuple
+    assert all(math.isfinite(r[q]["estimate"]) for q in QUANTITIES)
+
+
+def test_small_tau_finite():
+    r = monte_carlo(SphereModel(32, 10.0), 0.01, 512, 500, seed=4)
+    assert all(math.isfinite(r[q]["estimate"]) and math.isfinite(r[q]["stderr"]) for q in QUANTITIES)
+
+
+# ------------------------------------------------------------------ undefined quantities
+
+def test_not_dominated_model():
+    pi = [0.5, 0.5, 0.0]
+    M = [[0.5, 0.25, 0.25], [0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]
+    emb = [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]
+    model = FiniteModel(pi, M, emb)
+    r = monte_carlo(model, 0.5, 3, 1000, seed=0)
+    for q in ("search_cross_entropy", "density_ratio_second_moment", "search_cross_entropy_minus_risk"):
+        assert r[q]["estimate"] is None and "assumption (B)" in r[q]["reason"]
+    assert math.isfinite(r["risk"]["estimate"])
+
+
+def test_zero_weight_sum_positive_probability():
+    model = example_a2(0.5)            # M = identity: sum_j M(z, xi_j)/pi(xi_j) = 0 unless some xi_j = z
+    r = monte_carlo(model, 0.5, 3, 20_000, seed=1)
+    assert r["search_cross_entropy"]["estimate"] is None
+    assert "positive probability" in r["search_cross_entropy"]["reason"]
+    close(r["density_ratio_second_moment"], model.density_ratio_second_moment(mpmath.mp))
+    close(r["cross_entropy_limit"], model.cross_entropy_limit(mpmath.mp, 0.5))
+    r = monte_carlo(example_a2(0.5, mixing=0.3), 0.5, 3, 2000, seed=1)
+    assert math.isfinite(r["search_cross_entropy"]["estimate"])
+
+
+def test_search_false_skips_weights():
+    r = monte_carlo(SphereModel(8, 2.0), 0.3, 16, 500, seed=0, search=False)
+    assert r["search_cross_entropy"]["estimate"] is None
+    assert r["density_ratio_second_moment"]["estimate"] is None
+    full = monte_carlo(SphereModel(8, 2.0), 0.3, 16, 500, seed=0)
+    assert r["risk"] == full["risk"]
+
+
+# ------------------------------------------------------------------ validation
+
+@pytest.mark.parametrize("kwargs,param", [
+    (dict(tau=0), "tau"), (dict(tau=float("nan")), "tau"), (dict(tau=-1), "tau"),
+    (dict(k=0), "k"), (dict(k=1.5), "k"), (dict(samples=1), "samples"), (dict(samples=0), "samples"),
+    (dict(seed=-1), "seed"), (dict(seed=1.5), "seed"), (dict(seed=None), "seed"),
+    (dict(loss="nce"), "loss"), (dict(chunk_size=0), "chunk_size"), (dict(model="sphere"), "model"),
+])
+def test_validation(kwargs, param):
+    args = dict(model=SphereModel(4, 1.0), tau=0.5, k=4, samples=10, seed=0)
+    args.update(kwargs)
+    with pytest.raises(InputError) as exc:
+        monte_carlo(**args)
+    assert exc.value.parameter == param
+    if param not in ("chunk_size",):
+        args.pop("chunk_size", None)
+        if param == "model":
+            args["model"] = nonreversible_model()
+        with pytest.raises(InputError):
+            naive_vector_monte_carlo(**args)

@@ -1,0 +1,205 @@
+"""Embedding class (C), certified Rademacher sup, Rademacher experiment."""
+
+import numpy as np
+import pytest
+
+from infonce_sym.quantities import rademacher as rd
+from infonce_sym.checks.rademacher import rademacher_experiment
+from infonce_sym.checks.attacks import infonce_loss_from_embeddings
+from infonce_sym.models.fourier_class import FourierEmbedding, sample_tuples
+from infonce_sym.errors import InputError
+
+
+@pytest.mark.parametrize("m,d_in", [(1, 2), (2, 3), (4, 1)])
+def test_C_Phi_holds_and_is_sharp(m, d_in):
+    E = FourierEmbedding(m, d_in, 1.0)
+    rng = np.random.default_rng(m)
+    N = 4000
+    t1 = rng.standard_normal((N, m * d_in)) * 3
+    t2 = t1 + 10 ** rng.uniform(-5, 0.5, (N, 1)) * rng.standard_normal((N, m * d_in))
+    z = rng.standard_normal((N, d_in)) * 10 ** rng.uniform(-1, 1, (N, 1))
+    lhs = np.array([np.linalg.norm(E.embed(t1[i], z[i:i + 1]) - E.embed(t2[i], z[i:i + 1]))
+                    for i in range(N)])
+    rhs = np.linalg.norm(z, axis=1) * np.linalg.norm(t1 - t2, axis=1)
+    assert np.all(lhs <= E.C_Phi * rhs * (1 + 1e-9))
+    # near-tight witness: one block moved by t z/|z| with t|z| small
+    th = rng.standard_normal(m * d_in)
+    zz = rng.standard_normal(d_in)
+    th2 = th.copy()
+    th2[:d_in] += 1e-6 * zz / np.linalg.norm(zz)
+    r = np.linalg.norm(E.embed(th, zz[None]) - E.embed(th2, zz[None])) / (np.linalg.norm(zz) * 1e-6)
+    assert r > 0.999 * E.C_Phi
+    assert abs(np.linalg.norm(E.embed(th, zz[None])) - 1) < 1e-12
+
+
+def test_losses_and_gradients():
+    rng = np.random.default_rng(1)
+    E = FourierEmbedding(2, 1, 1.0)
+    za, zp, zn = sample_tuples("student_t", 1, 6, 5, rng)
+    th = rng.standard_normal((3, 2))
+    l, g = E.losses_and_grads(th, za, zp, zn, 0.3)
+    A, P = E.embed(th, za), E.embed(th, zp)
+    N = E.embed(th, zn.reshape(-1, 1)).reshape(3, 6, 5, 4)
+    assert np.abs(l - infonce_loss_from_embeddings(A, P, N, 0.3)).max() < 1e-12
+    e = 1e-6
+    num = np.stack([(E.losses(th + e * np.eye(2)[i], za, zp, zn, 0.3)
+                     - E.losses(th - e * np.eye(2)[i], za, zp, zn, 0.3)) / (2 * e) for i in range(2)], -1)
+    assert np.abs(num - g).max() < 1e-6
+
+
+def _small_instance(tau=0.3, n=15, k=4, seed=0):
+    rng = np.random.default_rng(seed)
+    E = FourierEmbedding(1, 2, 1.0)
+    za, zp, zn = sample_tuples("gaussian", 2, n, k, rng)
+    sig = rng.choice([-1.0, 1.0], size=(8, n))
+    return E, za, zp, zn, sig
+
+
+def test_certificate_constants_dominate_sampled_gradients_and_hessians():
+    E, za, zp, zn, sig = _small_instance()
+    tau = 0.3
+    L, H = rd.certificate_constants_local(za, zp, zn, tau, E.C_Phi)
+    rng = np.random.default_rng(2)
+    th = rng.uniform(-3, 3, (300, 2))
+    _, g = E.losses_and_grads(th, za, zp, zn, tau)
+    gf = np.einsum("sn,cnd->scd", sig, g) / za.shape[0]
+    assert np.linalg.norm(gf, axis=-1).max() <= L
+    e = 1e-4
+    for i in range(2):
+        _, gp = E.losses_and_grads(th + e * np.eye(2)[i], za, zp, zn, tau)
+        _, gm = E.losses_and_grads(th - e * np.eye(2)[i], za, zp, zn, tau)
+        col = np.einsum("sn,cnd->scd", sig, (gp - gm) / (2 * e)) / za.shape[0]
+        assert np.linalg.norm(col, axis=-1).max() <= H
+    assert L <= rd.certificate_lipschitz(za, zp, zn, tau, E.C_Phi) * 10  # same order as Prop. 4 route
+
+
+@pytest.mark.parametrize("second_order", [True, False])
+def test_certified_sup_dominates_fine_grid_and_optimiser(second_order):
+    E, za, zp, zn, sig = _small_instance()
+    tau = 0.3
+    L, H = rd.certificate_constants_local(za, zp, zn, tau, E.C_Phi)
+    res = rd.certified_sup(E, za, zp, zn, tau, sig, L, h0=0.25, levels=3,
+                           H=H if second_order else None, rel_tol=0.01)
+    # fine grid over the ball
+    ax = np.linspace(-1, 1, 301)
+    G = np.array([(x, y) for x in ax for y in ax])
+    G = G[np.linalg.norm(G, axis=1) <= 1]
+    F = sig @ E.losses(G, za, zp, zn, tau).T / za.shape[0]
+    fine = F.max(axis=1)
+    assert np.all(res["upper"] >= fine - 1e-12)
+    assert np.all(res["lower"] <= res["upper"])
+    assert np.all(res["grid_max"] <= res["lower"] + 1e-15)
+    # local optimiser started from the best fine-grid point cannot beat the certificate
+    from scipy import optimize
+    for s in range(sig.shape[0]):
+        x0 = G[np.argmax(F[s])]
+        f = lambda t: -(sig[s] @ E.losses(t[None], za, zp, zn, tau)[0]) / za.shape[0]
+        cons = {"type": "ineq", "fun": lambda t: 1 - t @ t}
+        r = optimize.minimize(f, x0, method="SLSQP", constraints=[cons])
+        if r.x @ r.x <= 1 + 1e-9:
+            assert res["upper"][s] >= -r.fun - 1e-12
+
+
+def test_rademacher_experiment_keys_order_and_determinism():
+    kw = dict(n=20, k=4, tau=0.5, samples=20, seed=3, levels=3)
+    a = rademacher_experiment(**kw)
+    b = rademacher_experiment(**kw)
+    for key in ("estimate", "stderr", "lower_estimate", "bound_prop5", "bound_sharpened",
+                "bound_lipschitz_route", "B_tau", "C_Phi", "d_Theta", "grid_points", "certificate"):
+        assert key in a
+    assert a["estimate"] == b["estimate"] and a["lower_estimate"] == b["lower_estimate"]
+    assert a["lower_estimate"] <= a["estimate"]
+    assert a["estimate"] <= a["bound_sharpened"] <= a["bound_prop5"]
+    assert a["d_Theta"] == 2 and a["C_Phi"] == 1.0
+    with pytest.raises(InputError, match="^m"):
+        rademacher_experiment(m=2, dim_in=2, n=5, k=2, samples=2)
+    with pytest.raises(InputError, match="^tau"):
+        rademacher_experiment(tau=0)
+
+
+@pytest.mark.parametrize("m,d_in,tau,data", [(1, 2, 0.05, "gaussian"), (1, 2, 0.3, "student_t"),
+                                             (2, 1, 0.1, "gaussian"), (1, 3, 0.2, "student_t"),
+                                             (3, 1, 0.1, "gaussian")])
+def test_local_bounds_dominate_derivatives_on_the_ball(m, d_in, tau, data):
+    """(L), (H), (T) of the module docstring: sampled points of B(g, r) never exceed the bounds;
+    the exact Hessians agree with finite differences of the gradients."""
+    rng = np.random.default_rng(7 + m + d_in)
+    E = FourierEmbedding(m, d_in, 1.0)
+    dT = m * d_in
+    za, zp, zn = sample_tuples(data, d_in, 9, 6, rng)
+    g = rng.uniform(-1, 1, (6, dT))
+    for r in (0.2, 0.03, 0.004):
+        ev = rd.local_bounds_and_losses(E, g, za, zp, zn, tau, r=r)
+        l0, g0 = E.losses_and_grads(g, za, zp, zn, tau)
+        assert np.abs(ev["ell"] - l0).max() < 1e-12 and np.abs(ev["grad"] - g0).max() < 1e-10
+        for c in range(g.shape[0]):
+            e = rng.standard_normal((200, dT))
+            e /= np.linalg.norm(e, axis=1)[:, None]
+            pts = g[c] + e * r * rng.uniform(0, 1, (200, 1)) ** (1 / dT)
+            pts[:dT] = g[c] + r * np.eye(dT)                   # some points on the sphere
+            ep = rd.local_bounds_and_losses(E, pts, za, zp, zn, tau)
+            assert np.all(np.linalg.norm(ep["grad"], axis=-1).mean(axis=1) <= ev["L"][c] * (1 + 1e-12))
+            hn = np.abs(np.linalg.eigvalsh(ep["hess"])).max(axis=-1).mean(axis=1)
+            assert np.all(hn <= ev["H"][c] * (1 + 1e-12))
+            # third derivative along e, by central differences of the exact Hessians
+            eps = 1e-5
+            hp = rd.local_bounds_and_losses(E, pts + eps * e, za, zp, zn, tau)["hess"]
+            hm = rd.local_bounds_and_losses(E, pts - eps * e, za, zp, zn, tau)["hess"]
+            d3 = np.einsum("pd,pnde,pe->pn", e, (hp - hm) / (2 * eps), e)
+            assert np.all(np.abs(d3).mean(axis=1) <= ev["T"][c] * (1 + 1e-6))
+    # Hessians against finite differences of the gradients
+    eps = 1e-6
+    num = np.stack([(E.losses_and_grads(g + eps * np.eye(dT)[a], za, zp, zn, tau)[1]
+                     - E.losses_and_grads(g - eps * np.eye(dT)[a], za, zp, zn, tau)[1]) / (2 * eps)
+                    for a in range(dT)], -1)
+    ev = rd.local_bounds_and_losses(E, g, za, zp, zn, tau)
+    assert np.abs(ev["hess"] - num).max() <= 1e-5 * (1 + np.abs(num).max())
+    assert np.isinf(ev["H"]).all()
+    # the local bounds never exceed the global constants
+    L, H = rd.certificate_constants_local(za, zp, zn, tau, E.C_Phi)
+    ev = rd.local_bounds_and_losses(E, g, za, zp, zn, tau, r=10.0)
+    assert np.all(ev["H"] <= H * (1 + 1e-12))
+
+
+def _sup_by_search(E, za, zp, zn, tau, sig, dT, rng):
+    """Max over dense random points of the ball and its sphere, polished by SLSQP (a lower bound)."""
+    from scipy import optimize
+    N = 60000 if dT <= 2 else 150000
+    G = rng.uniform(-1, 1, (N, dT))
+    G = G[np.linalg.norm(G, axis=1) <= 1]
+    B = rng.standard_normal((20000, dT))
+    G = np.vstack([G, B / np.linalg.norm(B, axis=1)[:, None]])
+    F = sig @ E.losses(G, za, zp, zn, tau).T / za.shape[0]
+    best = F.max(axis=1)
+    for s in range(sig.shape[0]):
+        for x0 in G[np.argsort(F[s])[-3:]]:
+            f = lambda t: -(sig[s] @ E.losses(t[None], za, zp, zn, tau)[0]) / za.shape[0]  # noqa: E731
+            res = optimize.minimize(f, x0, method="SLSQP",
+                                    constraints=[{"type": "ineq", "fun": lambda t: 1 - t @ t}])
+            if res.x @ res.x <= 1 + 1e-12:
+                best[s] = max(best[s], -res.fun)
+    return best, F.max(axis=1)
+
+
+@pytest.mark.parametrize("m,d_in,tau,k", [(1, 2, 0.05, 32), (1, 2, 0.1, 16), (2, 1, 0.1, 8),
+                                          (1, 3, 0.3, 4), (1, 1, 0.05, 8)])
+def test_certified_sup_brackets_the_sup(m, d_in, tau, k):
+    """upper >= every sampled (and optimised) value; the lower values are attained at the returned
+    witnesses, and the gap closes to the requested tolerance."""
+    rng = np.random.default_rng(11)
+    E = FourierEmbedding(m, d_in, 1.0)
+    dT = m * d_in
+    za, zp, zn = sample_tuples("gaussian", d_in, 15, k, rng)
+    sig = rng.choice([-1.0, 1.0], size=(6, 15))
+    L, H = rd.certificate_constants_local(za, zp, zn, tau, E.C_Phi)
+    res = rd.certified_sup(E, za, zp, zn, tau, sig, L, h0=0.25 if dT <= 2 else 0.34, levels=14,
+                           H=H, rel_tol=0.002, tol=1e-5)
+    found, sampled = _sup_by_search(E, za, zp, zn, tau, sig, dT, rng)
+    assert np.all(res["upper"] >= found)
+    # the lower values are attained: f_sigma(witness) >= lower at a witness in Theta
+    p = res["lower_point"]
+    assert np.all(np.linalg.norm(p, axis=1) <= 1 + 1e-12)
+    fw = np.einsum("sn,sn->s", sig, E.losses(p, za, zp, zn, tau)) / za.shape[0]
+    assert np.all(fw >= res["lower"] - 1e-12)
+    assert np.all(res["lower"] >= sampled - 1e-3 * np.abs(sampled))
+    assert np.all(res["upper"] - res["lower"] <= 0.002 * np.abs(res["lower"]) + 1e-5 + 1e-8)
