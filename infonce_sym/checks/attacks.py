@@ -16,7 +16,8 @@ import time
 import numpy as np
 from scipy import optimize
 
-from ..proofs.statements import CONSTANTS
+from ..proofs.registry import statement
+from ..proofs.statements import CONSTANTS, continuity_bound
 from ..errors import InputError, check_k, check_tau
 
 __all__ = [
@@ -86,17 +87,15 @@ def bound_values(A, P, N, A2, P2, N2, tau, beta):
     v = np.einsum("...d,...d->...", A, P)[..., None] - np.einsum("...d,...kd->...k", A, N)
     v2 = np.einsum("...d,...d->...", A2, P2)[..., None] - np.einsum("...d,...kd->...k", A2, N2)
     Mv = np.abs(v - v2).max(axis=-1)
-    fac = math.exp(2.0 / (beta * tau)) if np.isfinite(beta) else 1.0
     out = {}
-    rng_exact = math.log((1 + kk * math.exp(2 / tau)) / (1 + kk * math.exp(-2 / tau)))
-    out["lemma5"] = np.full_like(actual, 4.0 / tau)
-    out["lemma5_exact"] = np.full_like(actual, rng_exact)
-    for name in ("prop4", "prop4_sharp"):
-        ca, cp, cn = CONSTANTS[name]
-        out[name] = (ca * Da + cp * Dp + cn * fac * PM) / tau
-    out["lipschitz17"] = Mv / tau
-    out["lipschitz17_linear"] = (2 * Da + Dp + Mx) / tau
-    out["lipschitz18"] = math.sqrt(6) / tau * np.sqrt(Da**2 + Dp**2 + Mx**2)
+    ones = np.ones_like(actual)
+    out["lemma5"] = ones * statement("L5").evaluate("numpy", tau=tau)
+    out["lemma5_exact"] = ones * statement("L5.exact").evaluate("numpy", tau=tau, k=kk)
+    for name in ("prop4", "prop4_sharp"):     # beta = inf is the limit: e^0 = 1, PM = max_j
+        out[name] = continuity_bound(name, tau, Da, Dp, PM, float(beta))
+    out["lipschitz17"] = statement("L17").evaluate("numpy", tau=tau, Mv=Mv)
+    out["lipschitz17_linear"] = continuity_bound("lipschitz17_linear", tau, Da, Dp, PM, beta, Mx)
+    out["lipschitz18"] = continuity_bound("lipschitz18", tau, Da, Dp, PM, beta, Mx)
     return actual, out
 
 

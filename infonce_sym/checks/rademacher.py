@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 
-from ..proofs.statements import lipschitz_constants, prop5_bound, rademacher_bound_from_L
+from ..proofs.registry import statement
+from ..proofs.statements import evaluate, lipschitz_constants, rademacher_bound_from_L
 from ..quantities.rademacher import rademacher_estimate
 
 __all__ = ["rademacher_experiment", "rademacher_sweep"]
@@ -25,12 +26,16 @@ def rademacher_experiment(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, r
     tau, n, k, C, dT = out["tau"], out["n"], out["k"], out["C_Phi"], out["d_Theta"]
     lc = lipschitz_constants(za, zp, zn, tau, C)
     a = math.e * radius * lc["B_tau"] * C
-    a_lip = math.sqrt(6) / 4 * radius * C * lc["B_max"]
+    a_lip = tau * radius * lc["L"]["lipschitz_route"] / 4          # a = tau R L / 4 (proof of Prop. 5)
     out.update({
-        "bound_prop5": prop5_bound(tau, dT, n, a),
+        "bound_prop5": float(statement("P5").evaluate("numpy", tau=tau, d_Theta=dT, n=n, B_tau=lc["B_tau"],
+                                                      C_Phi=C, R=radius)),
         "bound_sharpened": rademacher_bound_from_L(lc["L"]["lemma1_sharp"], radius, dT, n, tau, k_=k,
                                                    exact_integral=True, exact_range=True),
-        "bound_lipschitz_route": prop5_bound(tau, dT, n, a_lip),
+        # Prop. 5's argument with the (18) constant: an expression of statements.BOUNDS (not a
+        # registered derivation)
+        "bound_lipschitz_route": float(evaluate("prop5_lipschitz_route", tau=tau, d_Theta=dT, n=n, R=radius,
+                                                C_Phi=C, B_max=lc["B_max"])),
         "bound_lipschitz_route_exact": rademacher_bound_from_L(lc["L"]["lipschitz_route"], radius, dT, n,
                                                                tau, exact_integral=True),
         "a": a, "a_lipschitz_route": a_lip, "B_tau": lc["B_tau"], "B_max": lc["B_max"],

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..models import SphereModel, example_a2, nonreversible_model
 from ..proofs.expansions import model_constants
+from ..proofs.registry import statement
 from ..proofs.section3 import bound_function
 from ..quantities.enumeration import multinomial_log_mean, self_normalised_bias
 from ..quantities.exact import exact_values
@@ -205,7 +206,7 @@ def a2_check(taus=(0.2, 0.5, 1.0), k: int = 10**6) -> CheckResult:
         d2 = float(ev.values["density_ratio_second_moment"])
         ratio = numerator / dcl_gap
         bound = float(ratio13(d2, tau))
-        liminf_lower = (math.exp(1 / tau) - 2) / 16
+        liminf_lower = float(statement("A2.liminf").evaluate("numpy", a=0, tau=tau))   # a -> 0
         margins = [(bound - ratio) / bound, (k * dcl_gap - liminf_lower) / (k * dcl_gap)]
         worst = min(worst, *margins)
         points.append({"tau": tau, "k": k, "ratio_13": ratio, "bound_13": bound,

@@ -180,16 +180,29 @@ def bound(bound_id: str, module: str = "numpy"):
     return _CACHE[key]
 
 
+def _registered(id, **values):
+    """The numpy value of the registered statement ``id`` (``proofs.registry``)."""
+    from .registry import statement
+    return statement(id).evaluate("numpy", **values)
+
+
+def evaluate(bound_id: str, **values):
+    """The numpy value of ``BOUNDS[bound_id]`` with values given by symbol name."""
+    return bound(bound_id)(*[values[s.name] for s in BOUND_ARGS[bound_id]])
+
+
 def continuity_bound(which: str, tau_, Da_, Dp_, PM_, beta_, Mx_=None):
-    """Numeric value of a continuity bound (vectorised over numpy arrays)."""
+    """Numeric value of a continuity bound (vectorised over numpy arrays): Prop. 4 and its
+    sharpened form (derivations P4, P4.sharp), (18) (derivation L17-18) and the linear form of
+    (17) (an expression of :data:`BOUNDS`, not a registered derivation)."""
     tau_ = np.asarray(tau_, float)
     if which in ("prop4", "prop4_sharp"):
-        ca, cp, cn = CONSTANTS[which]
-        return (ca * Da_ + cp * Dp_ + cn * np.exp(2.0 / (beta_ * tau_)) * PM_) / tau_
+        return _registered({"prop4": "P4", "prop4_sharp": "P4.sharp"}[which], tau=tau_, Da=Da_, Dp=Dp_,
+                           PM=PM_, beta=beta_)
     if which == "lipschitz18":
-        return math.sqrt(6) / tau_ * np.sqrt(Da_**2 + Dp_**2 + Mx_**2)
+        return _registered("L17-18", tau=tau_, Da=Da_, Dp=Dp_, Mx=Mx_)
     if which == "lipschitz17_linear":
-        return (2 * Da_ + Dp_ + Mx_) / tau_
+        return evaluate("lipschitz17_linear", tau=tau_, Da=Da_, Dp=Dp_, Mx=Mx_)
     raise InputError("which", f"unknown continuity bound {which!r}")
 
 
@@ -247,9 +260,10 @@ def rademacher_bound_from_L(L_, R_, d_, n_, tau_, k_=None, exact_integral=True,
 
 
 def prop5_bound(tau_, d_, n_, a_):
-    """Prop. 5 as stated: (96/tau) sqrt(d/n) min{a sqrt(log 3 + 1), sqrt(log(1+2a) + 1)}."""
-    return 96.0 / tau_ * math.sqrt(d_ / n_) * min(a_ * math.sqrt(math.log(3) + 1),
-                                                   math.sqrt(math.log1p(2 * a_) + 1))
+    """Prop. 5 as stated, (96/tau) sqrt(d/n) min{a sqrt(log 3 + 1), sqrt(log(1+2a) + 1)}: the
+    registered statement P5 (both cases of a), which depends on R, B_tau, C_Phi only through
+    a = e R B_tau C_Phi."""
+    return float(_registered("P5", tau=tau_, d_Theta=d_, n=n_, B_tau=a_ / math.e, C_Phi=1.0, R=1.0))
 
 
 # ----------------------------------------------------------------------------- data functionals
@@ -273,24 +287,28 @@ def lipschitz_constants(za, zp, zn, tau_, C_Phi_):
     B = Ra_ + Rp_ + Nn_
     return {
         "Ra": Ra_, "Rp": Rp_, "Nn": Nn_, "B_tau": B, "B_max": Bmax,
-        "L": {
-            "lemma1": 4 * math.e / tau_ * B * C_Phi_,
-            "lemma1_proof": C_Phi_ / tau_ * (4 * Ra_ + Rp_ + 3 * math.e * Nn_),
-            "lemma1_sharp": C_Phi_ / tau_ * (2 * Ra_ + Rp_ + math.e * Nn_),
-            "lipschitz_route": math.sqrt(6) / tau_ * C_Phi_ * Bmax,
+        "L": {   # per unit ||theta - theta'||: the statements at Dtheta = 1
+            "lemma1": float(_registered("L1", B_tau=B, C_Phi=C_Phi_, Dtheta=1.0, tau=tau_)),
+            "lemma1_proof": float(evaluate("lemma1_proof_L", C_Phi=C_Phi_, Nn=Nn_, Ra=Ra_, Rp=Rp_, tau=tau_)),
+            "lemma1_sharp": float(_registered("L1.sharp", C_Phi=C_Phi_, Nn=Nn_, Ra=Ra_, Rp=Rp_, Dtheta=1.0,
+                                              tau=tau_)),
+            "lipschitz_route": float(evaluate("lipschitz_route_L", B_max=Bmax, C_Phi=C_Phi_, tau=tau_)),
         },
     }
 
 
 def theorem1_terms(tau_, k_, n_, delta_, d_Theta_, R_, C_Phi_, B_tau_, D2_, R_hat_=0.0):
-    """Theorem 1's right-hand side with every constant explicit (floats; D2 may be inf)."""
+    """Theorem 1's right-hand side with every constant explicit (floats; D2 may be inf): the
+    registered statement T1 and its three terms (the expressions T1's statement is the sum of)."""
     tau_ = check_tau(tau_)
     k_ = check_k(k_)
     n_ = check_k(n_, "n")
     delta_ = check_probability("delta", delta_)
     A_ = math.e * R_ * B_tau_ * C_Phi_
-    comp = 2 * prop5_bound(tau_, d_Theta_, n_, A_)
-    samp = 12.0 / tau_ * math.sqrt(math.log(2 / delta_) / (2 * n_))
-    bias = 4 * D2_ / (tau_ * k_) + math.log1p(math.exp(2 / tau_) / k_)
+    values = dict(tau=tau_, k=k_, n=n_, delta=delta_, d_Theta=d_Theta_, A=A_, D2=D2_, R_hat=R_hat_)
+    comp = float(evaluate("theorem1_complexity", **values))
+    samp = float(evaluate("theorem1_sample", **values))
+    bias = float(evaluate("theorem1_bias", **values))
+    rhs = float(_registered("T1", **values))
     return {"A": A_, "complexity": comp, "sample_variability": samp, "finite_k_bias": bias,
-            "empirical_risk": R_hat_, "rhs": R_hat_ + comp + samp + bias}
+            "empirical_risk": R_hat_, "rhs": rhs}

@@ -1,0 +1,258 @@
+"""The registry: every result once, by id, and its proved statement as data.
+
+``registry()`` lists the ids (in the order of the paper), ``derivation(id)`` returns the chain, and
+``statement(id)`` the bound it ends in, with one evaluator per number system (as mpmath has
+``mp``, ``fp`` and ``iv``): ``statement("P1.upper").evaluate("numpy", k=10, tau=0.5)``.
+
+Every number a check, plot or notebook shows comes from here: the expression *is* the
+derivation's statement (the same SymPy object), never a typed twin.
+
+>>> s = statement("P1.upper")                        # (e^{2/tau} - 1)^2 / (8k)
+>>> [x.name for x in s.symbols]
+['k', 'tau']
+>>> round(float(s.evaluate("numpy", k=10, tau=1)), 12)
+0.510250472941
+>>> import math; round((math.e ** 2 - 1) ** 2 / 80, 12)   # the same by hand
+0.510250472941
+>>> v = s.evaluate("iv", k=10, tau=1)
+>>> v.a <= s.evaluate("mpmath", k=10, tau=1) <= v.b
+True
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import mpmath
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from ..errors import InputError
+
+__all__ = ["registry", "derivation", "statement", "Statement", "ALIASES", "interval_value"]
+
+#: statements proved by a case split: the id names the common statement of every case
+ALIASES = {
+    "P5": ("P5.a-ge-1", "P5.a-le-1"),
+    "P5.sharp": ("P5.sharp.a-ge-1", "P5.sharp.a-le-1"),
+    "L1": ("L1.tau-lt-1", "L1.tau-ge-1"),
+    "L1.sharp": ("L1.sharp.tau-lt-1", "L1.sharp.tau-ge-1"),
+}
+
+#: where a statement needs more than its symbols' assumptions to make sense (sample points only)
+DOMAINS = {
+    "Q-bounds.lower": {"piA": (0.0, 1.0)}, "Q-bounds.upper": {"piA": (0.0, 1.0)},
+    "A2.ratio": {"a": (0.0, 0.9), "tau": (0.2, 1.4)}, "A2.liminf": {"a": (0.0, 0.9), "tau": (0.2, 1.4)},
+    "A2.13": {"tau": (0.2, 1.4)},
+    "P5.branch.ge1": {"a": (1.0, 20.0)}, "P5.branch.le1": {"a": (0.01, 1.0)},
+}
+_DEFAULT_DOMAIN = {"delta": (0.01, 0.9), "beta": (1.0, 8.0), "tau": (0.1, 4.0), "D2": (1.0, 20.0)}
+
+
+def _derivations():
+    from . import all_derivations
+    return all_derivations()
+
+
+@lru_cache(maxsize=1)
+def _by_id():
+    out = {}
+    for d in _derivations():
+        if d.id in out:
+            raise ValueError(f"derivation id {d.id!r} registered twice")
+        out[d.id] = d
+    return out
+
+
+def registry() -> list:
+    """Every registered id: the derivations, then the case-split statements of ``ALIASES``."""
+    return list(_by_id()) + list(ALIASES)
+
+
+def derivation(id: str):
+    """The registered derivation ``id``."""
+    try:
+        return _by_id()[id]
+    except KeyError:
+        raise InputError("id", f"unknown result {id!r}; known: {', '.join(registry())}") from None
+
+
+def _abbreviations():
+    """Opaque moments in a statement, named by the symbol the paper uses (L3: E_pi r^2 = D2)."""
+    from .chain import Ex
+    from .section3 import D2, r
+    return {Ex(r(0) ** 2): D2}
+
+
+@dataclass(frozen=True)
+class Statement:
+    """``quantity relation expr`` as proved by the derivations ``proved_by`` (all of them, for a
+    statement proved by cases)."""
+    id: str
+    paper_ref: str
+    title: str
+    relation: str
+    quantity: object
+    expr: object
+    assumptions: tuple
+    proved_by: tuple
+    domain: dict = field(default_factory=dict)
+
+    @property
+    def symbols(self) -> tuple:
+        return tuple(sorted(self.expr.free_symbols, key=lambda s: s.name))
+
+    @property
+    def opaque(self) -> list:
+        """Atoms that are not numbers once the symbols are: sums over an index, random families,
+        expectations, integrals (a statement with any cannot be evaluated pointwise)."""
+        from .chain import Expectation
+        atoms = self.expr.atoms(sp.Sum, sp.Integral, AppliedUndef, Expectation)
+        return sorted(map(str, atoms))
+
+    @property
+    def evaluable(self) -> bool:
+        return not self.opaque
+
+    def _range(self, s):
+        if s.name in self.domain:
+            return self.domain[s.name]
+        if s.name in _DEFAULT_DOMAIN:
+            return _DEFAULT_DOMAIN[s.name]
+        if s.is_nonnegative or s.is_positive:
+            return (0.05, 3.0)
+        return (-1.0, 1.0)
+
+    def sample_point(self, seed: int | None = None) -> dict:
+        """Valid values for every symbol (inside its assumptions and the statement's domain):
+        the midpoint of each range, or random values from ``seed``."""
+        rng = random.Random(seed) if seed is not None else None
+        point = {}
+        for s in self.symbols:
+            lo, hi = self._range(s)
+            if s.is_integer:
+                lo_i, hi_i = max(1, int(lo) if s.is_positive else int(lo)), 50
+                point[s.name] = rng.randint(lo_i, hi_i) if rng else 8
+            else:
+                x = rng.uniform(lo, hi) if rng else (lo + hi) / 2
+                point[s.name] = max(x, lo + 1e-3 * (hi - lo)) if s.is_positive else x
+        return point
+
+    def evaluate(self, context: str, **values):
+        """The statement's value at ``values`` (symbol name -> number) in ``context``:
+        "numpy" (vectorised over arrays), "mpmath" (current precision; decimal strings are read
+        exactly) or "iv" (mpmath interval arithmetic at the current precision: an interval containing the exact value;
+        a value may be given as a pair (lo, hi))."""
+        if not self.evaluable:
+            raise TypeError(f"{self.id}: the statement has {', '.join(self.opaque)}: no pointwise value")
+        names = [s.name for s in self.symbols]
+        missing = [n for n in names if n not in values]
+        if missing:
+            raise InputError(missing[0], f"{self.id} needs a value for {', '.join(missing)}")
+        args = [values[n] for n in names]
+        if context == "numpy":
+            return _lambdified(self.id, "numpy")(*args)
+        if context == "mpmath":
+            return _lambdified(self.id, "mpmath")(*[_mpf(v) for v in args])
+        if context == "iv":           # at the current mpmath precision
+            saved, mpmath.iv.prec = mpmath.iv.prec, mpmath.mp.prec
+            try:
+                return interval_value(self.expr, {s: _iv(v) for s, v in zip(self.symbols, args)})
+            finally:
+                mpmath.iv.prec = saved
+        raise InputError("context", f"must be numpy, mpmath or iv, got {context!r}")
+
+
+def _mpf(v):
+    return mpmath.mpf(v) if not isinstance(v, mpmath.mpf) else v
+
+
+def _iv(v):
+    if isinstance(v, tuple):
+        return mpmath.iv.mpf([str(v[0]) if isinstance(v[0], str) else v[0],
+                              str(v[1]) if isinstance(v[1], str) else v[1]])
+    return mpmath.iv.mpf(str(v) if isinstance(v, str) else v)
+
+
+@lru_cache(maxsize=None)
+def _lambdified(id, module):
+    s = statement(id)
+    return sp.lambdify(s.symbols, s.expr, modules=module)
+
+
+@lru_cache(maxsize=None)
+def statement(id: str) -> Statement:
+    """The proved statement ``id`` as data (see the module docstring)."""
+    if id in ALIASES:
+        cases = [derivation(i) for i in ALIASES[id]]
+        first = cases[0]
+        for d in cases[1:]:
+            if sp.simplify(d.statement - first.statement) != 0 or d.relation != first.relation:
+                raise ValueError(f"{id}: the cases {ALIASES[id]} prove different statements")
+        ids = ALIASES[id]
+        assumptions = tuple(a for d in cases for a in d.assumptions)
+    else:
+        first = derivation(id)
+        ids = (id,)
+        assumptions = tuple(first.assumptions)
+    expr = sp.sympify(first.statement).xreplace(_abbreviations())
+    return Statement(id=id, paper_ref=first.paper_ref, title=first.title, relation=first.relation,
+                     quantity=first.quantity, expr=expr, assumptions=assumptions, proved_by=ids,
+                     domain=DOMAINS.get(id, DOMAINS.get(ids[0], {})))
+
+
+# ------------------------------------------------------------------ interval arithmetic
+
+def interval_value(e, env):
+    """``e`` in mpmath interval arithmetic (``env``: symbol -> iv.mpf): an interval containing
+    the exact value at every point of the boxes."""
+    iv = mpmath.iv
+    if e.is_Symbol:
+        return env[e]
+    if e.is_Integer:
+        return iv.mpf(int(e))
+    if e.is_Rational:
+        return iv.mpf(int(e.p)) / iv.mpf(int(e.q))
+    if e.is_Float:
+        return iv.mpf(str(e))
+    if e is sp.E:
+        return iv.e
+    if e is sp.pi:
+        return iv.pi
+    if isinstance(e, sp.Add):
+        out = iv.mpf(0)
+        for a in e.args:
+            out += interval_value(a, env)
+        return out
+    if isinstance(e, sp.Mul):
+        out = iv.mpf(1)
+        for a in e.args:
+            out *= interval_value(a, env)
+        return out
+    if isinstance(e, sp.Pow):
+        base = interval_value(e.base, env)
+        if e.exp.is_Integer:
+            n = int(e.exp)
+            out = iv.mpf(1)
+            for _ in range(abs(n)):
+                out *= base
+            return out if n >= 0 else 1 / out
+        if e.exp == sp.Rational(1, 2):
+            return iv.sqrt(base)
+        if e.exp == -sp.Rational(1, 2):
+            return 1 / iv.sqrt(base)
+        return iv.exp(interval_value(e.exp, env) * iv.log(base))
+    if isinstance(e, sp.exp):
+        return iv.exp(interval_value(e.args[0], env))
+    if isinstance(e, sp.log):
+        return iv.log(interval_value(e.args[0], env))
+    if isinstance(e, sp.Abs):
+        x = interval_value(e.args[0], env)
+        lo = 0 if x.a <= 0 <= x.b else min(abs(x.a), abs(x.b))
+        return iv.mpf([lo, max(abs(x.a), abs(x.b))])
+    if isinstance(e, (sp.Min, sp.Max)):
+        xs = [interval_value(a, env) for a in e.args]
+        pick = min if isinstance(e, sp.Min) else max
+        return iv.mpf([pick(x.a for x in xs), pick(x.b for x in xs)])
+    raise TypeError(f"interval evaluation: unsupported {type(e).__name__}")

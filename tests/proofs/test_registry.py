@@ -1,0 +1,107 @@
+"""The registry: every result once by id; every statement evaluated in three number systems that
+must agree (numpy vs mpmath to rounding, the mpmath value inside the interval), at its sample
+point and at random points; and the numbers the checks use are these statements."""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from infonce_sym.proofs import all_derivations, registry, statement
+from infonce_sym.proofs import statements as B4
+from infonce_sym.proofs.registry import ALIASES
+
+# statements that are not a number once their symbols are: an index sum, a random family, an
+# expectation or an integral stays in them (checked by their own attacks, not pointwise)
+OPAQUE = {"A1.32", "L6.path", "L7", "EXP.infonce", "EXP.dcl", "EXP.search-dcl"}
+
+
+def test_ids_are_unique_and_cover_every_derivation():
+    ids = registry()
+    assert len(ids) == len(set(ids))
+    assert [d.id for d in all_derivations()] == ids[: len(all_derivations())]
+    assert set(ALIASES) <= set(ids)
+
+
+def test_a_statement_is_the_derivations_own_expression():
+    for d in all_derivations():
+        if d.id.startswith("L3"):          # E_pi r^2 is named D2 in the statement
+            continue
+        assert statement(d.id).expr == sp.sympify(d.statement), d.id
+
+
+@pytest.mark.parametrize("id", [i for i in registry() if i not in OPAQUE])
+def test_three_evaluators_agree(id):
+    s = statement(id)
+    assert s.evaluable
+    for seed in (None, 0, 1, 2):
+        p = s.sample_point(seed)
+        assert set(p) == {x.name for x in s.symbols}
+        v_np = float(s.evaluate("numpy", **p))
+        with mpmath.workdps(40):
+            v_mp = s.evaluate("mpmath", **p)
+            v_iv = s.evaluate("iv", **p)
+            assert v_iv.a <= v_mp <= v_iv.b, (id, p)
+            assert float(v_iv.delta) <= 1e-25 * max(1.0, abs(float(v_mp))), (id, p)
+        assert math.isfinite(v_np), (id, p)
+        assert abs(v_np - float(v_mp)) <= 1e-12 * max(1.0, abs(v_np)), (id, p)
+
+
+def test_opaque_statements_are_exactly_the_known_ones():
+    assert {i for i in registry() if not statement(i).evaluable} == OPAQUE
+    with pytest.raises(TypeError):
+        statement("L7").evaluate("numpy", beta=1, k=2, tau=1)
+
+
+def test_values_against_hand_derived_forms():
+    """Independent route: the paper's displays typed in this test only, at exact points."""
+    e = math.e
+    assert abs(statement("P1.upper").evaluate("numpy", k=7, tau=0.5) - (e**4 - 1) ** 2 / 56) < 1e-12
+    assert abs(statement("P2").evaluate("numpy", D2=3.0, k=10, tau=1.0) - (1.2 + math.log1p(e**2 / 10))) < 1e-12
+    assert abs(statement("L5.exact").evaluate("numpy", k=4, tau=1.0) - math.log((1 + 4 * e**2) / (1 + 4 / e**2))) < 1e-12
+    assert abs(statement("P4.sharp").evaluate("numpy", Da=0.1, Dp=0.2, PM=0.3, beta=2.0, tau=0.5)
+               - (0.2 + 0.2 + e**2 * 0.3) / 0.5) < 1e-12
+    # Prop. 5 as stated, a = e R B C = 0.5 (the first branch is the smaller)
+    a = 0.5
+    want = 96 / 0.5 * math.sqrt(2 / 100) * min(a * math.sqrt(math.log(3) + 1), math.sqrt(math.log1p(2 * a) + 1))
+    got = statement("P5").evaluate("numpy", tau=0.5, d_Theta=2, n=100, B_tau=a / e, C_Phi=1.0, R=1.0)
+    assert abs(got - want) < 1e-9 * want
+
+
+def test_the_cases_of_an_alias_prove_one_statement():
+    for id, cases in ALIASES.items():
+        s = statement(id)
+        assert s.proved_by == cases
+        for c in cases:
+            assert sp.simplify(statement(c).expr - s.expr) == 0
+
+
+def test_evaluate_reads_decimal_strings_exactly():
+    with mpmath.workdps(50):
+        v = statement("L4").evaluate("mpmath", tau="0.1")           # 2/tau
+        assert v == mpmath.mpf(20)
+        w = statement("L4").evaluate("iv", tau="0.1")
+        assert w.a <= 20 <= w.b
+
+
+def test_the_float_functions_are_the_statements():
+    """prop5_bound, theorem1_terms, continuity_bound evaluate the registered statements."""
+    t = B4.theorem1_terms(0.5, 16, 200, 0.1, 2, 1.0, 1.0, 4.0, 25.0, -0.5)
+    rhs = statement("T1").evaluate("numpy", tau=0.5, k=16, n=200, delta=0.1, d_Theta=2, A=math.e * 4.0,
+                                   D2=25.0, R_hat=-0.5)
+    assert abs(t["rhs"] - rhs) < 1e-12 * abs(rhs)
+    assert abs(t["rhs"] - (t["empirical_risk"] + t["complexity"] + t["sample_variability"] + t["finite_k_bias"])) < 1e-9
+    Da, Dp, PM = np.array([0.1, 0.3]), np.array([0.2, 0.0]), np.array([0.5, 1.0])
+    np.testing.assert_allclose(B4.continuity_bound("prop4", 0.25, Da, Dp, PM, 8.0),
+                               (4 * Da + Dp + 3 * math.e * PM) / 0.25, rtol=1e-14)
+
+
+def test_unknown_ids_and_contexts_are_refused():
+    from infonce_sym.errors import InputError
+    with pytest.raises(InputError):
+        statement("no-such-result")
+    with pytest.raises(InputError):
+        statement("L4").evaluate("torch", tau=1)
+    with pytest.raises(InputError):
+        statement("P1.upper").evaluate("numpy", tau=1)
