@@ -12,7 +12,20 @@ Everything is reduced to the one-dimensional laws the loss sees (see ``models.py
   quantity only through their counts per point, drawn as Multinomial(k, pi) when
   k >= N (cost O(N) per tuple whatever k) and as k indices otherwise.
 
-Reproducibility.  Tuples are grouped in blocks of B tuples, and the negatives of
+Closed forms win: the integrated cross-entropy limit (7) and E|dM/dpi|^2 have closed
+forms (sphere: -E_M<x,y>/tau + log Z_d(1/tau) and Z_d(2 kappa)/Z_d(kappa)^2, in log
+domain with mpmath at 30 digits, so kappa = 10^6 is fine; finite: finite sums in
+double precision).  They are reported as ``"method": "closed form"`` with no
+standard error; the risk, the search cross-entropy and the paired gaps are sampled.
+
+Backends.  ``backend="numba"`` (``pip install "infonce-sym[fast]"``) runs the sphere
+model through the fused compiled kernel of ``montecarlo_compiled.py`` (xoshiro256**
+streams, the same ziggurat tables, parallel over work units); ``"numpy"`` is the
+vectorised NumPy path below; ``"auto"`` (the default) takes numba when it is installed.
+Finite models always run on NumPy (O(N) per tuple).  The two backends sample the same
+law from different streams: their estimates agree within standard errors, not in bits.
+
+Reproducibility (NumPy path).  Tuples are grouped in blocks of B tuples, and the negatives of
 a block in segments of at most K0 columns; B and K0 depend on k (and N) only
 (sphere: B = max(1, min(8192, 2^16 // k)), K0 = min(k, 2^16); finite: B = max(1,
 min(8192, 2^16 // min(k, N)))).  Changing these constants changes the stream.
@@ -21,11 +34,15 @@ and its negative segment g from ``SeedSequence(seed, spawn_key=(tag, b, g + 1))`
 Per-tuple values are computed row by row, per-block means and sums of squares are
 merged in block order (Chan et al.), so the result is bit-identical for every
 ``chunk_size``; ``chunk_size`` (negatives per vectorised batch) only decides how
-many blocks are drawn and reduced together.
+many blocks are drawn and reduced together.  The compiled path has the same structure
+with units of 2^18 negatives (B = max(1, min(8192, 2^18 // k)), K0 = min(k, 2^18)),
+unit (b, g) seeded by ``SeedSequence(seed, spawn_key=(2, b, g))``; its result does not
+depend on the chunk size nor on the number of threads.
 """
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from functools import lru_cache
 
 import mpmath
@@ -35,17 +52,24 @@ from ..errors import InputError, check_k, check_tau
 from .loss import check_loss, infonce_loss
 from ..models import FiniteModel, SphereModel
 
-__all__ = ["monte_carlo", "naive_vector_monte_carlo", "SimilaritySampler", "QUANTITIES", "GAPS"]
+__all__ = ["monte_carlo", "naive_vector_monte_carlo", "SimilaritySampler", "QUANTITIES", "GAPS",
+           "BACKENDS", "compiled_kernels", "default_backend", "closed_forms", "ziggurat_tables",
+           "ziggurat_arrays", "COMPILED_UNIT"]
 
 QUANTITIES = ("risk", "cross_entropy_limit", "search_cross_entropy", "density_ratio_second_moment")
 # paired differences, estimated from the same tuples (much smaller standard errors)
 GAPS = ("cross_entropy_limit_minus_risk", "search_cross_entropy_minus_risk")
-_ALL = QUANTITIES + GAPS
-UNIT = 1 << 16            # negatives per (block, segment) unit
+# what is sampled per tuple (the CE integrand -p/tau + log mu is sampled only for its paired gap)
+_SAMPLED = ("risk", "cross_entropy_limit", "search_cross_entropy") + GAPS
+CLOSED_FORM = ("cross_entropy_limit", "density_ratio_second_moment")
+BACKENDS = ("auto", "numba", "numpy")
+UNIT = 1 << 16            # negatives per (block, segment) unit (NumPy path)
+COMPILED_UNIT = 1 << 18   # negatives per work unit (compiled path)
 MAX_BLOCK_TUPLES = 8192   # tuples per block when k is small
+COMPILED_CHUNK = 1 << 24  # default negatives per compiled call
 Z95 = 1.959963984540054
 
-_TAG_SIMILARITY, _TAG_NAIVE = 0, 1
+_TAG_SIMILARITY, _TAG_NAIVE, _TAG_COMPILED = 0, 1, 2
 
 
 def _generator(seed: int, tag: int, block: int, part: int) -> np.random.Generator:
@@ -68,7 +92,7 @@ def _check_samples(samples) -> int:
 # ------------------------------------------------------------------ sampler
 
 @lru_cache(maxsize=64)
-def _ziggurat_tables(dim: int, layers: int):
+def ziggurat_tables(dim: int, layers: int):
     """Equal-area layers covering {(x, y): 0 <= x <= 1, 0 <= y < f(x)}, f(x) = (1 - x^2)^a.
 
     Layer i is [0, x_i] x [y_i, y_{i+1}] with x_i = f^{-1}(y_i), y_0 = 0, x_0 = 1 and
@@ -140,7 +164,7 @@ class SimilaritySampler:
     def __init__(self, dim: int):
         self.dim = int(dim)
         if self.dim >= 4:
-            x, ratio, ylo, yhi, a, acc = _ziggurat_tables(self.dim, self.LAYERS)
+            x, ratio, ylo, yhi, a, acc = ziggurat_tables(self.dim, self.LAYERS)
             self._xsig = np.concatenate([x, -x])
             self._ratio = np.concatenate([ratio, ratio])
             self._ylo, self._yhi, self._a = ylo, yhi, a
@@ -204,14 +228,25 @@ class SimilaritySampler:
         return slow[~(y < fx)]
 
 
+@lru_cache(maxsize=64)
+def ziggurat_arrays(dim: int):
+    """The tables of ``SimilaritySampler(dim)`` as the compiled kernel takes them:
+    (x with sign, fast-accept ratio, layer bottoms, layer tops, exponent a); dummies for d <= 3."""
+    layers = SimilaritySampler.LAYERS
+    if dim <= 3:
+        z = np.zeros(2 * layers)
+        return z, z, z[:layers], z[:layers], 0.0
+    x, ratio, ylo, yhi, a, _ = ziggurat_tables(dim, layers)
+    return np.concatenate([x, -x]), np.concatenate([ratio, ratio]), ylo.copy(), yhi.copy(), float(a)
+
+
 # ------------------------------------------------------------------ per-tuple accumulators
 
 class _SphereAccumulator:
     """Row-wise streamed sums over negative similarities s (shape (rows, cols) per update).
 
     With m the running row maximum of s:
-      se  = sum e^{(s - m)/tau},  sw = sum e^{kappa (s - m)},
-      sws = sum e^{kappa (s - m)} s,  sw2 = sum e^{2 kappa (s - m)}.
+      se  = sum e^{(s - m)/tau},  sw = sum e^{kappa (s - m)},  sws = sum e^{kappa (s - m)} s.
     """
 
     def __init__(self, tau: float, kappa: float, weights: bool):
@@ -244,32 +279,28 @@ class _SphereAccumulator:
                 f = np.exp(self.kappa * d)
                 self.sw *= f
                 self.sws *= f
-                self.sw2 *= f * f
         t = np.subtract(s, m[:, None], out=self._buf("t", s.shape))
         if self.weights:
             e2 = np.multiply(t, self.kappa, out=self._buf("e", s.shape))
             np.exp(e2, out=e2)
             prod = np.multiply(e2, s, out=self._buf("q", s.shape))
             sw, sws = e2.sum(axis=1), prod.sum(axis=1)
-            np.multiply(e2, e2, out=prod)
-            sw2 = prod.sum(axis=1)
         np.multiply(t, self.inv_tau, out=t)
         np.exp(t, out=t)
         se = t.sum(axis=1)
         if self.m is None:
             self.se = se
             if self.weights:
-                self.sw, self.sws, self.sw2 = sw, sws, sw2
+                self.sw, self.sws = sw, sws
         else:
             self.se += se
             if self.weights:
                 self.sw += sw
                 self.sws += sws
-                self.sw2 += sw2
         self.m = m
 
-    def values(self, p, k, loss, log_mu, log_z_kappa):
-        """Per-tuple integrands of the four quantities (None where not computed)."""
+    def values(self, p, k, loss, log_mu):
+        """Per-tuple risk, CE-limit integrand and search CE (None where not computed)."""
         log_k = math.log(k)
         L = self.m * self.inv_tau + np.log(self.se)
         pt = p * self.inv_tau
@@ -278,12 +309,10 @@ class _SphereAccumulator:
             risk = np.logaddexp(0.0, risk)
         risk -= log_k
         ce = log_mu - pt
-        search = dr2 = None
+        search = None
         if self.weights:
             search = L - log_k - self.inv_tau * (self.sws / self.sw)
-            with np.errstate(over="ignore"):
-                dr2 = np.exp(2 * self.kappa * self.m - 2 * log_z_kappa + np.log(self.sw2) - log_k)
-        return risk, ce, search, dr2
+        return risk, ce, search
 
 
 class _Stats:
@@ -306,14 +335,18 @@ class _Stats:
         self.n = n
 
     def result(self) -> dict:
-        se = math.sqrt(self.m2 / (self.n - 1) / self.n) if self.n > 1 else float("inf")
-        return {"estimate": self.mean, "stderr": se,
-                "ci95": [self.mean - Z95 * se, self.mean + Z95 * se], "samples": self.n}
+        return _sampled_result(self.n, self.mean, self.m2)
+
+
+def _sampled_result(n, mean, m2) -> dict:
+    se = math.sqrt(m2 / (n - 1) / n) if n > 1 else float("inf")
+    return {"estimate": mean, "stderr": se, "ci95": [mean - Z95 * se, mean + Z95 * se], "samples": n,
+            "method": "Monte Carlo"}
 
 
 def _with_gaps(vals):
     """Append the per-tuple paired differences (CE limit - risk, search CE - risk)."""
-    risk, ce, search, _ = vals
+    risk, ce, search = vals
     return list(vals) + [ce - risk, None if search is None else search - risk]
 
 
@@ -337,10 +370,9 @@ def _sphere_run(model: SphereModel, tau, k, samples, seed, loss, chunk_size, wei
     seg = min(k, UNIT)
     per_batch = 1 if chunk_size is None else max(1, chunk_size // (block * seg))
     sampler = SimilaritySampler(model.dim)
-    log_mu = float(model.log_partition(mpmath.mp, 1 / tau))
-    log_zk = float(model.log_partition(mpmath.mp, model.kappa))
+    log_mu = _sphere_log_mu(model, tau)
     acc = _SphereAccumulator(tau, model.kappa, weights)
-    stats = [_Stats() for _ in _ALL]
+    stats = [_Stats() for _ in _SAMPLED]
     buf = None
     for batch in _batches(_blocks(samples, block), per_batch):
         rows = sum(nb for _, nb in batch)
@@ -357,14 +389,57 @@ def _sphere_run(model: SphereModel, tau, k, samples, seed, loss, chunk_size, wei
                 sampler.draw(_generator(seed, _TAG_SIMILARITY, b, g + 1), nb * kc, out=s[r0:r0 + nb].reshape(-1))
                 r0 += nb
             acc.update(s)
-        vals = _with_gaps(acc.values(p, k, loss, log_mu, log_zk))
+        vals = _with_gaps(acc.values(p, k, loss, log_mu))
         r0 = 0
         for _, nb in batch:
             for st, v in zip(stats, vals):
                 if v is not None:
                     st.add_block(v[r0:r0 + nb])
             r0 += nb
-    return stats
+    return {name: st.result() for name, st in zip(_SAMPLED, stats)}
+
+
+def _sphere_log_mu(model: SphereModel, tau) -> float:
+    """log mu = log Z_d(1/tau) (the same for every anchor), mpmath at 30 digits."""
+    with mpmath.workdps(30):
+        return float(model.log_partition(mpmath.mp, 1 / mpmath.mpf(tau)))
+
+
+def _unit_states(seed, blocks, segments):
+    """8 words per unit (b, g) from SeedSequence(seed, spawn_key=(2, b, g)): shape (blocks, segments, 8)."""
+    out = np.empty((len(blocks), segments, 8), dtype=np.uint64)
+    for i, b in enumerate(blocks):
+        for g in range(segments):
+            out[i, g] = np.random.SeedSequence(seed, spawn_key=(_TAG_COMPILED, b, g)).generate_state(8, np.uint64)
+    return out
+
+
+def _sphere_run_compiled(kernels, model: SphereModel, tau, k, samples, seed, loss, chunk_size, weights):
+    """The sphere MC through the fused numba kernel (see the module docstring for the layout)."""
+    block = max(1, min(MAX_BLOCK_TUPLES, COMPILED_UNIT // k))
+    seg = min(k, COMPILED_UNIT)
+    segments = -(-k // seg)
+    nblocks = -(-samples // block)
+    chunk = COMPILED_CHUNK if chunk_size is None else chunk_size
+    per_call = max(1, chunk // (block * k))
+    xsig, ratio, ylo, yhi, a = ziggurat_arrays(model.dim)
+    log_mu = _sphere_log_mu(model, tau)
+    acc_n = np.zeros(1, dtype=np.int64)
+    acc = np.zeros((kernels.N_STATS, 2))
+    for b0 in range(0, nblocks, per_call):
+        blocks = range(b0, min(nblocks, b0 + per_call))
+        rows = np.array([min(block, samples - b * block) for b in blocks], dtype=np.int64)
+        block_stats = np.empty((len(rows), kernels.N_STATS, 2))
+        kernels.sphere_chunk(_unit_states(seed, blocks, segments), rows, int(segments), int(k), int(seg),
+                             int(model.dim), float(model.kappa), float(tau), xsig, ratio, ylo, yhi, float(a),
+                             bool(weights), loss == "infonce", float(log_mu), block_stats)
+        kernels.merge_block_stats(rows, block_stats, acc_n, acc)
+    out = {name: _sampled_result(int(acc_n[0]), float(acc[q, 0]), float(acc[q, 1]))
+           for q, name in enumerate(_SAMPLED)}
+    if not weights:
+        for name in ("search_cross_entropy", "search_cross_entropy_minus_risk"):
+            out[name] = None
+    return out
 
 
 # ------------------------------------------------------------------ finite
@@ -409,7 +484,7 @@ def _finite_run(model: FiniteModel, tau, k, samples, seed, loss, chunk_size, wei
     per_batch = 1 if chunk_size is None else max(1, chunk_size // (block * cost))
     weights = weights and W is not None
     inv_tau, log_k = 1.0 / tau, math.log(k)
-    stats = [_Stats() for _ in _ALL]
+    stats = [_Stats() for _ in _SAMPLED]
     for batch in _batches(_blocks(samples, block), per_batch):
         anchors, pos, counts = [], [], []
         for b, nb in batch:
@@ -439,13 +514,12 @@ def _finite_run(model: FiniteModel, tau, k, samples, seed, loss, chunk_size, wei
         if loss == "infonce":
             risk = np.logaddexp(0.0, risk)
         risk -= log_k
-        vals = [risk, log_mu[a] - pt, None, None]
+        vals = [risk, log_mu[a] - pt, None]
         if weights:
             Wa = W[a] * C
             sw = Wa.sum(axis=1)
             with np.errstate(divide="ignore", invalid="ignore"):
                 vals[2] = L - log_k - inv_tau * (Wa * S).sum(axis=1) / sw
-            vals[3] = (Wa * W[a]).sum(axis=1) / k
         vals = _with_gaps(vals)
         r0 = 0
         for _, nb in batch:
@@ -453,12 +527,13 @@ def _finite_run(model: FiniteModel, tau, k, samples, seed, loss, chunk_size, wei
                 if v is not None:
                     st.add_block(v[r0:r0 + nb])
             r0 += nb
-    return stats
+    return {name: st.result() for name, st in zip(_SAMPLED, stats)}
 
 
 # ------------------------------------------------------------------ public API
 
 def _check_common(model, tau, k, samples, seed, loss, chunk_size):
+    """Validated (tau, k, samples, seed, loss, chunk_size)."""
     if not isinstance(model, (SphereModel, FiniteModel)):
         raise InputError("model", f"must be a SphereModel or FiniteModel, got {type(model).__name__}")
     tau = check_tau(tau)
@@ -471,59 +546,160 @@ def _check_common(model, tau, k, samples, seed, loss, chunk_size):
     return tau, k, samples, seed, loss, chunk_size
 
 
+_KERNELS = []   # [module or None] once looked up
+
+
+def compiled_kernels():
+    """The numba kernels (``montecarlo_compiled``), or None when numba is not installed."""
+    if not _KERNELS:
+        try:
+            from . import montecarlo_compiled
+        except ImportError:
+            montecarlo_compiled = None
+        _KERNELS.append(montecarlo_compiled)
+    return _KERNELS[0]
+
+
+def default_backend() -> str:
+    """"numba" when numba is installed, else "numpy"."""
+    return "numba" if compiled_kernels() is not None else "numpy"
+
+
+def _check_backend(backend) -> str:
+    if backend not in BACKENDS:
+        raise InputError("backend", f"must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend == "numba" and compiled_kernels() is None:
+        raise InputError("backend", 'numba is not installed (pip install "infonce-sym[fast]")')
+    return default_backend() if backend == "auto" else backend
+
+
+def _closed_form_result(value, how: str) -> dict:
+    """An exact value: no standard error, no interval; ``value`` gives 15 significant digits."""
+    v = mpmath.mpf(value)
+    est = float(v) if abs(v) < mpmath.mpf(2) ** 1023 else None
+    out = {"estimate": est, "stderr": None, "ci95": None, "samples": 0, "method": "closed form",
+           "value": mpmath.nstr(v, 15), "how": how}
+    if est is None:
+        out["reason"] = "beyond the double range: see value"
+    return out
+
+
+def _tau_mpf(tau):
+    """tau as typed when it is text or Decimal (exact decimal), else the binary number given."""
+    return mpmath.mpf(str(tau)) if isinstance(tau, (str, Decimal)) else mpmath.mpf(float(tau))
+
+
+def closed_forms(model, tau) -> dict:
+    """The integrated CE limit (7) and E|dM/dpi|^2 exactly (None where (B) fails).
+
+    Sphere: -E_M<x,y>/tau + log Z_d(1/tau) and Z_d(2 kappa)/Z_d(kappa)^2, E_M<x,y> =
+    I_{d/2}(kappa)/I_{d/2-1}(kappa), through the model's log-partition (mpmath, 30 digits,
+    log domain: kappa = 10^6 is fine).  Finite: sum_z pi(z) [-sum_z' M(z,z') <phi(z),phi(z')>/tau
+    + log sum_z' pi(z') e^{<phi(z),phi(z')>/tau}] and sum_z pi(z) sum_z' M(z,z')^2/pi(z'),
+    finite sums in double precision (math.fsum) over the normalised arrays.
+
+    >>> cf = closed_forms(SphereModel(3, 1e6), 0.5)
+    >>> cf["density_ratio_second_moment"]["value"]    # kappa coth kappa
+    '1000000.0'
+    """
+    out = {}
+    if isinstance(model, SphereModel):
+        with mpmath.workdps(30):
+            t = _tau_mpf(tau)
+            out["cross_entropy_limit"] = _closed_form_result(
+                model.cross_entropy_limit(mpmath.mp, t), "-E_M<x,y>/tau + log Z_d(1/tau), mpmath 30 digits")
+            out["density_ratio_second_moment"] = _closed_form_result(
+                model.density_ratio_second_moment(mpmath.mp), "Z_d(2 kappa)/Z_d(kappa)^2, mpmath 30 digits")
+        return out
+    pi, M, emb = model.arrays()
+    pi = pi / pi.sum()
+    M = M / M.sum(axis=1, keepdims=True)
+    emb = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+    G = emb @ emb.T
+    tau_f = float(tau)
+    support = np.flatnonzero(pi > 0)
+    ce_terms, dr2_terms = [], []
+    for z in support:
+        x = G[z, support] / tau_f
+        mx = x.max()
+        log_mu = mx + math.log(math.fsum(pi[support] * np.exp(x - mx)))
+        mean_p = math.fsum(M[z] * G[z])
+        ce_terms.append(pi[z] * (log_mu - mean_p / tau_f))
+        dr2_terms.append(pi[z] * math.fsum(M[z, support] ** 2 / pi[support]))
+    how = "finite sums, double precision"
+    out["cross_entropy_limit"] = _closed_form_result(math.fsum(ce_terms), how)
+    out["density_ratio_second_moment"] = (_closed_form_result(math.fsum(dr2_terms), how)
+                                          if model.dominated else None)
+    return out
+
+
 def monte_carlo(model, tau, k, samples, seed, loss: str = "infonce", chunk_size=None,
-                search: bool = True) -> dict:
-    """Monte Carlo estimates over ``samples`` i.i.d. tuples (assumption (A)).
+                search: bool = True, backend: str = "auto") -> dict:
+    """Monte Carlo estimates over ``samples`` i.i.d. tuples (assumption (A)), closed forms where they exist.
 
     Returns a dict with, for each of ``risk`` (R of eq. (2), or R~ of Sec. 3.4 for
     ``loss="dcl"``), ``cross_entropy_limit`` (eq. (7) integrated against pi),
     ``search_cross_entropy`` (eq. (9) with m = k, expectation over xi_1..xi_k and
     integrated against pi; the xi_j are the tuple's own negatives) and
-    ``density_ratio_second_moment`` (E|dM(Z,.)/dpi(Z')|^2), a dict
-    ``{"estimate", "stderr", "ci95" (normal, [lo, hi]), "samples"}``.  Where a
-    quantity is undefined it is ``{"estimate": None, ..., "reason": str}``: the search
-    cross-entropy and the second moment when (B) fails, the search cross-entropy
-    also when sum_j dM/dpi(xi_j) = 0 has positive probability; both when
-    ``search=False`` (then only e^{s/tau} is computed per negative).
+    ``density_ratio_second_moment`` (E|dM(Z,.)/dpi(Z')|^2), a dict with ``"method"``:
+    sampled ones ``{"estimate", "stderr", "ci95" (normal, [lo, hi]), "samples",
+    "method": "Monte Carlo"}``; ``cross_entropy_limit`` and ``density_ratio_second_moment``
+    have closed forms (``closed_forms``) and are ``{"estimate", "stderr": None, "ci95": None,
+    "method": "closed form", "value" (15 digits), "how"}``.  Where a quantity is undefined
+    it is ``{"estimate": None, ..., "reason": str}``: the search cross-entropy and the second
+    moment when (B) fails, the search cross-entropy also when sum_j dM/dpi(xi_j) = 0 has
+    positive probability or when ``search=False`` (then only e^{s/tau} is computed per negative).
     The paired differences ``cross_entropy_limit_minus_risk`` (the gap of Prop. 1 /
-    Lemma 4) and ``search_cross_entropy_minus_risk`` (Prop. 2 / eq. (12)) are
-    estimated from the same tuples, with their own (much smaller) standard errors.
+    Lemma 4; per tuple -p/tau + log mu(z^a) minus the loss) and
+    ``search_cross_entropy_minus_risk`` (Prop. 2 / eq. (12)) are estimated from the same
+    tuples, with their own (much smaller) standard errors.
 
-    What is exact and what is sampled: the ``cross_entropy_limit`` integrand is
-    -p/tau + log mu(z^a) with log mu(z) = log E_pi e^{<phi(z), phi(Z')>/tau} exact
-    (sphere: log Z_d(1/tau) from mpmath; finite: the finite sum in double
-    precision), so only E[-p/tau] is sampled.  dM/dpi is exact: e^{kappa s}/Z_d(kappa)
-    (log Z_d(kappa) from mpmath), resp. M(z, z')/pi(z').  All else is sampled.
+    ``backend``: "auto" (numba when installed), "numba" or "numpy"; the output's
+    ``"backend"`` names the one that ran (finite models: always "numpy").
 
     >>> r = monte_carlo(SphereModel(3, 2.0), tau=0.5, k=16, samples=4000, seed=1)
     >>> sorted(r["risk"])
-    ['ci95', 'estimate', 'samples', 'stderr']
-    >>> exact = float(SphereModel(3, 2.0).density_ratio_second_moment(mpmath.mp))
-    >>> abs(r["density_ratio_second_moment"]["estimate"] - exact) < 5 * r["density_ratio_second_moment"]["stderr"]
-    True
+    ['ci95', 'estimate', 'method', 'samples', 'stderr']
+    >>> r["density_ratio_second_moment"]["method"], r["density_ratio_second_moment"]["value"]   # 2 coth 2
+    ('closed form', '2.0746294414551')
     """
+    tau_given = tau
     tau, k, samples, seed, loss, chunk_size = _check_common(model, tau, k, samples, seed, loss, chunk_size)
+    backend = _check_backend(backend)
     reason_search = reason_dr2 = None
-    if not search:
-        reason_search = reason_dr2 = "not requested (search=False)"
-    elif not model.dominated:
+    if not model.dominated:
         reason_search = reason_dr2 = model.domination_reason
+    elif not search:
+        reason_search = "not requested (search=False)"
     elif isinstance(model, FiniteModel):
         reason_search = _zero_sum_reason(model, k)
-    if isinstance(model, SphereModel):
-        stats = _sphere_run(model, tau, k, samples, seed, loss, chunk_size, reason_dr2 is None)
-        exact_parts = "log Z_d(1/tau), log Z_d(kappa) (mpmath); sampled: p by Wood, s by its exact law"
+    weights = search and model.dominated
+    threads = None
+    if isinstance(model, SphereModel) and backend == "numba":
+        kernels = compiled_kernels()
+        out = _sphere_run_compiled(kernels, model, tau, k, samples, seed, loss, chunk_size, weights)
+        import numba
+        threads = numba.get_num_threads()
+        sampled = "p by Wood (stable in 1 - w), s by its exact law (ziggurat), xoshiro256** streams"
+    elif isinstance(model, SphereModel):
+        out = _sphere_run(model, tau, k, samples, seed, loss, chunk_size, weights)
+        sampled = "p by Wood, s by its exact law (ziggurat), PCG64 streams"
     else:
-        stats = _finite_run(model, tau, k, samples, seed, loss, chunk_size, reason_dr2 is None)
-        exact_parts = "log mu(z) and M/pi as finite sums; sampled: anchor, positive, negative counts"
-    out = {name: st.result() for name, st in zip(_ALL, stats)}
+        backend = "numpy"
+        out = _finite_run(model, tau, k, samples, seed, loss, chunk_size, weights)
+        sampled = "anchor, positive, negative counts"
+    out.update(closed_forms(model, tau_given))
     if reason_search is not None:
         out["search_cross_entropy"] = _skipped(reason_search)
         out["search_cross_entropy_minus_risk"] = _skipped(reason_search)
     if reason_dr2 is not None:
         out["density_ratio_second_moment"] = _skipped(reason_dr2)
-    out.update({"model": model.label, "tau": tau, "k": k, "loss": loss, "seed": seed,
-                "exact_parts": exact_parts})
+    out = {name: out[name] for name in QUANTITIES + GAPS}
+    out.update({"model": model.label, "tau": tau, "k": k, "loss": loss, "seed": seed, "backend": backend,
+                "exact_parts": "closed forms: cross_entropy_limit, density_ratio_second_moment; "
+                               f"sampled: {sampled}"})
+    if threads is not None:
+        out["threads"] = threads
     return out
 
 
@@ -544,10 +720,9 @@ def naive_vector_monte_carlo(model: SphereModel, tau, k, samples, seed, loss: st
     budget = 1 << 21                      # floats per Gaussian array
     block = max(1, min(1024, budget // (k * d)))
     seg = max(1, min(k, budget // d))
-    log_mu = float(model.log_partition(mpmath.mp, 1 / tau))
-    log_zk = float(model.log_partition(mpmath.mp, model.kappa))
+    log_mu = _sphere_log_mu(model, tau)
     acc = _SphereAccumulator(tau, model.kappa, True)
-    stats = [_Stats() for _ in _ALL]
+    stats = [_Stats() for _ in _SAMPLED]
     for b, nb in _blocks(samples, block):
         rng = _generator(seed, _TAG_NAIVE, b, 0)
         x = rng.standard_normal((nb, d))
@@ -568,13 +743,14 @@ def naive_vector_monte_carlo(model: SphereModel, tau, k, samples, seed, loss: st
             acc.update(np.einsum("nkd,nd->nk", neg, x))
             if kc == k:
                 risk = infonce_loss(x, y, neg, tau, loss)
-        vals = list(acc.values(p, k, loss, log_mu, log_zk))
+        vals = list(acc.values(p, k, loss, log_mu))
         if risk is not None:
             vals[0] = risk
         vals = _with_gaps(vals)
         for st, v in zip(stats, vals):
             st.add_block(v)
-    out = {name: st.result() for name, st in zip(_ALL, stats)}
-    out.update({"model": model.label, "tau": tau, "k": k, "loss": loss, "seed": seed,
-                "exact_parts": "log Z_d(1/tau), log Z_d(kappa) (mpmath); sampled: vectors"})
+    out = {name: st.result() for name, st in zip(_SAMPLED, stats)}
+    out.update(closed_forms(model, tau))
+    out.update({"model": model.label, "tau": tau, "k": k, "loss": loss, "seed": seed, "backend": "numpy",
+                "exact_parts": "closed forms: cross_entropy_limit, density_ratio_second_moment; sampled: vectors"})
     return out

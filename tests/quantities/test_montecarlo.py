@@ -9,14 +9,19 @@ from scipy import stats
 
 from infonce_sym.errors import InputError
 from infonce_sym.models import FiniteModel, SphereModel, example_a2, nonreversible_model
-from infonce_sym.quantities.montecarlo import GAPS, QUANTITIES, SimilaritySampler, monte_carlo, naive_vector_monte_carlo
+from infonce_sym.quantities.montecarlo import (GAPS, QUANTITIES, SimilaritySampler, closed_forms, monte_carlo,
+                                              naive_vector_monte_carlo)
 
 SIGMA = 4.0
 
 
 def close(mc, exact, sigma=SIGMA):
-    """|estimate - exact| <= sigma * stderr."""
+    """|estimate - exact| <= sigma * stderr; a closed form must agree to 1e-12 (relative)."""
     est, se = mc["estimate"], mc["stderr"]
+    if mc["method"] == "closed form":
+        assert se is None and mc["ci95"] is None
+        assert abs(est - float(exact)) <= 1e-12 * max(1.0, abs(float(exact))), (est, float(exact))
+        return
     if se < 1e-12:  # a per-tuple identity (e.g. the search CE integrand is 0 when k = 1)
         assert abs(est - float(exact)) <= 1e-12, (est, float(exact))
         return
@@ -33,8 +38,10 @@ def close(mc, exact, sigma=SIGMA):
     (nonreversible_model(), 2, 20_000),         # finite, index path
     (nonreversible_model(), 50, 3000),          # finite, multinomial-count path
 ])
-def test_bit_identical_for_every_chunk_size(model, k, samples):
-    runs = [monte_carlo(model, 0.3, k, samples, seed=11, chunk_size=c) for c in (None, 1, 150_000, 10**8)]
+@pytest.mark.parametrize("backend", ["numpy", "auto"])
+def test_bit_identical_for_every_chunk_size(model, k, samples, backend):
+    runs = [monte_carlo(model, 0.3, k, samples, seed=11, chunk_size=c, backend=backend)
+            for c in (None, 1, 150_000, 10**8)]
     for r in runs[1:]:
         for q in QUANTITIES + GAPS:
             assert r[q] == runs[0][q]
@@ -157,16 +164,71 @@ def test_enumeration_routes_agree():
 
 # ------------------------------------------------------------------ sphere: closed forms
 
-@pytest.mark.parametrize("dim,kappa,tau", [(3, 2.0, 0.5), (16, 8.0, 0.2), (128, 16.0, 0.1)])
-def test_sphere_closed_forms(dim, kappa, tau):
+def _quad_closed_forms(dim, kappa, tau):
+    """Integrated CE limit and E|dM/dpi|^2 from their defining integrals over s = <x, z>
+    (density proportional to (1 - s^2)^((d-3)/2)), by mpmath quadrature at 30 digits."""
+    with mpmath.workdps(30):
+        a = mpmath.mpf(dim - 3) / 2
+        kappa, tau = mpmath.mpf(kappa), mpmath.mpf(tau)
+
+        def mean(f):
+            return (mpmath.quad(lambda s: f(s) * (1 - s * s) ** a, [-1, 0, 1])
+                    / mpmath.quad(lambda s: (1 - s * s) ** a, [-1, 0, 1]))
+        z_kappa = mean(lambda s: mpmath.exp(kappa * s))
+        mean_p = mean(lambda s: s * mpmath.exp(kappa * s)) / z_kappa        # E_M <x, y>
+        ce = -mean_p / tau + mpmath.log(mean(lambda s: mpmath.exp(s / tau)))
+        dr2 = mean(lambda s: (mpmath.exp(kappa * s) / z_kappa) ** 2)
+        return ce, dr2
+
+
+@pytest.mark.parametrize("dim,kappa,tau", [(3, 2.0, 0.5), (16, 8.0, 0.2), (5, 30.0, 0.1), (2, 3.0, 0.3)])
+def test_sphere_closed_forms_against_quadrature(dim, kappa, tau):
     model = SphereModel(dim, kappa)
     mc = monte_carlo(model, tau, 256, 20_000, seed=dim)
-    close(mc["density_ratio_second_moment"], model.density_ratio_second_moment(mpmath.mp))
-    close(mc["cross_entropy_limit"], model.cross_entropy_limit(mpmath.mp, tau))
+    ce, dr2 = _quad_closed_forms(dim, kappa, tau)
+    close(mc["density_ratio_second_moment"], dr2)
+    close(mc["cross_entropy_limit"], ce)
     # Prop. 1 (and Lemma 4 for DCL) at the level of the estimates, with 4 sigma slack
-    gap = float(model.cross_entropy_limit(mpmath.mp, tau)) - mc["risk"]["estimate"]
+    gap = float(ce) - mc["risk"]["estimate"]
     assert gap <= (math.exp(2 / tau) - 1) ** 2 / (8 * 256) + SIGMA * mc["risk"]["stderr"]
     assert gap >= -math.log1p(math.exp(2 / tau) / 256) - SIGMA * mc["risk"]["stderr"]
+
+
+@pytest.mark.parametrize("kappa", [1e6, 12345.5])
+def test_sphere_closed_forms_huge_kappa(kappa):
+    # d = 3 elementary forms: E|dM/dpi|^2 = kappa coth kappa, E_M<x,y> = coth kappa - 1/kappa,
+    # Z_3(b) = sinh(b)/b (issue 8: the sampled value at kappa = 1e6 was 0.0022 +- 0.0022)
+    tau = 0.25
+    cf = closed_forms(SphereModel(3, kappa), tau)
+    with mpmath.workdps(40):
+        k, t = mpmath.mpf(kappa), mpmath.mpf(tau)
+        dr2 = k * mpmath.coth(k)
+        ce = -(mpmath.coth(k) - 1 / k) / t + mpmath.log(mpmath.sinh(1 / t) * t)
+    close(cf["density_ratio_second_moment"], dr2)
+    close(cf["cross_entropy_limit"], ce)
+    assert cf["density_ratio_second_moment"]["value"] == mpmath.nstr(dr2, 15)
+
+
+def test_finite_closed_forms_against_mpmath():
+    # double-precision finite sums against the model's own mpmath sums (exact decimals, 30 digits)
+    for model in (nonreversible_model(), example_a2(0.5, delta=0.1, mixing=0.3)):
+        cf = closed_forms(model, 0.3)
+        with mpmath.workdps(30):
+            close(cf["cross_entropy_limit"], model.cross_entropy_limit(mpmath.mp, 0.3))
+            close(cf["density_ratio_second_moment"], model.density_ratio_second_moment(mpmath.mp))
+
+
+@pytest.mark.parametrize("dim", [3, 128])
+def test_numpy_wood_sampler_at_huge_kappa(dim):
+    # E_M<x,y> = I_{d/2}(kappa)/I_{d/2-1}(kappa) ~ 1 - (d-1)/(2 kappa): test 1 - p to 5 sigma
+    kappa = 1e6
+    p = SphereModel(dim, kappa).sample_positive_similarity(np.random.default_rng(dim), 400_000)
+    q = 1 - p
+    with mpmath.workdps(30):
+        exact = 1 - SphereModel(dim, kappa).mean_positive_similarity(mpmath.mp)
+    assert np.all(q >= 0)
+    assert abs(q.mean() - float(exact)) <= 5 * q.std() / math.sqrt(q.size)
+    assert abs(float(exact) * 2 * kappa / (dim - 1) - 1) < 1e-4
 
 
 def test_against_exact_module_if_available():
@@ -195,6 +257,9 @@ def test_similarity_law_matches_naive_vectors():
         naive = naive_vector_monte_carlo(model, tau, k, 10_000, seed=22, loss=loss)
         for q in QUANTITIES + GAPS:
             a, b = fast[q], naive[q]
+            if a["method"] == "closed form":
+                assert a == b
+                continue
             se = math.hypot(a["stderr"], b["stderr"])
             assert abs(a["estimate"] - b["estimate"]) <= SIGMA * se, (q, loss, a, b)
 
@@ -207,9 +272,11 @@ def test_huge_k_streams():
     assert all(math.isfinite(r[q]["estimate"]) for q in QUANTITIES)
 
 
-def test_small_tau_finite():
-    r = monte_carlo(SphereModel(32, 10.0), 0.01, 512, 500, seed=4)
-    assert all(math.isfinite(r[q]["estimate"]) and math.isfinite(r[q]["stderr"]) for q in QUANTITIES)
+@pytest.mark.parametrize("backend", ["numpy", "auto"])
+def test_small_tau_finite(backend):
+    r = monte_carlo(SphereModel(32, 10.0), 0.01, 512, 500, seed=4, backend=backend)
+    assert all(math.isfinite(r[q]["estimate"]) for q in QUANTITIES)
+    assert all(math.isfinite(r[q]["stderr"]) for q in QUANTITIES if r[q]["method"] == "Monte Carlo")
 
 
 # ------------------------------------------------------------------ undefined quantities
@@ -236,11 +303,12 @@ def test_zero_weight_sum_positive_probability():
     assert math.isfinite(r["search_cross_entropy"]["estimate"])
 
 
-def test_search_false_skips_weights():
-    r = monte_carlo(SphereModel(8, 2.0), 0.3, 16, 500, seed=0, search=False)
+@pytest.mark.parametrize("backend", ["numpy", "auto"])
+def test_search_false_skips_weights(backend):
+    r = monte_carlo(SphereModel(8, 2.0), 0.3, 16, 500, seed=0, search=False, backend=backend)
     assert r["search_cross_entropy"]["estimate"] is None
-    assert r["density_ratio_second_moment"]["estimate"] is None
-    full = monte_carlo(SphereModel(8, 2.0), 0.3, 16, 500, seed=0)
+    assert r["density_ratio_second_moment"]["method"] == "closed form"     # free: still reported
+    full = monte_carlo(SphereModel(8, 2.0), 0.3, 16, 500, seed=0, backend=backend)
     assert r["risk"] == full["risk"]
 
 
