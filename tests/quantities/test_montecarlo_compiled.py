@@ -1,0 +1,185 @@
+"""The compiled (numba) Monte Carlo backend: its generator, its laws, its invariances, and its
+agreement with the NumPy path and with the exact values (skipped when numba is absent).
+
+The kernels are compiled once per machine (``cache=True``); these tests reuse the cache.
+"""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import stats
+
+from infonce_sym.errors import InputError
+from infonce_sym.models import SphereModel
+from infonce_sym.quantities import montecarlo
+from infonce_sym.quantities.montecarlo import GAPS, QUANTITIES, monte_carlo, ziggurat_arrays
+
+numba = pytest.importorskip("numba")
+kernels = pytest.importorskip("infonce_sym.quantities.montecarlo_compiled")
+
+SIGMA = 4.0
+MASK = (1 << 64) - 1
+
+
+def _xoshiro_reference(state, n):
+    """xoshiro256** (Blackman and Vigna), written from the reference C code in Python integers."""
+    s = [int(v) for v in state]
+    out = []
+    for _ in range(n):
+        x = (s[1] * 5) & MASK
+        out.append((((x << 7) | (x >> 57)) & MASK) * 9 & MASK)
+        t = (s[1] << 17) & MASK
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = ((s[3] << 45) | (s[3] >> 19)) & MASK
+    return out
+
+
+def _draws(dim, n, seed, kappa=None):
+    state = np.random.SeedSequence(seed).generate_state(4, np.uint64)
+    out = np.empty(n)
+    xsig, ratio, ylo, yhi, a = ziggurat_arrays(dim)
+    if kappa is None:
+        kernels.ziggurat_fill(state, dim, xsig, ratio, ylo, yhi, a, out)
+    else:
+        kernels.wood_fill(state, dim, float(kappa), xsig, ratio, ylo, yhi, a, out)
+    return out
+
+
+def test_generator_is_xoshiro256starstar():
+    # d = 3 draws are 2 U - 1 with U = (word >> 11) 2^-53: the words can be read back exactly
+    state = np.random.SeedSequence(7).generate_state(4, np.uint64)
+    ref = _xoshiro_reference(state, 1000)
+    s = _draws(3, 1000, 7)
+    u = (s + 1) / 2
+    assert [int(v) for v in np.round(u * 2.0 ** 53)] == [w >> 11 for w in ref]
+
+
+def test_fast_exp_within_two_ulp():
+    x = np.concatenate([np.linspace(-707.9, 0, 400_001), -np.random.default_rng(0).exponential(2, 200_000)])
+    x = x[x > -707.9]
+    e, ref = kernels.fast_exp_array(x), np.exp(x)
+    assert np.max(np.abs(e - ref) / np.spacing(ref)) <= 2
+    assert np.all(kernels.fast_exp_array(np.array([-708.5, -1e4, -np.inf])) == 0)   # < 1e-307: flushed
+
+
+@pytest.mark.parametrize("dim", [2, 3, 4, 16, 128])
+def test_similarity_law(dim):
+    s = _draws(dim, 200_000, dim)
+    a = (dim - 1) / 2
+    assert np.all(np.abs(s) <= 1)
+    assert stats.kstest((s + 1) / 2, stats.beta(a, a).cdf).pvalue > 1e-4
+    for power, exact in ((2, 1 / dim), (4, 3 / (dim * (dim + 2)))):   # moments of 2 Beta(a, a) - 1
+        v = s ** power
+        assert abs(v.mean() - exact) <= 5 * v.std() / math.sqrt(v.size)
+
+
+@pytest.mark.parametrize("dim,kappa", [(3, 2.0), (16, 8.0), (5, 0.0), (2, 3.0)])
+def test_wood_law_against_numpy_sampler(dim, kappa):
+    p = _draws(dim, 100_000, 11, kappa=kappa)
+    q = SphereModel(dim, kappa).sample_positive_similarity(np.random.default_rng(12), 100_000)
+    assert stats.ks_2samp(p, q).pvalue > 1e-4
+    with mpmath.workdps(20):
+        exact = float(SphereModel(dim, kappa).mean_positive_similarity(mpmath.mp))
+    assert abs(p.mean() - exact) <= 5 * p.std() / math.sqrt(p.size)
+
+
+@pytest.mark.parametrize("dim", [3, 128])
+def test_wood_at_huge_kappa(dim):
+    # E_M<x,y> = I_{d/2}(kappa)/I_{d/2-1}(kappa) ~ 1 - (d-1)/(2 kappa): 1 - p to 5 sigma
+    kappa = 1e6
+    q = 1 - _draws(dim, 400_000, dim, kappa=kappa)
+    with mpmath.workdps(30):
+        exact = float(1 - SphereModel(dim, kappa).mean_positive_similarity(mpmath.mp))
+    assert np.all(q >= 0)
+    assert abs(q.mean() - exact) <= 5 * q.std() / math.sqrt(q.size)
+    # 1 - p is Gamma((d-1)/2, 1/kappa) to O(1/kappa): its second moment too
+    m2 = (dim - 1) / 2 * ((dim - 1) / 2 + 1) / kappa ** 2
+    assert abs((q * q).mean() / m2 - 1) < 0.02
+
+
+@pytest.mark.parametrize("model,k,samples", [
+    (SphereModel(16, 4.0), 100, 3000),       # several blocks, one segment
+    (SphereModel(5, 1.0), 300_000, 3),       # k > 2^18: two segments per tuple, merged in order
+    (SphereModel(3, 2.0), 1, 20_000),        # d = 3, many tuples per block
+])
+def test_bit_identical_for_every_chunk_size_and_thread_count(model, k, samples):
+    saved = numba.get_num_threads()
+    try:
+        runs = []
+        for threads in sorted({1, saved}):
+            numba.set_num_threads(threads)
+            runs += [monte_carlo(model, 0.3, k, samples, seed=11, chunk_size=c, backend="numba")
+                     for c in (None, 1, 150_000, 10**8)]
+    finally:
+        numba.set_num_threads(saved)
+    assert runs[0]["backend"] == "numba"
+    for r in runs[1:]:
+        for q in QUANTITIES + GAPS:
+            assert r[q] == runs[0][q]
+
+
+def test_thread_count_invariance_with_two_threads():
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only")
+    saved = numba.get_num_threads()
+    model = SphereModel(8, 3.0)
+    try:
+        out = []
+        for threads in (1, 2):
+            numba.set_num_threads(threads)
+            out.append(monte_carlo(model, 0.2, 64, 40_000, seed=3, backend="numba"))
+    finally:
+        numba.set_num_threads(saved)
+    assert out[0]["threads"] == 1 and out[1]["threads"] == 2
+    assert all(out[0][q] == out[1][q] for q in QUANTITIES + GAPS)
+
+
+@pytest.mark.parametrize("dim,kappa,tau,k,loss", [
+    (3, 2.0, 0.5, 16, "infonce"), (16, 8.0, 0.3, 64, "dcl"), (2, 1.0, 0.4, 5, "infonce"),
+    (32, 10.0, 0.05, 512, "infonce"), (3, 1e6, 0.1, 100, "dcl"),
+])
+def test_compiled_and_numpy_paths_sample_the_same_law(dim, kappa, tau, k, loss):
+    model = SphereModel(dim, kappa)
+    fast = monte_carlo(model, tau, k, 40_000, seed=1, loss=loss, backend="numba")
+    slow = monte_carlo(model, tau, k, 40_000, seed=2, loss=loss, backend="numpy")
+    assert (fast["backend"], slow["backend"]) == ("numba", "numpy")
+    for q in QUANTITIES + GAPS:
+        a, b = fast[q], slow[q]
+        assert a["method"] == b["method"], q
+        if a["method"] == "closed form":
+            assert a == b
+            continue
+        se = math.hypot(a["stderr"], b["stderr"])
+        assert 0 < se and abs(a["estimate"] - b["estimate"]) <= SIGMA * se, (q, a, b)
+    assert fast["risk"]["estimate"] != slow["risk"]["estimate"]   # different streams, really sampled
+
+
+@pytest.mark.parametrize("dim,kappa,tau,k,loss", [(3, 2.0, 0.5, 4, "infonce"), (8, 4.0, 0.5, 10, "dcl")])
+def test_both_paths_against_exact_values(dim, kappa, tau, k, loss):
+    exact = pytest.importorskip("infonce_sym.quantities.exact")
+    model = SphereModel(dim, kappa)
+    ev = exact.exact_values(model, tau, k, digits=10, loss=loss)
+    for backend, seed in (("numba", 5), ("numpy", 6)):
+        mc = monte_carlo(model, tau, k, 100_000, seed=seed, loss=loss, backend=backend)
+        for q in QUANTITIES:
+            ref, r = float(ev.values[q]), mc[q]
+            if r["method"] == "closed form":
+                assert abs(r["estimate"] - ref) <= 1e-9 * max(1, abs(ref)), (q, r, ref)
+            else:
+                assert abs(r["estimate"] - ref) <= SIGMA * r["stderr"], (q, backend, loss, r, ref)
+
+
+def test_auto_falls_back_to_numpy_without_numba(monkeypatch):
+    monkeypatch.setattr(montecarlo, "_KERNELS", [None])
+    r = monte_carlo(SphereModel(4, 1.0), 0.5, 8, 100, seed=0)
+    assert r["backend"] == "numpy" and "threads" not in r
+    with pytest.raises(InputError) as exc:
+        monte_carlo(SphereModel(4, 1.0), 0.5, 8, 100, seed=0, backend="numba")
+    assert exc.value.parameter == "backend"
+    with pytest.raises(InputError):
+        monte_carlo(SphereModel(4, 1.0), 0.5, 8, 100, seed=0, backend="cuda")
