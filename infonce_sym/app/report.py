@@ -72,14 +72,19 @@ def _plots(out: Path, rows):
         sub = [r for r in rows if r["model"] == model]
         taus = sorted({r["tau"] for r in sub})
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-        for tau in taus:
+        for i, tau in enumerate(taus):
             pts = sorted((r["k"], r["info_gap"], r["dcl_gap"]) for r in sub if r["tau"] == tau)
             ks = [p[0] for p in pts]
-            axes[0].loglog(ks, [abs(p[1]) for p in pts], "o-", label=f"|∫CE−R| τ={tau:g}")
-            axes[0].loglog(ks, [upper(k, tau) for k in ks], "--", alpha=0.5)
-            axes[1].loglog(ks, [p[2] for p in pts], "o-", label=f"∫CE−R̃ τ={tau:g}")
-            axes[1].loglog(ks, [upper(k, tau) for k in ks], "--", alpha=0.5)
-        axes[0].set_title(f"Prop. 1 on {model}\n(dashed: (e^{{2/τ}}−1)²/(8k))")
+            bound = [upper(k, tau) for k in ks]
+            axes[0].loglog(ks, [abs(p[1]) for p in pts], "o-", color=f"C{i}",
+                           label=rf"$|\int\mathrm{{CE}}-R|$, $\tau={tau:g}$")
+            axes[0].loglog(ks, bound, "--", color=f"C{i}", alpha=0.6,
+                           label=rf"Prop. 1: $(e^{{2/\tau}}-1)^2/(8k)$, $\tau={tau:g}$")
+            axes[1].loglog(ks, [p[2] for p in pts], "o-", color=f"C{i}",
+                           label=rf"$\int\mathrm{{CE}}-\widetilde{{R}}$, $\tau={tau:g}$")
+            axes[1].loglog(ks, bound, "--", color=f"C{i}", alpha=0.6,
+                           label=rf"(11): $(e^{{2/\tau}}-1)^2/(8k)$, $\tau={tau:g}$")
+        axes[0].set_title(f"Prop. 1 on {model}")
         axes[1].set_title(f"eq. (11), DCL, on {model}")
         for ax in axes:
             ax.set_xlabel("k")

@@ -12,10 +12,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 from ..checks import derivations as derivation_checks
 from ..checks import section3, section4
-from ..checks.grids import Grid, ModelSpec, exact_grid
+from ..checks.grids import Grid, ModelSpec, grid_jobs, grid_point
+from ..errors import InputError
 from ..models import SphereModel, nonreversible_model
 
-__all__ = ["PLANS", "run", "default_executor"]
+__all__ = ["PLANS", "run", "work_units", "default_executor", "dask_executor"]
 
 
 def _sphere(dim, kappa):
@@ -69,38 +70,107 @@ def default_executor(workers: int = 2):
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
 
+def dask_executor(address: str):
+    """The ``concurrent.futures.Executor`` of a running dask.distributed scheduler at ``address``
+    (``pip install "infonce-sym[dask]"``)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InputError("scheduler", "needs dask.distributed: pip install \"infonce-sym[dask]\"") from None
+    try:
+        client = Client(address, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise InputError("scheduler", f"cannot reach a dask scheduler at {address!r}: {exc}") from None
+    return client.get_executor()
+
+
 def _log_stage(name, seconds):
     print(f"[verify] {name}: {seconds:.1f}s", file=sys.stderr, flush=True)
 
 
-def run(mode: str = "quick", executor=None, on_stage=_log_stage, progress=None):
-    """Every check of ``PLANS[mode]``: (results, grid rows, meta). ``executor`` runs the exact grid
-    (None: in this process); ``on_stage(name, seconds)`` after each stage; ``progress(stage, done,
-    total)`` within the exact grid."""
+def _asymptotic(models):
+    return section3.asymptotic_check([_ASYMPTOTIC_MODELS[m]() for m in models])
+
+
+def _derivation(id):
+    from ..proofs.registry import derivation
+    return derivation_checks.derivation_check(derivation(id))
+
+
+def _call(task):
+    """Run one work unit: (function, args) -> list of CheckResult (or a grid row)."""
+    func, args = task
+    t0 = time.perf_counter()
+    value = func(*args)
+    return value, time.perf_counter() - t0
+
+
+def work_units(mode: str):
+    """Every work unit of ``PLANS[mode]``: (stage, function, args), each independent of the others
+    and deterministic (every random stream is seeded inside its check), so any executor gives the
+    same results. The grid points come first: the grid checks need all of them."""
+    from ..proofs.registry import registry
     plan = PLANS[mode]
+    s4 = plan["section4"]
+    units = [("exact grid", grid_point, (job,)) for job in grid_jobs(plan["grid"])]
+    units += [
+        ("Lemma 3", section3.lemma3_check, ()),
+        ("eq. (8)", section3.q_bounds_check, (plan["q_bounds_taus"],)),
+        ("Lemma 2", section3.lemma2_check, (0, plan["lemma2_laws"])),
+        ("App. A.2", section3.a2_check, (plan["a2_taus"],)),
+        ("1/k expansion", _asymptotic, (plan["asymptotic_models"],)),
+        ("Monte Carlo", section3.monte_carlo_check, (plan["monte_carlo_samples"],)),
+        ("Section 4: continuity", section4.continuity_checks, (s4,)),
+        ("Section 4: Lemma 7", section4.lemma7_check, (s4,)),
+        ("Section 4: Lemma 1", section4.lemma1_checks, (s4,)),
+        ("Section 4: Prop. 5", section4.rademacher_check, (s4,)),
+        ("Section 4: Theorem 1", section4.theorem1_check, (s4,)),
+    ]
+    units += [("derivations", _derivation, (id,)) for id in registry() if id not in _ALIAS_IDS()]
+    return units
+
+
+def _ALIAS_IDS():
+    from ..proofs.registry import ALIASES
+    return set(ALIASES)
+
+
+def run(mode: str = "quick", executor=None, on_stage=_log_stage, progress=None):
+    """Every check of ``PLANS[mode]``: (results, grid rows, meta), in the plan's order whatever the
+    executor. ``executor``: any ``concurrent.futures.Executor`` (None: this process);
+    ``on_stage(name, seconds)`` when a stage's last unit is done (seconds: the units' own times,
+    summed); ``progress(stage, done, total)`` after every unit (done and total count all units)."""
+    if mode not in PLANS:
+        raise InputError("mode", f"must be one of {sorted(PLANS)}, got {mode!r}")
     started = time.perf_counter()
-
-    def stage(name, func):
-        t0 = time.perf_counter()
-        value = func()
-        if on_stage:
-            on_stage(name, time.perf_counter() - t0)
-        return value
-
-    grid_progress = (lambda done, total: progress("exact grid", done, total)) if progress else None
-    rows = stage("exact grid", lambda: exact_grid(plan["grid"], executor, grid_progress))
-    results = section3.grid_checks(rows) + [section3.lemma3_check()]
-    for r in results:
+    units = work_units(mode)
+    tasks = [(func, args) for _, func, args in units]
+    outputs = executor.map(_call, tasks) if executor is not None else map(_call, tasks)
+    left = {}
+    for name, _, _ in units:
+        left[name] = left.get(name, 0) + 1
+    spent = dict.fromkeys(left, 0.0)
+    values = []
+    for i, (value, seconds) in enumerate(outputs):
+        name = units[i][0]
+        values.append(value)
+        spent[name] += seconds
+        left[name] -= 1
+        if left[name] == 0 and on_stage:
+            on_stage(name, spent[name])
+        if progress:
+            progress(name, i + 1, len(units))
+    n_grid = sum(1 for name, _, _ in units if name == "exact grid")
+    rows = [r for r in values[:n_grid] if r is not None]
+    grid_results = section3.grid_checks(rows)
+    results = []
+    for value in values[n_grid:]:
+        results += value if isinstance(value, list) else [value]
+    for r in grid_results + results[:1]:          # the grid checks and Lemma 3 (per law) carry the grid
         r.details["grid"] = mode
-    results.append(stage("eq. (8)", lambda: section3.q_bounds_check(plan["q_bounds_taus"])))
-    results.append(stage("Lemma 2", lambda: section3.lemma2_check(laws=plan["lemma2_laws"])))
-    results.append(stage("App. A.2", lambda: section3.a2_check(taus=plan["a2_taus"])))
-    results.append(stage("1/k expansion", lambda: section3.asymptotic_check(
-        [_ASYMPTOTIC_MODELS[m]() for m in plan["asymptotic_models"]])))
-    results.append(stage("Monte Carlo", lambda: section3.monte_carlo_check(samples=plan["monte_carlo_samples"])))
-    results += stage("Section 4", lambda: section4.section4_checks(plan["section4"]))
-    results += stage("derivations", derivation_checks.derivation_checks)
+    results = grid_results + results
     differ = sum(not r.ok for r in results)
     meta = {"mode": mode, "checks": len(results), "differ": differ,
-            "seconds": round(time.perf_counter() - started, 1), "grid_points": len(rows)}
+            "seconds": round(time.perf_counter() - started, 1), "grid_points": len(rows),
+            "stage_seconds": {k: round(v, 1) for k, v in spent.items()}}
     return results, rows, meta

@@ -17,21 +17,19 @@ import numpy as np
 from scipy import optimize
 
 from ..proofs.registry import statement
-from ..proofs.statements import CONSTANTS, continuity_bound
+from ..proofs.statements import continuity_bound
+from ..quantities.loss import power_mean
 from ..errors import InputError, check_k, check_tau
 
 __all__ = [
     "infonce_loss_from_embeddings", "bound_values", "random_attack", "adversarial_attack",
-    "optimal_beta", "lemma7_attack", "attack_all", "BOUND_NAMES",
+    "lemma7_attack", "lemma1_attack",
 ]
 
 #: bound values below this are skipped (float64 rounding in l(phi) - l(phi') would dominate)
 MIN_BOUND = 1e-7
 #: a ratio above 1 + VIOLATION_TOL is reported as a violation
 VIOLATION_TOL = 1e-6
-
-BOUND_NAMES = ("lemma5", "lemma5_exact", "prop4", "prop4_sharp", "lipschitz17",
-               "lipschitz17_linear", "lipschitz18", "lemma8")
 
 
 def infonce_loss_from_embeddings(A, P, N, tau):
@@ -50,14 +48,9 @@ def _unit(x):
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
-def _power_mean(x, beta, axis=-1):
-    x = np.asarray(x, float)
-    if np.isinf(beta):
-        return x.max(axis=axis)
-    mx = x.max(axis=axis, keepdims=True)
-    safe = np.where(mx > 0, mx, 1.0)
-    pm = np.mean((x / safe) ** beta, axis=axis) ** (1.0 / beta)
-    return pm * np.squeeze(safe, axis=axis) * (np.squeeze(mx, axis=axis) > 0)
+def lemma8(pm, beta, tau):
+    """e^{2/(beta tau)} PM: the statement of Lemma 8 (``proofs.statement("L8")``)."""
+    return statement("L8").evaluate("numpy", PM=pm, beta=beta, tau=tau)
 
 
 def _lemma8_lhs(F_a, F_n, Dn, tau):
@@ -82,7 +75,7 @@ def bound_values(A, P, N, A2, P2, N2, tau, beta):
     Da = np.linalg.norm(A - A2, axis=-1)
     Dp = np.linalg.norm(P - P2, axis=-1)
     Dn = np.linalg.norm(N - N2, axis=-1)
-    PM = _power_mean(Dn, beta)
+    PM = power_mean(Dn, beta)
     Mx = Dn.max(axis=-1)
     v = np.einsum("...d,...d->...", A, P)[..., None] - np.einsum("...d,...kd->...k", A, N)
     v2 = np.einsum("...d,...d->...", A2, P2)[..., None] - np.einsum("...d,...kd->...k", A2, N2)
@@ -184,8 +177,7 @@ def random_attack(tau, n_configs=100_000, dims=(2, 3, 8), ks=(1, 2, 5, 20), beta
                 Fx = (1 - c) * X + c * Y
                 lhs = _lemma8_lhs(Fx[:, 0], Fx[:, 2:], N - N2, tau)
                 Dn = np.linalg.norm(N - N2, axis=-1)
-                fac = math.exp(2.0 / (beta * tau))
-                rhs = fac * _power_mean(Dn, beta)
+                rhs = lemma8(power_mean(Dn, beta), beta, tau)
                 ok = rhs >= MIN_BOUND
                 ratio = np.where(ok, lhs / np.where(ok, rhs, 1), 0.0)
                 record(f"lemma8[beta={beta:g}]", ratio, wit, B)
@@ -208,7 +200,7 @@ def lemma7_attack(tau, beta, n_configs=100_000, ks=(1, 2, 5, 20, 100), seed=0):
         x = np.where(spike, np.where(np.arange(kk) == 0, 1.0, -1.0), x)
         w = np.exp((x - x.max(axis=1, keepdims=True)) / tau)
         lhs = (w * a).sum(1) / w.sum(1)
-        rhs = math.exp(2 / (beta * tau)) * _power_mean(a, beta)
+        rhs = lemma8(power_mean(a, beta), beta, tau)          # Lemma 7's statement, its power mean evaluated
         r = lhs / rhs
         i = int(np.argmax(r))
         count += B
@@ -258,7 +250,7 @@ def _ratio_fn(name, tau, beta, d, kk, counter, gmask=None):
             c = 0.5 * (1 + math.tanh(theta[-1]))
             F = (1 - c) * X + c * Y
             lhs = float(_lemma8_lhs(F[0], F[2:], X[2:] - Y[2:], tau))
-            rhs = math.exp(2 / (beta * tau)) * float(_power_mean(np.linalg.norm(X[2:] - Y[2:], axis=-1), beta))
+            rhs = float(lemma8(power_mean(np.linalg.norm(X[2:] - Y[2:], axis=-1), beta), beta, tau))
             return lhs / rhs if rhs >= MIN_BOUND else 0.0
         actual, bnds = bound_values(X[0], X[1], X[2:], Y[0], Y[1], Y[2:], tau, beta)
         b = float(bnds[name])
@@ -320,66 +312,6 @@ def adversarial_attack(name, tau, beta=None, d=3, k=5, n_starts=8, maxiter=200, 
 
 
 # ----------------------------------------------------------------------------- optimal beta
-def optimal_beta(tau, norms, beta_max=1e6):
-    """beta >= 1 minimising e^{2/(beta tau)} * PM_beta(norms) (the beta-dependent factor of
-    Prop. 4 and its sharpened form, same minimiser for both since only c_n differs).
-
-    The function is not monotone; we minimise over u = 1/beta in [1/beta_max, 1] by a grid plus
-    bounded Brent refinement, and compare with u -> 0 (beta = inf: the max) and beta = 1 v 2/tau.
-    """
-    tau = check_tau(tau)
-    x = np.asarray(norms, float).ravel()
-    if x.size == 0 or np.any(x < 0):
-        raise InputError("norms", "must be a non-empty array of non-negative numbers")
-
-    def g(u):
-        return math.exp(2 * u / tau) * float(_power_mean(x, 1.0 / u))
-    us = np.concatenate([np.geomspace(1.0 / beta_max, 1.0, 400)])
-    vals = np.array([g(u) for u in us])
-    i = int(np.argmin(vals))
-    lo, hi = us[max(i - 1, 0)], us[min(i + 1, len(us) - 1)]
-    if hi > lo:
-        r = optimize.minimize_scalar(g, bounds=(lo, hi), method="bounded",
-                                     options={"xatol": 1e-12})
-        u_star, v_star = (r.x, r.fun) if r.fun <= vals[i] else (us[i], vals[i])
-    else:
-        u_star, v_star = us[i], vals[i]
-    v_inf = float(x.max())
-    beta_paper = max(1.0, 2.0 / tau)
-    v_paper = g(1.0 / beta_paper)
-    if v_inf < v_star:
-        beta_star, v_star = math.inf, v_inf
-    else:
-        beta_star = 1.0 / u_star
-    return {"beta_star": float(beta_star), "factor_at_beta_star": float(v_star),
-            "beta_paper": beta_paper, "factor_at_beta_paper": float(v_paper),
-            "factor_at_beta_inf": v_inf, "improvement": float(v_paper / v_star)}
-
-
-def attack_all(taus=(0.05, 0.1, 0.5, 1.0, 2.0), n_configs=100_000, adversarial=True,
-               n_starts=6, maxiter=150, seed=0):
-    """Random + adversarial attack on every bound for each tau; summary table (worst ratios)."""
-    t0 = time.time()
-    out = {}
-    for tau in taus:
-        rnd = random_attack(tau, n_configs=n_configs, seed=seed)
-        entry = {"random": {k_: {"worst_ratio": v["worst_ratio"], "evaluations": v["evaluations"]}
-                            for k_, v in rnd["results"].items()},
-                 "random_witnesses": {k_: v["witness"] for k_, v in rnd["results"].items()}}
-        if adversarial:
-            adv = {}
-            for name in ("prop4", "prop4_sharp", "lipschitz17_linear", "lipschitz18", "lemma8"):
-                for group in (("all",) if name == "lemma8" else _GROUPS):
-                    for (d, kk) in ((2, 1), (3, 5)):
-                        key = f"{name}[d={d},k={kk},group={group}]"
-                        adv[key] = adversarial_attack(name, tau, d=d, k=kk, n_starts=n_starts,
-                                                      maxiter=maxiter, seed=seed, group=group)
-            entry["adversarial"] = adv
-        out[tau] = entry
-    out["seconds"] = time.time() - t0
-    return out
-
-
 # ----------------------------------------------------------------------------- Lemma 1 on a class (C)
 LEMMA1_VARIANTS = ("lemma1", "lemma1_proof", "lemma1_sharp")
 

@@ -12,7 +12,8 @@ from .rademacher import rademacher_experiment
 from .results import CheckResult
 from .theorem1 import theorem1_experiment
 
-__all__ = ["section4_checks"]
+__all__ = ["section4_checks", "continuity_checks", "lemma7_check", "lemma1_checks", "rademacher_check",
+           "theorem1_check"]
 
 
 _CONTINUITY = (  # (check id, paper ref, bound key in continuity, constants key, title)
@@ -31,20 +32,20 @@ _FORMS = {"LIP-17": "(1/tau) * max_j |<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'(
           "L8": "e^{2/(beta tau)} * (1/k sum_j Dn_j^beta)^(1/beta)", "L5": "4/tau"}
 
 
-def section4_checks(sizes: dict):
+def continuity_checks(sizes: dict):
     """Continuity bounds attacked by random and adversarial search; Prop. 5 against a
     certified Monte Carlo Rademacher complexity; Theorem 1 coverage. ``sizes``: the verify
     plan's entry for Section 4 (``app.verify.PLANS``)."""
     taus, n_configs = sizes["taus"], sizes["n_configs"]
     adv = sizes["adversarial"]
     t0 = time.perf_counter()
-    attacks = {tau: attacks.random_attack(tau, n_configs=n_configs, seed=7) for tau in taus}
+    by_tau = {tau: attacks.random_attack(tau, n_configs=n_configs, seed=7) for tau in taus}
     random_seconds = time.perf_counter() - t0
     out = []
     for cid, ref, key, const_key, title in _CONTINUITY:
         t1 = time.perf_counter()
         worst, witness, evaluations, per_tau = -math.inf, None, 0, {}
-        for tau, attack in attacks.items():
+        for tau, attack in by_tau.items():
             for name, res in attack["results"].items():
                 if name == key or name.startswith(key + "["):
                     evaluations += res["evaluations"]
@@ -74,15 +75,18 @@ def section4_checks(sizes: dict):
         out.append(CheckResult(f"{cid}", ref, title, verdict, "holds", margin=1 - worst,
                                seconds=time.perf_counter() - t1 + random_seconds / len(_CONTINUITY),
                                details=details))
-    out.append(_lemma7_check(taus, n_configs))
-    out.extend(_lemma1_checks(sizes["lemma1"], taus))
-    out.append(_rademacher_check(sizes["rademacher"]))
-    out.append(_theorem1_check(sizes["theorem1"]))
     return out
 
 
-def _lemma7_check(taus, n_configs):
+def section4_checks(sizes: dict):
+    """Every Section 4 check, in order (the verify plan runs the parts as separate work units)."""
+    return (continuity_checks(sizes) + [lemma7_check(sizes)] + lemma1_checks(sizes)
+            + [rademacher_check(sizes)] + [theorem1_check(sizes)])
+
+
+def lemma7_check(sizes):
     """Lemma 7 on random x in [-1, 1]^k and a >= 0 (corners and spikes included), beta in {1, 1 v 2/tau, 8}."""
+    taus, n_configs = sizes["taus"], sizes["n_configs"]
     t0 = time.perf_counter()
     worst, witness, per, evaluations = -math.inf, None, {}, 0
     for tau in taus:
@@ -107,33 +111,35 @@ _LEMMA1 = (("L1", "Lemma 1", "lemma1", "rho_n <= (4e/tau) B_tau C_Phi ||theta - 
             "rho_n <= (C_Phi/tau)(2 Ra + Rp + e Nn) ||theta - theta'||"))
 
 
-def _lemma1_checks(sizes, taus):
+def lemma1_checks(sizes):
     """Lemma 1 and its sharper forms attacked on the Fourier class (random pairs and an optimiser over
     parameters and inputs): actual rho_n / bound must stay <= 1."""
     t0 = time.perf_counter()
-    attacks = {tau: attacks.lemma1_attack(tau, seed=3, **sizes)
+    taus = sizes["taus"]
+    by_tau = {tau: attacks.lemma1_attack(tau, seed=3, **sizes["lemma1"])
                for tau in taus}
     seconds = (time.perf_counter() - t0) / len(_LEMMA1)
     out = []
     for cid, ref, key, title in _LEMMA1:
-        per = {f"tau={tau:g}": a["results"][key]["worst_ratio"] for tau, a in attacks.items()}
-        tau_w = max(attacks, key=lambda t: attacks[t]["results"][key]["worst_ratio"])
-        worst = attacks[tau_w]["results"][key]["worst_ratio"]
-        evaluations = sum(a["results"][key]["evaluations"] for a in attacks.values())
+        per = {f"tau={tau:g}": a["results"][key]["worst_ratio"] for tau, a in by_tau.items()}
+        tau_w = max(by_tau, key=lambda t: by_tau[t]["results"][key]["worst_ratio"])
+        worst = by_tau[tau_w]["results"][key]["worst_ratio"]
+        evaluations = sum(a["results"][key]["evaluations"] for a in by_tau.values())
         verdict = "violated" if worst > 1 + attacks.VIOLATION_TOL else "holds"
         out.append(CheckResult(cid, ref, title, verdict, "holds", margin=1 - worst, seconds=seconds,
                                details={"worst_ratio_actual_over_bound": worst, "worst_ratio_per_tau": per,
                                         "evaluations": evaluations, "constants": CONSTANTS[key],
                                         "form": "(c_a Ra + c_p Rp + c_n Nn) C_Phi ||theta - theta'|| / tau",
                                         "class": "Fourier features, m = 1, d_in = 2 (C_Phi = 1)",
-                                        "witness": attacks[tau_w]["results"][key]["witness"]}))
+                                        "witness": by_tau[tau_w]["results"][key]["witness"]}))
     return out
 
 
-def _rademacher_check(sizes):
+def rademacher_check(sizes):
     """Prop. 5: the certified (upper) Monte Carlo estimate of the empirical Rademacher
     complexity lies below the bound; 'consistent' when estimate - 2 stderr <= bound everywhere."""
     t0 = time.perf_counter()
+    sizes = sizes["rademacher"]
     settings = sizes["settings"]
     points, worst = [], math.inf
     for data, k, tau in settings:
@@ -151,8 +157,9 @@ def _rademacher_check(sizes):
                        details={"points": points, "sup": "certified branch-and-bound upper estimate per sign vector"})
 
 
-def _theorem1_check(sizes):
+def theorem1_check(sizes):
     """Theorem 1: empirical coverage over independent training sets against 1 - delta."""
+    sizes = sizes["theorem1"]
     t0 = time.perf_counter()
     delta = 0.1
     r = theorem1_experiment(data="gaussian", dim_in=2, m=1, n=sizes["n"], k=16, tau=0.5, radius=1.0,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import mpmath
 import sympy as sp
@@ -99,11 +99,11 @@ class Statement:
     proved_by: tuple
     domain: dict = field(default_factory=dict)
 
-    @property
+    @cached_property
     def symbols(self) -> tuple:
         return tuple(sorted(self.expr.free_symbols, key=lambda s: s.name))
 
-    @property
+    @cached_property
     def opaque(self) -> list:
         """Atoms that are not numbers once the symbols are: sums over an index, random families,
         expectations, integrals (a statement with any cannot be evaluated pointwise)."""
@@ -114,6 +114,10 @@ class Statement:
     @property
     def evaluable(self) -> bool:
         return not self.opaque
+
+    @cached_property
+    def _names(self):
+        return [s.name for s in self.symbols]
 
     def _range(self, s):
         if s.name in self.domain:
@@ -146,7 +150,7 @@ class Statement:
         a value may be given as a pair (lo, hi))."""
         if not self.evaluable:
             raise TypeError(f"{self.id}: the statement has {', '.join(self.opaque)}: no pointwise value")
-        names = [s.name for s in self.symbols]
+        names = self._names
         missing = [n for n in names if n not in values]
         if missing:
             raise InputError(missing[0], f"{self.id} needs a value for {', '.join(missing)}")

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import InputError, check_k, check_tau
 
-__all__ = ["infonce_loss", "loss_from_similarities", "LOSSES"]
+__all__ = ["infonce_loss", "loss_from_similarities", "LOSSES", "power_mean"]
 
 LOSSES = ("infonce", "dcl")
 UNIT_NORM_TOL = 1e-6
@@ -192,3 +192,15 @@ def infonce_loss(anchor, positive, negatives, tau, loss: str = "infonce", chunk_
         s *= inv_tau
         acc.update(s)
     return _finish(acc.value(), p * inv_tau, k, loss)
+
+
+def power_mean(x, beta, axis=-1):
+    """(mean_j x_j^beta)^(1/beta) of nonnegative x along ``axis`` (the PM of Lemmas 7-8), scaled by
+    the max against overflow; beta = inf gives the max."""
+    x = np.asarray(x, float)
+    if np.isinf(beta):
+        return x.max(axis=axis)
+    mx = x.max(axis=axis, keepdims=True)
+    safe = np.where(mx > 0, mx, 1.0)
+    pm = np.mean((x / safe) ** beta, axis=axis) ** (1.0 / beta)
+    return pm * np.squeeze(safe, axis=axis) * (np.squeeze(mx, axis=axis) > 0)

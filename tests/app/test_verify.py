@@ -1,24 +1,76 @@
-"""`infonce-sym verify --quick` end to end: every verdict as expected, report files complete."""
+"""`verify --quick` end to end, run once for the session on a dask LocalCluster of two worker
+processes: every verdict as expected, report files complete, and the cluster's results equal to
+the same work units run in this process."""
 import json
 
-from infonce_sym.app.cli import main
+import pytest
+
+from infonce_sym.app import report, verify
+
+distributed = pytest.importorskip("distributed")
 
 
-def test_verify_quick_writes_a_complete_report(tmp_path, capsys):
-    code = main(["verify", "--quick", "--out", str(tmp_path)])
-    out = capsys.readouterr().out
-    assert code == 0, out
-    data = json.loads((tmp_path / "report.json").read_text())
-    checks = {c["id"]: c for c in data["checks"]}
-    for entry in data["checks"]:
-        assert {"id", "paper_ref", "verdict", "expected", "details"} <= set(entry)
-        assert entry["verdict"] == entry["expected"]
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    try:
+        with distributed.Client(cluster) as client:
+            stages = []
+            results, rows, meta = verify.run("quick", client.get_executor(),
+                                             on_stage=lambda name, s: stages.append(name))
+    finally:
+        cluster.close()
+    out = tmp_path_factory.mktemp("report")
+    paths = report.write(out, results, rows, meta)
+    return results, rows, meta, paths, stages
+
+
+def _strip(x):
+    """A check result as JSON without its timings (which differ between runs)."""
+    d = json.loads(json.dumps(x.as_json(), default=str))
+    d.pop("seconds")
+    d["details"].pop("seconds", None)
+    return d
+
+
+def test_every_verdict_is_as_expected(quick_run):
+    results, _, meta, _, stages = quick_run
+    differ = [(r.id, r.verdict, r.expected) for r in results if not r.ok]
+    assert not differ, differ
+    assert meta["differ"] == 0 and meta["checks"] == len(results)
+    ids = {r.id for r in results}
     for cid in ("P1", "DCL-11", "L4", "P2", "DCL-12", "L3", "Q-bounds", "L2", "A2", "ASYMPTOTICS",
                 "MC-vs-exact", "P4", "P4-sharp", "LIP-17", "LIP-18", "P5", "T1"):
-        assert cid in checks, cid
+        assert cid in ids, cid
+    assert stages[0] == "exact grid" and "derivations" in stages
+
+
+def test_the_report_has_a_row_per_check_and_the_plots(quick_run):
+    results, _, _, paths, _ = quick_run
+    data = json.loads(paths["json"].read_text())
+    assert [c["id"] for c in data["checks"]] == [r.id for r in results]
+    checks = {c["id"]: c for c in data["checks"]}
     assert checks["P4"]["details"]["constants"] == [4, 1, 3]
     assert checks["P4-sharp"]["details"]["constants"] == [2, 1, 1]
-    assert "form" in checks["LIP-18"]["details"] and "form" in checks["LIP-17"]["details"]
-    assert any(c.startswith("derivation:") and checks[c]["verdict"] == "proved" for c in checks)
-    assert (tmp_path / "report.md").read_text().count("|") > 50
-    assert list(tmp_path.glob("*.png"))
+    md = paths["markdown"].read_text()
+    for r in results:
+        assert f"| {r.id} |" in md or f"| `{r.id}` |" in md, r.id
+    assert paths["plots"] and all(p.exists() for p in paths["plots"])
+
+
+def test_the_cluster_gives_the_local_numbers(quick_run):
+    """The same work units in this process: identical results (every stream is seeded per unit)."""
+    results, rows, _, _, _ = quick_run
+    units = verify.work_units("quick")
+    grid = [u for u in units if u[0] == "exact grid"]
+    local_rows = [verify._call((f, a))[0] for _, f, a in grid]
+    local_rows = [r for r in local_rows if r is not None]
+    assert len(local_rows) == len(rows)
+    for a, b in zip(local_rows, rows):
+        assert {k: v for k, v in a.items() if k != "seconds"} == {k: v for k, v in b.items() if k != "seconds"}
+    by_id = {r.id: r for r in results}
+    for name in ("eq. (8)", "Lemma 2", "Monte Carlo"):
+        (_, f, a), = [u for u in units if u[0] == name]
+        local = verify._call((f, a))[0]
+        assert _strip(local) == _strip(by_id[local.id])

@@ -53,21 +53,6 @@ def test_loss_matches_definition():
     assert abs(ct.infonce_loss_from_embeddings(A, P, N, tau) - direct) < 1e-12
 
 
-def test_optimal_beta():
-    # small k: the max (beta = inf) is optimal
-    r = ct.optimal_beta(0.5, [0.1, 0.4, 1.0])
-    assert r["beta_star"] == math.inf and r["factor_at_beta_star"] <= r["factor_at_beta_paper"]
-    # large k: a finite beta beats both beta = inf and beta = 1 v 2/tau; check by brute force
-    x = np.random.default_rng(0).exponential(size=2000)
-    r = ct.optimal_beta(1.0, x)
-    assert math.isfinite(r["beta_star"]) and r["factor_at_beta_star"] <= r["factor_at_beta_paper"]
-    betas = np.linspace(1, 50, 2000)
-    brute = min(math.exp(2 / b) * np.mean(x**b) ** (1 / b) for b in betas)
-    assert r["factor_at_beta_star"] <= brute + 1e-9
-    with pytest.raises(InputError, match="^norms"):
-        ct.optimal_beta(1.0, [-1.0])
-
-
 def test_deterministic_with_seed():
     a = ct.random_attack(0.5, n_configs=1200, seed=5)
     b = ct.random_attack(0.5, n_configs=1200, seed=5)
