@@ -44,16 +44,18 @@ def rademacher_experiment(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, r
     return out
 
 
+def _sweep_point(args):
+    data, tau, k, n, samples, seed, kw = args
+    r = rademacher_experiment(data=data, n=n, k=k, tau=tau, samples=samples, seed=seed, **kw)
+    return {key: r[key] for key in (
+        "data", "tau", "k", "estimate", "stderr", "lower_estimate", "bound_prop5", "bound_sharpened",
+        "bound_lipschitz_route", "bound_lipschitz_route_exact", "B_tau", "B_max", "certificate", "seconds")}
+
+
 def rademacher_sweep(ks=(1, 4, 16, 64, 256, 1024, 4096), taus=(0.05, 0.1, 0.5, 1.0),
-                     datas=("gaussian", "student_t"), n=50, samples=100, seed=0, **kw):
-    """Rademacher estimate and the three bounds over k, tau and data (list of dicts)."""
-    rows = []
-    for data in datas:
-        for tau in taus:
-            for k in ks:
-                r = rademacher_experiment(data=data, n=n, k=k, tau=tau, samples=samples, seed=seed, **kw)
-                rows.append({key: r[key] for key in (
-                    "data", "tau", "k", "estimate", "stderr", "lower_estimate", "bound_prop5",
-                    "bound_sharpened", "bound_lipschitz_route", "bound_lipschitz_route_exact",
-                    "B_tau", "B_max", "certificate", "seconds")})
-    return rows
+                     datas=("gaussian", "student_t"), n=50, samples=100, seed=0, executor=None, **kw):
+    """Rademacher estimate and the three bounds over k, tau and data (list of dicts, in that order).
+    Each point is a work unit seeded by ``seed`` alone, so any ``concurrent.futures.Executor``
+    (a process pool, a Dask client's ``get_executor()``) gives the same rows as this process."""
+    jobs = [(data, tau, k, n, samples, seed, kw) for data in datas for tau in taus for k in ks]
+    return list((executor.map if executor is not None else map)(_sweep_point, jobs))

@@ -77,9 +77,19 @@ def test_theorem1_experiment_small():
     b = t1.theorem1_experiment(**kw)
     assert a["coverage"] == b["coverage"] and a["per_repeat"][0]["lhs"] == b["per_repeat"][0]["lhs"]
     assert 0 <= a["coverage"] <= 1 and a["target"] == 0.9
+    n, k, tau, delta, d = 60, 8, 0.5, 0.1, 2
     for r in a["per_repeat"]:
-        s = r["empirical_risk"] + r["complexity"] + r["sample_variability"] + r["finite_k_bias"]
-        assert abs(r["rhs"] - s) < 1e-9
+        # Theorem 1's right-hand side typed here from the paper (Props. 2, 3, 5; A = e R B_tau C_Phi,
+        # R = 1, C_Phi = 1 for m = 1), against the registered statement T1 the code evaluates
+        A = math.e * r["B_tau"]
+        complexity = 2 * 96 / tau * math.sqrt(d / n) * min(A * math.sqrt(math.log(3) + 1),
+                                                            math.sqrt(math.log(1 + 2 * A) + 1))
+        variability = 12 / tau * math.sqrt(math.log(2 / delta) / (2 * n))
+        bias = 4 * 25.0 / (tau * k) + math.log(1 + math.exp(2 / tau) / k)
+        assert r["complexity"] == pytest.approx(complexity, rel=1e-12)
+        assert r["sample_variability"] == pytest.approx(variability, rel=1e-12)
+        assert r["finite_k_bias"] == pytest.approx(bias, rel=1e-12)
+        assert r["rhs"] == pytest.approx(r["empirical_risk"] + complexity + variability + bias, rel=1e-12)
         assert r["lhs"] <= r["rhs"]           # the bound is very loose at these sizes
     assert a["D2"] == pytest.approx(25.0)
     sc = t1.theorem1_scaling(ns=(50, 200), ks=(1, 16))

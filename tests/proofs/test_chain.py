@@ -145,4 +145,6 @@ def test_quoted_lemmas_for_section4_instantiate():
     dud = ByLemma(L.dudley(), {"Rad": Rad, "logN": logN, "n": n, "D": 2 * x})
     assert dud(le(Rad, 24 / sp.sqrt(n) * sp.Integral(sp.sqrt(3 * sp.log(1 + 2 / e)), (e, 0, 2 * x)))).ok
     for lem in (L.cauchy_schwarz(Ex), L.cauchy_schwarz_integral(), L.mohri_3_3(), L.dudley(), L.popoviciu(sp.Function("Var"))):
-        assert lem.template() is not None
+        t = lem.template()          # the conclusion over the lemma's own parameters: a relation, not a constant
+        assert isinstance(t, sp.core.relational.Relational) and t not in (sp.true, sp.false), lem.name
+        assert t.lhs != t.rhs, lem.name
