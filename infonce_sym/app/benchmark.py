@@ -1,23 +1,51 @@
-"""Throughput benchmark: ``python -m infonce_sym.benchmark [--quick]``.
+"""Speed figures: ``infonce-sym bench [--quick] [--json]`` (or ``python -m infonce_sym.app.benchmark``).
 
-(a) the similarity-law Monte Carlo on the sphere (d = 128, kappa = 16, tau = 0.1),
-    k = 4096 and k = 10^6, in negative similarities per second, next to raw
-    ``numpy.exp`` on float64 arrays of the MC's batch size measured in the same run;
-(b) the naive vector Monte Carlo (normalised Gaussians in R^128) next to it;
-(c) timings of ``infonce_sym.exact.exact_values`` if that module is available.
+Sections (``SECTIONS``, name -> function(quick) -> dict of figures; ``register_section`` adds one):
+
+* ``monte_carlo``: the similarity-law Monte Carlo on the sphere (d = 128, kappa = 16,
+  tau = 0.1) at k = 4096 and k = 10^6, for each backend, in negative similarities per
+  second (all quantities, and risk only), beside the machine's limit measured in the same
+  run: one uniform draw plus one exp per negative, in NumPy (``Generator.random`` and
+  ``numpy.exp`` on float64[2^16], one thread) and in numba (xoshiro256** and the kernel's
+  exp, on the kernel's threads).  ``ratio`` = MC throughput / the larger limit.
+  Measurements are interleaved and the best of 3 is kept (the machine may be shared).
+* ``sampler``: the sampler of s = <x, z> alone (NumPy ziggurat, numba ziggurat, Generator.beta).
+* ``naive``: the vector Monte Carlo (normalised Gaussians in R^128) against the similarity law.
+* ``exact``: timings of ``quantities.exact.exact_values`` (digits = 30).
+
+``--json`` prints every figure as one JSON object; otherwise a readable summary.  Progress
+goes to stderr when stderr is a terminal (and never with ``--json``).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 
 import numpy as np
 
 from ..models import SphereModel, nonreversible_model
-from ..quantities.montecarlo import UNIT, SimilaritySampler, monte_carlo, naive_vector_monte_carlo
+from ..quantities.montecarlo import (SimilaritySampler, compiled_kernels, monte_carlo, naive_vector_monte_carlo,
+                                     ziggurat_arrays)
 
-__all__ = ["main", "exp_throughput"]
+__all__ = ["main", "exp_throughput", "SECTIONS", "register_section", "run_sections"]
+
+MODEL = dict(dim=128, kappa=16.0)
+TAU = 0.1
+REPEAT = 3
+
+
+def _best(fn, repeat: int = REPEAT):
+    """(result, best wall seconds, CPU seconds of that run) over ``repeat`` runs."""
+    best = (None, float("inf"), float("inf"))
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        out = fn()
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        if wall < best[1]:
+            best = (out, wall, cpu)
+    return best
 
 
 def exp_throughput(size: int, total: int) -> float:
@@ -25,96 +53,249 @@ def exp_throughput(size: int, total: int) -> float:
     x = np.random.default_rng(0).uniform(-10.0, 0.0, size)
     y = np.empty_like(x)
     reps = max(1, total // size)
-    np.exp(x, out=y)
-    best = float("inf")
-    for _ in range(3):                       # best of 3: the machine may be shared
-        start = time.perf_counter()
+
+    def run():
         for _ in range(reps):
             np.exp(x, out=y)
-        best = min(best, time.perf_counter() - start)
-    return reps * size / best
+    return reps * size / _best(run)[1]
 
 
-def _timed(fn, *args, repeat: int = 1, **kw):
-    """Result and the best wall-clock time of ``repeat`` runs (the machine may be shared)."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn(*args, **kw)
-        best = min(best, time.perf_counter() - start)
-    return out, best
+def _numpy_limit(total: int):
+    """One Generator.random draw and one numpy.exp per element on float64[2^16]: (elements, fn)."""
+    rng, buf = np.random.default_rng(0), np.empty(1 << 16)
+    reps = max(1, total // buf.size)
+
+    def run():
+        for _ in range(reps):
+            rng.random(out=buf)
+            np.exp(buf, out=buf)
+    return reps * buf.size, run
 
 
-def _fmt_rate(x: float) -> str:
-    return f"{x / 1e6:9.1f} M/s"
+def _numba_limit(total: int):
+    """One xoshiro256** uniform and one kernel exp per element, units of 2^18 in parallel: (elements, fn)."""
+    kernels = compiled_kernels()
+    per_unit = 1 << 18
+    units = max(1, total // per_unit)
+    states = np.array([np.random.SeedSequence(0, spawn_key=(9, u)).generate_state(8, np.uint64)
+                       for u in range(units)])
+    kernels.limit_uniform_exp(states[:1], 1024)     # load (or compile) outside the timing
+    return units * per_unit, lambda: kernels.limit_uniform_exp(states, per_unit)
+
+
+def _progress(state, message: str) -> None:
+    if state["progress"]:
+        print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ sections
+
+def section_monte_carlo(quick: bool, state) -> dict:
+    model = SphereModel(**MODEL)
+    backends = ["numpy"] + (["numba"] if compiled_kernels() is not None else [])
+    threads = None
+    if "numba" in backends:
+        import numba
+        threads = numba.get_num_threads()
+    for backend in backends:          # warm-up: tables, Bessel constants, the compiled kernel's cache
+        monte_carlo(model, TAU, 64, 2, seed=0, backend=backend)
+    cases = [(4096, 200 if quick else 2000), (10**6, 2 if quick else 16)]
+    limits = {name: {"per_second": 0.0, "per_cpu_second": 0.0} for name in backends}
+    runs = {}
+    for _ in range(REPEAT):            # interleaved: a load change hits every figure alike
+        _progress(state, "Monte Carlo: limits")
+        for name, make in (("numpy", _numpy_limit), ("numba", _numba_limit)):
+            if name not in backends:
+                continue
+            n, fn = make(1 << 22 if quick else 1 << 24)
+            _, wall, cpu = _best(fn, 1)
+            limits[name]["per_second"] = max(limits[name]["per_second"], n / wall)
+            limits[name]["per_cpu_second"] = max(limits[name]["per_cpu_second"], n / cpu)
+        for k, samples in cases:
+            for backend in backends:
+                for search in (True, False):
+                    _progress(state, f"Monte Carlo: k={k} backend={backend} search={search}")
+                    r, wall, cpu = _best(lambda: monte_carlo(model, TAU, k, samples, seed=1, search=search,
+                                                             backend=backend), 1)
+                    key = (k, backend, search)
+                    rate = samples * k / wall
+                    if key not in runs or rate > runs[key]["per_second"]:
+                        runs[key] = {"per_second": rate, "per_cpu_second": samples * k / cpu,
+                                     "seconds": wall, "risk": r["risk"]["estimate"],
+                                     "risk_stderr": r["risk"]["stderr"]}
+    limit = max(v["per_second"] for v in limits.values())
+    limit_cpu = max(v["per_cpu_second"] for v in limits.values())
+    out_cases = []
+    for k, samples in cases:
+        for backend in backends:
+            full, risk = runs[(k, backend, True)], runs[(k, backend, False)]
+            base_full = runs[(k, "numpy", True)]["per_second"]
+            base_risk = runs[(k, "numpy", False)]["per_second"]
+            out_cases.append({
+                "k": k, "samples": samples, "backend": backend,
+                "all_quantities": dict(full, ratio_to_limit=full["per_second"] / limit,
+                                       cpu_ratio_to_limit=full["per_cpu_second"] / limit_cpu,
+                                       speedup_over_numpy=full["per_second"] / base_full),
+                "risk_only": dict(risk, ratio_to_limit=risk["per_second"] / limit,
+                                  cpu_ratio_to_limit=risk["per_cpu_second"] / limit_cpu,
+                                  speedup_over_numpy=risk["per_second"] / base_risk)})
+    return {"model": model.label, "tau": TAU, "unit": "negative similarities per second",
+            "numba_threads": threads, "default_backend": backends[-1],
+            "limit": {"definition": "one uniform draw plus one exp per negative, measured in this run",
+                      "numpy": limits["numpy"], **({"numba": limits["numba"]} if "numba" in limits else {}),
+                      "best_per_second": limit, "best_per_cpu_second": limit_cpu},
+            "cases": out_cases}
+
+
+def section_sampler(quick: bool, state) -> dict:
+    _progress(state, "sampler of s alone")
+    dim, n = MODEL["dim"], 1 << 20
+    smp, rng, buf = SimilaritySampler(dim), np.random.default_rng(0), np.empty(n)
+    a = (dim - 1) / 2
+    out = {"dim": dim, "draws": n,
+           "numpy_ziggurat_per_second": n / _best(lambda: smp.draw(rng, n, out=buf))[1],
+           "numpy_beta_per_second": n / _best(lambda: rng.beta(a, a, n))[1],
+           "numpy_uniform_per_second": n / _best(lambda: rng.random(out=buf))[1]}
+    kernels = compiled_kernels()
+    if kernels is not None:
+        tables = ziggurat_arrays(dim)
+        st = np.random.SeedSequence(0).generate_state(4, np.uint64)
+        kernels.ziggurat_fill(st, dim, *tables, buf[:16])
+        out["numba_ziggurat_per_second"] = n / _best(lambda: kernels.ziggurat_fill(st, dim, *tables, buf))[1]
+    return out
+
+
+def section_naive(quick: bool, state) -> dict:
+    _progress(state, "naive vector Monte Carlo")
+    model, k = SphereModel(**MODEL), 4096
+    samples = 2 if quick else 20
+    _, t_naive, _ = _best(lambda: naive_vector_monte_carlo(model, TAU, k, samples, seed=1), 1 if quick else 2)
+    _, t_fast, _ = _best(lambda: monte_carlo(model, TAU, k, 50 * samples, seed=1), 2)
+    naive, fast = samples * k / t_naive, 50 * samples * k / t_fast
+    return {"k": k, "naive_per_second": naive, "similarity_law_per_second": fast, "speedup": fast / naive}
+
+
+def section_exact(quick: bool, state) -> dict:
+    from ..quantities.exact import exact_values
+    cases = [(SphereModel(1024, 16.0), 0.01, 10**9), (SphereModel(1024, 16.0), 0.01, 1),
+             (SphereModel(3, 4.0), 0.5, 10), (SphereModel(3, 4.0), 0.05, 10),
+             (SphereModel(128, 16.0), 0.1, 10**6)]
+    if not quick:
+        cases += [(nonreversible_model(), 0.5, 2), (SphereModel(3, 4.0), 0.5, 1),
+                  (SphereModel(3, 4.0), 0.5, 10**9), (SphereModel(128, 16.0), 0.1, 1),
+                  (SphereModel(3, 4.0), 0.01, 10**9)]
+    rows = []
+    for m, t, k in cases:
+        _progress(state, f"exact values {m.label} tau={t:g} k={k}")
+        row = {"model": m.label, "tau": t, "k": k, "digits": 30}
+        try:
+            res, wall, cpu = _best(lambda: exact_values(m, t, k, digits=30), 1)
+        except Exception as exc:  # report and go on: the benchmark must not die on one case
+            row["error"] = f"{type(exc).__name__}: {exc}"
+        else:
+            row.update(seconds=wall, cpu_seconds=cpu, risk=res.as_strings().get("risk"),
+                       agreement_digits=float(res.agreement_digits))
+        rows.append(row)
+    return {"cases": rows}
+
+
+SECTIONS = {"monte_carlo": section_monte_carlo, "sampler": section_sampler, "naive": section_naive,
+            "exact": section_exact}
+
+
+def register_section(name: str, fn) -> None:
+    """Add (or replace) a section: ``fn(quick, state) -> dict`` of JSON-ready figures."""
+    SECTIONS[name] = fn
+
+
+def run_sections(quick: bool, names=None, progress: bool = False) -> dict:
+    state = {"progress": progress}
+    out = {}
+    for name in names or list(SECTIONS):
+        out[name] = SECTIONS[name](quick, state)
+    return out
+
+
+# ------------------------------------------------------------------ text output
+
+def _m(x) -> str:
+    return f"{x / 1e6:8.1f} M/s"
+
+
+def _print_monte_carlo(r) -> None:
+    lim = r["limit"]
+    print(f"Monte Carlo, {r['model']} tau={r['tau']:g}, negative similarities per second (best of {REPEAT}, wall)")
+    parts = [f"numpy {_m(lim['numpy']['per_second'])} (1 thread)"]
+    if "numba" in lim:
+        parts.append(f"numba {_m(lim['numba']['per_second'])} ({r['numba_threads']} threads)")
+    print(f"  limit (one uniform + one exp per negative, this run): {'   '.join(parts)}")
+    for c in r["cases"]:
+        f, q = c["all_quantities"], c["risk_only"]
+        print(f"  k={c['k']:>8} {c['backend']:<6} all quantities {_m(f['per_second'])}  ratio {f['ratio_to_limit']:.2f}"
+              f"  x{f['speedup_over_numpy']:.1f} numpy  | risk only {_m(q['per_second'])}  ratio {q['ratio_to_limit']:.2f}"
+              f"  x{q['speedup_over_numpy']:.1f}   R = {f['risk']:.5f} +- {f['risk_stderr']:.5f}")
+    print(f"  default backend: {r['default_backend']}; ratio = throughput / best limit; per CPU-second ratios in --json")
+
+
+def _print_sections(results) -> None:
+    for name, r in results.items():
+        if name == "monte_carlo":
+            _print_monte_carlo(r)
+        elif name == "sampler":
+            extra = (f"   numba ziggurat {_m(r['numba_ziggurat_per_second'])}"
+                     if "numba_ziggurat_per_second" in r else "")
+            print(f"Sampler of s alone (d={r['dim']}): numpy ziggurat {_m(r['numpy_ziggurat_per_second'])}{extra}"
+                  f"   2*Generator.beta-1 {_m(r['numpy_beta_per_second'])}"
+                  f"   raw uniform {_m(r['numpy_uniform_per_second'])}")
+        elif name == "naive":
+            print(f"Naive vector MC (k={r['k']}): {_m(r['naive_per_second'])}   similarity law "
+                  f"{_m(r['similarity_law_per_second'])}   speed-up x{r['speedup']:.0f}")
+        elif name == "exact":
+            print("Exact values (digits = 30)")
+            for c in r["cases"]:
+                head = f"  {c['model']:<26} tau={c['tau']:<5g} k={c['k']:<10d}"
+                if "error" in c:
+                    print(f"{head}: failed ({c['error']})")
+                else:
+                    print(f"{head}: {c['seconds']:6.2f} s wall {c['cpu_seconds']:6.2f} s CPU   R = {c['risk']}  "
+                          f"(unchanged to {c['agreement_digits']:.1f} digits at higher precision)")
+        else:
+            print(f"{name}: {json.dumps(r, default=str)}")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="infonce-sym bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes (a few seconds)")
+    parser.add_argument("--quick", action="store_true", help="small sizes (well under a minute)")
+    parser.add_argument("--json", action="store_true", help="every figure as one JSON object on stdout")
+    parser.add_argument("--only", default=None,
+                        help=f"comma-separated sections (default: all of {','.join(SECTIONS)})")
     args = parser.parse_args(argv)
-    quick = args.quick
-    model, tau = SphereModel(128, 16.0), 0.1
-    print(f"infonce-sym benchmark  model={model.label} tau={tau:g}  numpy {np.__version__}")
-    print("(a) similarity-law Monte Carlo, negatives per second, best of 3 "
-          "(all four quantities | risk only, search=False)")
-    cases = [(4096, 200 if quick else 2000), (10**6, 2 if quick else 16)]
-    monte_carlo(model, tau, 64, 2, seed=0)   # warm-up: sampler tables, Bessel constants
-    ours = {}
-    for k, samples in cases:
-        batch = min(UNIT, k * max(1, UNIT // k))
-        exp_rate = exp_throughput(batch, samples * k)
-        r, t_full = _timed(monte_carlo, model, tau, k, samples, seed=1, repeat=3)
-        _, t_risk = _timed(monte_carlo, model, tau, k, samples, seed=1, search=False, repeat=3)
-        full, risk_only = samples * k / t_full, samples * k / t_risk
-        ours[k] = full
-        est = r["risk"]
-        print(f"  k={k:>8} tuples={samples:>5}: MC {_fmt_rate(full)} | {_fmt_rate(risk_only)}   "
-              f"numpy.exp (float64[{batch}]) {_fmt_rate(exp_rate)}   "
-              f"ratio {full / exp_rate:.3f} | {risk_only / exp_rate:.3f}   "
-              f"R = {est['estimate']:.5f} +- {est['stderr']:.5f}")
-    n = 1 << 20
-    smp, rng, buf = SimilaritySampler(model.dim), np.random.default_rng(0), np.empty(n)
-    a = (model.dim - 1) / 2
-    _, t_zig = _timed(smp.draw, rng, n, out=buf, repeat=3)
-    _, t_beta = _timed(rng.beta, a, a, n, repeat=3)
-    print(f"  sampling s alone (the bottleneck): ziggurat {_fmt_rate(n / t_zig)}   "
-          f"2*Generator.beta-1 {_fmt_rate(n / t_beta)}   numpy.random raw uniform "
-          f"{_fmt_rate(n / _timed(rng.random, out=buf, repeat=3)[1])}")
-    print("(b) naive vector Monte Carlo (normalised Gaussians in R^128), k = 4096")
-    samples = 2 if quick else 20
-    _, t_naive = _timed(naive_vector_monte_carlo, model, tau, 4096, samples, seed=1, repeat=1 if quick else 2)
-    naive = samples * 4096 / t_naive
-    print(f"  naive {_fmt_rate(naive)}   similarity-law {_fmt_rate(ours[4096])}   "
-          f"speed-up x{ours[4096] / naive:.0f}")
-    print("(c) exact values (infonce_sym.exact.exact_values, digits=30)")
-    try:
-        from ..quantities.exact import exact_values
-    except ImportError:
-        print("  exact: not available")
+    names = None
+    if args.only:
+        names = [n.strip() for n in args.only.split(",") if n.strip()]
+        bad = [n for n in names if n not in SECTIONS]
+        if bad:
+            print(f"infonce-sym bench: --only: unknown section {bad[0]!r} (one of {', '.join(SECTIONS)})",
+                  file=sys.stderr)
+            return 2
+    results = run_sections(args.quick, names, progress=sys.stderr.isatty() and not args.json)
+    machine = {"numpy": np.__version__, "cpus": _cpus()}
+    if compiled_kernels() is not None:
+        import numba
+        machine["numba"] = numba.__version__
+    if args.json:
+        print(json.dumps({"quick": args.quick, "machine": machine, "sections": results}, indent=2, default=str))
     else:
-        # the issue's target: about one second per value at 30 digits on the sphere
-        # (d up to 1024, tau down to 0.01, k up to 10^9), precision check included
-        exact_cases = [(SphereModel(1024, 16.0), 0.01, 10**9), (SphereModel(1024, 16.0), 0.01, 1),
-                       (SphereModel(3, 4.0), 0.5, 10), (SphereModel(3, 4.0), 0.05, 10),
-                       (SphereModel(128, 16.0), 0.1, 10**6)]
-        if not quick:
-            exact_cases += [(nonreversible_model(), 0.5, 2), (SphereModel(3, 4.0), 0.5, 1),
-                            (SphereModel(3, 4.0), 0.5, 10**9), (SphereModel(128, 16.0), 0.1, 1),
-                            (SphereModel(3, 4.0), 0.01, 10**9)]
-        for m, t, k in exact_cases:
-            try:
-                cpu = time.process_time()
-                res, secs = _timed(exact_values, m, t, k, digits=30)
-                cpu = time.process_time() - cpu
-            except Exception as exc:  # report and go on: the benchmark must not die on one case
-                print(f"  {m.label} tau={t:g} k={k}: failed ({type(exc).__name__}: {exc})")
-                continue
-            risk = res.as_strings().get("risk")
-            print(f"  {m.label:<26} tau={t:<5g} k={k:<10d}: {secs:6.2f} s wall {cpu:6.2f} s CPU   "
-                  f"R = {risk}  (unchanged to {res.agreement_digits:.1f} digits at higher precision)")
+        print(f"infonce-sym benchmark  numpy {machine['numpy']}  numba {machine.get('numba', 'not installed')}"
+              f"  cpus {machine['cpus']}{'  (quick)' if args.quick else ''}")
+        _print_sections(results)
     sys.stdout.flush()
     return 0
+
+
+def _cpus() -> int:
+    import os
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 if __name__ == "__main__":

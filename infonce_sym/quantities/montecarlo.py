@@ -67,6 +67,7 @@ UNIT = 1 << 16            # negatives per (block, segment) unit (NumPy path)
 COMPILED_UNIT = 1 << 18   # negatives per work unit (compiled path)
 MAX_BLOCK_TUPLES = 8192   # tuples per block when k is small
 COMPILED_CHUNK = 1 << 24  # default negatives per compiled call
+PARALLEL_MIN_NEGATIVES = 1 << 20   # smaller compiled calls run on one thread
 Z95 = 1.959963984540054
 
 _TAG_SIMILARITY, _TAG_NAIVE, _TAG_COMPILED = 0, 1, 2
@@ -430,7 +431,10 @@ def _sphere_run_compiled(kernels, model: SphereModel, tau, k, samples, seed, los
         blocks = range(b0, min(nblocks, b0 + per_call))
         rows = np.array([min(block, samples - b * block) for b in blocks], dtype=np.int64)
         block_stats = np.empty((len(rows), kernels.N_STATS, 2))
-        kernels.sphere_chunk(_unit_states(seed, blocks, segments), rows, int(segments), int(k), int(seg),
+        # threads only pay for themselves on large calls (same result either way)
+        parallel = len(rows) * segments >= 2 and int(rows.sum()) * k >= PARALLEL_MIN_NEGATIVES
+        kernel = kernels.sphere_chunk if parallel else kernels.sphere_chunk_serial
+        kernel(_unit_states(seed, blocks, segments), rows, int(segments), int(k), int(seg),
                              int(model.dim), float(model.kappa), float(tau), xsig, ratio, ylo, yhi, float(a),
                              bool(weights), loss == "infonce", float(log_mu), block_stats)
         kernels.merge_block_stats(rows, block_stats, acc_n, acc)

@@ -27,7 +27,7 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-__all__ = ["sphere_chunk", "merge_block_stats", "fast_exp_array", "limit_uniform_exp",
+__all__ = ["sphere_chunk", "sphere_chunk_serial", "merge_block_stats", "fast_exp_array", "limit_uniform_exp",
            "ziggurat_fill", "wood_fill", "N_STATS"]
 
 _U = np.uint64
@@ -354,6 +354,16 @@ def _block_values(states, b, rows, segments, dim, kappa, inv_tau, log_k, xsig, r
         block_stats[b, q, 1] = m2
 
 
+@njit(cache=True)
+def _chunk_scratch(block_rows, segments):
+    rows_max = 0
+    for b in range(block_rows.size):
+        rows_max = max(rows_max, block_rows[b])
+    nunits = block_rows.size * segments
+    return (np.empty((nunits, rows_max)), np.empty((nunits, rows_max)), np.empty((nunits, rows_max)),
+            np.empty((nunits, rows_max)))
+
+
 @njit(parallel=True, cache=True)
 def sphere_chunk(states, block_rows, segments, k, seg, dim, kappa, tau, xsig, ratio, ylo, yhi, a,
                  weights, infonce, log_mu, block_stats):
@@ -363,25 +373,44 @@ def sphere_chunk(states, block_rows, segments, k, seg, dim, kappa, tau, xsig, ra
     g = 0 words 4-7 the block's positives.  ``block_rows[b]`` tuples per block, each
     with k negatives in ``segments`` segments of ``seg`` columns (the last shorter).
     ``block_stats[b, q] = (mean, M2)`` of value q (N_STATS values, see above; the
-    search values are 0 when ``weights`` is false).
+    search values are 0 when ``weights`` is false).  Units run in parallel; every unit
+    writes its own slots, so the result does not depend on the number of threads.
     """
     nblocks = block_rows.size
-    rows_max = 0
-    for b in range(nblocks):
-        rows_max = max(rows_max, block_rows[b])
     inv_tau = 1.0 / tau
     log_k = math.log(k)
-    nunits = nblocks * segments
-    pm = np.empty((nunits, rows_max))
-    pse = np.empty((nunits, rows_max))
-    psw = np.empty((nunits, rows_max))
-    psws = np.empty((nunits, rows_max))
-    for u in prange(nunits):
+    pm, pse, psw, psws = _chunk_scratch(block_rows, segments)
+    if segments == 1:              # one parallel pass: the unit, then its block's values
+        for b in prange(nblocks):
+            _unit(states[b, 0], block_rows[b], k, dim, xsig, ratio, ylo, yhi, a,
+                  inv_tau, kappa, weights, pm[b], pse[b], psw[b], psws[b])
+            _block_values(states, b, block_rows[b], 1, dim, kappa, inv_tau, log_k, xsig, ratio,
+                          ylo, yhi, a, weights, infonce, log_mu, pm, pse, psw, psws, block_stats)
+        return
+    for u in prange(nblocks * segments):
         b = u // segments
         g = u - b * segments
         _unit(states[b, g], block_rows[b], min(seg, k - g * seg), dim, xsig, ratio, ylo, yhi, a,
               inv_tau, kappa, weights, pm[u], pse[u], psw[u], psws[u])
     for b in prange(nblocks):
+        _block_values(states, b, block_rows[b], segments, dim, kappa, inv_tau, log_k, xsig, ratio,
+                      ylo, yhi, a, weights, infonce, log_mu, pm, pse, psw, psws, block_stats)
+
+
+@njit(cache=True)
+def sphere_chunk_serial(states, block_rows, segments, k, seg, dim, kappa, tau, xsig, ratio, ylo, yhi, a,
+                        weights, infonce, log_mu, block_stats):
+    """``sphere_chunk`` on one thread (the same result; no thread start-up for small chunks)."""
+    nblocks = block_rows.size
+    inv_tau = 1.0 / tau
+    log_k = math.log(k)
+    pm, pse, psw, psws = _chunk_scratch(block_rows, segments)
+    for u in range(nblocks * segments):
+        b = u // segments
+        g = u - b * segments
+        _unit(states[b, g], block_rows[b], min(seg, k - g * seg), dim, xsig, ratio, ylo, yhi, a,
+              inv_tau, kappa, weights, pm[u], pse[u], psw[u], psws[u])
+    for b in range(nblocks):
         _block_values(states, b, block_rows[b], segments, dim, kappa, inv_tau, log_k, xsig, ratio,
                       ylo, yhi, a, weights, infonce, log_mu, pm, pse, psw, psws, block_stats)
 
