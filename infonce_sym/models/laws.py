@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import flint
@@ -23,7 +25,7 @@ import mpmath
 import numpy as np
 
 from .quadrature import sphere_rule, sphere_rule_arb
-from ..errors import InputError, check_dim, check_kappa, check_tau
+from ..errors import InputError, check_dim, check_kappa, check_tau, read_real
 
 __all__ = [
     "AnchorLaw", "SphereModel", "FiniteModel", "example_a2", "load_finite_model",
@@ -57,6 +59,29 @@ def log_partition(ctx, dim: int, b):
     return ctx.loggamma(ctx.mpf(dim) / 2) + nu * ctx.log(2 / b) + ctx.log(ctx.besseli(nu, b))
 
 
+def log_partition_arb(dim: int, b):
+    """log Z_d(b) in FLINT arb at the current precision, in log domain throughout:
+    lgamma(d/2) + nu log(2/b) + log(e^-b I_nu(b)) + b, with the exponentially scaled Bessel
+    function, so nothing overflows (b = 2 10^4, d = 4096 are fine)."""
+    arb = flint.arb
+    b = b if isinstance(b, arb) else arb(b)
+    if b.is_zero():
+        return arb(0)
+    nu = arb(dim) / 2 - 1
+    scaled = b.bessel_i(nu, scaled=True)
+    return (arb(dim) / 2).lgamma() + nu * (2 / b).log() + scaled.log() + b
+
+
+def mean_resultant_arb(dim: int, kappa):
+    """E_M <x, y> = I_{d/2}(kappa) / I_{d/2-1}(kappa) (arb, ratio of scaled Bessel functions)."""
+    arb = flint.arb
+    kappa = kappa if isinstance(kappa, arb) else arb(kappa)
+    if kappa.is_zero():
+        return arb(0)
+    nu = arb(dim) / 2
+    return kappa.bessel_i(nu, scaled=True) / kappa.bessel_i(nu - 1, scaled=True)
+
+
 @dataclass(frozen=True)
 class SphereModel:
     """Z = S^{d-1}, pi uniform, phi = identity, M(x, .) = von Mises-Fisher(x, kappa).
@@ -68,14 +93,24 @@ class SphereModel:
     dim: int
     kappa: float
     name: str = "sphere"
+    # kappa as the decimal given ("4.1" or Decimal("4.1") stays 41/10; a float is its repr);
+    # ``kappa`` itself is its float, for the NumPy samplers
+    kappa_decimal: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "dim", check_dim(self.dim))
-        object.__setattr__(self, "kappa", check_kappa(self.kappa))
+        text = decimal_text("kappa", self.kappa)
+        object.__setattr__(self, "kappa", check_kappa(float(Decimal(text))))
+        object.__setattr__(self, "kappa_decimal", text)
+
+    def kappa_mpf(self, ctx):
+        """kappa at ctx's precision, from the decimal given."""
+        return ctx.mpf(self.kappa_decimal)
 
     @property
     def label(self) -> str:
-        return f"sphere(d={self.dim}, kappa={self.kappa:g})"
+        text = format(Decimal(self.kappa_decimal).normalize(), "f")
+        return f"sphere(d={self.dim}, kappa={text if len(text) <= 24 else self.kappa_decimal})"
 
     dominated = True
     domination_reason = "vMF(x, kappa) has density exp(kappa<x,z>)/Z_d(kappa) w.r.t. the uniform law"
@@ -87,7 +122,7 @@ class SphereModel:
         """E_M <x, y> = I_{d/2}(kappa) / I_{d/2-1}(kappa)."""
         if self.kappa == 0:
             return ctx.mpf(0)
-        k = ctx.mpf(self.kappa)
+        k = self.kappa_mpf(ctx)
         return ctx.besseli(ctx.mpf(self.dim) / 2, k) / ctx.besseli(ctx.mpf(self.dim) / 2 - 1, k)
 
     def cross_entropy_limit(self, ctx, tau):
@@ -97,8 +132,8 @@ class SphereModel:
 
     def density_ratio_second_moment(self, ctx):
         """E|dM(Z,.)/dpi(Z')|^2 = Z_d(2 kappa) / Z_d(kappa)^2."""
-        return ctx.exp(self.log_partition(ctx, 2 * ctx.mpf(self.kappa))
-                       - 2 * self.log_partition(ctx, self.kappa))
+        kappa = self.kappa_mpf(ctx)
+        return ctx.exp(self.log_partition(ctx, 2 * kappa) - 2 * self.log_partition(ctx, kappa))
 
     def similarity_density(self, ctx, s):
         """Density of s = <x, z>, z uniform: c_d (1 - s^2)^((d-3)/2) on [-1, 1]."""
@@ -119,10 +154,8 @@ class SphereModel:
         if as_arb:
             arb = flint.arb
             s, w = sphere_rule_arb(self.dim, tau, dps, refinement)
-            logz = self.log_partition(ctx, self.kappa)
-            sign, man, exp, _ = ctx.mpf(logz)._mpf_
-            logz = arb((int(-man if sign else man), int(exp)))
-            kappa = arb(self.kappa)
+            logz = _mpf_to_arb(ctx, self.log_partition(ctx, self.kappa_mpf(ctx)))
+            kappa = _mpf_to_arb(ctx, self.kappa_mpf(ctx))
             ratio = [(kappa * v - logz).exp() for v in s]
             pw = [a * r for a, r in zip(w, ratio)]
             total = sum(pw, arb(0))
@@ -131,8 +164,9 @@ class SphereModel:
         nodes_s, weights = sphere_rule(self.dim, tau, dps, refinement)
         s = [ctx.mpf(v) for v in nodes_s]
         w = [ctx.mpf(v) for v in weights]
-        logz = self.log_partition(ctx, self.kappa)
-        ratio = [ctx.exp(self.kappa * v - logz) for v in s]
+        kappa = self.kappa_mpf(ctx)
+        logz = self.log_partition(ctx, kappa)
+        ratio = [ctx.exp(kappa * v - logz) for v in s]
         # positive similarity law: density ratio times the negative law (renormalised
         # on the rule so that it is an exact probability vector on the atoms)
         pw = [a * r for a, r in zip(w, ratio)]
@@ -154,6 +188,22 @@ class SphereModel:
         """log dM(x,.)/dpi(z) as a function of s = <x, z> (NumPy)."""
         logz = float(self.log_partition(mpmath.mp, self.kappa))
         return self.kappa * np.asarray(s) - logz
+
+
+def decimal_text(name, x) -> str:
+    """The decimal a number was given as: str/Decimal as written (checked), int exactly, float by repr."""
+    if isinstance(x, (str, Decimal)):
+        return str(read_real(name, x))
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return str(int(x))
+    if isinstance(x, (float, np.floating)):
+        return repr(float(x))
+    raise InputError(name, f"must be a real number, got {x!r}")
+
+
+def _mpf_to_arb(ctx, x):
+    sign, man, exp, _ = ctx.mpf(x)._mpf_
+    return flint.arb((int(-man if sign else man), int(exp)))
 
 
 def _wood_sample(rng, dim, kappa, size):
@@ -189,8 +239,13 @@ class FiniteModel:
     embedding: tuple
     name: str = "finite"
     description: str = ""
+    # (pi, M, embedding) as given when not float arrays (Decimal, str, Fraction, int entries), read
+    # exactly by ``exact_arrays``; pi, M, embedding themselves are their floats
+    exact: tuple = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
+        if self.exact is None:
+            object.__setattr__(self, "exact", tuple(_exact_copy(x) for x in (self.pi, self.M, self.embedding)))
         pi = np.asarray(self.pi, dtype=float)
         M = np.asarray(self.M, dtype=float)
         emb = np.asarray(self.embedding, dtype=float)
@@ -266,17 +321,24 @@ class FiniteModel:
         probability vectors sum to one and whose embedding rows have norm one exactly.
         """
         def decimal(x):
+            if isinstance(x, Fraction):
+                return ctx.mpf(x.numerator) / x.denominator
+            if isinstance(x, (str, Decimal)):
+                return ctx.mpf(str(x))
+            if isinstance(x, (int, np.integer)):
+                return ctx.mpf(int(x))
             return ctx.mpf(repr(float(x)))
-        pi = [decimal(x) for x in self.pi]
+        exact_pi, exact_M, exact_emb = self.exact
+        pi = [decimal(x) for x in (exact_pi if exact_pi is not None else self.pi)]
         total = ctx.fsum(pi)
         pi = [x / total for x in pi]
         M = []
-        for row in self.M:
+        for row in (exact_M if exact_M is not None else self.M):
             row = [decimal(x) for x in row]
             total = ctx.fsum(row)
             M.append([x / total for x in row])
         emb = []
-        for row in self.embedding:
+        for row in (exact_emb if exact_emb is not None else self.embedding):
             row = [decimal(x) for x in row]
             norm = ctx.sqrt(ctx.fsum(x * x for x in row))
             emb.append([x / norm for x in row])
@@ -324,6 +386,15 @@ class FiniteModel:
                            "embedding": [list(r) for r in self.embedding]})
 
 
+def _exact_copy(x):
+    """Nested tuples of the entries as given, or None for float arrays (read by their repr)."""
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        return None
+    if isinstance(x, (list, tuple, np.ndarray)):
+        return tuple(_exact_copy(v) if isinstance(v, (list, tuple, np.ndarray)) else v for v in x)
+    return x
+
+
 def load_finite_model(path) -> FiniteModel:
     """Read ``{"pi": [...], "M": [[...]], "embedding": [[...]]}`` and validate it."""
     try:
@@ -346,31 +417,44 @@ def load_finite_model(path) -> FiniteModel:
     return FiniteModel(pi, M, emb, description=f"finite({Path(path).name})")
 
 
-def example_a2(tau, delta: float = 0.0, mixing: float = 0.0) -> FiniteModel:
+def example_a2(tau, delta=0, mixing=0) -> FiniteModel:
     """The construction of App. A.2: 1/eps delta-orthogonal unit vectors, pi uniform.
 
     eps = 1/ceil(e^{1/tau} - 1) (eq. (33)), requires e^{1/tau} > 2.  The vectors are
-    equiangular, <u_i, u_j> = delta for i != j (a valid delta-orthogonal family in
-    dimension 1/eps).  M keeps the point with probability 1 - mixing and otherwise
-    resamples it from pi, so M(z, .) << pi as (B) requires.
+    equiangular, <u_i, u_j> = delta for i != j: u_i = sqrt(1 - delta) e_i + sqrt(delta) e_0
+    (a valid delta-orthogonal family).  M keeps the point with probability 1 - mixing and
+    otherwise resamples it from pi, so M(z, .) << pi as (B) requires.  pi and M are exact
+    rationals of the decimals given; the square roots are given to 200 digits.
     """
-    tau = check_tau(tau)
-    if not math.exp(1 / tau) > 2:
-        raise InputError("tau", f"example A.2 needs e^(1/tau) > 2, i.e. tau < 1/log 2 = {1 / math.log(2):.6f}; got {tau:g}")
-    n = math.ceil(math.exp(1 / tau) - 1)
+    tau_text = decimal_text("tau", tau)
+    tau = check_tau(float(Decimal(tau_text)))
+    with mpmath.workdps(40):
+        e = mpmath.exp(1 / mpmath.mpf(tau_text))
+        n = int(mpmath.ceil(e - 1)) if e > 2 else 0
+    if n == 0:
+        raise InputError("tau", f"example A.2 needs e^(1/tau) > 2, i.e. tau < 1/log 2 = {1 / math.log(2):.6f}; got {tau_text}")
     if n > 400:
-        raise InputError("tau", f"example A.2 with tau={tau:g} has 1/eps = {n} points; use tau >= 0.17 (at most 400 points)")
-    if not 0 <= delta < 1:
-        raise InputError("delta", f"must lie in [0, 1), got {delta:g}")
-    if not 0 <= mixing <= 1:
-        raise InputError("mixing", f"must lie in [0, 1], got {mixing:g}")
-    gram = (1 - delta) * np.eye(n) + delta * np.ones((n, n))
-    emb = np.linalg.cholesky(gram)
-    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
-    pi = np.full(n, 1.0 / n)
-    M = (1 - mixing) * np.eye(n) + mixing * np.full((n, n), 1.0 / n)
+        raise InputError("tau", f"example A.2 with tau={tau_text} has 1/eps = {n} points; use tau >= 0.16668 (at most 400 points)")
+    delta_text, mixing_text = decimal_text("delta", delta), decimal_text("mixing", mixing)
+    d, mix = Fraction(Decimal(delta_text)), Fraction(Decimal(mixing_text))
+    if not 0 <= d < 1:
+        raise InputError("delta", f"must lie in [0, 1), got {delta_text}")
+    if not 0 <= mix <= 1:
+        raise InputError("mixing", f"must lie in [0, 1], got {mixing_text}")
+    pi = [Fraction(1, n)] * n
+    off, diag = mix / n, 1 - mix + mix / n
+    M = [[diag if i == j else off for j in range(n)] for i in range(n)]
+    if d == 0:
+        emb = [[1 if i == j else 0 for j in range(n)] for i in range(n)]
+    else:
+        with mpmath.workdps(200):
+            a = mpmath.nstr(mpmath.sqrt(1 - mpmath.mpf(delta_text)), 200)
+            b = mpmath.nstr(mpmath.sqrt(mpmath.mpf(delta_text)), 200)
+        emb = [[b] + [a if i == j else 0 for j in range(n)] for i in range(n)]
+    label = lambda t: format(Decimal(t).normalize(), "f")
     return FiniteModel(pi, M, emb, name="example-a2",
-                       description=f"example-a2(tau={tau:g}, delta={delta:g}, 1/eps={n})")
+                       description=f"example-a2(tau={label(tau_text)}, delta={label(delta_text)}, "
+                                   f"mixing={label(mixing_text)}, 1/eps={n})")
 
 
 def nonreversible_model() -> FiniteModel:

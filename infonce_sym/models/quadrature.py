@@ -8,7 +8,8 @@ from functools import lru_cache
 import flint
 import mpmath
 
-__all__ = ["gauss_legendre_arb", "sphere_rule", "sphere_rule_arb", "arb_to_mpf"]
+__all__ = ["gauss_legendre_arb", "sphere_rule", "sphere_rule_arb", "arb_to_mpf", "sphere_density_rule",
+           "sphere_theta_range", "sphere_mode_theta"]
 
 
 @lru_cache(maxsize=32)
@@ -89,5 +90,145 @@ def sphere_rule_arb(dim: int, tau: float, dps: int, refinement):
                 weights.append(wi * scale * sin_th ** (dim - 2))
         total = sum(weights, arb(0))
         return tuple(v.mid() for v in s_nodes), tuple((v / total).mid() for v in weights)
+    finally:
+        flint.ctx.prec = saved
+
+
+# ---------------------------------------------------------------- density-adapted sphere rules
+
+def _log_density_theta(dim, b, theta):
+    """l(theta) = (d - 2) log sin(theta) + b cos(theta): the log density of theta in [0, pi] of the
+    law with density proportional to sin^(d-2)(theta) e^(b cos theta) (b = 0: the uniform law pi,
+    b = kappa: the positive similarity under vMF(x, kappa))."""
+    sin = math.sin(theta)
+    if sin <= 0:
+        return 0.0 + b * math.cos(theta) if dim == 2 else -math.inf
+    return (dim - 2) * math.log(sin) + b * math.cos(theta)
+
+
+def sphere_mode_theta(dim: int, b: float) -> float:
+    """The mode of l: (d - 2) cot(theta) = b sin(theta), i.e. b c^2 + (d - 2) c - b = 0, c = cos theta."""
+    if b == 0:
+        return math.pi / 2 if dim > 2 else 0.0
+    c = 2 * b / ((dim - 2) + math.sqrt((dim - 2) ** 2 + 4 * b * b))
+    return math.acos(min(1.0, c))
+
+
+def sphere_theta_range(dim: int, b: float, digits: float):
+    """[theta_lo, theta_hi]: where the density of theta is at least 10^-digits of its maximum."""
+    mode = sphere_mode_theta(dim, b)
+    top = _log_density_theta(dim, b, mode)
+    drop = digits * math.log(10)
+
+    def edge(inside, outside):
+        if _log_density_theta(dim, b, outside) >= top - drop:
+            return outside
+        for _ in range(200):
+            mid = (inside + outside) / 2
+            if _log_density_theta(dim, b, mid) >= top - drop:
+                inside = mid
+            else:
+                outside = mid
+        return outside
+    return edge(mode, 0.0), edge(mode, math.pi)
+
+
+def _theta_cuts(dim, b, s_step, lo, hi, refinement, drop_per_panel):
+    """Panel ends in [lo, hi]: each panel changes s = cos(theta) by at most s_step, the log density
+    l by at most about ``drop_per_panel`` (|l'| h + sqrt(|l''|) h), and is at most 0.5 wide."""
+    def width(theta):
+        h = 0.5
+        for _ in range(4):            # the bounds at the far end of the panel too
+            right = min(theta + h, math.pi)
+            sin_max = max(math.sin(theta), math.sin(right)) if not theta <= math.pi / 2 <= right else 1.0
+            h_s = min(math.sqrt(2 * s_step), s_step / max(sin_max, 1e-300))
+            slope = curv = 0.0
+            for t in (theta, right):
+                sin, cos = math.sin(t), math.cos(t)
+                if dim > 2 and sin > 0:
+                    # (d - 2) log sin: a low power near theta = 0 or pi is harmless (the density is
+                    # analytic there); bound its slope only away from the ends
+                    slope = max(slope, (dim - 2) * abs(cos) / max(sin, theta - lo + 1e-300, 1e-300))
+                    curv = max(curv, (dim - 2) / max(sin, 1e-300) ** 2 if sin > 1e-3 else 0.0)
+                slope = max(slope, abs(b * sin))
+                curv = max(curv, abs(b * cos))
+            h_l = drop_per_panel / (slope + math.sqrt(drop_per_panel * curv) + 1e-300)
+            h_new = min(0.5, h_s, h_l) / refinement
+            if h_new >= h * 0.999:
+                return h_new
+            h = h_new
+        return h
+    cuts = [lo]
+    theta = lo
+    while theta < hi:
+        theta = min(hi, theta + width(theta))
+        if hi - theta < 1e-12 * max(1.0, hi):
+            theta = hi
+        cuts.append(theta)
+    return cuts
+
+
+def _nodes_for(dps):
+    return 12 + int(0.45 * dps)
+
+
+@lru_cache(maxsize=32)
+def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, theta_lo: float = None,
+                        theta_hi: float = None, absolute: bool = False):
+    """Composite Gauss-Legendre rule in theta for the law of s = cos(theta) with density
+    proportional to (1 - s^2)^((d-3)/2) e^(b s) on [-1, 1] (b a decimal string: "0" for pi, kappa for
+    the positive similarity under vMF).
+
+    The theta range is where the density is at least 10^-(dps+12) of its maximum (or
+    [theta_lo, theta_hi] if given); panels follow the density (log density change per panel
+    bounded, so a concentrated law at large b, width ~ 1/sqrt(b) in theta, is resolved) and are
+    at most ``s_step`` wide in s; all widths divided by ``refinement``.  Returns (s nodes,
+    weights) as exact arb midpoints (precision dps + 10 digits).  The weights are probabilities
+    (normalised on the rule) unless ``absolute``: then they are the pi-masses c_d sin^(d-2)(theta)
+    d theta of the panels (b must be "0"), whose sum is pi([theta_lo, theta_hi]).
+    """
+    arb = flint.arb
+    b_float = float(b)
+    lo, hi = sphere_theta_range(dim, b_float, dps + 12)
+    if theta_lo is not None:
+        lo, hi = theta_lo, theta_hi
+    cuts = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, 8.0)
+    saved = flint.ctx.prec
+    prec = int((dps + 10) * 3.3219280948873626) + 16
+    flint.ctx.prec = prec
+    try:
+        nodes = _nodes_for(dps) + int(4 * (refinement - 1))
+        gx, gw = gauss_legendre_arb(nodes, prec)
+        b_arb = arb(b)
+        mode = sphere_mode_theta(dim, b_float)
+        mode = min(max(mode, lo), hi)
+        sin_m, cos_m = arb(mode).sin_cos()
+        # log density at the (float) mode, so that the weights stay near 1 at the peak
+        top = b_arb * cos_m + ((dim - 2) * sin_m.log() if dim > 2 and sin_m.mid() > 0 else 0)
+        s_nodes, weights = [], []
+        for a, c in zip(cuts[:-1], cuts[1:]):
+            if c <= a:
+                continue
+            a = arb.pi() if a == math.pi else arb(a)
+            c = arb.pi() if c == math.pi else arb(c)
+            half_w, mid = (c - a) / 2, (a + c) / 2
+            for xi, wi in zip(gx, gw):
+                sin_th, cos_th = (mid + half_w * xi).sin_cos()
+                s_nodes.append(cos_th)
+                if absolute:
+                    weights.append(wi * half_w * sin_th ** (dim - 2))
+                else:
+                    log_w = b_arb * cos_th - top
+                    if dim > 2:
+                        log_w += (dim - 2) * sin_th.log()
+                    weights.append(wi * half_w * log_w.exp())
+        if absolute:
+            d = arb(dim)
+            c_d = (d / 2).gamma() / (arb.pi().sqrt() * ((d - 1) / 2).gamma())
+            weights = [w * c_d for w in weights]
+        else:
+            total = sum(weights, arb(0))
+            weights = [v / total for v in weights]
+        return tuple(v.mid() for v in s_nodes), tuple(v.mid() for v in weights)
     finally:
         flint.ctx.prec = saved

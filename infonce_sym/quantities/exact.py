@@ -32,13 +32,15 @@ import math
 import operator
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import accumulate
 
 import flint             # FLINT/Arb: the inner sums run in C
 import mpmath
 
 from ..errors import InputError, check_digits, check_k, check_tau
-from ..models.quadrature import gauss_legendre_arb
+from ..models.laws import SphereModel, log_partition_arb, mean_resultant_arb
+from ..models.quadrature import gauss_legendre_arb, sphere_density_rule, sphere_theta_range
 
 arb = flint.arb
 _mul = operator.mul
@@ -154,7 +156,7 @@ class _Atoms:
             u = [u[i] for i in order]
             self.w[name] = u
             self.positive[name] = all(v.is_zero() or v > 0 for v in u)    # log u exists
-            nz = [i for i, v in enumerate(u) if not v.is_zero()]
+            nz = [i for i, v in enumerate(u) if not v.is_zero()] or [0]
             self.support[name] = (nz[0], nz[-1])
             self.suf0[name] = _suffix_sums(u)
             self.suf1[name] = _suffix_sums(list(map(_mul, u, xm1)))
@@ -381,19 +383,44 @@ def _head_integral_plain(series, t0):
     return sum((ci * t0 ** (i + 1) / (i + 1) for i, ci in enumerate(series.coeffs())), arb(0))
 
 
+@lru_cache(maxsize=16)
+def _legendre_tail(nodes, prec):
+    """(2j+1)/2 w_i P_j(x_i) for j = nodes-2, nodes-1: the two highest Legendre coefficients of
+    the interpolant through the Gauss nodes, an estimate of the panel's truncation error."""
+    gx, gw = gauss_legendre_arb(nodes, prec)
+    saved = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        rows = []
+        for j in (nodes - 2, nodes - 1):
+            rows.append(tuple(((2 * j + 1) * w * arb(x).legendre_p(j) / 2).mid() for x, w in zip(gx, gw)))
+        return tuple(rows)
+    finally:
+        flint.ctx.prec = saved
+
+
+# outer panels in y = log t: at least this wide (times 1/refinement) and at most MAX_PANEL wide
+MIN_PANEL, MAX_PANEL = arb(1) / 8, arb(32)
+
+
 def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0):
     """int_0^oo of ``count`` integrands, as int G(e^y) dy with Gauss-Legendre panels in y = log t.
 
     ``integrand(t)`` returns the list of G_i(t) = t f_i(t) (the integrands against dt/t).
-    Below t0 the integrals are ``heads`` (from power series).  Panels march upwards until
-    every integrand, which decreases in t past t = dps log 10, times the distance to
-    y_end = log(decay_floor) is negligible.  All integrals share the nodes, so whatever
-    the integrands have in common is computed once per node.
+    Below t0 the integrals are ``heads`` (from power series).  Above, the panels adapt:
+    a panel is accepted when the two highest Legendre coefficients of the interpolant through
+    its nodes are below 10^-dps of the running totals (else it is halved), and the next panel
+    doubles while they stay far below (geometric panels where the integrand is smooth, e.g. the
+    far tail at small k); the widths lie in [MIN_PANEL, MAX_PANEL]/refinement.  Panels march
+    upwards until every integrand, which decreases in t past t = dps log 10, times the distance
+    to y_end = log(decay_floor) is negligible.  All integrals share the nodes, so whatever the
+    integrands have in common is computed once per node.
     """
     nodes = 10 + int(0.4 * dps) + int(4 * (refinement - 1))
-    gx, gw = gauss_legendre_arb(nodes, flint.ctx.prec + 20)
+    prec = flint.ctx.prec + 20
+    gx, gw = gauss_legendre_arb(nodes, prec)
+    tail = _legendre_tail(nodes, prec)
     refinement = arb(refinement)
-    width = 1 / refinement
     eps = arb(10) ** (-dps)
     y_past_exp = (dps * arb(10).log() + 20).log()
     y_end = _arb_max(decay_floor.log(), y_past_exp + 1)
@@ -403,30 +430,41 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0):
         half, mid = (b - a) / 2, (a + b) / 2
         sums = [arb(0)] * count
         peaks = [arb(0)] * count
-        for xi, wi in zip(gx, gw):
+        coeffs = [[arb(0)] * count for _ in tail]
+        for n, (xi, wi) in enumerate(zip(gx, gw)):
             values = integrand((mid + half * xi).exp())
             wh = wi * half
             for i, v in enumerate(values):
                 sums[i] += wh * v
                 peaks[i] = _arb_max(peaks[i], abs(v))
-        return sums, peaks
+                for row, c in zip(tail, coeffs):
+                    c[i] += row[n] * v
+        # error proxy: the Gauss rule's error is about the Legendre coefficient of degree 2n,
+        # which for geometric decay a_j ~ peak rho^-j is (tail of degree n)^2 / peak
+        errors = []
+        for c0, c1, p in zip(*coeffs, peaks):
+            t = abs(c0) + abs(c1)
+            errors.append(2 * half * (t * t / p if (p.mid() > 0 and t.mid() < p.mid()) else p))
+        return sums, peaks, errors
 
     y = t0.log().mid()
-    # lower part: the integrands are power series in t there, wide panels suffice
-    step = (4 / refinement).mid()
-    while y.mid() < -4:
-        b = (y + step) if (y + step).mid() < -4 else arb(-4)
-        sums, _ = panel(y, b)
-        totals = [tot + s for tot, s in zip(totals, sums)]
-        y = b.mid()
-    width = width.mid()
+    h_min, h_max = (MIN_PANEL / refinement).mid(), (MAX_PANEL / refinement).mid()
+    width = (4 / refinement).mid()
     while y.mid() < y_end.mid():
-        sums, peaks = panel(y, y + width)
+        sums, peaks, errors = panel(y, y + width)
+        scale = [_arb_max(abs(tot + s), abs(s)) for tot, s in zip(totals, sums)]
+        ratio = max(((e / (eps * sc)).mid() if sc.mid() > 0 else (arb(0) if e.is_zero() else arb(1e300)))
+                    for e, sc in zip(errors, scale))
+        if ratio > 1 and width > h_min:
+            width = _arb_max(width / 2, h_min).mid()
+            continue
         totals = [tot + s for tot, s in zip(totals, sums)]
         y = (y + width).mid()
         if y.mid() > y_past_exp.mid() and all(
                 (p * (y_end - y + 1)).mid() < (eps * abs(tot)).mid() for p, tot in zip(peaks, totals)):
             break
+        if ratio < arb(10) ** -8:
+            width = min(width * 2, h_max)
     return totals
 
 
@@ -452,18 +490,24 @@ def _log_ratio_expectations(an, k, with_dcl, refinement, dps):
         else:
             s_neg, = neg.sums(c, [("neg", neg_kind)])
             s_pos, = pos.sums(c, [("pos", pos_kind)])
-        if small:
-            a_neg = kk * s_neg.log1p()                  # = k log E e^{-c V} + t
-        else:
-            log_value = _log_or_none(s_neg)
-            a_neg = None if log_value is None else kk * (c + log_value)
         log_pos = s_pos.log1p() if pos_kind == "expm1" else _log_or_none(s_pos)
-        decay = -(-t).exp()
         out = []
+        if small:
+            # e^{-t} expm1(a) with a = k log E e^{-c V} + t [+ log E e^{-cW}], no cancellation
+            a_neg = kk * s_neg.log1p()
+            decay = -(-t).exp()
+            if with_dcl:
+                out.append(decay * a_neg.expm1())
+            out.append(decay * _expm1_of(None if log_pos is None else a_neg + log_pos))
+            return out
+        # t > k: e^{-t} - E e^{-tS} directly (a = ... + t would carry an absolute error t 2^-prec)
+        log_value = _log_or_none(s_neg)
+        decay = (-t).exp()
+        log_neg = None if log_value is None else kk * log_value
         if with_dcl:
-            out.append(decay * _expm1_of(a_neg))
-        a = None if (a_neg is None or log_pos is None) else a_neg + log_pos
-        out.append(decay * _expm1_of(a))
+            out.append(decay - (arb(0) if log_neg is None else log_neg.exp()))
+        both = None if (log_neg is None or log_pos is None) else log_neg + log_pos
+        out.append(decay - (arb(0) if both is None else both.exp()))
         return out
 
     # series of k log E e^{-(t/k)(V-1)} [+ log E e^{-(t/k) W}] about t = 0, valid for
@@ -479,8 +523,9 @@ def _log_ratio_expectations(an, k, with_dcl, refinement, dps):
     if with_dcl:
         heads.append(_head_integral(series_neg, t0, terms))
     heads.append(_head_integral(series_neg + series_pos, t0, terms))
-    # E e^{-t mu_hat/mu} <= e^{-t v_min}
-    floor = (dps * arb(10).log() + 20) / an.v_min
+    # E e^{-tS} <= e^{-t (v_min + w_min/k)}: S = mu_hat/mu + W/k >= v_min + w_min/k (the DCL
+    # integrand only has E e^{-t mu_hat/mu} <= e^{-t v_min})
+    floor = (dps * arb(10).log() + 20) / (an.v_min if with_dcl else an.v_min + pos_x_min / kk)
     return _outer_integral(integrand, len(heads), floor, refinement, dps, heads, t0)
 
 
@@ -496,13 +541,13 @@ def _ratio_bias(an, k, refinement, dps):
         first, s_ratio = atoms.sums(c, [("num", "expm1"), ("ratio", "centred" if small else "exp")])
         # first = E[r(s-m)(e^{-cr} - 1)], E[r(s-m)] = 0
         if small:
-            log_centred = s_ratio.log1p()
+            rest = -v * k1 / kk + k1 * s_ratio.log1p()
         else:
+            # (k-1) log E e^{-cr} directly (adding c back would cost an absolute error v 2^-prec)
             log_value = _log_or_none(s_ratio)
             if log_value is None:
                 return [arb(0)]
-            log_centred = c + log_value
-        rest = -v * k1 / kk + k1 * log_centred
+            rest = k1 * log_value
         return [v * first * rest.exp()]
 
     # power series of the integrand about v = 0, valid for (v0/k) * spread <= 1/64
@@ -521,16 +566,142 @@ def _ratio_bias(an, k, refinement, dps):
     return _outer_integral(integrand, 1, floor, refinement, dps, [_head_integral_plain(product, v0)], v0)[0]
 
 
-def _compute(model, tau_value, k, loss, dps, refinement):
-    ctx = mpmath.mp
-    saved = flint.ctx.prec, flint.ctx.cap
-    try:
-        with mpmath.workdps(dps):
-            flint.ctx.prec = ctx.prec + 32
-            flint.ctx.cap = _series_terms(dps)      # power series length (FLINT caps at this)
-            return _compute_at_precision(ctx, model, tau_value, k, loss, refinement)
-    finally:
-        flint.ctx.prec, flint.ctx.cap = saved
+class _SphereAnchor:
+    """The sphere's one anchor class, each law on its own density-adapted rule (arb).
+
+    * negatives: the rule of pi (s-steps tau), atoms V = e^{s/tau}/mu_rule (E V = 1 on the atoms);
+    * positives: the rule of the vMF positive similarity (density ~ (1-s^2)^((d-3)/2) e^{kappa s},
+      concentrated near s = 1 at width ~1/kappa for kappa >> d), atoms W = e^{p/tau}/mu_rule;
+    * the ratio r = e^{kappa s}/Z_d(kappa) under pi (search CE): a rule with s-steps 1/kappa
+      (the scale of e^{-c r}) over [s_cut, 1], covering the vMF rule and pi above s_cut, with pi's
+      own masses as weights; the pi-mass below s_cut is one atom at r = 0 (``pi_zero``).  s_cut
+      is the lower end of pi's range, or at large k a point below which all k negatives fall with
+      probability < 10^-(dps+5), lowered by (dps log 10 + log k + 10)/kappa so that atoms
+      below it weigh < 10^-dps e^-10/k against one above: ignoring them changes E[sum r f/sum r]
+      by < 10^-dps.
+    """
+
+    def __init__(self, model, tau, tau_value, kappa_text, terms, big, dps, refinement, k_min):
+        dim = model.dim
+        self.weight = arb(1)
+        kappa = arb(kappa_text)
+        tau_f = float(tau_value)
+        step = min(tau_f, 0.5)
+        s, a = map(_arbs_mid, sphere_density_rule(dim, "0", step, dps, refinement))
+        x = [(v / tau).exp() for v in s]
+        mu = sum(map(_mul, a, x), arb(0))
+        self.negatives = _Atoms([v / mu for v in x], {"neg": a}, terms, big)
+        p, q = map(_arbs_mid, sphere_density_rule(dim, kappa_text, step, dps, refinement))
+        log_mu = mu.log()
+        self.positives = _Atoms([(v / tau - log_mu).exp() for v in p], {"pos": q}, terms, big)
+        self.v_min = self.negatives.x_min("neg")
+        # closed forms (log domain)
+        self.log_mu = log_partition_arb(dim, 1 / tau)
+        self.mean_positive = mean_resultant_arb(dim, kappa)
+        self.mean_negative = arb(0)
+        log_z = log_partition_arb(dim, kappa)
+        self.ratio_second_moment = (log_partition_arb(dim, 2 * kappa) - 2 * log_z).exp()
+        self.r_constant = kappa.is_zero()
+        self.r_zero_mass = arb(0)
+        self.m = self.mean_positive
+        self.mean_negative_ratio_rule = arb(0)
+        self.r = True
+        self.ratio = None
+        if self.r_constant or k_min == 1:
+            return
+        # the ratio's rule
+        kappa_f = float(kappa_text)
+        lo_m, hi_m = sphere_theta_range(dim, kappa_f, dps + 12)
+        lo_p, hi_p = sphere_theta_range(dim, 0.0, dps + 12)
+        theta_cut = hi_p
+        if k_min > 1:
+            # P_pi(s < s_q)^k_min <= 10^-(dps + 5): the upper pi-quantile of mass (dps+5) ln10 / k_min
+            upper = (dps + 5) * math.log(10) / k_min
+            if upper < 0.5:
+                s_q = _pi_upper_quantile(dim, upper)
+                s_cut = s_q - (dps * math.log(10) + math.log(k_min) + 10) / kappa_f
+                if s_cut > -1:
+                    theta_cut = min(theta_cut, math.acos(s_cut))
+        theta_hi = max(hi_m, theta_cut)
+        theta_lo = min(lo_m, lo_p)
+        covers = theta_hi >= hi_p
+        sr, ar = map(_arbs_mid, sphere_density_rule(dim, "0", min(1 / kappa_f, 0.5), dps, refinement,
+                                                     theta_lo, theta_hi, True))
+        if covers:
+            total = sum(ar, arb(0))
+            ar = [w / total for w in ar]
+            self.pi_zero = arb(0)
+        else:
+            self.pi_zero = 1 - sum(ar, arb(0))
+        # r = e^{kappa (s - s_top)}, normalised so that E_pi r = 1 on the atoms (the r = 0 atom
+        # carries none); the normalisation replaces 1/Z_d(kappa) exactly on the rule
+        top = max(sr, key=lambda v: v.mid())
+        r = [(kappa * (v - top)).exp() for v in sr]
+        total = sum(map(_mul, ar, r), arb(0))
+        r = [v / total for v in r]
+        qr = list(map(_mul, ar, r))
+        m = sum(map(_mul, qr, sr), arb(0))
+        self.m_rule = m
+        self.ratio = _Atoms(r, {"ratio": ar, "num": [w * (v - m) for w, v in zip(qr, sr)]}, terms, big)
+        self.r_min = self.ratio.x_min("ratio")
+        self.r_max = self.ratio.x[self.ratio.support["ratio"][1]]
+
+
+def _arbs_mid(values):
+    return [arb(v) for v in values]
+
+
+def _pi_upper_quantile(dim, mass):
+    """s with pi(s' >= s) = mass (float, by bisection on the regularised incomplete beta:
+    (1 + s)/2 ~ Beta((d-1)/2, (d-1)/2))."""
+    a = (dim - 1) / 2
+    lo, hi = -1.0, 1.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        tail = float(mpmath.betainc(a, a, (1 + mid) / 2, 1, regularized=True))
+        if tail > mass:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _ratio_bias_sphere(an, k, refinement, dps):
+    """E[sum r_j (s_j - m) / sum r_j] = int_0^oo E[r (s-m) e^{-(v/k) r}] (E e^{-(v/k) r})^{k-1} dv
+    on the ratio rule of ``_SphereAnchor`` (E e^{-cr} = pi_zero + sum a' e^{-c r})."""
+    kk = arb(k)
+    k1 = kk - 1
+    atoms = an.ratio
+    zero = an.pi_zero
+
+    def integrand(v):
+        c = v / kk
+        small = c.mid() <= 1
+        kind = "expm1" if small else "exp"
+        first, s_ratio = atoms.sums(c, [("num", kind), ("ratio", kind)])
+        if small:
+            log_transform = s_ratio.log1p()
+        else:
+            log_transform = _log_or_none(zero + s_ratio)
+            if log_transform is None:
+                return [arb(0)]
+        return [v * first * (k1 * log_transform).exp()]
+
+    terms = atoms.terms
+    m = -1 / kk
+    ratio = atoms.total_series("ratio", 0).coeffs()
+    ratio = [arb(1)] + [cj * m ** j for j, cj in enumerate(ratio) if j]
+    rest = flint.arb_series(ratio, prec=terms).log() * k1
+    num = atoms.total_series("num", 0).coeffs()
+    first = flint.arb_series([arb(0)] + [cj * m ** j for j, cj in enumerate(num) if j], prec=terms)
+    product = first * rest.exp()
+    v0 = (kk / (64 * an.r_max)).mid()
+    if v0.mid() > arb(-4).exp().mid():
+        v0 = arb(-4).exp().mid()
+    # E e^{-cr} <= 1 and E_pi[r e^{-cr}] <= e^{-c r_min}: c up to big/r_min (times k with an
+    # r = 0 atom, whose transform does not decay)
+    floor = (dps * arb(10).log() + 20) / an.r_min * (kk if not zero.is_zero() else 2)
+    return _outer_integral(integrand, 1, floor, refinement, dps, [_head_integral_plain(product, v0)], v0)[0]
 
 
 def _series_terms(dps):
@@ -544,71 +715,119 @@ def _series_terms(dps):
 
 
 def _anchor_laws(model, ctx, tau_value, refinement):
-    if getattr(model, "arb_laws", False):       # the sphere: atoms straight from FLINT
-        return model.anchor_laws(ctx, tau_value, refinement, as_arb=True)
     return model.anchor_laws(ctx, tau_value, refinement)
 
 
-def _compute_at_precision(ctx, model, tau_value, k, loss, refinement):
+def _kappa_text(model):
+    kappa = model.kappa
+    return repr(kappa) if isinstance(kappa, float) else str(kappa)
+
+
+def _compute(model, tau_value, ks, loss, dps, refinement):
+    """[(values, gaps, undefined) for k in ks] at dps digits; the k-independent work (rules,
+    atoms, prefix tables, closed forms) is done once."""
+    ctx = mpmath.mp
+    saved = flint.ctx.prec, flint.ctx.cap
+    try:
+        with mpmath.workdps(dps):
+            flint.ctx.prec = ctx.prec + 32
+            flint.ctx.cap = _series_terms(dps)      # power series length (FLINT caps at this)
+            return _compute_at_precision(ctx, model, tau_value, ks, loss, refinement)
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+
+
+def _checked(name, compute):
+    """Run one quantity's computation; a failure of the route is an ArithmeticError naming it."""
+    try:
+        value = compute()
+    except (ValueError, ZeroDivisionError, OverflowError) as exc:
+        raise ArithmeticError(f"{name}: the exact route failed ({type(exc).__name__}: {exc})") from None
+    if isinstance(value, arb) and not value.is_finite():
+        raise ArithmeticError(f"{name}: the exact route gave a non-finite value")
+    return value
+
+
+def _compute_at_precision(ctx, model, tau_value, ks, loss, refinement):
     dps = ctx.dps
     tau = _to_arb(_decimal(ctx, tau_value))
     terms = _series_terms(dps)
     big = dps * arb(10).log() + 10
-    laws = _anchor_laws(model, ctx, tau_value, refinement)
-    ratio_laws = [None] * len(laws)
-    kappa = getattr(model, "kappa", 0)
-    if k > 1 and getattr(model, "arb_laws", False) and kappa > 0 and 1 / kappa > float(tau_value):
-        # the sphere: the search cross-entropy's ratio integral only sees r = e^{kappa s}/Z,
-        # whose scale in s is 1/kappa; a rule built for that scale has fewer atoms
-        ratio_laws = _anchor_laws(model, ctx, 1 / kappa, refinement)
-    anchors = [_Anchor(law, tau, terms, big, rl) for law, rl in zip(laws, ratio_laws)]
-    values, gaps, undefined = {}, {}, {}
+    sphere = isinstance(model, SphereModel)
+    if sphere:
+        anchors = [_SphereAnchor(model, tau, tau_value, _kappa_text(model), terms, big, dps, refinement,
+                                 min(ks))]
+    else:
+        laws = _anchor_laws(model, ctx, tau_value, refinement)
+        anchors = [_Anchor(law, tau, terms, big) for law in laws]
     F = _from_arb
     tau_m = F(tau)
     weights = [ctx.mpf(an.weight) if not isinstance(an.weight, arb) else F(an.weight) for an in anchors]
     ce_limit = ctx.fsum(w * (-F(an.mean_positive) / tau_m + F(an.log_mu)) for w, an in zip(weights, anchors))
-    values["cross_entropy_limit"] = ce_limit
-    integrals = [_log_ratio_expectations(an, k, k > 1, refinement, dps) for an in anchors]
-    if k == 1:
-        # mu_hat = X_1: E log(mu_hat/mu) = E s/tau - log mu exactly
-        dcl_gap = ctx.fsum(w * (F(an.log_mu) - F(an.mean_negative) / tau_m) for w, an in zip(weights, anchors))
-    else:
-        dcl_gap = -ctx.fsum(w * F(j[0]) for w, j in zip(weights, integrals))
-    info_gap = -ctx.fsum(w * F(j[-1]) for w, j in zip(weights, integrals))
-    gap = info_gap if loss == "infonce" else dcl_gap
-    values["risk"] = ce_limit - gap
-    gaps["cross_entropy_limit_minus_risk"] = gap
-    gaps["infonce_minus_dcl_risk"] = dcl_gap - info_gap          # R - R~ >= 0
     dominated = all(an.r is not None for an in anchors)
-    if not dominated:
-        reason = getattr(model, "domination_reason", "assumption (B) fails")
-        undefined["search_cross_entropy"] = reason
-        undefined["density_ratio_second_moment"] = reason
-    else:
-        values["density_ratio_second_moment"] = ctx.fsum(w * F(an.ratio_second_moment)
-                                                          for w, an in zip(weights, anchors))
-        if any(not an.r_zero_mass.is_zero() for an in anchors):
-            undefined["search_cross_entropy"] = (
-                "the empirical kernel M_hat_k is undefined with positive probability: dM(z,.)/dpi "
-                "vanishes on a set of positive pi-mass, so sum_j dM/dpi(xi_j) = 0 can happen")
+    out = []
+    for k in ks:
+        values, gaps, undefined = {}, {}, {}
+        values["cross_entropy_limit"] = ce_limit
+        integrals = [_checked("risk", lambda: _log_ratio_expectations(an, k, k > 1, refinement, dps))
+                     for an in anchors]
+        if k == 1:
+            # mu_hat = X_1: E log(mu_hat/mu) = E s/tau - log mu exactly
+            dcl_gap = ctx.fsum(w * (F(an.log_mu) - F(an.mean_negative) / tau_m) for w, an in zip(weights, anchors))
         else:
-            if k == 1:
-                bias = ctx.fsum(w * (F(an.mean_negative_ratio_rule) - F(an.m)) for w, an in zip(weights, anchors))
-            elif all(an.r_constant for an in anchors):
-                bias = ctx.zero          # M = pi (e.g. kappa = 0): M_hat_k = uniform, no bias
+            dcl_gap = -ctx.fsum(w * F(j[0]) for w, j in zip(weights, integrals))
+        info_gap = -ctx.fsum(w * F(j[-1]) for w, j in zip(weights, integrals))
+        gap = info_gap if loss == "infonce" else dcl_gap
+        values["risk"] = ce_limit - gap
+        gaps["cross_entropy_limit_minus_risk"] = gap
+        gaps["infonce_minus_dcl_risk"] = dcl_gap - info_gap          # R - R~ >= 0
+        if not dominated:
+            reason = getattr(model, "domination_reason", "assumption (B) fails")
+            undefined["search_cross_entropy"] = reason
+            undefined["density_ratio_second_moment"] = reason
+        else:
+            values["density_ratio_second_moment"] = ctx.fsum(w * F(an.ratio_second_moment)
+                                                              for w, an in zip(weights, anchors))
+            if any(not an.r_zero_mass.is_zero() for an in anchors):
+                undefined["search_cross_entropy"] = (
+                    "the empirical kernel M_hat_k is undefined with positive probability: dM(z,.)/dpi "
+                    "vanishes on a set of positive pi-mass, so sum_j dM/dpi(xi_j) = 0 can happen")
             else:
-                bias = ctx.fsum(w * F(_ratio_bias(an, k, refinement, dps)) for w, an in zip(weights, anchors))
-            search_minus_dcl = -bias / tau_m
-            gaps["search_minus_dcl_risk"] = search_minus_dcl
-            gaps["search_cross_entropy_minus_risk"] = search_minus_dcl - (dcl_gap - gap)
-            values["search_cross_entropy"] = ce_limit - dcl_gap + search_minus_dcl
-            if k == 1:   # M_hat_1 = Q_hat_1 = delta_xi: the cross-entropy is exactly zero
-                values["search_cross_entropy"] = ctx.zero
-    return values, gaps, undefined
+                if k == 1:
+                    bias = ctx.fsum(w * (F(an.mean_negative_ratio_rule) - F(an.m)) for w, an in zip(weights, anchors))
+                elif all(an.r_constant for an in anchors):
+                    bias = ctx.zero          # M = pi (e.g. kappa = 0): M_hat_k = uniform, no bias
+                elif sphere:
+                    bias = F(_checked("search_cross_entropy",
+                                      lambda: _ratio_bias_sphere(anchors[0], k, refinement, dps)))
+                else:
+                    bias = ctx.fsum(w * F(_checked("search_cross_entropy",
+                                                   lambda: _ratio_bias(an, k, refinement, dps)))
+                                    for w, an in zip(weights, anchors))
+                search_minus_dcl = -bias / tau_m
+                gaps["search_minus_dcl_risk"] = search_minus_dcl
+                gaps["search_cross_entropy_minus_risk"] = search_minus_dcl - (dcl_gap - gap)
+                values["search_cross_entropy"] = ce_limit - dcl_gap + search_minus_dcl
+                if k == 1:   # M_hat_1 = Q_hat_1 = delta_xi: the cross-entropy is exactly zero
+                    values["search_cross_entropy"] = ctx.zero
+        out.append((values, gaps, undefined))
+    return out
 
 
-def exact_values(model, tau, k, digits: int = 30, loss: str = "infonce", verify: bool = True) -> ExactValues:
+GUARD = 12      # extra digits of the first pass; the precision check adds GUARD more
+
+
+def _working_digits(digits, k):
+    return digits + GUARD + int(2 * math.log10(k)) + 1
+
+
+def exact_values(model, tau, k=None, digits: int = 30, loss: str = "infonce", verify: bool = True,
+                 ks=None):
     """Exact R (or R~), ∫CE, search CE and E|dM/dpi|^2 at ``digits`` significant digits.
+
+    ``k=`` gives one ExactValues; ``ks=[k1, k2, ...]`` gives a list of ExactValues, one per k, in
+    the order given, sharing every k-independent part of the work (rules, atoms, prefix tables,
+    closed forms; the working precision is that of the largest k).
 
     k = 1 on the sphere S^2 is a 2-D integral, E log(1 + e^{(s - p)/tau}) with s uniform on
     [-1, 1] and p of density kappa e^{kappa p}/(2 sinh kappa); mpmath.quad gives
@@ -620,27 +839,67 @@ def exact_values(model, tau, k, digits: int = 30, loss: str = "infonce", verify:
     '0.476521497966606'
     """
     check_tau(tau)
-    k = check_k(k)
+    if (k is None) == (ks is None):
+        raise InputError("k", "give exactly one of k (one value) and ks (a list of values)")
+    single = ks is None
+    ks = [check_k(k)] if single else [check_k(v) for v in ks]
+    if not ks:
+        raise InputError("ks", "must be a non-empty list of integers >= 1")
     digits = check_digits(digits)
     if loss not in ("infonce", "dcl"):
         raise InputError("loss", f"must be 'infonce' or 'dcl', got {loss!r}")
-    start = time.perf_counter()
-    guard = 12
-    dps = digits + guard + int(2 * math.log10(k)) + 1
-    first = _compute(model, tau, k, loss, dps, 1)
-    agreement = math.inf
+    start = time.process_time()
+    dps = _working_digits(digits, max(ks))
+    order = sorted(set(ks))
+    first = _compute(model, tau, order, loss, dps, 1)
+    lost = max(_cancelled_digits(result) for result in first)
+    if lost > 0.5:
+        # R = ∫CE - gap (or the search CE) is much smaller than its parts: raise the precision
+        dps += int(math.ceil(lost)) + 1
+        first = _compute(model, tau, order, loss, dps, 1)
+    agreements = [math.inf] * len(order)
     if verify:
-        second = _compute(model, tau, k, loss, dps + guard, REFINED)
-        agreement = _agreement(first, second, dps)
-        if agreement < digits:
-            raise ArithmeticError(
-                f"exact values agree to only {agreement:.1f} digits when the precision is raised; "
-                f"asked for {digits}")
+        second = _compute(model, tau, order, loss, dps + GUARD, REFINED)
+        agreements = [_agreement(a, b, dps) for a, b in zip(first, second)]
+        for kv, agreement in zip(order, agreements):
+            if agreement < digits:
+                worst = _worst_quantity(first[order.index(kv)], second[order.index(kv)])
+                raise ArithmeticError(
+                    f"{worst}: exact values agree to only {agreement:.1f} digits when the precision is "
+                    f"raised (k = {kv}); asked for {digits}")
         first = second
-    values, gaps, undefined = first
-    return ExactValues(model=getattr(model, "label", str(model)), tau=repr(tau), k=k, loss=loss,
-                       digits=digits, values=values, gaps=gaps, undefined=undefined,
-                       seconds=time.perf_counter() - start, agreement_digits=agreement)
+    seconds = (time.process_time() - start) / len(order)
+    results = {}
+    for kv, (values, gaps, undefined), agreement in zip(order, first, agreements):
+        results[kv] = ExactValues(model=getattr(model, "label", str(model)), tau=str(tau), k=kv, loss=loss,
+                                  digits=digits, values=values, gaps=gaps, undefined=undefined,
+                                  seconds=seconds, agreement_digits=agreement)
+    return results[ks[0]] if single else [results[kv] for kv in ks]
+
+
+def _cancelled_digits(result):
+    """Digits lost when a value is formed as a difference of larger parts (∫CE - gap)."""
+    values, gaps, _ = result
+    parts = {"risk": [values["cross_entropy_limit"], gaps["cross_entropy_limit_minus_risk"]]}
+    if "search_minus_dcl_risk" in gaps and values.get("search_cross_entropy"):
+        parts["search_cross_entropy"] = [values["cross_entropy_limit"], gaps["search_minus_dcl_risk"],
+                                         gaps["cross_entropy_limit_minus_risk"] + gaps["infonce_minus_dcl_risk"]]
+    worst = 0.0
+    for key, terms in parts.items():
+        value = values[key]
+        scale = max(abs(t) for t in terms)
+        if value != 0 and scale > abs(value):
+            worst = max(worst, float(mpmath.log10(scale / abs(value))))
+    return worst
+
+
+def _worst_quantity(first, second):
+    worst, name = math.inf, "exact values"
+    for key in first[0]:
+        a = _agreement(({key: first[0][key]}, {}), ({key: second[0][key]}, {}))
+        if a < worst:
+            worst, name = a, key
+    return name
 
 
 def _agreement(first, second, floor_digits=60):
