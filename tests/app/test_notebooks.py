@@ -50,6 +50,7 @@ def test_notebook_executes(path, monkeypatch, kernel_dir):
     # the kernel is a subprocess: make the package importable there even without `pip install -e .`
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    monkeypatch.setenv("INFONCE_SYM_NOTEBOOK_SIZE", "small")      # every cell runs, at reduced sizes
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=600, kernel_name=KERNEL_NAME,
                             resources={"metadata": {"path": str(NOTEBOOKS_DIR)}})
