@@ -1,0 +1,274 @@
+"""The ``infonce-sym embeddings`` subcommand: ``add_parser(subparsers)`` and ``run(args)``.
+
+Every option is taken as typed (strings) and read here: a temperature is the decimal written
+(``--tau 0.05`` is 5/100; ``--scale 20`` is tau = 1/20; ``--logit-scale L`` is tau = e^{-L},
+evaluated to 30 digits), integers are the integers written.  Bad input, bad files included, is one
+``InputError`` naming the option (and the file): the command line prints one line and exits 2.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from ..errors import InputError
+
+__all__ = ["add_parser", "run", "read_tau", "read_ks", "K_RANGE", "DIGITS_SMALL_N"]
+
+K_RANGE = (1, 10 ** 12)
+DIGITS_RANGE = (5, 50)
+DIGITS_SMALL_N = 20_000          # --digits needs n * pool size <= this (the arb route is per atom)
+SAMPLES_RANGE = (0, 10 ** 6)
+SEED_RANGE = (0, 2 ** 64 - 1)
+WORKERS_RANGE = (1, 64)
+
+
+def add_parser(subparsers):
+    """Add ``embeddings`` to the subcommands (``subparsers`` from ``add_subparsers``)."""
+    from ..quantities.empirical import TAU_RANGE
+    lo, hi = TAU_RANGE
+    e = subparsers.add_parser(
+        "embeddings", help="finite-k bias of InfoNCE on your own embeddings (n anchor/positive pairs)",
+        description="The empirical model: pi-hat uniform on the n anchors, the positive of anchor i is "
+                    "row i of --positives, k negatives i.i.d. with replacement from the pool. Exact "
+                    "R(k) (float64, with an error bound), the limit ∫CE, Prop. 1, c1 and c2, the k at "
+                    "which the gap falls below 0.1/0.01/0.001, a tau sweep and a Monte Carlo check.")
+    e.add_argument("--anchors", metavar="FILE", required=True,
+                   help="n x d anchor embeddings: .npy (memory-mapped), .npz, .safetensors, .parquet or .pt (required)")
+    e.add_argument("--positives", metavar="FILE", required=True,
+                   help="n x d positives, row i paired with anchor i; same formats (required)")
+    pool = e.add_mutually_exclusive_group()
+    pool.add_argument("--negatives", metavar="FILE", default=None,
+                      help="m x d pool of negatives (default: none, the pool is --negatives-from)")
+    pool.add_argument("--negatives-from", metavar="NAME", default=None,
+                      help="pool of negatives: positives | anchors (default positives, own row included)")
+    t = e.add_mutually_exclusive_group()
+    t.add_argument("--tau", metavar="X", default=None,
+                   help=f"temperature tau, a decimal in [{lo:g}, {hi:g}] (one of --tau, --scale, --logit-scale is required)")
+    t.add_argument("--scale", metavar="S", default=None,
+                   help=f"sentence-transformers scale, tau = 1/S; S a decimal in [{1 / hi:g}, {1 / lo:g}] (no default)")
+    t.add_argument("--logit-scale", metavar="L", default=None,
+                   help=f"open_clip logit_scale, tau = exp(-L); L a decimal in [{-math.log(hi):.4f}, "
+                        f"{-math.log(lo):.4f}] (no default)")
+    e.add_argument("--k", metavar="K1,K2,...", default="1,16,256,4096,65536,1000000",
+                   help=f"numbers of negatives, comma-separated integers in [1, 10^12] "
+                        f"(default 1,16,256,4096,65536,1000000)")
+    e.add_argument("--loss", metavar="NAME", default="infonce",
+                   help="loss for the k-for-gap search and the Monte Carlo check: infonce | dcl (default "
+                        "infonce; both gaps are always reported)")
+    e.add_argument("--exclude-own", action="store_true",
+                   help="leave anchor i's own pool row out of its negatives (in-batch practice; the "
+                        "default model, own row included, is reported beside it) (default off)")
+    e.add_argument("--key", metavar="KEY[,KEY...]", default=None,
+                   help="array name inside .npz/.safetensors/.pt files: one for every file, or one per file "
+                        "in the order anchors,positives[,negatives] (default: the file's only array)")
+    e.add_argument("--column", metavar="COL[,COL...]", default=None,
+                   help="list column of .parquet files, one for all or one per file as for --key "
+                        "(default: the file's only column)")
+    e.add_argument("--compare", nargs=2, metavar=("A2", "P2"), default=None,
+                   help="Prop. 4: the same items embedded by a second model version (anchors, positives); "
+                        "reports |change of the loss| against the continuity bound (default off)")
+    e.add_argument("--compare-key", metavar="KEY[,KEY]", default=None,
+                   help="array names inside the --compare files (default: as --key)")
+    e.add_argument("--digits", metavar="N", default=None,
+                   help=f"also compute R(k) with the arb route at N significant digits, an integer in "
+                        f"[{DIGITS_RANGE[0]}, {DIGITS_RANGE[1]}]; small models only (n * pool <= {DIGITS_SMALL_N}) "
+                        f"and k <= 10^9 (default off)")
+    e.add_argument("--samples", metavar="N", default="4096",
+                   help="Monte Carlo tuples per k (k <= 4096) for the cross-check and for --compare, an "
+                        "integer in [0, 10^6]; 0 turns the check off (default 4096)")
+    e.add_argument("--seed", metavar="N", default="0",
+                   help="seed of numpy's SeedSequence, an integer in [0, 2^64 - 1] (default 0)")
+    e.add_argument("--no-tau-sweep", action="store_true",
+                   help="skip the tau sweep (tau x 0.5, 0.7, 1, 1.4, 2 within the range) (default: sweep)")
+    e.add_argument("--workers", metavar="N", default=None,
+                   help="processes for the tables, an integer in [1, 64] (default 2 when n * pool > 4e7, else 1)")
+    e.add_argument("--json", action="store_true", help="print one JSON object (default: a text summary)")
+    e.add_argument("--out", metavar="DIR", default=None,
+                   help="also write report.md, gap_vs_k.png and tau_sweep.png into DIR (created if missing) "
+                        "(default: none)")
+    e.set_defaults(func=run, command="embeddings")
+    return e
+
+
+# ------------------------------------------------------------------ readers (exact, one line on error)
+def _decimal(flag, text, what):
+    try:
+        value = Decimal(str(text).strip())
+    except (InvalidOperation, ValueError):
+        raise InputError(flag, f"must be {what}, got {text!r}") from None
+    if not value.is_finite():
+        raise InputError(flag, f"must be {what}, got {text!r}")
+    return value
+
+
+def _int(flag, text, lo, hi):
+    what = f"an integer in [{lo}, {hi}]"
+    value = _decimal(flag, text, what)
+    if value != value.to_integral_value() or not lo <= value <= hi:
+        raise InputError(flag, f"must be {what}, got {text!r}")
+    return int(value)
+
+
+def read_tau(args) -> str:
+    """tau as a decimal string, from exactly one of --tau, --scale, --logit-scale."""
+    import mpmath
+    from ..quantities.empirical import TAU_RANGE
+    lo, hi = (Decimal(str(x)) for x in TAU_RANGE)
+    given = [(f, v) for f, v in (("--tau", args.tau), ("--scale", args.scale), ("--logit-scale", args.logit_scale))
+             if v is not None]
+    if not given:
+        raise InputError("--tau", "give the temperature: --tau X, --scale S (tau = 1/S) or --logit-scale L (tau = e^-L)")
+    flag, text = given[0]
+    if flag == "--tau":
+        tau = _decimal(flag, text, f"a decimal in [{lo}, {hi}]")
+        shown = str(text).strip()
+    elif flag == "--scale":
+        s = _decimal(flag, text, f"a decimal in [{1 / hi}, {1 / lo}]")
+        if s <= 0:
+            raise InputError(flag, f"must be a decimal in [{1 / hi}, {1 / lo}] (tau = 1/S), got {text!r}")
+        with mpmath.workdps(30):
+            shown = mpmath.nstr(1 / mpmath.mpf(str(s)), 25)
+        tau = Decimal(shown)
+    else:
+        ls = _decimal(flag, text, "a decimal")
+        with mpmath.workdps(30):
+            if abs(ls) > 50:
+                raise InputError(flag, f"must give tau = exp(-L) in [{lo}, {hi}], got {text!r}")
+            shown = mpmath.nstr(mpmath.exp(-mpmath.mpf(str(ls))), 25)
+        tau = Decimal(shown)
+    if not lo <= tau <= hi:
+        raise InputError(flag, f"must give tau in [{lo}, {hi}], got {text!r} (tau = {shown})")
+    return shown
+
+
+def read_ks(text) -> list:
+    parts = [p.strip() for p in str(text).split(",")]
+    if not parts or any(not p for p in parts):
+        raise InputError("--k", f"must be comma-separated integers in [1, 10^12], got {text!r}")
+    ks = [_int("--k", p, *K_RANGE) for p in parts]
+    return sorted(set(ks))
+
+
+def _names(flag, text, count):
+    if text is None:
+        return [None] * count
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) == 1:
+        return parts * count
+    if len(parts) != count:
+        raise InputError(flag, f"give one name for all files or one per file ({count}), got {len(parts)}: {text!r}")
+    return parts
+
+
+def _load(files, keys, columns):
+    from .embeddings_io import load_matrix
+    return [None if path is None else load_matrix(flag, path, key, col)
+            for (flag, path), key, col in zip(files, keys, columns)]
+
+
+# ------------------------------------------------------------------ run
+def run(args) -> int:
+    from ..quantities import empirical as emp
+    from . import embeddings as app
+    tau_text = read_tau(args)
+    tau = float(tau_text)
+    ks = read_ks(args.k)
+    loss = args.loss
+    if loss not in ("infonce", "dcl"):
+        raise InputError("--loss", f"must be one of infonce, dcl, got {loss!r}")
+    negatives_from = args.negatives_from or "positives"
+    if negatives_from not in ("positives", "anchors"):
+        raise InputError("--negatives-from", f"must be one of positives, anchors, got {negatives_from!r}")
+    samples = _int("--samples", args.samples, *SAMPLES_RANGE)
+    seed = _int("--seed", args.seed, *SEED_RANGE)
+    workers = None if args.workers is None else _int("--workers", args.workers, *WORKERS_RANGE)
+    digits = None if args.digits is None else _int("--digits", args.digits, *DIGITS_RANGE)
+    out_dir = None
+    if args.out is not None:
+        out_dir = Path(args.out)
+        if out_dir.exists() and not out_dir.is_dir():
+            raise InputError("--out", f"{args.out}: exists and is not a directory")
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError("--out", f"{args.out}: cannot be created ({exc.strerror or exc})") from None
+    files = [("--anchors", args.anchors), ("--positives", args.positives)]
+    if args.negatives is not None:
+        files.append(("--negatives", args.negatives))
+    keys = _names("--key", args.key, len(files))
+    cols = _names("--column", args.column, len(files))
+    arrays = _load(files, keys, cols)
+    names = tuple(f for f, _ in files) + (("--negatives",) if len(files) == 2 else ())
+    model = emp.make_pairs(arrays[0], arrays[1], arrays[2] if len(arrays) > 2 else None,
+                           negatives_from, args.exclude_own, names=names[:3])
+    other = None
+    if args.compare is not None:
+        ckeys = _names("--compare-key", args.compare_key, 2) if args.compare_key else keys[:2]
+        c = _load([("--compare", args.compare[0]), ("--compare", args.compare[1])], ckeys, cols[:2])
+        if args.negatives is not None:
+            raise InputError("--compare", "works with --negatives-from (the pool must come from the compared files)")
+        other = emp.make_pairs(c[0], c[1], None, negatives_from, args.exclude_own, names=("--compare", "--compare", "--compare"))
+        if other.anchors.shape != model.anchors.shape:
+            raise InputError("--compare", f"{args.compare[0]}: shape {other.anchors.shape} does not match the "
+                             f"anchors' {model.anchors.shape}")
+    if digits is not None and model.n * model.pool_size > DIGITS_SMALL_N:
+        raise InputError("--digits", f"needs n * pool <= {DIGITS_SMALL_N} (the arb route works atom by atom); "
+                         f"this model has {model.n} x {model.pool_size}")
+    result = app.analyse(model, tau_text, ks, loss, tau_sweep=not args.no_tau_sweep, mc_samples=samples,
+                         seed=seed, digits=digits, workers=workers)
+    if other is not None:
+        result["compare"] = app.compare_versions(model, other, tau_text, ks, max(2, samples or 2048), seed, loss)
+    result.pop("_tables", None)
+    if out_dir is not None:
+        command = "infonce-sym embeddings " + " ".join(_argv_shown())
+        result["written"] = [str(p) for p in app.write_report(result, out_dir, command)]
+    if args.json:
+        print(json.dumps(result, indent=1, allow_nan=False, default=str))
+    else:
+        _print_text(result)
+    fails = [r for r in result["by_k"] if not (r["prop1_holds"] and r["dcl_holds"])]
+    if fails:
+        print(f"infonce-sym: a bound is violated at k = {fails[0]['k']}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _argv_shown():
+    argv = sys.argv[1:]
+    return argv[argv.index("embeddings") + 1:] if "embeddings" in argv else argv
+
+
+def _print_text(r):
+    print(f"empirical model: n = {r['n']} pairs, d = {r['dim']}, tau = {r['tau']}, pool = {r['pool']} "
+          f"({r['pool_size']} rows per anchor, own row {'excluded' if r['exclude_own'] else 'included'}); "
+          f"rows normalised ({r['rows_rescaled']} had norm != 1)")
+    print(f"k -> oo limit ∫CE = {r['cross_entropy_limit']:.12g}   c1 = {r['c1']:.6g}   c2 = "
+          f"{r['c2'] if isinstance(r['c2'], str) else format(r['c2'], '.6g')}")
+    print(f"{'k':>10} {'R(k)':>18} {'∫CE - R':>13} {'± bound':>8} {'P1 lower':>10} {'P1 upper':>10} "
+          f"{'c1/k+c2/k²':>12} {'∫CE - R~':>12}")
+    for row in r["by_k"]:
+        up = row["prop1_upper"]
+        exp = row["expansion_c1_c2"]
+        print(f"{row['k']:>10} {row['risk']:>18.12g} {row['gap']:>13.6g} {row['gap_error_bound']:>8.1e} "
+              f"{row['prop1_lower']:>10.4g} {up:>10.4g} "
+              f"{exp if isinstance(exp, str) else format(exp, '.6g'):>12} {row['dcl_gap']:>12.6g}")
+    print("k at which |∫CE - R| falls below " + ", ".join(
+        f"{t}: {v if v is not None else '> 2^39'}" for t, v in r["k_for_gap"].items()))
+    for row in r.get("monte_carlo", []):
+        print(f"Monte Carlo k = {row['k']}: gap {row['mc_gap']:.6g} ± {row['stderr']:.2g} (exact "
+              f"{row['exact_gap']:.6g}, z = {row['z']:.2f}, {row['verdict']})")
+    for row in r.get("tau_sweep", []):
+        print(f"tau = {row['tau']:.4g}: ∫CE = {row['cross_entropy_limit']:.8g}; gap " +
+              ", ".join(f"k={x['k']}: {x['gap']:.4g}" for x in row["by_k"]))
+    if r.get("compare"):
+        for row in r["compare"]["by_k"]:
+            print(f"Prop. 4, k = {row['k']}: max |change| {row['max_change']:.4g}; worst ratio to the bound "
+                  f"{row['prop4']['worst_ratio']:.3g} (paper [4,1,3]), {row['prop4_sharp']['worst_ratio']:.3g} "
+                  f"(sharpened [2,1,1])")
+    for row in r.get("digits", []):
+        print(f"arb route k = {row['k']}: R = {row['risk']} (float64 gap - exact = {row['float64_gap_minus_exact']:.1e})")
+    if r.get("written"):
+        print("wrote " + ", ".join(r["written"]))

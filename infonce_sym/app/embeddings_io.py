@@ -1,0 +1,177 @@
+"""Reading a user's embedding matrices: .npy (memory-mapped), .npz, .safetensors, .parquet, .pt.
+
+Every problem with a file is one ``InputError(option, "<file>: <problem>")``: a missing or
+unreadable file, a directory, an unknown extension, a missing key or column, non-numeric data,
+a shape that is not n x d, an empty array, NaN/inf entries or a zero row.  ``.safetensors`` and
+``.parquet`` need the optional extra ``pip install "infonce-sym[embeddings]"``; ``.pt`` needs torch.
+"""
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError, shown
+
+__all__ = ["load_matrix", "FORMATS", "check_matrix"]
+
+FORMATS = (".npy", ".npz", ".safetensors", ".parquet", ".pt")
+
+
+def _fail(option, path, problem):
+    raise InputError(option, f"{shown(str(path))}: {problem}")
+
+
+def _pick_key(option, path, keys, key, what="key"):
+    keys = list(keys)
+    if key is None:
+        if len(keys) == 1:
+            return keys[0]
+        _fail(option, path, f"holds {len(keys)} arrays ({', '.join(map(str, keys[:8]))}); choose one with --{what}")
+    if key not in keys:
+        _fail(option, path, f"has no {what} {key!r} (it has: {', '.join(map(str, keys[:8])) or 'none'})")
+    return key
+
+
+def check_matrix(option, path, arr) -> np.ndarray:
+    """A 2-d numeric, finite, non-empty array without zero rows (not yet normalised)."""
+    if not isinstance(arr, np.ndarray):
+        arr = np.asarray(arr)
+    if arr.dtype.kind not in "fiu":
+        _fail(option, path, f"data are not numeric (dtype {arr.dtype})")
+    if arr.ndim != 2:
+        _fail(option, path, f"must hold an n x d matrix, got shape {arr.shape}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        _fail(option, path, f"the array is empty (shape {arr.shape})")
+    step = max(1, 2_000_000 // max(1, arr.shape[1]))
+    for start in range(0, arr.shape[0], step):           # memory-mapped files: in slices
+        block = np.asarray(arr[start:start + step], dtype=np.float64)
+        finite = np.isfinite(block).all(axis=1)
+        if not finite.all():
+            _fail(option, path, f"row {start + int(np.flatnonzero(~finite)[0])} has a NaN or infinite entry")
+        zero = ~np.any(block != 0, axis=1)
+        if zero.any():
+            _fail(option, path, f"row {start + int(np.flatnonzero(zero)[0])} is zero (cannot be normalised)")
+    return arr
+
+
+def _load_npy(option, path):
+    try:
+        return np.load(path, mmap_mode="r", allow_pickle=False)
+    except ValueError as exc:
+        if "pickle" in str(exc).lower() or "object" in str(exc).lower():
+            _fail(option, path, "data are not numeric (an object array)")
+        _fail(option, path, f"not a valid .npy file ({exc})")
+
+
+def _load_npz(option, path, key):
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            k = _pick_key(option, path, data.files, key)
+            try:
+                return np.asarray(data[k])
+            except ValueError:
+                _fail(option, path, f"array {k!r}: data are not numeric (an object array)")
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        _fail(option, path, f"not a valid .npz file ({type(exc).__name__})")
+
+
+def _load_safetensors(option, path, key):
+    try:
+        from safetensors.numpy import load_file
+    except ImportError:
+        _fail(option, path, '.safetensors needs the safetensors package: pip install "infonce-sym[embeddings]"')
+    try:
+        tensors = load_file(str(path))
+    except Exception as exc:                       # the library raises its own error types
+        _fail(option, path, f"not a valid .safetensors file ({type(exc).__name__})")
+    k = _pick_key(option, path, tensors.keys(), key)
+    return np.asarray(tensors[k])
+
+
+def _load_parquet(option, path, column):
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        _fail(option, path, '.parquet needs pyarrow: pip install "infonce-sym[embeddings]"')
+    try:
+        schema = pq.read_schema(path)
+    except Exception as exc:
+        _fail(option, path, f"not a valid .parquet file ({type(exc).__name__})")
+    col = _pick_key(option, path, schema.names, column, "column")
+    table = pq.read_table(path, columns=[col])
+    import pyarrow as pa
+    arr = table.column(col).combine_chunks()
+    if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)
+            or pa.types.is_fixed_size_list(arr.type)):
+        _fail(option, path, f"column {col!r} must be a list column (one embedding per row), got type {arr.type}")
+    if arr.null_count:
+        _fail(option, path, f"column {col!r} has {arr.null_count} missing rows")
+    if not (pa.types.is_floating(arr.type.value_type) or pa.types.is_integer(arr.type.value_type)):
+        _fail(option, path, f"data are not numeric (column {col!r} holds {arr.type.value_type})")
+    if len(arr) == 0:
+        _fail(option, path, "the array is empty (no rows)")
+    lengths = np.asarray(arr.value_lengths()) if not pa.types.is_fixed_size_list(arr.type) else None
+    if lengths is not None and lengths.min() != lengths.max():
+        bad = int(np.flatnonzero(lengths != lengths[0])[0])
+        _fail(option, path, f"rows of column {col!r} differ in length (row 0 has {lengths[0]}, row {bad} has {lengths[bad]})")
+    if arr.flatten().null_count:
+        _fail(option, path, f"column {col!r} has missing entries")
+    values = np.asarray(arr.flatten().to_numpy(zero_copy_only=False))
+    return values.reshape(len(arr), -1)
+
+
+def _load_pt(option, path, key):
+    try:
+        import torch
+    except ImportError:
+        _fail(option, path, ".pt files need torch (pip install torch); or save the tensor as .npy")
+    try:
+        obj = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:
+        _fail(option, path, f"not a loadable .pt file ({type(exc).__name__})")
+    if isinstance(obj, dict):
+        k = _pick_key(option, path, obj.keys(), key)
+        obj = obj[k]
+    if not hasattr(obj, "numpy"):
+        _fail(option, path, f"holds a {type(obj).__name__}, not a tensor")
+    if obj.is_floating_point() and obj.dtype not in (torch.float16, torch.float32, torch.float64):
+        obj = obj.to(torch.float32)                   # bfloat16
+    if obj.is_complex():
+        _fail(option, path, "data are not numeric reals (complex tensor)")
+    return obj.detach().cpu().numpy()
+
+
+def load_matrix(option: str, text, key: str | None = None, column: str | None = None) -> np.ndarray:
+    """The n x d matrix in file ``text`` (checked; memory-mapped for .npy)."""
+    path = Path(text)
+    if not str(text):
+        raise InputError(option, "must be a file path, got ''")
+    if not path.exists():
+        _fail(option, path, "file not found")
+    if path.is_dir():
+        _fail(option, path, "is a directory, not a file")
+    ext = path.suffix.lower()
+    if ext not in FORMATS:
+        _fail(option, path, f"unknown extension {ext or '(none)'!r}; use one of {', '.join(FORMATS)}")
+    try:
+        with open(path, "rb") as fh:
+            fh.read(1)
+    except OSError as exc:
+        _fail(option, path, f"cannot be read ({exc.strerror or exc})")
+    if path.stat().st_size == 0:
+        _fail(option, path, "the file is empty")
+    if ext == ".npy":
+        arr = _load_npy(option, path)
+    elif ext == ".npz":
+        arr = _load_npz(option, path, key)
+    elif ext == ".safetensors":
+        arr = _load_safetensors(option, path, key)
+    elif ext == ".parquet":
+        arr = _load_parquet(option, path, column)
+    else:
+        arr = _load_pt(option, path, key)
+    return check_matrix(option, path, arr)

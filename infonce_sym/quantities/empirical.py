@@ -1,0 +1,655 @@
+"""The empirical model of a user's own embeddings: exact R(k), R~(k), ∫CE in float64.
+
+The model (MATH.md, "The empirical model"): n pairs (a_i, p_i) of unit vectors, pi-hat
+uniform on the anchors, the positive of anchor i is p_i, and the k negatives are drawn
+i.i.d. with replacement from a pool q_1..q_m (default: the positives, own row included;
+``exclude_own`` leaves row i out of anchor i's pool).  With s_ij = <a_i, q_j>,
+mu_i = mean_j e^{s_ij/tau}, x_ij = e^{s_ij/tau}/mu_i (so mean_j x_ij = 1) and
+W_i = e^{<a_i,p_i>/tau}/mu_i:
+
+    ∫CE     = (1/n) sum_i [ -<a_i,p_i>/tau + log mu_i ]                          (7)
+    ∫CE - R  = -(1/n) sum_i E log(W_i/k + xbar_i),   xbar_i = mean of k draws of x_i.
+    ∫CE - R~ = -(1/n) sum_i E log(xbar_i)                                        (11)
+
+For S > 0, E log S = int_0^oo (e^{-t} - E e^{-tS}) dt/t, and the draws are i.i.d., so with
+c = t/k and L_i(c) = log E e^{-c(x_i - 1)} (>= 0, Jensen)
+
+    ∫CE - R  = (1/n) sum_i int_0^oo e^{-t} expm1(k L_i(t/k) - (t/k) W_i) dt/t,
+    ∫CE - R~ = (1/n) sum_i int_0^oo e^{-t} expm1(k L_i(t/k)) dt/t,
+
+the gaps themselves, with nothing of size one subtracted (as in ``quantities/exact.py``).
+L_i is tabulated once on a geometric grid c_m = e^{y0 + m h}; since dt/t = dy for y = log t, the
+rule for any k is the same grid shifted by log k, so one table serves every k.  The outer
+integral is the trapezoidal rule in y (the integrand is analytic for |Im y| < pi/2, so the
+error falls like e^{-pi^2/h}); its error is estimated by the rule of step 2h on the even nodes.
+
+L_i(c) at a node:
+* c max_j |x_ij - 1| <= 1: the centred Taylor series log1p(sum_{r=2}^R (-c)^r M_r / r!),
+  M_r = mean_j (x_ij - 1)^r (no cancellation at small c);
+* otherwise c + log(phi_low + phi_band): atoms with c x <= 1 by the Taylor series about 0
+  (prefix power sums of x^r, collected per node by bincount), atoms with 1 < c x <= e^{h nb}
+  by direct exponentials, and atoms beyond neglected (each < e^{-FAR}, counted in the error).
+
+Everything is chunked over anchors (the n x m similarity matrix is never held), in float64.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError, check_k, check_tau
+from .loss import loss_from_similarities
+
+__all__ = ["EmpiricalPairs", "make_pairs", "AnchorTables", "anchor_tables", "gaps_at",
+           "GapValues", "k_for_gap", "brute_force_risk", "monte_carlo_gap", "continuity_sample",
+           "mc_blocks", "normalise_rows", "similarity_chunks", "similarity_rows", "check_tau_range", "grid_size",
+           "LawModel", "EPS", "STEP",
+           "TAU_RANGE", "K_MAX"]
+
+TAU_RANGE = (0.01, 100.0)
+K_MAX = 10 ** 12                 # the grid reaches every k <= K_MAX
+STEP = 0.25                      # h, grid step in y = log c
+TAYLOR_CUT = 1.0                 # Taylor band: c x <= 1 (or c |x - 1| <= 1)
+TAYLOR_TERMS = 18                # r = 0..18: 1/19! < 1e-16
+FAR = 50.0                       # atoms with c x > FAR neglected: e^{-50} < 2e-22
+LOG_T_LOW = -48.0                # t below e^{-48}: tail t W/k, counted in the error
+LIMIT_LOG = 60.0                 # an anchor's integrand is < e^{-60} once c W >= 60 or c x_min >= 30
+EPS = np.finfo(float).eps
+ROUNDING = 256 * EPS             # relative rounding allowance of one table value L (generous)
+_FACT = np.array([math.factorial(r) for r in range(TAYLOR_TERMS + 1)], dtype=float)
+
+
+# ------------------------------------------------------------------ the model
+@dataclass(frozen=True)
+class EmpiricalPairs:
+    """Unit-normalised anchors (n x d), positives (n x d) and the negatives' pool (m x d)."""
+    anchors: np.ndarray
+    positives: np.ndarray
+    pool: np.ndarray
+    exclude_own: bool = False
+    pool_name: str = "positives"
+    rescaled_rows: int = 0            # rows whose norm differed from 1 by more than 1e-6
+
+    @property
+    def n(self) -> int:
+        return self.anchors.shape[0]
+
+    @property
+    def dim(self) -> int:
+        return self.anchors.shape[1]
+
+    @property
+    def pool_size(self) -> int:
+        """Atoms of each anchor's negative law."""
+        return self.pool.shape[0] - (1 if self.exclude_own else 0)
+
+
+def normalise_rows(name: str, arr) -> tuple[np.ndarray, int]:
+    """float64 copy with unit rows; InputError(name, ...) for NaN/inf, zero rows, wrong shape."""
+    arr = np.asarray(arr)
+    if arr.dtype.kind not in "fiu":
+        raise InputError(name, f"must be a numeric array, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise InputError(name, f"must be a 2-d array (rows = items), got shape {arr.shape}")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise InputError(name, f"is empty (shape {arr.shape})")
+    out = np.array(arr, dtype=np.float64)
+    finite = np.isfinite(out).all(axis=1)
+    if not finite.all():
+        raise InputError(name, f"row {int(np.flatnonzero(~finite)[0])} has a NaN or infinite entry")
+    norms = np.sqrt(np.einsum("ij,ij->i", out, out))
+    zero = norms == 0
+    if zero.any():
+        raise InputError(name, f"row {int(np.flatnonzero(zero)[0])} is zero (cannot be normalised)")
+    rescaled = int(np.count_nonzero(np.abs(norms - 1) > 1e-6))
+    out /= norms[:, None]
+    return out, rescaled
+
+
+def make_pairs(anchors, positives, negatives=None, negatives_from: str = "positives",
+               exclude_own: bool = False, names=("anchors", "positives", "negatives")) -> EmpiricalPairs:
+    """The empirical model; rows are normalised (``rescaled_rows`` says how many needed it)."""
+    a, ra = normalise_rows(names[0], anchors)
+    p, rp = normalise_rows(names[1], positives)
+    if p.shape != a.shape:
+        raise InputError(names[1], f"shape {p.shape} does not match the anchors' {a.shape}")
+    rescaled = ra + rp
+    if negatives is not None:
+        q, rq = normalise_rows(names[2], negatives)
+        rescaled += rq
+        if q.shape[1] != a.shape[1]:
+            raise InputError(names[2], f"dimension {q.shape[1]} does not match the anchors' {a.shape[1]}")
+        pool_name = "negatives"
+    elif negatives_from == "positives":
+        q, pool_name = p, "positives"
+    elif negatives_from == "anchors":
+        q, pool_name = a, "anchors"
+    else:
+        raise InputError("negatives-from", f"must be 'positives' or 'anchors', got {negatives_from!r}")
+    if exclude_own:
+        if q.shape[0] != a.shape[0]:
+            raise InputError("exclude-own", f"needs one pool row per anchor ({a.shape[0]}), the pool has {q.shape[0]}")
+        if a.shape[0] < 2:
+            raise InputError("exclude-own", "needs at least 2 pairs")
+    return EmpiricalPairs(a, p, q, bool(exclude_own), pool_name, rescaled)
+
+
+def similarity_rows(model: EmpiricalPairs, start: int, stop: int):
+    """S = <a_i, q_j> for anchors start..stop-1 (own column removed under exclude_own), p = <a_i, p_i>."""
+    m = model.pool.shape[0]
+    a = model.anchors[start:stop]
+    s = a @ model.pool.T
+    p = np.einsum("ij,ij->i", a, model.positives[start:stop])
+    if model.exclude_own:
+        keep = np.ones(s.shape, dtype=bool)
+        keep[np.arange(stop - start), np.arange(start, stop)] = False
+        s = s[keep].reshape(stop - start, m - 1)
+    return s, p
+
+
+def similarity_chunks(model: EmpiricalPairs, chunk: int):
+    """(start, stop, S, p) over chunks of anchors (see :func:`similarity_rows`)."""
+    for start in range(0, model.n, chunk):
+        stop = min(model.n, start + chunk)
+        yield (start, stop) + similarity_rows(model, start, stop)
+
+
+def _chunk_rows(model: EmpiricalPairs, budget: int = 2_000_000) -> int:
+    return max(1, min(model.n, budget // max(1, model.pool.shape[0])))
+
+
+# ------------------------------------------------------------------ the tables
+def grid_size(tau: float, pool_size: int = 1) -> tuple[float, int]:
+    """y0 and node count of the grid c_m = e^{y0 + m h}: from t = e^{-48}/W_max at k = K_MAX
+    (W = e^{p/tau}/mu <= m e^{2/tau}, so the neglected t W/k stays below e^{-48}) up to
+    c = 60 e^{2/tau} (>= 60/W and 30/x_min, past which every integrand is below e^{-60})."""
+    y0 = LOG_T_LOW - math.log(K_MAX) - (2.0 / tau + math.log(max(1, pool_size)))
+    y_hi = math.log(LIMIT_LOG) + 2.0 / tau
+    return y0, int(math.ceil((y_hi - y0) / STEP)) + 1
+
+
+@dataclass
+class AnchorTables:
+    """Per-anchor quantities at one tau, and L_i(c_m) on the grid (one row per anchor)."""
+    tau: float
+    y0: float
+    log_c: np.ndarray                  # (N,)
+    L: np.ndarray                      # (n, N): log E e^{-c(x-1)}, -inf where negligible
+    log_phi: np.ndarray                # (n, N): log E e^{-c x} in region (ii), nan in region (i)
+    log_phi_up: np.ndarray             # (n, N): the same if the neglected far atoms sat at x = 0
+    log_w: np.ndarray                  # (n,) log W_i
+    log_mu: np.ndarray                 # (n,)
+    positive_similarity: np.ndarray    # (n,)
+    moments: dict                      # "m2".."m6": (n,) centred moments of x_i
+    gap1: np.ndarray                   # (n,) -E log(W + x): ∫CE - R at k = 1, per anchor
+    dcl_gap1: np.ndarray               # (n,) -E log x
+    mean_log_x: np.ndarray             # (n,)
+    pool_size: int
+    seconds: float = 0.0
+    extras: dict = field(default_factory=dict)
+
+    @property
+    def cross_entropy_terms(self) -> np.ndarray:
+        return -self.positive_similarity / self.tau + self.log_mu
+
+    @property
+    def cross_entropy_limit(self) -> float:
+        return float(np.mean(self.cross_entropy_terms))
+
+
+def _row_tables(s, p, tau, y0, N, with_dcl=True):
+    """Tables for one chunk of anchors: s (B x m) similarities, p (B,) positive similarities."""
+    B, m = s.shape
+    h = STEP
+    z = s / tau
+    zmax = z.max(axis=1)
+    log_mu = zmax + np.log(np.mean(np.exp(z - zmax[:, None]), axis=1))
+    log_x = z - log_mu[:, None]
+    del z
+    x = np.exp(log_x)
+    log_w = p / tau - log_mu
+    # k = 1 directly: -E log(W + x) and -E log x
+    gap1 = -np.mean(np.logaddexp(log_w[:, None], log_x), axis=1)
+    mean_log_x = np.mean(log_x, axis=1)
+    # centred moments M_r, r = 2..R
+    v = x - 1.0
+    max_v = np.abs(v).max(axis=1)
+    M = np.zeros((TAYLOR_TERMS + 1, B))
+    vr = v * v
+    for r in range(2, TAYLOR_TERMS + 1):
+        M[r] = vr.mean(axis=1)
+        if r < TAYLOR_TERMS:
+            vr *= v
+    del v, vr
+    log_c = y0 + h * np.arange(N)
+    c = np.exp(log_c)
+    # the last node each anchor needs (beyond it e^{-cW} phi^2 < e^{-60}); x_min > 0
+    x_min = np.exp(log_x.min(axis=1))
+    c_lim = LIMIT_LOG / (2 * x_min)                    # the DCL integrand needs this far
+    if not with_dcl:
+        c_lim = np.minimum(LIMIT_LOG / np.exp(log_w), c_lim)
+    m_lim = np.minimum(N, np.ceil((np.log(c_lim) - y0) / h).astype(np.int64) + 2)
+    # region (i): centred Taylor series
+    L = np.full((B, N), -np.inf)
+    cen = c[None, :] * max_v[:, None] <= TAYLOR_CUT
+    y = -c[None, :]
+    P = np.broadcast_to((M[TAYLOR_TERMS] / _FACT[TAYLOR_TERMS])[:, None], (B, N)).copy()
+    with np.errstate(over="ignore", invalid="ignore"):       # overflow only outside region (i)
+        for r in range(TAYLOR_TERMS - 1, 1, -1):          # Horner: sum_{r>=2} M_r y^r / r!
+            P *= y
+            P += (M[r] / _FACT[r])[:, None]
+        G = P * (y * y)
+    del P
+    L[cen] = np.log1p(G[cen])
+    del G
+    # region (ii): phi(c) = mean_j e^{-c x_j}, by bands
+    # e_j = number of nodes with c_m x_j <= TAYLOR_CUT
+    e = np.floor((math.log(TAYLOR_CUT) - log_x - y0) / h).astype(np.int64) + 1
+    np.clip(e, 0, N, out=e)
+    rows = np.arange(B, dtype=np.int64)[:, None]
+    # the low band, scaled so that nothing under- or overflows: Q_r[m] = sum_{j: e_j > m} (c_m x_j)^r
+    # (each term in [0, 1]).  An atom enters at its last low node e_j - 1 with z_j = c_{e_j - 1} x_j,
+    # and Q_r[m] = D_r[m] + e^{-r h} Q_r[m + 1], D_r[m] = sum_{j: e_j - 1 = m} z_j^r.
+    low_atoms = e > 0
+    last = (e - 1)[low_atoms]
+    z = np.exp(log_c[last] + log_x[low_atoms])
+    flat = (np.broadcast_to(rows, e.shape)[low_atoms] * N + last)
+    D = np.empty((TAYLOR_TERMS + 1, B, N))
+    zr = np.ones_like(z)
+    for r in range(TAYLOR_TERMS + 1):
+        D[r] = np.bincount(flat, weights=zr, minlength=B * N).reshape(B, N)
+        if r < TAYLOR_TERMS:
+            zr *= z
+    del z, zr, flat, last
+    decay = np.exp(-h * np.arange(TAYLOR_TERMS + 1))[:, None]
+    alt = ((-1.0) ** np.arange(TAYLOR_TERMS + 1) / _FACT)[:, None]
+    low = np.empty((B, N))
+    Q = np.zeros((TAYLOR_TERMS + 1, B))
+    for node in range(N - 1, -1, -1):
+        Q *= decay
+        Q += D[:, :, node]
+        low[:, node] = (alt * Q).sum(axis=0)
+    low /= m
+    del D, Q
+    # the direct band: nodes e_j .. e_j + nb - 1, only those an anchor needs
+    nb = int(math.ceil(math.log(FAR / TAYLOR_CUT) / h))
+    need = e < m_lim[:, None]                          # atoms entering the band at a node in use
+    ee = e[need]
+    xs = x[need]
+    lim = np.broadcast_to(m_lim[:, None], e.shape)[need]
+    base = np.broadcast_to(rows * (N + 1), e.shape)[need]
+    dump = base + N                                      # column N collects unused terms
+    cx = np.exp(log_c[ee] + np.log(xs))                  # c_{e_j} x_j in (1, e^h]
+    grow = math.exp(h)
+    band = np.zeros(B * (N + 1))
+    for o in range(nb):
+        node = ee + o
+        idx = np.where(node < lim, base + node, dump)
+        band += np.bincount(idx, weights=np.exp(-cx), minlength=B * (N + 1))
+        cx *= grow
+    del ee, xs, lim, base, dump, cx
+    band = band.reshape(B, N + 1)[:, :N] / m
+    # atoms past the band at node m: e_j + nb <= m, each weighing < e^{-FAR}
+    past = np.bincount((rows * (N + 1) + np.minimum(e + nb, N)).ravel(), minlength=B * (N + 1)).reshape(B, N + 1)
+    far_mass = np.cumsum(past, axis=1)[:, :N] / m
+    phi = low + band
+    direct = ~cen & (np.arange(N)[None, :] < m_lim[:, None])
+    rr, cc = np.nonzero(direct)
+    with np.errstate(divide="ignore"):
+        lp = np.log(phi[direct])
+        lp_up = np.log(phi[direct] + far_mass[direct] * math.exp(-FAR))
+    L[direct] = c[cc] + lp
+    log_phi = np.full((B, N), np.nan)
+    log_phi_up = np.full((B, N), np.nan)
+    log_phi[direct] = lp
+    log_phi_up[direct] = lp_up
+    moments = {f"m{r}": M[r].copy() for r in range(2, 7)}
+    return dict(L=L, log_phi=log_phi, log_phi_up=log_phi_up, log_w=log_w, log_mu=log_mu,
+                moments=moments, gap1=gap1, dcl_gap1=-mean_log_x, mean_log_x=mean_log_x)
+
+
+_WORK: dict = {}
+
+
+def _table_job(start, stop, tau, y0, N, with_dcl):
+    s, p = similarity_rows(_WORK["model"], start, stop)
+    out = _row_tables(s, p, tau, y0, N, with_dcl)
+    out["p"] = p
+    return start, stop, out
+
+
+def anchor_tables(model: EmpiricalPairs, tau, chunk_rows: int | None = None, with_dcl: bool = True,
+                  workers: int | None = None) -> AnchorTables:
+    """L_i(c) on the grid for every anchor, plus the per-anchor moments, at temperature tau.
+
+    ``with_dcl=False`` stops each anchor's table where the InfoNCE integrand is negligible
+    (c W >= 60), which is much sooner than the DCL one needs; ``workers`` > 1 forks that many
+    processes over chunks of anchors (default: 2 when n m > 4e7, else 1)."""
+    import time
+    tau = check_tau_range(tau)
+    t0 = time.perf_counter()
+    y0, N = grid_size(tau, model.pool_size)
+    n = model.n
+    chunk = chunk_rows or _chunk_rows(model)
+    if workers is None:
+        workers = min(2, os.cpu_count() or 1) if n * model.pool.shape[0] > 4e7 else 1
+    L, log_phi, log_phi_up = (np.empty((n, N)) for _ in range(3))
+    out = {key: np.empty(n) for key in ("log_w", "log_mu", "gap1", "dcl_gap1", "mean_log_x", "p")}
+    mom = {f"m{r}": np.empty(n) for r in range(2, 7)}
+    jobs = [(a, min(n, a + chunk), tau, y0, N, with_dcl) for a in range(0, n, chunk)]
+
+    def store(start, stop, t):
+        L[start:stop], log_phi[start:stop], log_phi_up[start:stop] = t["L"], t["log_phi"], t["log_phi_up"]
+        for key in out:
+            out[key][start:stop] = t[key]
+        for key in mom:
+            mom[key][start:stop] = t["moments"][key]
+
+    _WORK["model"] = model
+    try:
+        if workers > 1 and len(jobs) > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                for start, stop, t in pool.map(_table_job, *zip(*jobs)):
+                    store(start, stop, t)
+        else:
+            for job in jobs:
+                store(*_table_job(*job))
+    finally:
+        _WORK.clear()
+    return AnchorTables(tau=tau, y0=y0, log_c=y0 + STEP * np.arange(N), L=L, log_phi=log_phi,
+                        log_phi_up=log_phi_up,
+                        log_w=out["log_w"], log_mu=out["log_mu"], positive_similarity=out["p"], moments=mom,
+                        gap1=out["gap1"], dcl_gap1=out["dcl_gap1"], mean_log_x=out["mean_log_x"],
+                        pool_size=model.pool_size, seconds=time.perf_counter() - t0,
+                        extras={"with_dcl": with_dcl, "workers": workers})
+
+
+def check_tau_range(tau) -> float:
+    tau = check_tau(tau)
+    lo, hi = TAU_RANGE
+    if not lo <= tau <= hi:
+        raise InputError("tau", f"must lie in [{lo:g}, {hi:g}] for the empirical model, got {tau:g}")
+    return tau
+
+
+# ------------------------------------------------------------------ the gaps at given k
+@dataclass
+class GapValues:
+    """∫CE - R and ∫CE - R~ (averaged over anchors) at each k, with error bounds."""
+    k: list
+    gap: np.ndarray
+    dcl_gap: np.ndarray
+    error: np.ndarray
+    dcl_error: np.ndarray
+    cross_entropy_limit: float
+
+    @property
+    def risk(self) -> np.ndarray:
+        return self.cross_entropy_limit - self.gap
+
+    @property
+    def dcl_risk(self) -> np.ndarray:
+        return self.cross_entropy_limit - self.dcl_gap
+
+
+NODE_BLOCK = 64
+
+
+def _anchor_gaps(tab: AnchorTables, k: int, rows: slice, names=("gap", "dcl")):
+    """Per-anchor gap integrals at one k >= 2 (trapezoid in y = log t) and their error bounds:
+    |T_h - T_2h| + rounding (L_err) + the neglected far atoms (L_up) + the two ends."""
+    h = STEP
+    N = tab.log_c.size
+    w_max = max(0.0, float(np.max(tab.log_w[rows])))
+    m0 = max(0, int(math.ceil((LOG_T_LOW - w_max - math.log(k) - tab.y0) / h)))
+    m0 -= m0 % 2                                         # the 2h rule uses the even nodes
+    w = np.exp(tab.log_w[rows])[:, None]
+    B = w.shape[0]
+    fine = {nm: np.zeros(B) for nm in names}
+    coarse = {nm: np.zeros(B) for nm in names}
+    err = {nm: np.zeros(B) for nm in names}
+    m = m0
+    while m < N:
+        sl = slice(m, min(N, m + NODE_BLOCK))
+        c = np.exp(tab.log_c[sl])[None, :]
+        t = k * c
+        e_t = np.exp(-t)
+        L = tab.L[rows, sl]
+        lphi = tab.log_phi[rows, sl]
+        region2 = ~np.isnan(lphi)
+        kphi = k * lphi
+        kphi_up = k * tab.log_phi_up[rows, sl]
+        even = ((np.arange(sl.start, sl.stop) - m0) % 2 == 0)[None, :]
+        alive = bool(t[0, 0] < 100)
+        with np.errstate(over="ignore", invalid="ignore"):
+            kL = k * L
+            # rounding allowance of the exponent: region (i) relative to L (the centred series),
+            # region (ii) absolute in log phi (relative in phi)
+            err_exp = np.where(region2, k * ROUNDING, ROUNDING * np.abs(kL))
+            small_t = t < 1
+            for nm in names:
+                shift = c * w if nm == "gap" else np.zeros_like(c)
+                A = kL - shift                                  # k log E e^{-c(x-1)} [- c W]
+                # E e^{-tS} = e^{A - t}; in region (ii) from k log phi (no c - c cancellation)
+                lea = np.where(region2, kphi - shift, A - t)
+                ea = np.exp(lea)
+                use_expm1 = (A < 0.5) & (~region2 | small_t)
+                f = np.where(use_expm1, e_t * np.expm1(A), ea - e_t)
+                f[np.isnan(f)] = 0.0
+                fine[nm] += h * f.sum(axis=1)
+                coarse[nm] += 2 * h * np.where(even, f, 0.0).sum(axis=1)
+                trunc = np.where(region2, np.exp(kphi_up - shift) - ea, 0.0)
+                bound = ea * (err_exp + 4 * EPS * (np.abs(lea) + shift)) + trunc + 4 * EPS * np.abs(f)
+                bound[~np.isfinite(bound)] = 0.0
+                err[nm] += h * bound.sum(axis=1)
+                alive = alive or bool(np.any(ea > 1e-40))
+        m = sl.stop
+        if not alive:
+            break
+    t_low = math.exp(tab.y0 + h * m0) * k
+    tail = t_low * (1 + w[:, 0]) + math.exp(-LIMIT_LOG)
+    return {nm: (fine[nm], np.abs(fine[nm] - coarse[nm]) + err[nm] + tail) for nm in names}
+
+
+def gaps_at(tab: AnchorTables, ks, with_dcl: bool = True, rows_per_block: int = 2048) -> GapValues:
+    """The gaps at each k of ``ks`` (k = 1 directly, k >= 2 by the transform route)."""
+    ks = [check_k(k) for k in ks]
+    if with_dcl and not tab.extras.get("with_dcl", True):
+        raise ValueError("these tables were built with with_dcl=False (InfoNCE only)")
+    for k in ks:
+        if k > K_MAX:
+            raise InputError("k", f"must be <= {K_MAX:.0e} for the empirical model, got {k}")
+    n = tab.L.shape[0]
+    gap, dcl, err, derr = (np.zeros(len(ks)) for _ in range(4))
+    for a, k in enumerate(ks):
+        if k == 1:
+            gap[a] = float(np.mean(tab.gap1))
+            dcl[a] = float(np.mean(tab.dcl_gap1))
+            err[a] = derr[a] = 64 * EPS * float(np.mean(np.abs(tab.gap1) + np.abs(tab.log_w) + 1))
+            continue
+        g_sum = d_sum = e_sum = de_sum = 0.0
+        for start in range(0, n, rows_per_block):
+            res = _anchor_gaps(tab, k, slice(start, min(n, start + rows_per_block)),
+                               ("gap", "dcl") if with_dcl else ("gap",))
+            g_sum += res["gap"][0].sum()
+            e_sum += res["gap"][1].sum()
+            if with_dcl:
+                d_sum += res["dcl"][0].sum()
+                de_sum += res["dcl"][1].sum()
+        gap[a], err[a] = g_sum / n, e_sum / n
+        dcl[a], derr[a] = (d_sum / n, de_sum / n) if with_dcl else (np.nan, np.nan)
+    return GapValues(k=ks, gap=gap, dcl_gap=dcl, error=err, dcl_error=derr,
+                     cross_entropy_limit=tab.cross_entropy_limit)
+
+
+def k_for_gap(tab: AnchorTables, thresholds=(0.1, 0.01, 0.001), loss: str = "infonce", max_power: int = 39):
+    """For each threshold: the least k with |gap(k)| <= threshold, beyond the last doubling
+    k = 2^j (j <= max_power) at which |gap| still exceeds it (bisection in that bracket);
+    None when |gap(2^max_power)| still exceeds it."""
+    name = "gap" if loss == "infonce" else "dcl_gap"
+    powers = [2 ** j for j in range(max_power + 1)]
+    scan = np.abs(getattr(gaps_at(tab, powers, with_dcl=(loss == "dcl")), name))
+    out = {}
+    for thr in thresholds:
+        above = np.flatnonzero(scan > thr)
+        if above.size == 0:
+            out[thr] = 1
+            continue
+        j = int(above[-1])
+        if j == max_power:
+            out[thr] = None
+            continue
+        lo, hi = powers[j], powers[j + 1]             # |gap(lo)| > thr >= |gap(hi)|
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            val = abs(float(getattr(gaps_at(tab, [mid], with_dcl=(loss == "dcl")), name)[0]))
+            if val > thr:
+                lo = mid
+            else:
+                hi = mid
+        out[thr] = hi
+    return out
+
+
+# ------------------------------------------------------------------ independent routes
+def _anchor_pool(model: EmpiricalPairs, i: int) -> np.ndarray:
+    if model.exclude_own:
+        return np.delete(model.pool, i, axis=0)
+    return model.pool
+
+
+def brute_force_risk(model: EmpiricalPairs, tau, k: int, loss: str = "infonce") -> float:
+    """R(k) by enumerating all m^k ordered negative tuples of every anchor (tiny n only)."""
+    import itertools
+    tau = check_tau(tau)
+    k = check_k(k)
+    total = 0.0
+    for i in range(model.n):
+        q = _anchor_pool(model, i)
+        s_all = q @ model.anchors[i]
+        p = float(model.anchors[i] @ model.positives[i])
+        idx = np.array(list(itertools.product(range(q.shape[0]), repeat=k)), dtype=np.int64)
+        vals = loss_from_similarities(np.full(idx.shape[0], p), s_all[idx], tau, loss)
+        total += math.fsum(vals) / idx.shape[0]
+    return total / model.n
+
+
+Z95 = 1.959963984540054
+MC_BLOCK = 256                    # tuples per work unit (one SeedSequence child each)
+
+
+def mc_blocks(model: EmpiricalPairs, k: int, samples: int, seed: int):
+    """Yield (anchor index, negative pool-row matrix) per block of MC_BLOCK tuples; block b at k
+    uses SeedSequence(seed, spawn_key=(k, b)), so the draws do not depend on how blocks are grouped
+    and different k use independent streams."""
+    m = model.pool_size
+    for b, start in enumerate(range(0, samples, MC_BLOCK)):
+        size = min(MC_BLOCK, samples - start)
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(k, b))))
+        anchors = rng.integers(0, model.n, size=size)
+        neg = rng.integers(0, m, size=(size, k))
+        if model.exclude_own:                        # index j >= i means pool row j + 1
+            neg = neg + (neg >= anchors[:, None])
+        yield anchors, neg
+
+
+def _tuple_similarities(model: EmpiricalPairs, anchors, neg):
+    """s[b, j] = <a_{anchors[b]}, q_{neg[b, j]}> and p[b] = <a, p> for one block of tuples."""
+    a = model.anchors[anchors]
+    rows = a @ model.pool.T                          # (block, m): one matmul per block
+    s = np.take_along_axis(rows, neg, axis=1)
+    p = np.einsum("bd,bd->b", a, model.positives[anchors])
+    return np.clip(s, -1.0, 1.0), np.clip(p, -1.0, 1.0)
+
+
+def _summary(values: np.ndarray) -> dict:
+    mean = float(np.mean(values))
+    se = float(np.std(values, ddof=1) / math.sqrt(values.size)) if values.size > 1 else math.inf
+    return {"estimate": mean, "stderr": se, "ci95": [mean - Z95 * se, mean + Z95 * se], "samples": int(values.size)}
+
+
+def monte_carlo_gap(model: EmpiricalPairs, tau, k: int, samples: int = 4096, seed: int = 0,
+                    loss: str = "infonce") -> dict:
+    """Monte Carlo over sampled tuples (anchor uniform, k negatives i.i.d. from the pool) of
+    R(k) and of ∫CE - R(k), the latter as the mean of the paired difference CE_i - loss(tuple)
+    (CE_i = -<a_i,p_i>/tau + log mu_i, the anchor's term of ∫CE, in log-sum-exp)."""
+    tau = check_tau(tau)
+    k = check_k(k)
+    samples = check_k(samples, "samples")
+    ce_terms = np.empty(model.n)
+    for start, stop, s, p in similarity_chunks(model, _chunk_rows(model)):
+        z = s / tau
+        zmax = z.max(axis=1)
+        ce_terms[start:stop] = -p / tau + zmax + np.log(np.mean(np.exp(z - zmax[:, None]), axis=1))
+    losses, diffs = [], []
+    for anchors, neg in mc_blocks(model, k, samples, seed):
+        s, p = _tuple_similarities(model, anchors, neg)
+        val = loss_from_similarities(p, s, tau, loss)
+        losses.append(val)
+        diffs.append(ce_terms[anchors] - val)
+    return {"risk": _summary(np.concatenate(losses)), "gap": _summary(np.concatenate(diffs)), "k": k,
+            "seed": seed}
+
+
+def continuity_sample(model: EmpiricalPairs, other: EmpiricalPairs, tau, k: int, samples: int = 2048,
+                      seed: int = 0, loss: str = "infonce") -> dict:
+    """Prop. 4 inputs over sampled tuples: |l(phi) - l(phi')| and Da, Dp, PM (beta = 1 v 2/tau).
+
+    ``other`` embeds the same items (same n, same pool rule); Da = ||a_i - a_i'||,
+    Dp = ||p_i - p_i'||, PM = (k^-1 sum_j ||q_J_j - q_J_j'||^beta)^(1/beta)."""
+    tau = check_tau(tau)
+    k = check_k(k)
+    if other.anchors.shape != model.anchors.shape or other.pool.shape != model.pool.shape:
+        raise InputError("compare", f"the second version must have the shapes of the first: anchors "
+                         f"{model.anchors.shape}, pool {model.pool.shape}; got {other.anchors.shape}, {other.pool.shape}")
+    beta = max(1.0, 2.0 / tau)
+    da_all = np.linalg.norm(model.anchors - other.anchors, axis=1)
+    dp_all = np.linalg.norm(model.positives - other.positives, axis=1)
+    dq_all = np.linalg.norm(model.pool - other.pool, axis=1)
+    change, Da, Dp, PM = [], [], [], []
+    for anchors, neg in mc_blocks(model, k, samples, seed):
+        vals = []
+        for mod in (model, other):
+            s, p = _tuple_similarities(mod, anchors, neg)
+            vals.append(loss_from_similarities(p, s, tau, loss))
+        change.append(np.abs(vals[0] - vals[1]))
+        Da.append(da_all[anchors])
+        Dp.append(dp_all[anchors])
+        dq = dq_all[neg]
+        top = dq.max(axis=1)
+        safe = np.where(top > 0, top, 1.0)
+        PM.append(np.where(top > 0, safe * np.mean((dq / safe[:, None]) ** beta, axis=1) ** (1 / beta), 0.0))
+    return {"change": np.concatenate(change), "Da": np.concatenate(Da), "Dp": np.concatenate(Dp),
+            "PM": np.concatenate(PM), "beta": beta, "k": k, "tau": tau, "seed": seed}
+
+
+class LawModel:
+    """The empirical model as anchor laws for the arb route of :mod:`quantities.exact` (small n):
+    anchor i has weight 1/n, negative similarities <a_i, q_j> (weights 1/m) and the single
+    positive similarity <a_i, p_i>; the similarities are the exact inner products of the
+    float64 unit rows (computed at the working precision)."""
+
+    domination_reason = "the empirical model has no density ratio dM/dpi (the positive is a fixed row)"
+
+    def __init__(self, model: EmpiricalPairs):
+        self.model = model
+        self.label = f"empirical(n={model.n}, d={model.dim})"
+
+    def anchor_laws(self, ctx, tau=None, refinement: int = 1):
+        from ..models import AnchorLaw
+        mod = self.model
+        laws = []
+        weight = ctx.mpf(1) / mod.n
+        for i in range(mod.n):
+            a = [ctx.mpf(float(v)) for v in mod.anchors[i]]
+            q = _anchor_pool(mod, i)
+            sims = tuple(ctx.fsum(x * ctx.mpf(float(y)) for x, y in zip(a, row)) for row in q)
+            u = ctx.mpf(1) / len(sims)
+            pos = ctx.fsum(x * ctx.mpf(float(y)) for x, y in zip(a, mod.positives[i]))
+            laws.append(AnchorLaw(weight, sims, tuple([u] * len(sims)), None, (pos,), (ctx.mpf(1),)))
+        return laws
