@@ -42,6 +42,7 @@ depend on the chunk size nor on the number of threads.
 from __future__ import annotations
 
 import math
+import threading
 from decimal import Decimal
 from functools import lru_cache
 
@@ -427,23 +428,29 @@ def _sphere_run_compiled(kernels, model: SphereModel, tau, k, samples, seed, los
     log_mu = _sphere_log_mu(model, tau)
     acc_n = np.zeros(1, dtype=np.int64)
     acc = np.zeros((kernels.N_STATS, 2))
+    threads = 1
     for b0 in range(0, nblocks, per_call):
         blocks = range(b0, min(nblocks, b0 + per_call))
         rows = np.array([min(block, samples - b * block) for b in blocks], dtype=np.int64)
         block_stats = np.empty((len(rows), kernels.N_STATS, 2))
         # threads only pay for themselves on large calls (same result either way)
         parallel = len(rows) * segments >= 2 and int(rows.sum()) * k >= PARALLEL_MIN_NEGATIVES
-        kernel = kernels.sphere_chunk if parallel else kernels.sphere_chunk_serial
-        kernel(_unit_states(seed, blocks, segments), rows, int(segments), int(k), int(seg),
-                             int(model.dim), float(model.kappa), float(tau), xsig, ratio, ylo, yhi, float(a),
-                             bool(weights), loss == "infonce", float(log_mu), block_stats)
+        args = (_unit_states(seed, blocks, segments), rows, int(segments), int(k), int(seg),
+                int(model.dim), float(model.kappa), float(tau), xsig, ratio, ylo, yhi, float(a),
+                bool(weights), loss == "infonce", float(log_mu), block_stats)
+        if parallel:
+            with _PARALLEL_LOCK:       # numba's workqueue layer must not be entered by two threads at once
+                threads = max(threads, kernels.numba_threads())
+                kernels.sphere_chunk(*args)
+        else:
+            kernels.sphere_chunk_serial(*args)
         kernels.merge_block_stats(rows, block_stats, acc_n, acc)
     out = {name: _sampled_result(int(acc_n[0]), float(acc[q, 0]), float(acc[q, 1]))
            for q, name in enumerate(_SAMPLED)}
     if not weights:
         for name in ("search_cross_entropy", "search_cross_entropy_minus_risk"):
             out[name] = None
-    return out
+    return out, threads
 
 
 # ------------------------------------------------------------------ finite
@@ -551,6 +558,7 @@ def _check_common(model, tau, k, samples, seed, loss, chunk_size):
 
 
 _KERNELS = []   # [module or None] once looked up
+_PARALLEL_LOCK = threading.Lock()
 
 
 def compiled_kernels():
@@ -659,7 +667,8 @@ def monte_carlo(model, tau, k, samples, seed, loss: str = "infonce", chunk_size=
     tuples, with their own (much smaller) standard errors.
 
     ``backend``: "auto" (numba when installed), "numba" or "numpy"; the output's
-    ``"backend"`` names the one that ran (finite models: always "numpy").
+    ``"backend"`` names the one that ran (finite models: always "numpy"), and with numba
+    ``"threads"`` the threads used (1 when every call was too small to share).
 
     >>> r = monte_carlo(SphereModel(3, 2.0), tau=0.5, k=16, samples=4000, seed=1)
     >>> sorted(r["risk"])
@@ -681,9 +690,7 @@ def monte_carlo(model, tau, k, samples, seed, loss: str = "infonce", chunk_size=
     threads = None
     if isinstance(model, SphereModel) and backend == "numba":
         kernels = compiled_kernels()
-        out = _sphere_run_compiled(kernels, model, tau, k, samples, seed, loss, chunk_size, weights)
-        import numba
-        threads = numba.get_num_threads()
+        out, threads = _sphere_run_compiled(kernels, model, tau, k, samples, seed, loss, chunk_size, weights)
         sampled = "p by Wood (stable in 1 - w), s by its exact law (ziggurat), xoshiro256** streams"
     elif isinstance(model, SphereModel):
         out = _sphere_run(model, tau, k, samples, seed, loss, chunk_size, weights)

@@ -24,13 +24,20 @@ import math
 
 import numpy as np
 from llvmlite import ir
+import numba
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-__all__ = ["sphere_chunk", "sphere_chunk_serial", "merge_block_stats", "fast_exp_array", "limit_uniform_exp",
+__all__ = ["numba_threads", "sphere_chunk", "sphere_chunk_serial", "merge_block_stats", "fast_exp_array", "limit_uniform_exp",
            "ziggurat_fill", "wood_fill", "N_STATS"]
 
 _U = np.uint64
+
+
+def numba_threads() -> int:
+    """Threads numba's parallel loops use from the calling thread."""
+    return numba.get_num_threads()
+
 _TWO_M53 = 1.0 / 9007199254740992.0
 _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01     # Cody-Waite split of log 2 (fdlibm)
