@@ -390,9 +390,9 @@ def _exact_copy(x):
     """Nested tuples of the entries as given, or None for float arrays (read by their repr)."""
     if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return None
-    if isinstance(x, (list, tuple, np.ndarray)):
-        return tuple(_exact_copy(v) if isinstance(v, (list, tuple, np.ndarray)) else v for v in x)
-    return x
+    if isinstance(x, (list, tuple)) and x and isinstance(x[0], (list, tuple, np.ndarray)):
+        return tuple(map(tuple, x))         # a matrix given as rows
+    return tuple(x)
 
 
 def load_finite_model(path) -> FiniteModel:
