@@ -284,6 +284,8 @@ def build_parser():
     d.add_argument("--out", default="derivations")
     d.add_argument("--check", action="store_true")
     d.set_defaults(func=cmd_derivations)
+    from .embeddings_cli import add_parser as add_embeddings_parser      # infonce-sym embeddings
+    add_embeddings_parser(sub)
     return p
 
 

@@ -201,6 +201,15 @@ def run(args) -> int:
     keys = _names("--key", args.key, len(files))
     cols = _names("--column", args.column, len(files))
     arrays = _load(files, keys, cols)
+    if arrays[1].shape != arrays[0].shape:
+        raise InputError("--positives", f"{args.positives}: shape {arrays[1].shape} does not match the anchors' "
+                         f"{arrays[0].shape} ({args.anchors}); row i must be the positive of anchor i")
+    if len(arrays) > 2 and arrays[2].shape[1] != arrays[0].shape[1]:
+        raise InputError("--negatives", f"{args.negatives}: dimension {arrays[2].shape[1]} does not match the "
+                         f"anchors' {arrays[0].shape[1]} ({args.anchors})")
+    if args.exclude_own and len(arrays) > 2 and arrays[2].shape[0] != arrays[0].shape[0]:
+        raise InputError("--exclude-own", f"{args.negatives}: needs one pool row per anchor ({arrays[0].shape[0]}), "
+                         f"has {arrays[2].shape[0]}")
     names = tuple(f for f, _ in files) + (("--negatives",) if len(files) == 2 else ())
     model = emp.make_pairs(arrays[0], arrays[1], arrays[2] if len(arrays) > 2 else None,
                            negatives_from, args.exclude_own, names=names[:3])
@@ -208,6 +217,9 @@ def run(args) -> int:
     if args.compare is not None:
         ckeys = _names("--compare-key", args.compare_key, 2) if args.compare_key else keys[:2]
         c = _load([("--compare", args.compare[0]), ("--compare", args.compare[1])], ckeys, cols[:2])
+        for path, arr, ref in zip(args.compare, c, arrays[:2]):
+            if arr.shape != ref.shape:
+                raise InputError("--compare", f"{path}: shape {arr.shape} does not match the first version's {ref.shape}")
         if args.negatives is not None:
             raise InputError("--compare", "works with --negatives-from (the pool must come from the compared files)")
         other = emp.make_pairs(c[0], c[1], None, negatives_from, args.exclude_own, names=("--compare", "--compare", "--compare"))

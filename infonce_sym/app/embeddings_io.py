@@ -12,15 +12,21 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, shown
+from ..errors import InputError
 
 __all__ = ["load_matrix", "FORMATS", "check_matrix"]
 
 FORMATS = (".npy", ".npz", ".safetensors", ".parquet", ".pt")
 
 
+def _path_text(path) -> str:
+    """The path in full (a user must see which file), quoted if it has spaces or odd characters."""
+    text = str(path)
+    return text if text.isprintable() and " " not in text and text else repr(text)
+
+
 def _fail(option, path, problem):
-    raise InputError(option, f"{shown(str(path))}: {problem}")
+    raise InputError(option, f"{_path_text(path)}: {problem}")
 
 
 def _pick_key(option, path, keys, key, what="key"):
@@ -57,6 +63,9 @@ def check_matrix(option, path, arr) -> np.ndarray:
 
 
 def _load_npy(option, path):
+    with open(path, "rb") as fh:
+        if fh.read(6) != b"\x93NUMPY":
+            _fail(option, path, "not a valid .npy file (no NumPy header)")
     try:
         return np.load(path, mmap_mode="r", allow_pickle=False)
     except ValueError as exc:
@@ -66,6 +75,8 @@ def _load_npy(option, path):
 
 
 def _load_npz(option, path, key):
+    if not zipfile.is_zipfile(path):
+        _fail(option, path, "not a valid .npz file (not a zip archive)")
     try:
         with np.load(path, allow_pickle=False) as data:
             k = _pick_key(option, path, data.files, key)
@@ -73,9 +84,9 @@ def _load_npz(option, path, key):
                 return np.asarray(data[k])
             except ValueError:
                 _fail(option, path, f"array {k!r}: data are not numeric (an object array)")
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        if isinstance(exc, InputError):
-            raise
+    except InputError:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         _fail(option, path, f"not a valid .npz file ({type(exc).__name__})")
 
 

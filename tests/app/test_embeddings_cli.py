@@ -1,0 +1,296 @@
+"""``infonce-sym embeddings`` end to end: every file format round-trips, the numbers printed are
+those of independent routes (brute-force enumeration, the registered bounds), and every bad file
+exits 2 with one line naming the file and the problem."""
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from infonce_sym.app.cli import main
+from infonce_sym.app.embeddings_io import load_matrix
+from infonce_sym.errors import InputError
+from infonce_sym.quantities import empirical as emp
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "wordllama_lee_pairs.npz"
+
+
+def _pairs(n=8, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(n, d)).astype(np.float32)
+    p = (a + 0.5 * rng.normal(size=(n, d))).astype(np.float32)
+    return a, p
+
+
+def _run(capsys, *argv):
+    code = main(["embeddings", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ------------------------------------------------------------------ formats
+def _write(fmt, path, arrays):
+    """arrays: {name: matrix}; returns the file path."""
+    if fmt == "npy":
+        (name, arr), = arrays.items()
+        np.save(path, arr)
+    elif fmt == "npz":
+        np.savez(path, **arrays)
+    elif fmt == "safetensors":
+        from safetensors.numpy import save_file
+        save_file({k: np.ascontiguousarray(v) for k, v in arrays.items()}, str(path))
+    elif fmt == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        pq.write_table(pa.table({k: pa.array(list(v)) for k, v in arrays.items()}), path)
+    elif fmt == "pt":
+        import torch
+        torch.save({k: torch.from_numpy(v) for k, v in arrays.items()}, path)
+    return path
+
+
+FORMATS = ["npy", "npz", "safetensors", "parquet", "pt"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_each_format_round_trips(tmp_path, fmt):
+    if fmt in ("safetensors", "parquet"):
+        pytest.importorskip({"safetensors": "safetensors", "parquet": "pyarrow"}[fmt])
+    if fmt == "pt":
+        pytest.importorskip("torch")
+    a, p = _pairs()
+    if fmt == "npy":
+        fa, fp = _write(fmt, tmp_path / "a.npy", {"x": a}), _write(fmt, tmp_path / "p.npy", {"x": p})
+        ka = kp = None
+    else:
+        fa = fp = _write(fmt, tmp_path / f"pairs.{fmt}", {"anchors": a, "positives": p})
+        ka, kp = "anchors", "positives"
+    if fmt == "parquet":
+        la, lp = load_matrix("--anchors", fa, column=ka), load_matrix("--positives", fp, column=kp)
+    else:
+        la, lp = load_matrix("--anchors", fa, key=ka), load_matrix("--positives", fp, key=kp)
+    assert np.array_equal(np.asarray(la), a) and np.array_equal(np.asarray(lp), p)
+
+
+def test_the_same_numbers_from_every_format(tmp_path, capsys):
+    pytest.importorskip("safetensors")
+    pytest.importorskip("pyarrow")
+    a, p = _pairs(6, 3, seed=2)
+    gaps = []
+    for fmt in ("npz", "safetensors", "parquet"):
+        f = _write(fmt, tmp_path / f"x.{fmt}", {"anchors": a, "positives": p})
+        opt = "--column" if fmt == "parquet" else "--key"
+        code, out, err = _run(capsys, "--anchors", f, "--positives", f, opt, "anchors,positives", "--tau", "0.2",
+                              "--k", "2,50", "--samples", "0", "--no-tau-sweep", "--json")
+        assert code == 0, err
+        gaps.append([r["gap"] for r in json.loads(out)["by_k"]])
+    assert gaps[0] == gaps[1] == gaps[2]
+
+
+# ------------------------------------------------------------------ the numbers
+def test_json_numbers_against_brute_force_and_the_bounds(tmp_path, capsys):
+    a, p = _pairs(5, 3, seed=1)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy",
+                          "--tau", "0.25", "--k", "1,2,3,1000", "--samples", "2000", "--json", "--out", tmp_path / "rep")
+    assert code == 0, err
+    r = json.loads(out)
+    for key in ("n", "dim", "tau", "normalised", "cross_entropy_limit", "c1", "c2", "by_k", "k_for_gap"):
+        assert key in r
+    assert (r["n"], r["dim"], r["tau"], r["normalised"]) == (5, 3, "0.25", True)
+    model = emp.make_pairs(a, p)
+    ce = np.mean([-model.anchors[i] @ model.positives[i] / 0.25
+                  + math.log(np.mean(np.exp(model.anchors[i] @ model.pool.T / 0.25))) for i in range(5)])
+    assert abs(r["cross_entropy_limit"] - ce) <= 1e-13
+    for row in r["by_k"]:
+        k = row["k"]
+        for key in ("k", "risk", "gap", "prop1_lower", "prop1_upper"):
+            assert key in row
+        assert abs(row["prop1_lower"] + math.log(1 + math.exp(8) / k)) <= 1e-12 * abs(row["prop1_lower"])
+        assert abs(row["prop1_upper"] - (math.exp(8) - 1) ** 2 / (8 * k)) <= 1e-12 * row["prop1_upper"]
+        assert row["prop1_lower"] <= row["gap"] <= row["prop1_upper"] and row["prop1_holds"]
+        if k <= 3:
+            brute = emp.brute_force_risk(model, 0.25, k)
+            assert abs(row["risk"] - brute) <= 1e-12
+            assert abs(row["dcl_risk"] - emp.brute_force_risk(model, 0.25, k, "dcl")) <= 1e-12
+    for row in r["monte_carlo"]:
+        assert abs(row["z"]) < 4
+    assert {Path(x).name for x in r["written"]} == {"report.md", "gap_vs_k.png", "tau_sweep.png"}
+    assert "| 1000 |" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_scale_and_logit_scale_are_temperatures(tmp_path, capsys):
+    a, p = _pairs(6, 3, seed=3)
+    np.savez(tmp_path / "x.npz", anchors=a, positives=p)
+    common = ["--anchors", tmp_path / "x.npz", "--positives", tmp_path / "x.npz", "--key", "anchors,positives",
+              "--k", "4", "--samples", "0", "--no-tau-sweep", "--json"]
+    outs = []
+    for flag, value in (("--tau", "0.05"), ("--scale", "20"), ("--logit-scale", repr(math.log(20)))):
+        code, out, err = _run(capsys, *common, flag, value)
+        assert code == 0, err
+        outs.append(json.loads(out))
+    assert outs[1]["tau"] == "0.05"
+    assert abs(float(outs[2]["tau"]) - 0.05) < 1e-15
+    assert outs[0]["by_k"][0]["gap"] == outs[1]["by_k"][0]["gap"]
+    assert abs(outs[0]["by_k"][0]["gap"] - outs[2]["by_k"][0]["gap"]) < 1e-12
+
+
+def test_exclude_own_reports_the_default_beside_it(tmp_path, capsys):
+    a, p = _pairs(4, 3, seed=4)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.5",
+                          "--k", "2", "--exclude-own", "--samples", "0", "--no-tau-sweep", "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["exclude_own"] and r["pool_size"] == 3
+    m_ex = emp.make_pairs(a, p, exclude_own=True)
+    m_in = emp.make_pairs(a, p)
+    assert abs(r["by_k"][0]["risk"] - emp.brute_force_risk(m_ex, 0.5, 2)) <= 1e-12
+    assert abs(r["own_row_included"]["by_k"][0]["risk"] - emp.brute_force_risk(m_in, 0.5, 2)) <= 1e-12
+
+
+def test_digits_route_on_a_tiny_model(tmp_path, capsys):
+    a, p = _pairs(3, 3, seed=5)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.5",
+                          "--k", "2,100", "--digits", "20", "--samples", "0", "--no-tau-sweep", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["digits"]
+    assert len(rows) == 2 and all(abs(r["float64_gap_minus_exact"]) < 1e-13 for r in rows)
+    model = emp.make_pairs(a, p)
+    assert abs(float(rows[0]["risk"]) - emp.brute_force_risk(model, 0.5, 2)) < 1e-13
+
+
+def test_compare_on_the_fixture_never_exceeds_the_bounds(tmp_path, capsys):
+    """The committed real-model fixture (WordLlama 256-d against its 128-d truncation), first 300 pairs."""
+    with np.load(FIXTURE) as data:
+        part = {key: data[key][:300] for key in ("anchors", "positives", "anchors_trunc", "positives_trunc")}
+    np.savez(tmp_path / "part.npz", **part)
+    f = tmp_path / "part.npz"
+    code, out, err = _run(capsys, "--anchors", f, "--positives", f, "--key", "anchors,positives",
+                          "--compare", f, f, "--compare-key", "anchors_trunc,positives_trunc",
+                          "--tau", "0.1", "--k", "16", "--samples", "256", "--no-tau-sweep", "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["n"] == 300 and r["dim"] == 256
+    row = r["compare"]["by_k"][0]
+    assert row["prop4"]["constants"] == [4, 1, 3] and row["prop4_sharp"]["constants"] == [2, 1, 1]
+    assert 0 < row["prop4"]["worst_ratio"] <= row["prop4_sharp"]["worst_ratio"] <= 1
+    assert row["prop4"]["violations"] == row["prop4_sharp"]["violations"] == 0
+
+
+# ------------------------------------------------------------------ bad files
+def _bad_cases(tmp_path):
+    a, p = _pairs(5, 4, seed=6)
+    good_a, good_p = tmp_path / "a.npy", tmp_path / "p.npy"
+    np.save(good_a, a)
+    np.save(good_p, p)
+    cases = {}
+
+    def npy(name, arr, **kw):
+        path = tmp_path / name
+        np.save(path, arr, **kw)
+        return path
+
+    cases["3-d array"] = (["--anchors", npy("cube.npy", np.zeros((2, 3, 4)) + 1), "--positives", good_p], "n x d matrix")
+    cases["1-d array"] = (["--anchors", npy("vec.npy", np.ones(5)), "--positives", good_p], "n x d matrix")
+    cases["mismatched shapes"] = (["--anchors", good_a, "--positives", npy("p6.npy", np.ones((6, 4)))], "does not match")
+    cases["mismatched dim of negatives"] = (["--anchors", good_a, "--positives", good_p, "--negatives",
+                                             npy("n3.npy", np.ones((7, 3)))], "dimension 3")
+    nan = a.copy()
+    nan[2, 1] = np.nan
+    cases["NaN row"] = (["--anchors", npy("nan.npy", nan), "--positives", good_p], "row 2 has a NaN")
+    zero = p.copy()
+    zero[3] = 0
+    cases["zero row"] = (["--anchors", good_a, "--positives", npy("zero.npy", zero)], "row 3 is zero")
+    cases["empty array"] = (["--anchors", npy("empty.npy", np.zeros((0, 4))), "--positives", good_p], "empty")
+    cases["non-numeric"] = (["--anchors", npy("text.npy", np.array([["a", "b"], ["c", "d"]])), "--positives", good_p],
+                            "not numeric")
+    cases["object array"] = (["--anchors", npy("obj.npy", np.array([[1, "x"]], dtype=object), allow_pickle=True),
+                              "--positives", good_p], "not numeric")
+    np.savez(tmp_path / "k.npz", anchors=a, positives=p)
+    cases["missing key"] = (["--anchors", tmp_path / "k.npz", "--positives", tmp_path / "k.npz", "--key", "anchors,nope"],
+                            "no key 'nope'")
+    cases["several arrays, no key"] = (["--anchors", tmp_path / "k.npz", "--positives", good_p], "choose one with --key")
+    cases["directory"] = (["--anchors", tmp_path, "--positives", good_p], "is a directory")
+    cases["missing file"] = (["--anchors", tmp_path / "none.npy", "--positives", good_p], "file not found")
+    garbage = tmp_path / "garbage.npy"
+    garbage.write_bytes(b"this is not numpy data at all")
+    cases["unreadable file"] = (["--anchors", garbage, "--positives", good_p], "not a valid .npy")
+    bad_zip = tmp_path / "bad.npz"
+    bad_zip.write_bytes(b"PK not a zip")
+    cases["unreadable npz"] = (["--anchors", bad_zip, "--positives", good_p], "not a valid .npz")
+    empty_file = tmp_path / "void.npy"
+    empty_file.write_bytes(b"")
+    cases["empty file"] = (["--anchors", empty_file, "--positives", good_p], "file is empty")
+    csv = tmp_path / "a.csv"
+    csv.write_text("1,2\n")
+    cases["unknown extension"] = (["--anchors", csv, "--positives", good_p], "unknown extension")
+    cases["exclude-own with a pool of another size"] = (
+        ["--anchors", good_a, "--positives", good_p, "--negatives", npy("n7.npy", np.ones((7, 4))), "--exclude-own"],
+        "one pool row per anchor")
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        pq.write_table(pa.table({"emb": pa.array([list(r) for r in a])}), tmp_path / "x.parquet")
+        pq.write_table(pa.table({"emb": pa.array([1.0, 2.0])}), tmp_path / "flat.parquet")
+        pq.write_table(pa.table({"emb": pa.array([[1.0, 2.0], [1.0]])}), tmp_path / "ragged.parquet")
+        pq.write_table(pa.table({"emb": pa.array([["a", "b"], ["c", "d"]])}), tmp_path / "strings.parquet")
+        cases["missing column"] = (["--anchors", tmp_path / "x.parquet", "--column", "vec", "--positives", good_p],
+                                   "no column 'vec'")
+        cases["not a list column"] = (["--anchors", tmp_path / "flat.parquet", "--positives", good_p], "list column")
+        cases["ragged rows"] = (["--anchors", tmp_path / "ragged.parquet", "--positives", good_p], "differ in length")
+        cases["string column"] = (["--anchors", tmp_path / "strings.parquet", "--positives", good_p], "not numeric")
+    except ImportError:
+        pass
+    try:
+        from safetensors.numpy import save_file
+        save_file({"x": a}, str(tmp_path / "s.safetensors"))
+        cases["missing safetensors key"] = (["--anchors", tmp_path / "s.safetensors", "--key", "y", "--positives", good_p],
+                                            "no key 'y'")
+        bad_st = tmp_path / "bad.safetensors"
+        bad_st.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{broken}")
+        cases["unreadable safetensors"] = (["--anchors", bad_st, "--positives", good_p], "not a valid .safetensors")
+    except ImportError:
+        pass
+    return cases
+
+
+def test_every_bad_file_exits_2_with_one_line(tmp_path, capsys):
+    cases = _bad_cases(tmp_path)
+    assert len(cases) >= 18
+    for name, (argv, problem) in cases.items():
+        code, out, err = _run(capsys, *argv, "--tau", "0.5", "--k", "2", "--samples", "0", "--no-tau-sweep")
+        lines = err.strip().splitlines()
+        assert code == 2, (name, code, err)
+        assert len(lines) == 1 and out == "", (name, err)
+        assert problem in lines[0], (name, lines[0])
+        files = [str(x) for x in argv if isinstance(x, Path) and not str(x).endswith(("a.npy", "p.npy"))]
+        if files and name not in ("mismatched shapes",):
+            assert any(Path(f).name in lines[0] for f in files), (name, lines[0])
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--tau", "0.001"], "--tau"), (["--tau", "abc"], "--tau"), (["--scale", "0"], "--scale"),
+    (["--scale", "1000"], "--scale"), (["--logit-scale", "9"], "--logit-scale"), ([], "--tau"),
+    (["--tau", "0.5", "--k", "0"], "--k"), (["--tau", "0.5", "--k", "2,x"], "--k"),
+    (["--tau", "0.5", "--k", "1e13"], "--k"), (["--tau", "0.5", "--loss", "hinge"], "--loss"),
+    (["--tau", "0.5", "--negatives-from", "both"], "--negatives-from"),
+    (["--tau", "0.5", "--digits", "3"], "--digits"), (["--tau", "0.5", "--samples", "-1"], "--samples"),
+])
+def test_bad_options_exit_2(tmp_path, capsys, argv, needle):
+    a, p = _pairs(3, 3)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", *argv)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and needle in err, err
+
+
+def test_loader_error_is_an_input_error_naming_the_option(tmp_path):
+    with pytest.raises(InputError) as info:
+        load_matrix("--negatives", tmp_path)
+    assert info.value.parameter == "--negatives"
