@@ -505,13 +505,24 @@ def k_for_gap(tab: AnchorTables, thresholds=(0.1, 0.01, 0.001), loss: str = "inf
             out[thr] = None
             continue
         lo, hi = powers[j], powers[j + 1]             # |gap(lo)| > thr >= |gap(hi)|
+        glo, ghi = scan[j], scan[j + 1]
+        step = 0
         while hi - lo > 1:
-            mid = (lo + hi) // 2
+            # regula falsi on log|gap| against log k (the gap is close to c1/k), every third step
+            # a bisection, so that the bracket always shrinks
+            if step % 3 == 2 or not (glo > 0 and ghi > 0):
+                mid = (lo + hi) // 2
+            else:
+                a, b = math.log(lo), math.log(hi)
+                frac = (math.log(glo) - math.log(thr)) / (math.log(glo) - math.log(ghi))
+                mid = int(round(math.exp(a + min(max(frac, 0.0), 1.0) * (b - a))))
+                mid = min(max(mid, lo + 1), hi - 1)
             val = abs(float(getattr(gaps_at(tab, [mid], with_dcl=(loss == "dcl")), name)[0]))
             if val > thr:
-                lo = mid
+                lo, glo = mid, val
             else:
-                hi = mid
+                hi, ghi = mid, val
+            step += 1
         out[thr] = hi
     return out
 
