@@ -289,7 +289,8 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     kk = np.geomspace(max(1, ks.min()), ks.max() * 1.5, 200)
     pos = gaps > 0
-    ax.loglog(ks[pos], gaps[pos], "o", color="C0", label=r"exact $\int CE - R$ (positive)")
+    if pos.any():
+        ax.loglog(ks[pos], gaps[pos], "o", color="C0", label=r"exact $\int CE - R$ (positive)")
     if (~pos).any():
         ax.loglog(ks[~pos], -gaps[~pos], "o", mfc="none", color="C0", label=r"exact $|\int CE - R|$ (negative)")
     c1 = result["c1"] if isinstance(result["c1"], float) else float("nan")
@@ -298,11 +299,15 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
     with np.errstate(over="ignore"):
         up = np.array([prop1_bounds(k, tau)[1] for k in kk])
         low = np.array([-prop1_bounds(k, tau)[0] for k in kk])
-    if np.isfinite(up).any():
+    nonzero = np.abs(gaps[gaps != 0])
+    lo_y = max(1e-14, nonzero.min() / 10) if nonzero.size else 1e-12
+    hi_y = max(np.max(np.abs(gaps)) * 100, float(low.max()) * 3, 1.0)
+    ax.set_ylim(lo_y, hi_y)
+    if np.isfinite(up).any() and up.min() < hi_y:
         ax.loglog(kk, up, ":", color="C2", label=r"Prop. 1 upper $(e^{2/\tau}-1)^2/(8k)$")
-    ax.loglog(kk, low, "-.", color="C3", label=r"Prop. 1 lower, $\log(1+e^{2/\tau}/k)$")
-    lo_y = max(1e-12, np.min(np.abs(gaps[gaps != 0])) / 10) if np.any(gaps != 0) else 1e-12
-    ax.set_ylim(lo_y, max(np.max(np.abs(gaps)) * 100, 1))
+    else:
+        ax.plot([], [], ":", color="C2", label=rf"Prop. 1 upper $(e^{{2/\tau}}-1)^2/(8k)$: off scale, $\geq {up.min():.1e}$")
+    ax.loglog(kk, low, "-.", color="C3", label=r"$|$Prop. 1 lower$|$ $= \log(1+e^{2/\tau}/k)$")
     ax.set_xlabel(r"number of negatives $k$")
     ax.set_ylabel("gap")
     ax.set_title(rf"Finite-$k$ bias of InfoNCE, $n = {result['n']}$, $d = {result['dim']}$, $\tau = {tau:g}$")
@@ -323,7 +328,7 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
         ax.set_xlabel(r"temperature $\tau$")
         ax.set_ylabel(r"$|\int CE - R|$")
         ax.set_title(r"Finite-$k$ bias against the temperature $\tau$")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="lower left")
         fig.tight_layout()
         p = out / "tau_sweep.png"
         fig.savefig(p, dpi=110)
