@@ -45,7 +45,7 @@ from ..models.quadrature import gauss_legendre_arb, sphere_density_rule, sphere_
 arb = flint.arb
 _mul = operator.mul
 
-__all__ = ["exact_values", "ExactValues", "QUANTITIES"]
+__all__ = ["exact_values", "ExactValues", "QUANTITIES", "benchmark_exact", "BENCHMARK_POINTS"]
 
 # The precision check's second evaluation: 12 more digits and every quadrature rule refined
 # (panels REFINED times narrower, hence different and more nodes everywhere).
@@ -755,8 +755,9 @@ def _compute_at_precision(ctx, model, tau_value, ks, loss, refinement):
     big = dps * arb(10).log() + 10
     sphere = isinstance(model, SphereModel)
     if sphere:
+        above_one = [k for k in ks if k > 1]          # the ratio rule serves every k > 1
         anchors = [_SphereAnchor(model, tau, tau_value, _kappa_text(model), terms, big, dps, refinement,
-                                 min(ks))]
+                                 min(above_one) if above_one else 1)]
     else:
         laws = _anchor_laws(model, ctx, tau_value, refinement)
         anchors = [_Anchor(law, tau, terms, big) for law in laws]
@@ -914,3 +915,39 @@ def _agreement(first, second, floor_digits=60):
                 continue
             worst = min(worst, float(-mpmath.log10(abs(x - y) / scale)))
     return worst
+
+
+# the points of issue 10's table (d, kappa, tau, k)
+BENCHMARK_POINTS = ((512, 200.0, "0.01", 10**9), (512, 200.0, "0.01", 1), (128, 100.0, "0.02", 4096),
+                    (1024, 100.0, "0.01", 1), (256, 400.0, "0.07", 65536), (3, 1000.0, "0.1", 16),
+                    (3, 20.0, "0.5", 10), (3, 4.0, "0.01", 1), (3, 4.0, "0.01", 10))
+
+
+def benchmark_exact(digits: int = 30, points=BENCHMARK_POINTS, sweep=(16, 8.0, "0.1"), out=print):
+    """CPU seconds per exact value (both passes of the precision check included) at ``points``,
+    and a 20-point k sweep (k = 2^0..2^19) against one value at k = 2^19; returns the figures."""
+    from ..models.laws import SphereModel as _Sphere
+    rows = []
+    for dim, kappa, tau, k in points:
+        start = time.process_time()
+        try:
+            ev = exact_values(_Sphere(dim, kappa), tau, k, digits=digits)
+            status, agreement = "ok", ev.agreement_digits
+        except ArithmeticError as exc:
+            status, agreement = f"ArithmeticError: {exc}", float("nan")
+        seconds = time.process_time() - start
+        rows.append({"d": dim, "kappa": kappa, "tau": tau, "k": k, "cpu_seconds": seconds,
+                     "agreement_digits": agreement, "status": status})
+        out(f"  d={dim:5d} kappa={kappa:7g} tau={tau:5s} k={k:<11d} {seconds:7.2f} s CPU  "
+            f"agreement {agreement:5.1f} digits  {status}")
+    dim, kappa, tau = sweep
+    ks = [2 ** j for j in range(20)]
+    start = time.process_time()
+    exact_values(_Sphere(dim, kappa), tau, ks[-1], digits=digits)
+    one = time.process_time() - start
+    start = time.process_time()
+    exact_values(_Sphere(dim, kappa), tau, ks=ks, digits=digits)
+    many = time.process_time() - start
+    out(f"  sweep d={dim} kappa={kappa:g} tau={tau}: one value {one:.2f} s, 20 values {many:.2f} s CPU "
+        f"({many / one:.1f}x one value)")
+    return {"points": rows, "sweep": {"one_value_seconds": one, "twenty_values_seconds": many}}

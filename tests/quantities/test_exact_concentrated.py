@@ -1,0 +1,225 @@
+"""The exact route at concentrated positives (issue 10's table), against independent routes.
+
+* closed forms evaluated with mpmath's Bessel functions (the route uses FLINT's scaled ones);
+* d = 3: the transforms of V = e^{s/tau}/mu (s uniform) and of W = e^{p/tau}/mu (p with density
+  kappa e^{kappa p}/(2 sinh kappa)) in closed form (exponential integral, incomplete gamma), and
+  the outer integral E log S = int (e^{-t} - E e^{-tS}) dt/t by mpmath.quad: no quadrature rule,
+  no Taylor band, no FLINT;
+* d = 3, k = 1: R = E log(1 + e^{(s-p)/tau}) with the s-integral in closed form (dilogarithm)
+  and mpmath.quad over p;
+* d >= 128: a 2-D mpmath.quad (k = 1) and Monte Carlo with scipy.stats.vonmises_fisher (k > 1),
+  with its 95% interval.
+"""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from infonce_sym.models import FiniteModel, SphereModel
+from infonce_sym.quantities.exact import exact_values
+
+mp = mpmath.mp
+
+
+def _closed_forms(dim, kappa, tau):
+    """∫CE = -A_d(kappa)/tau + log Z_d(1/tau) and E|dM/dpi|^2 = Z_d(2 kappa)/Z_d(kappa)^2 (mpmath)."""
+    nu = mp.mpf(dim) / 2 - 1
+    kappa, tau = mp.mpf(kappa), mp.mpf(tau)
+
+    def log_z(b):
+        return mp.loggamma(nu + 1) + nu * mp.log(2 / b) + mp.log(mp.besseli(nu, b))
+    mean = mp.besseli(nu + 1, kappa) / mp.besseli(nu, kappa)
+    return -mean / tau + log_z(1 / tau), mp.exp(log_z(2 * kappa) - 2 * log_z(kappa)), mean
+
+
+def _d3_transforms(kappa, tau):
+    """E e^{-cV}, E e^{-cW} for d = 3 in closed form, and mu = E e^{s/tau}."""
+    kappa, tau = mp.mpf(kappa), mp.mpf(tau)
+    mu = tau * mp.sinh(1 / tau)
+    lo, hi = mp.exp(-1 / tau) / mu, mp.exp(1 / tau) / mu         # range of V (and of W)
+    a = kappa * tau
+
+    def neg(c):       # (tau/2) int_{c lo}^{c hi} e^{-u} du/u
+        return tau / 2 * (mp.expint(1, c * lo) - mp.expint(1, c * hi))
+
+    def pos(c):       # p = tau log(w mu): density of W ∝ w^{a-1} on [lo, hi]
+        norm = (hi ** a - lo ** a)
+        return c ** (-a) * (mp.gammainc(a, c * lo, c * hi)) * a / norm
+    return neg, pos, lo, hi
+
+
+def _d3_gap(kappa, tau, k, dcl=False):
+    """∫CE - R = -E log(mu_hat/mu + W/k) by mpmath.quad over log t (closed-form transforms)."""
+    neg, pos, lo, hi = _d3_transforms(kappa, tau)
+    k = mp.mpf(k)
+
+    def g(y):
+        t = mp.exp(y)
+        c = t / k
+        value = neg(c) ** k * (1 if dcl else pos(c))
+        return mp.exp(-t) - value
+    top = mp.log(400 / (lo if dcl else lo * (1 + 1 / k)))
+    pts = [mp.log(mp.mpf(10) ** -40)] + list(mp.linspace(-20, top, int(top + 21) // 3 + 2))
+    return -mp.quad(g, pts)
+
+
+def _d3_risk_k1(kappa, tau):
+    """R at k = 1 for d = 3: (tau/2)(Li2(-e^{(-1-p)/tau}) - Li2(-e^{(1-p)/tau})) integrated over p."""
+    kappa, tau = mp.mpf(kappa), mp.mpf(tau)
+    dens = lambda p: kappa * mp.exp(kappa * (p - 1)) / (1 - mp.exp(-2 * kappa))
+    inner = lambda p: tau / 2 * (mp.polylog(2, -mp.exp((-1 - p) / tau)) - mp.polylog(2, -mp.exp((1 - p) / tau)))
+    return mp.quad(lambda p: dens(p) * inner(p), mp.linspace(-1, 1, 81))
+
+
+def _close(got, want, digits):
+    return abs(got - want) <= mp.mpf(10) ** (-digits) * max(abs(want), mp.mpf(10) ** -40)
+
+
+def test_d3_tau001_k1_against_dilogarithm_route():
+    """Issue 10's (3, 4, 0.01, 1): once exit 1 with 2 digits; the true R is 3.0911046177811156..."""
+    ev = exact_values(SphereModel(3, 4.0), "0.01", 1, digits=30)
+    with mpmath.workdps(40):
+        want = _d3_risk_k1(4, "0.01")
+        assert _close(ev.values["risk"], want, 30)
+        ce, d2, _ = _closed_forms(3, 4, "0.01")
+        assert _close(ev.values["cross_entropy_limit"], ce, 30)
+        assert _close(ev.values["density_ratio_second_moment"], d2, 30)
+    assert mpmath.nstr(ev.values["risk"], 17) == "3.0911046177811156"
+
+
+@pytest.mark.parametrize("kappa,tau,k", [(4, "0.01", 10), (20, "0.5", 10), (1000, "0.1", 16)])
+def test_d3_against_closed_form_transforms(kappa, tau, k):
+    digits = 25
+    info = exact_values(SphereModel(3, float(kappa)), tau, k, digits=digits)
+    with mpmath.workdps(digits + 10):
+        ce, d2, _ = _closed_forms(3, kappa, tau)
+        gap = _d3_gap(kappa, tau, k)
+        dcl_gap = _d3_gap(kappa, tau, k, dcl=True)
+        assert _close(info.values["cross_entropy_limit"], ce, digits)
+        assert _close(info.values["density_ratio_second_moment"], d2, digits)
+        assert _close(info.values["risk"], ce - gap, digits)
+        assert _close(info.gaps["infonce_minus_dcl_risk"], dcl_gap - gap, digits - 2)
+
+
+def _d3_search_bias(kappa, k):
+    """E[sum r_j (s_j - m)/sum r_j], r = e^{kappa s}/Z, s uniform, by mpmath.quad of
+    int k E[r (s-m) e^{-tr}] (E e^{-tr})^{k-1} dt with both transforms in closed form (E1)."""
+    kappa = mp.mpf(kappa)
+    z = mp.sinh(kappa) / kappa
+    m = 1 / mp.tanh(kappa) - 1 / kappa
+
+    def integrand(y):
+        c = mp.exp(y)
+        a, b = c * mp.exp(-kappa) / z, c * mp.exp(kappa) / z
+        ea, eb = mp.exp(-a), mp.exp(-b)
+        e1a, e1b = mp.expint(1, a), mp.expint(1, b)
+        log_part = ea * mp.log(a) - eb * mp.log(b) + e1a - e1b
+        num = ((log_part + mp.log(z / c) * (ea - eb)) / kappa - m * (ea - eb)) / (2 * kappa * c)
+        transform = (e1a - e1b) / (2 * kappa)
+        return k * num * transform ** (k - 1) * c
+    top = 2 * kappa + 10
+    return mp.quad(integrand, [-60] + list(mp.linspace(-30, top, int(top + 31))))
+
+
+@pytest.mark.parametrize("kappa,tau,k", [(4, "0.01", 10), (20, "0.5", 10)])
+def test_d3_search_cross_entropy_against_closed_form_transforms(kappa, tau, k):
+    digits = 25
+    ev = exact_values(SphereModel(3, float(kappa)), tau, k, digits=digits)
+    with mpmath.workdps(digits + 30):      # the numerator cancels to E r (s - m) = 0 at small t
+        ce, _, _ = _closed_forms(3, kappa, tau)
+        dcl_gap = _d3_gap(kappa, tau, k, dcl=True)
+        search = ce - dcl_gap - _d3_search_bias(kappa, k) / mp.mpf(tau)
+        assert _close(ev.values["search_cross_entropy"], search, digits)
+
+
+def _mc(dim, kappa, tau, k, samples, seed):
+    """Monte Carlo of R and of the search CE: positives from scipy.stats.vonmises_fisher, negative
+    similarities 2 Beta((d-1)/2, (d-1)/2) - 1; returns (estimate, standard error) pairs."""
+    from scipy.stats import vonmises_fisher
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    mu = np.zeros(dim)
+    mu[0] = 1.0
+    p = vonmises_fisher(mu, kappa).rvs(samples, random_state=rng)[:, 0]
+    a = (dim - 1) / 2
+    risk, search = [], []
+    for start in range(0, samples, 500):
+        pc = p[start:start + 500]
+        s = 2 * rng.beta(a, a, size=(pc.size, k)) - 1
+        top = np.maximum(pc, s.max(axis=1)) / tau
+        log_sum = top + np.log(np.exp(pc / tau - top) + np.exp(s / tau - top[:, None]).sum(axis=1))
+        risk.append(log_sum - math.log(k) - pc / tau)
+        w = np.exp(kappa * (s - s.max(axis=1, keepdims=True)))
+        top_s = s.max(axis=1) / tau
+        log_neg = top_s + np.log(np.exp(s / tau - top_s[:, None]).sum(axis=1)) - math.log(k)
+        search.append(-(w * s).sum(axis=1) / w.sum(axis=1) / tau + log_neg)
+    risk, search = np.concatenate(risk), np.concatenate(search)
+    return [(x.mean(), x.std(ddof=1) / math.sqrt(samples)) for x in (risk, search)]
+
+
+@pytest.mark.parametrize("dim,kappa,tau,k,samples", [(3, 1000, "0.1", 16, 5000),
+                                                      (128, 100, "0.02", 4096, 1500)])
+def test_against_monte_carlo_with_scipy_vmf(dim, kappa, tau, k, samples):
+    ev = exact_values(SphereModel(dim, float(kappa)), tau, k, digits=20)
+    for (estimate, se), key in zip(_mc(dim, kappa, float(tau), k, samples, seed=[10, dim, k]),
+                                   ("risk", "search_cross_entropy")):
+        assert abs(float(ev.values[key]) - estimate) <= 4 * se, (key, float(ev.values[key]), estimate, se)
+
+
+def test_table_points_closed_forms_and_k1_two_dimensional_quadrature():
+    """(1024, 100, 0.01, 1): R = E log(1 + e^{(s-p)/tau}) by a 2-D mpmath.quad over the densities
+    c_d (1-s^2)^((d-3)/2) and c_d (1-p^2)^((d-3)/2) e^{kappa p}/Z_d(kappa), each on +-14 of its widths."""
+    dim, kappa, tau = 1024, 100, mp.mpf("0.01")
+    ev = exact_values(SphereModel(dim, float(kappa)), "0.01", 1, digits=30)
+    with mpmath.workdps(45):
+        ce, d2, mean = _closed_forms(dim, kappa, tau)
+        assert _close(ev.values["cross_entropy_limit"], ce, 30)
+        assert _close(ev.values["density_ratio_second_moment"], d2, 30)
+    with mpmath.workdps(20):
+        nu = mp.mpf(dim) / 2 - 1
+        c_d = mp.gamma(mp.mpf(dim) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(dim - 1) / 2))
+        log_z = mp.loggamma(nu + 1) + nu * mp.log(2 / mp.mpf(kappa)) + mp.log(mp.besseli(nu, kappa))
+        neg = lambda s: c_d * (1 - s * s) ** ((dim - 3) / mp.mpf(2))
+        pos = lambda p: neg(p) * mp.exp(kappa * p - log_z)
+        w_s = 14 / mp.sqrt(dim)
+        var_p = mp.quad(lambda p: pos(p) * (p - mean) ** 2, mp.linspace(mean - 0.3, mean + 0.3, 7))
+        w_p = 14 * mp.sqrt(var_p)
+        risk = mp.quad(lambda p, s: pos(p) * neg(s) * mp.log1p(mp.exp((s - p) / tau)),
+                       mp.linspace(mean - w_p, mean + w_p, 5), mp.linspace(-w_s, w_s, 5))
+        assert _close(ev.values["risk"], risk, 15)
+
+
+def test_issue_table_points_pass_the_precision_check():
+    """The points of issue 10's table that once failed (exit 1) now pass at 30 digits; their
+    closed forms agree with mpmath's to 30 digits."""
+    for dim, kappa, tau, k in [(512, 200, "0.01", 10**9), (512, 200, "0.01", 1), (256, 400, "0.07", 65536)]:
+        ev = exact_values(SphereModel(dim, float(kappa)), tau, k, digits=30)
+        assert ev.agreement_digits >= 30
+        with mpmath.workdps(45):
+            ce, d2, _ = _closed_forms(dim, kappa, tau)
+            assert _close(ev.values["cross_entropy_limit"], ce, 30)
+            assert _close(ev.values["density_ratio_second_moment"], d2, 30)
+
+
+def test_k_sweep_equals_single_values():
+    model = SphereModel(16, 8.0)
+    sweep = exact_values(model, "0.1", ks=[64, 1, 8], digits=20)
+    assert [ev.k for ev in sweep] == [64, 1, 8]
+    for ev in sweep:
+        one = exact_values(model, "0.1", ev.k, digits=20)
+        for key in ("risk", "search_cross_entropy"):
+            assert _close(ev.values[key], one.values[key], 20)
+
+
+def test_single_state_finite_model():
+    """N = 1: every negative is the positive, s = p = <e, e> = 1, so R = log((1 + k)/k) exactly
+    (mu_hat = e^{1/tau}), ∫CE = 0, E|dM/dpi|^2 = 1 and the search CE is log(k e^{1/tau}/k) - 1/tau = 0."""
+    model = FiniteModel([1.0], [[1.0]], [[1.0]])
+    for k in (1, 3):
+        ev = exact_values(model, "0.5", k, digits=20)
+        with mpmath.workdps(30):
+            assert _close(ev.values["risk"], mp.log(mp.mpf(1 + k) / k), 20)
+        assert abs(ev.values["cross_entropy_limit"]) < mp.mpf(10) ** -20
+        assert _close(ev.values["density_ratio_second_moment"], mp.mpf(1), 20)
+        if k > 1:
+            assert abs(ev.values["search_cross_entropy"]) < mp.mpf(10) ** -20
