@@ -349,7 +349,7 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
         lines.append(f"| {r['k']} | {r['risk']:.10g} | {r['gap']:.6g} | {r['gap_error_bound']:.1e} | "
                      f"{r['prop1_lower']:.4g} | {_fmt(r['prop1_upper'], 4)} | {_fmt(r['expansion_c1_c2'], 6)} | "
                      f"{_fmt(r['dcl_risk'], 10)} | {_fmt(r['dcl_gap'])} |")
-    lines += ["", "k at which |∫CE − R| falls below a threshold (and stays below on the doubling grid up to 2^39): " +
+    lines += ["", f"k at which |∫CE − {'R~' if result['k_for_gap_loss'] == 'dcl' else 'R'}| falls below a threshold (and stays below on the doubling grid up to 2^39): " +
               ", ".join(f"{t}: {v if v is not None else '> 2^39'}" for t, v in result["k_for_gap"].items()), ""]
     if result.get("monte_carlo"):
         lines += ["## Monte Carlo cross-check", "", "| k | exact gap | MC gap | std. error | z | verdict |",
