@@ -109,13 +109,24 @@ def analyse(model: emp.EmpiricalPairs, tau, ks=DEFAULT_KS, loss: str = "infonce"
         with_dcl = loss == "dcl" or not large
     if tau_factors is None:
         tau_factors = TAU_SWEEP_FACTORS_LARGE if large else TAU_SWEEP_FACTORS
+    stages = {}
+    mark = [time.perf_counter()]
+
+    def stage(name):
+        now = time.perf_counter()
+        stages[name] = round(now - mark[0], 2)
+        mark[0] = now
+
     tab = emp.anchor_tables(model, tau_f, with_dcl=with_dcl, workers=workers)
+    stage("tables")
     gv = emp.gaps_at(tab, ks, with_dcl=with_dcl)
     if not with_dcl:
         gv.dcl_gap = np.array([float(np.mean(tab.dcl_gap1)) if k == 1 else np.nan for k in gv.k])
         gv.dcl_error = np.array([64 * emp.EPS * float(np.mean(np.abs(tab.dcl_gap1) + 1)) if k == 1 else np.nan
                                  for k in gv.k])
+    stage("gaps")
     consts = expansion_values(tab)
+    stage("c1_c2")
     by_k = []
     for a, k in enumerate(gv.k):
         lo, hi = prop1_bounds(k, tau_f)
@@ -132,6 +143,7 @@ def analyse(model: emp.EmpiricalPairs, tau, ks=DEFAULT_KS, loss: str = "infonce"
                           bool(dlo - gv.dcl_error[a] <= gv.dcl_gap[a] <= dhi + gv.dcl_error[a])),
         })
     k_for = emp.k_for_gap(tab, GAP_THRESHOLDS, loss)
+    stage("k_for_gap")
     out = {
         "n": model.n, "dim": model.dim, "tau": str(tau), "loss": loss,
         "pool": model.pool_name, "pool_size": model.pool_size, "exclude_own": model.exclude_own,
@@ -151,8 +163,10 @@ def analyse(model: emp.EmpiricalPairs, tau, ks=DEFAULT_KS, loss: str = "infonce"
                            "--loss dcl computes them")
     if tau_sweep:
         out["tau_sweep"] = _tau_sweep(model, tau_f, [k for k in gv.k], workers, tau_factors, (tab, gv))
+        stage("tau_sweep")
     if mc_samples:
         out["monte_carlo"] = _mc_check(model, tau_f, gv, loss, mc_samples, seed)
+        stage("monte_carlo")
     if beside_default and model.exclude_own:
         other = emp.EmpiricalPairs(model.anchors, model.positives, model.pool, False, model.pool_name,
                                    model.rescaled_rows)
@@ -165,6 +179,7 @@ def analyse(model: emp.EmpiricalPairs, tau, ks=DEFAULT_KS, loss: str = "infonce"
     if digits is not None:
         out["digits"] = _digits_check(model, tau, [k for k in gv.k if k <= 10 ** 9], digits, gv)
     out["seconds"] = round(time.perf_counter() - t0, 2)
+    out["seconds_by_stage"] = stages
     out["_tables"] = tab
     return out
 
