@@ -1,4 +1,4 @@
-"""Empirical Rademacher complexity of the InfoNCE loss over the class of ``embedding_class``.
+"""Empirical Rademacher complexity of the InfoNCE loss over the class of ``models.fourier_class``.
 
 ``Rad = E_sigma sup_{theta in Theta} f_sigma(theta)``, ``f_sigma(theta) = (1/n) sum_i sigma_i l(phi_theta, z_i)``.
 
@@ -30,12 +30,16 @@ Since ``grad_l S = -(1/m) sin(u_l) D``, ``Hess S = -(1/m) blockdiag_l(cos(u_l) D
 ``D^3 S[e,e,e] = (1/m) sum_l sin(u_l) <e_l, D>^3``, for unit e and theta' in B:
 ``||grad S|| <= a(D) = (||D||/m)(sum_l sbar_l^2)^{1/2}``, ``||Hess S|| <= b(D) = (||D||^2/m) max_l cbar_l``,
 ``|D^3 S[e,e,e]| <= c(D) = (||D||^3/m) max_l sbar_l`` (as ``sum_l |e_l|^3 <= 1``).  Hence on B
-``||grad x_j|| <= alpha_j = (a(Dn_j) + a(Dp))/tau``, ``||Hess x_j|| <= beta_j = (b(Dn_j) + b(Dp))/tau``
-and ``|D^3 x_j[e,e,e]| <= gamma_j = (c(Dn_j) + c(Dp))/tau``.  By the mean value theorem on the
-segment [g, theta'] (inside B) ``|x_j(theta') - x_j(g)| <= alpha_j r``, so on B
+``||grad x_j|| <= alpha_j = an_j + ap`` with ``an_j = a(Dn_j)/tau``, ``ap = a(Dp)/tau``,
+``||Hess x_j|| <= beta_j = (b(Dn_j) + b(Dp))/tau`` and ``|D^3 x_j[e,e,e]| <= gamma_j = (c(Dn_j) + c(Dp))/tau``.
+Write ``x_j = a_j - b`` with ``a_j = S(Dn_j)/tau``, ``b = S(Dp)/tau``; by the mean value theorem on
+the segment [g, theta'] (inside B) ``|a_j(theta') - a_j(g)| <= an_j r`` and ``|b(theta') - b(g)| <= ap r``.
+As ``q_j = e^{a_j}/(e^b + sum_l e^{a_l})`` is increasing in a_j and decreasing in b and the other a_l,
+dividing by e^{b(g)}, on B
 
-    q_j(theta') <= qbar_j = min(1, e^{x_j(g) + alpha_j r} / (1 + sum_l e^{x_l(g) - alpha_l r})).
+    q_j(theta') <= qbar_j = min(1, e^{x_j(g) + an_j r} / (e^{-ap r} + sum_l e^{x_l(g) - an_l r}))
 
+(the common term b moves numerator and denominator together, so it enters once).
 For z_j(theta') in [0, zbar_j] write ``E[z] = sum_j q_j z_j`` (a mean under the law q on {0..k},
 with z_0 = 0); then on B ``E[z] <= Ebar[zbar] := min(max_j zbar_j, sum_j qbar_j zbar_j)``.  Along a
 line theta' = g + t e (|e| = 1), with ``y_j(t) = x_j(g + t e)``, Y = y', A = y'', the derivatives
@@ -43,18 +47,25 @@ of ``l = log(1 + sum_j e^{y_j})`` follow from ``d/dt E[Z] = E[Z'] + Cov(Z, Y)``:
 
     l' = E[Y],   l'' = E[A] + Var(Y),   l''' = E[y'''] + 3 Cov(A, Y) + kappa_3(Y)
 
-(``kappa_3`` the third central moment).  With ``0 <= Var(Y) <= E[Y^2]``,
-``|Cov(A, Y)| <= (E[A^2] E[Y^2])^{1/2}`` and ``|kappa_3| = |E Y^3 - 3 E[Y] E[Y^2] + 2 E[Y]^3|
-<= M3 + 3 M1 M2 + 2 M1^3`` (``M_p = Ebar[alpha^p]`` >= ``E|Y|^p``), on B:
+(``kappa_3`` the third central moment).  Let ``M_p = Ebar[alpha^p]`` (>= ``E|Y|^p``) and
+``amax = max_j alpha_j``.  Then ``0 <= Var(Y) <= E[Y^2] <= M2``, ``|Cov(A, Y)| <= (E[A^2] E[Y^2])^{1/2}``,
+and for ``kappa_3 = E Y^3 - 3 mu E Y^2 + 2 mu^3`` (mu = E Y): with ``|E Y^3| <= M3``, ``|mu| <= M1``
+and ``mu^2 <= E Y^2 <= M2``, ``|2 mu^3 - 3 mu E Y^2| = |mu| (3 E Y^2 - 2 mu^2) <= |mu| (3 M2 - 2 mu^2)
+<= t (3 M2 - 2 t^2)`` with ``t = min(M1, (M2/2)^{1/2})`` (``s -> s(3 M2 - 2 s^2)`` increases on
+[0, (M2/2)^{1/2}] and decreases after); also ``|kappa_3| <= max|Y - mu| Var(Y) <= (amax + M1) M2``.  So on B
 
     (L)  ||grad l_i|| <= M1
-    (H)  ||Hess l_i|| <= min(Ebar[beta + alpha^2], Ebar[beta] + M2)
-    (T)  |D^3 l_i[e,e,e]| <= Ebar[gamma] + 3 (Ebar[beta^2] M2)^{1/2} + M3 + 3 M1 M2 + 2 M1^3
+    (H)  ||Hess l_i|| <= Ebar[beta] + M2
+    (T)  |D^3 l_i[e,e,e]| <= Ebar[gamma] + 3 (Ebar[beta^2] M2)^{1/2}
+                             + min(M3 + t (3 M2 - 2 t^2), (amax + M1) M2)
 
 ((H) for the matrix norm: Hess l = sum_j q_j Hess x_j + the covariance matrix of grad x under q,
 which is PSD and <= sum_j q_j grad x_j grad x_j^T).  Averaging over i (``|sigma_i| = 1``) bounds the
 derivatives of every f_sigma on B; ``local_bounds_and_losses`` returns these averages with the
 exact losses, gradients and Hessians at g.  The tests check them against finite differences.
+A bound proved for a ball holds on every smaller ball inside it: a child's ball B(g', r/2), with
+||g' - g|| = r/2, lies in its parent's B(g, r), so (L), (H), (T) of any ancestor are valid for a
+cube, and the smallest available one is used ("inherited" bounds).
 
 Branch and bound.  Theta is covered by closed cubes Q (centre g, half-width h, Q in B(g, r),
 r = h sqrt(d_Theta)).  For theta' in Q and delta = theta' - g, Taylor's theorem on [g, theta'] gives
@@ -62,20 +73,58 @@ r = h sqrt(d_Theta)).  For theta' in Q and delta = theta' - g, Taylor's theorem 
     f(theta') <= f(g) + <grad f(g), delta> + min(H_g r^2/2, lambda_+ r^2/2 + T_g r^3/6),
     f(theta') <= f(g) + L_g r,
 
-(``L_g, H_g``: the local bounds capped by the global L, H; ``T_g`` the local (T);
+(``L_g, H_g``: the local (or inherited) bounds capped by the global L, H; ``T_g`` the local (T);
 ``lambda_+`` the positive part of the top eigenvalue of the exact Hess f_sigma(g)), and for theta'
 also in Theta ``<grad f(g), delta> <= min(h ||grad f(g)||_1, R ||grad f(g)|| - <grad f(g), g - theta_0>)``.
 A cube whose upper value is below a certified lower value of the sup is discarded for that sigma;
-the others are split into 2^d_Theta children, down to ``levels`` refinements or until no cube is
-left.  The reported sup is max(best lower value (+ tolerance when a cube was discarded within the
-tolerance), max over the remaining cubes of their upper value) >= the true sup, plus a margin of
-1e-10 (2/tau + log(k+1) + 1) for float64 rounding.  Cubes are kept while their ball meets Theta
-(||g - theta_0|| <= R + r); a cube that does not itself meet Theta has no child that does.
+the others are split into 2^d_Theta children.  The reported sup is max(best lower value
+(+ tolerance when a cube was discarded within the tolerance), upper values of the cubes left at the
+last level) >= the true sup, plus a margin of 1e-10 (2/tau + log(k+1) + 1) for float64 rounding.
+Cubes are kept while their ball meets Theta (||g - theta_0|| <= R + r); a cube that does not itself
+meet Theta has no child that does.
+
+Order and cost (``certified_sup``).  Every step below only chooses which valid bound to compute or
+which cubes to visit first; each cube's upper value is the minimum of valid upper bounds.
+- Cheapest bound first: with the losses and gradients at g and the inherited (L, H) the first
+  bound is formed; only cubes still active for some sigma get the exact Hessians (and the
+  inherited T), and only those where fresh bounds may discard the cube or its children get the
+  fresh (L), (H), (T) of their own ball.
+- Depth first: cubes are taken from a stack, children of the most promising cube (highest centre
+  value) first, so the best lower values are found early; a cube discarded at any time is
+  discarded against the lower value known then, which is <= the final one.
+- Screening: a child Q' of Q (centre g' = g + delta', half-width h') satisfies, by the expansion at
+  the parent's centre g (all of Q' lies in B(g, r)), ``f <= f(g) + min(<grad f(g), delta'> +
+  h' ||grad f(g)||_1, R ||grad f(g)|| - <grad f(g), g - theta_0>) + Q_g`` on Q', with Q_g the
+  parent's second/third-order term above; a child with this value below the lower value is
+  discarded without being evaluated.
+- Level skipping: where even a third-order term a quarter of the inherited one leaves no room to
+  discard a child, the 4^d_Theta grandchildren (or 8^d_Theta great-grandchildren) are pushed
+  instead; they cover the cube as its children do.
+- Budget: with ``max_evaluations`` the refinement may stop early; every cube left then keeps the
+  upper value of its parent (a bound on the parent's cube, so on the child's), and the result is
+  marked incomplete.
+- Phases without trigonometric calls: the centres are theta0 + 2 h0 a (a integer) at level 0, and a
+  child is its parent plus h_v o (o in {-1, 1}^d_Theta, h_v = h0/2^v), so
+  ``exp(i u_l(child)) = exp(i u_l(parent)) exp(i h_v <o_l, Dn>)``: one complex product per entry
+  with a factor tabulated once per level, and at level 0 a product of d_in tabulated factors.
+  Each tabulated factor is within 4 ulp (|err| <= 2^-50) of its value and each product adds at most
+  2^-50 (|z|, |w| <= 1 + 2^-49); after P <= d_in + levels + 3 products the phases are within
+  (P + 1) 2^-49 <= 1e-13 of exp(i u), which moves each loss, by its 1/tau-Lipschitz dependence on
+  cos u (S is an average of cosines, and l_i is 1-Lipschitz in the max-norm of x), by at most
+  2e-13/tau, far below the 1e-10 (2/tau) of the margin.
 
 Lower values (each <= the sup): f at centres in Theta and, at points p in Theta within r of g (the
 projection onto Theta of a step from g along grad f(g), or the projection of g),
 ``f(g) + <grad f(g), p - g> - H_g ||p - g||^2/2`` and
 ``f(g) + <grad f(g), p - g> + (p - g)^T Hess f(g) (p - g)/2 - T_g ||p - g||^3/6``, both <= f(p).
+At the end f_sigma is evaluated directly (with sin and cos) at each returned witness, and the
+lower value reported is the smaller of the two, so it is attained at the returned point.
+
+d_Theta > 3 (``rademacher_estimate``): the same branch and bound on a coarse cover with a budget
+of evaluations gives a certified but loose upper value (``upper_kind = "certified (coarse)"``); the
+lower value is the best of the branch-and-bound witnesses and of a multi-start SLSQP ascent from
+the best grid centres, evaluated at the returned point (``lower_kind = "optimiser"``); the relative
+gap between them is reported.
 
 ``lower_estimate`` is the mean of the best certified lower values (a lower estimate of Rad);
 ``estimate`` the mean of the certified sups (an upper estimate); both are Monte Carlo means over
@@ -89,11 +138,12 @@ import time
 
 import numpy as np
 
-from ..errors import InputError, check_k, check_tau
+from ..errors import check_k, check_tau
 from ..models.fourier_class import FourierEmbedding, sample_tuples
 
-__all__ = ["certificate_lipschitz", "certified_sup", "local_bounds_and_losses",
-           "rademacher_estimate", "initial_cubes"]
+__all__ = ["certificate_lipschitz", "certificate_constants_local", "certified_sup",
+           "local_bounds_and_losses", "rademacher_estimate", "initial_cubes", "TupleDifferences",
+           "PhaseTables"]
 
 
 def certificate_lipschitz(za, zp, zn, tau, C_Phi, constants=(2, 1, 1)):
@@ -129,14 +179,253 @@ def certificate_constants_local(za, zp, zn, tau, C_Phi):
     return L, H
 
 
-def initial_cubes(theta0, R, h):
+def initial_cubes(theta0, R, h, with_index=False):
+    """Centres theta0 + 2h a (a integer vectors) of the level-0 cubes whose balls meet Theta."""
     d = theta0.size
     m = int(math.ceil(R / (2 * h) - 0.5)) + 1
-    ax = (np.arange(-m, m + 1) * 2 * h)
-    grid = np.array(list(itertools.product(ax, repeat=d))) + theta0
+    idx = np.array(list(itertools.product(range(-m, m + 1), repeat=d)), dtype=np.int64)
+    grid = idx * (2 * h) + theta0
     r = h * math.sqrt(d)
     keep = np.linalg.norm(grid - theta0, axis=1) <= R + r
-    return grid[keep]
+    return (grid[keep], idx[keep], m) if with_index else grid[keep]
+
+
+
+class TupleDifferences:
+    """Differences of the tuples and their norms, shared by every evaluation."""
+
+    def __init__(self, model, za, zp, zn, tau):
+        self.m, self.d = model.m, model.dim_in
+        self.dT = self.m * self.d
+        self.tau = float(tau)
+        self.n, self.k = zn.shape[0], zn.shape[1]
+        self.Dp = za - zp                                              # (n, d)
+        self.Dn = za[:, None, :] - zn                                  # (n, k, d)
+        self.Dn_flat = self.Dn.reshape(self.n * self.k, self.d)
+        d = self.d
+        self.On = (self.Dn[..., :, None] * self.Dn[..., None, :]).reshape(self.n, self.k, d * d)
+        self.Op = self.Dp[:, :, None] * self.Dp[:, None, :]            # (n, d, d)
+        self.nup = np.linalg.norm(self.Dp, axis=-1)                    # (n,)
+        self.nun = np.linalg.norm(self.Dn, axis=-1)                    # (n, k)
+        self.logk = math.log(self.k)
+        t = self.tau
+        self.nun_tau = (self.nun / t, self.nun**2 / t, self.nun**3 / t)
+        self._scaled = {}
+
+    def scaled(self, name, r, make):
+        """A cached array that depends on the radius r only."""
+        key = (name, r)
+        if key not in self._scaled:
+            self._scaled[key] = make()
+        return self._scaled[key]
+
+    def phases_p(self, theta):
+        """cos, sin of u_l = <theta_l, Dp_i>: theta (g, dT) -> two (g, m, n) arrays."""
+        up = np.einsum("gmd,nd->gmn", theta.reshape(-1, self.m, self.d), self.Dp)
+        return np.cos(up), np.sin(up)
+
+    def phases_n(self, theta):
+        """exp(i <theta_l, Dn_ij>) evaluated directly: theta (g, dT) -> (g, m, n, k) complex."""
+        g = theta.shape[0]
+        un = (theta.reshape(g * self.m, self.d) @ self.Dn_flat.T).reshape(g, self.m, self.n, self.k)
+        z = np.empty(un.shape, complex)
+        np.cos(un, out=z.real)
+        np.sin(un, out=z.imag)
+        return z
+
+
+def _losses_grads(td, zn, cp, sp, block=32768):
+    """Losses (g, n) and gradients (g, n, dT) at the centres from the phases; plus the softmax
+    quantities that the Hessians and the ball bounds reuse.  Computed over blocks of tuples of
+    about ``block`` entries (the temporaries stay in cache)."""
+    cn, sn = zn.real, zn.imag                                        # (g, m, n, k)
+    g = zn.shape[0]
+    m, n_, kk, d, tau = td.m, td.n, td.k, td.d, td.tau
+    x = np.empty((g, n_, kk))
+    ex = np.empty((g, n_, kk))
+    es = np.empty((g, m, n_, kk))
+    mx = np.empty((g, n_))
+    A = np.empty((g, n_))
+    gn = np.empty((g, n_, m, d))
+    step = max(1, int(block // max(1, g * m * kk)))
+    for i in range(0, n_, step):
+        b = slice(i, i + step)
+        xb = x[:, b]
+        if m == 1:
+            np.subtract(cn[:, 0, b], cp[:, 0, b, None], out=xb)
+        else:
+            np.subtract(cn[:, :, b].mean(axis=1), cp[:, :, b].mean(axis=1)[..., None], out=xb)
+        xb *= 1.0 / tau                                              # x_j
+        mxb = mx[:, b]
+        np.maximum(xb.max(axis=-1), 0.0, out=mxb)
+        eb = ex[:, b]
+        np.subtract(xb, mxb[..., None], out=eb)
+        np.exp(eb, out=eb)                                           # e^{x_j - mx}
+        eb.sum(axis=-1, out=A[:, b])
+        esb = es[:, :, b]
+        np.multiply(eb[:, None], sn[:, :, b], out=esb)               # den q_j sn_lj
+        nb = esb.shape[2]
+        gn[:, b] = np.matmul(esb.transpose(2, 0, 1, 3).reshape(nb, g * m, kk), td.Dn[b]
+                             ).reshape(nb, g, m, d).transpose(1, 0, 2, 3)
+    den = np.exp(-mx) + A
+    ell = mx + np.log(den) - td.logk
+    iden = 1.0 / den                                                 # q_j = ex_j / den
+    w = A * iden                                                     # sum_j q_j
+    # grad S(D)_l = -(1/m) sin(u_l) D; grad x_j = (1/(m tau)) v_j, v_j,l = sp_l Dp - sn_lj Dn_j
+    gn *= iden[:, :, None, None]                                     # sum_j q_j sn_lj Dn_j
+    spT = sp.transpose(0, 2, 1)                                      # (g, n, m)
+    gl = ((w[..., None] * spT)[..., None] * td.Dp[None, :, None, :] - gn) / (m * tau)
+    grad = gl.reshape(g, n_, m * d)
+    aux = {"x": x, "mx": mx, "ex": ex, "iden": iden, "w": w, "es": es, "gn": gn, "spT": spT,
+           "cp": cp, "sp": sp, "grad": grad}
+    return ell, grad, aux
+
+
+def _sub(aux, sel, keys):
+    """The softmax quantities ``keys`` of the centres ``sel`` (no copy when sel is all of them)."""
+    g = aux["x"].shape[0]
+    if sel.size == g:
+        return aux
+    if sel.size == sel[-1] - sel[0] + 1:
+        sel = slice(sel[0], sel[-1] + 1)
+    return {key: aux[key][sel] for key in keys}
+
+
+def _rows(a, sel):
+    """a[sel] along the first axis, a view when sel is a range."""
+    if sel.size == a.shape[0]:
+        return a
+    if sel.size == sel[-1] - sel[0] + 1:
+        return a[sel[0]:sel[-1] + 1]
+    return a[sel]
+
+
+_HESS_KEYS = ("ex", "iden", "w", "es", "gn", "spT", "cp", "grad")
+_BOUND_KEYS = ("x", "mx", "ex", "cp", "sp")
+
+
+def _hessians(td, zn, aux):
+    """Exact Hessians (g, n, dT, dT) of the losses at the centres."""
+    cn, sn = zn.real, zn.imag
+    m, n_, kk, d, tau = td.m, td.n, td.k, td.d, td.tau
+    ex, iden, w, es, gn, spT, cp, grad = (aux[key] for key in _HESS_KEYS)
+    g = zn.shape[0]
+    dT = m * d
+    Hs = np.zeros((g, n_, dT, dT))
+    c2 = 1.0 / (m * tau) ** 2
+    if m == 1:
+        # sum_j q_j (Hess x_j + grad x_j grad x_j^T): the Dn Dn^T part has weight
+        # q_j (sn_j^2 - tau cn_j)/tau^2
+        wq = sn[:, 0] * sn[:, 0]
+        wq -= tau * cn[:, 0]
+        wq *= ex
+        M = np.matmul(wq.transpose(1, 0, 2), td.On).transpose(1, 0, 2).reshape(g, n_, d, d)
+        M *= iden[..., None, None]
+        sp0 = spT[:, :, 0]
+        cross = gn[:, :, 0, :, None] * (sp0[..., None, None] * td.Dp[None, :, None, :])
+        Hs += c2 * (M - cross - cross.transpose(0, 1, 3, 2)
+                    + (w * (sp0 * sp0 + tau * cp[:, 0]))[..., None, None] * td.Op[None])
+    else:
+        pairs = [(a, b) for a in range(m) for b in range(a, m)]
+        wts = [ex * cn[:, a] for a in range(m)] + [es[:, a] * sn[:, b] for a, b in pairs]
+        W = np.stack(wts, axis=2)                                    # (g, n, nw, k)
+        nw = W.shape[2]
+        M = np.matmul(W.transpose(1, 0, 2, 3).reshape(n_, g * nw, kk), td.On
+                      ).reshape(n_, g, nw, d, d).transpose(1, 0, 2, 3, 4)   # (g, n, nw, d, d)
+        M = M * iden[:, :, None, None, None]
+        for a in range(m):
+            blk = -(M[:, :, a] - (w * cp[:, a])[..., None, None] * td.Op[None]) / (m * tau)
+            Hs[:, :, a * d:(a + 1) * d, a * d:(a + 1) * d] += blk
+        for idx, (a, b) in enumerate(pairs):
+            P = M[:, :, m + idx]                                     # sum_j q sn_a sn_b Dn Dn^T
+            cross = gn[:, :, a, :, None] * (spT[:, :, b, None, None] * td.Dp[None, :, None, :])
+            cross2 = (spT[:, :, a, None, None] * td.Dp[None, :, :, None]) * gn[:, :, b, None, :]
+            blk = c2 * (P - cross - cross2
+                        + (w * spT[:, :, a] * spT[:, :, b])[..., None, None] * td.Op[None])
+            Hs[:, :, a * d:(a + 1) * d, b * d:(b + 1) * d] += blk
+            if b != a:
+                Hs[:, :, b * d:(b + 1) * d, a * d:(a + 1) * d] += blk.transpose(0, 1, 3, 2)
+    Hs -= grad[..., :, None] * grad[..., None, :]
+    return Hs
+
+
+def _ball_bounds(td, zn, aux, r, block=32768):
+    """(L, H, T) (each (g,)): bounds (L), (H), (T) of the module docstring on B(centre, r).
+    Computed over blocks of tuples of about ``block`` (centre, tuple, negative) entries, which keeps
+    the temporaries in cache."""
+    g = zn.shape[0]
+    step = max(1, int(block // max(1, g * td.m * td.k)))
+    parts = [_ball_moments(td, zn, aux, r, slice(i, i + step)) for i in range(0, td.n, step)]
+    M1, M2, M3, B1, B2, Eg, amax = (np.concatenate(v, axis=1) for v in zip(*parts))
+    # kappa_3 = E Y^3 - 3 mu E Y^2 + 2 mu^3 with |E Y^3| <= M3, mu^2 <= E Y^2 <= M2, |mu| <= M1:
+    # |2 mu^3 - 3 mu E Y^2| <= |mu| (3 M2 - 2 mu^2) <= t (3 M2 - 2 t^2), t = min(M1, (M2/2)^{1/2});
+    # and |kappa_3| <= max|Y - mu| Var Y <= (amax + M1) M2
+    mu = np.minimum(M1, np.sqrt(M2 / 2))
+    k3 = np.minimum(M3 + mu * (3 * M2 - 2 * mu * mu), (np.maximum(amax, 0.0) + M1) * M2)
+    Ti = Eg + 3 * np.sqrt(B2 * M2) + k3
+    return M1.mean(axis=-1), (B1 + M2).mean(axis=-1), Ti.mean(axis=-1)
+
+
+def _ball_moments(td, zn, aux, r, blk):
+    """Per (centre, tuple) of the tuples ``blk``: M1, M2, M3 (Ebar[alpha^p]), B1, B2
+    (Ebar[beta^p]), Ebar[gamma] and max_j alpha_j (module docstring)."""
+    cn, sn = zn.real[:, :, blk], zn.imag[:, :, blk]
+    m, tau = td.m, td.tau
+    x, mx, ex = aux["x"][:, blk], aux["mx"][:, blk], aux["ex"][:, blk]
+    cp, sp = aux["cp"][:, :, blk], aux["sp"][:, :, blk]
+    nun, nup = td.nun[blk], td.nup[blk]
+    nt1, nt2, nt3 = (v[blk] for v in td.nun_tau)
+    # sup over the ball of |sin u|, |cos u| (1-Lipschitz in u, |u(theta') - u(g)| <= r ||D||)
+    rn = r * nun                                                     # (n, k)
+    rp = r * nup
+    sbar = np.abs(sn)
+    sbar += rn
+    np.minimum(sbar, 1.0, out=sbar)                                  # (g, m, n, k)
+    cbar = np.abs(cn)
+    cbar += rn
+    np.minimum(cbar, 1.0, out=cbar)
+    sbp = np.minimum(1.0, np.abs(sp) + rp)                           # (g, m, n)
+    cbp = np.minimum(1.0, np.abs(cp) + rp)
+    if m == 1:
+        sb, cb = sbar[:, 0], cbar[:, 0]
+        an = sb * nt1                                                # sup_B ||grad S(Dn_j)/tau||
+        ap = sbp[:, 0] * nup / tau                                   # sup_B ||grad S(Dp)/tau||
+        beta = np.multiply(cb, nt2, out=cb)
+        beta += (cbp[:, 0] * nup**2 / tau)[..., None]                # sup_B ||Hess x_j||
+        gamma = np.multiply(sb, nt3, out=sb)
+        gamma += (sbp[:, 0] * nup**3 / tau)[..., None]               # sup_B |D^3 x_j[e,e,e]|
+    else:
+        an = np.sqrt((sbar**2).sum(axis=1)) * nt1 / m
+        ap = np.sqrt((sbp**2).sum(axis=1)) * nup / (m * tau)
+        beta = cbar.max(axis=1) * nt2 / m
+        beta += (cbp.max(axis=1) * nup**2 / (m * tau))[..., None]
+        gamma = sbar.max(axis=1) * nt3 / m
+        gamma += (sbp.max(axis=1) * nup**3 / (m * tau))[..., None]
+    alpha = an + ap[..., None]                                       # sup_B ||grad x_j||
+    # q_j = e^{x_j}/(1 + sum_l e^{x_l}) <= qbar_j = e^{x_j + an_j r}/(e^{-ap r} + sum_l e^{x_l - an_l r})
+    arn = np.multiply(an, r, out=an)
+    e = np.negative(arn)
+    np.exp(e, out=e)
+    log_den_lo = mx + np.log(np.exp(-mx - ap * r) + np.einsum("gnk,gnk->gn", ex, e))
+    arn += x
+    arn -= log_den_lo[..., None]
+    np.minimum(arn, 0.0, out=arn)
+    qbar = np.exp(arn, out=arn)
+
+    def E(z, zmax):                                                  # >= sup_B sum_j q_j z_j
+        return np.minimum(zmax, np.einsum("gnk,gnk->gn", qbar, z))
+
+    amax = alpha.max(axis=-1)
+    bmax = beta.max(axis=-1)
+    a2 = np.multiply(alpha, alpha, out=e)
+    M1, M2 = E(alpha, amax), E(a2, amax**2)
+    a2 *= alpha
+    M3 = E(a2, amax**3)
+    B1 = E(beta, bmax)
+    Eg = E(gamma, gamma.max(axis=-1))
+    beta *= beta
+    B2 = E(beta, bmax**2)
+    return M1, M2, M3, B1, B2, Eg, amax
 
 
 def local_bounds_and_losses(model, theta, za, zp, zn, tau, r=None, chunk=None):
@@ -151,118 +440,89 @@ def local_bounds_and_losses(model, theta, za, zp, zn, tau, r=None, chunk=None):
     block) entries per chunk.
     """
     theta = np.atleast_2d(np.asarray(theta, float))
-    tau = float(tau)
-    m, d = model.m, model.dim_in
-    dT = m * d
-    n_, kk = zn.shape[0], zn.shape[1]
-    Dp = za - zp                                                   # (n, d)
-    Dn = za[:, None, :] - zn                                       # (n, k, d)
-    Dn_flat = Dn.reshape(n_ * kk, d)
-    On = (Dn[..., :, None] * Dn[..., None, :]).reshape(n_, kk, d * d)   # outer products
-    Op = (Dp[:, :, None] * Dp[:, None, :])                         # (n, d, d)
-    nup = np.linalg.norm(Dp, axis=-1)                              # (n,)
-    nun = np.linalg.norm(Dn, axis=-1)                              # (n, k)
+    td = TupleDifferences(model, za, zp, zn, tau)
     G = theta.shape[0]
     if chunk is None:
-        chunk = max(1, int(2.5e5 // max(1, m * n_ * kk)))
-    ell = np.empty((G, n_))
-    grad = np.empty((G, n_, dT))
-    hess = np.zeros((G, n_, dT, dT))
-    Lb, Hb, Tb = (np.full(G, np.inf) for _ in range(3))
-    logk = math.log(kk)
-    pairs = [(a, b) for a in range(m) for b in range(a, m)]
+        chunk = max(1, int(2.5e5 // max(1, td.m * td.n * td.k)))
+    out = {"ell": np.empty((G, td.n)), "grad": np.empty((G, td.n, td.dT)),
+           "hess": np.empty((G, td.n, td.dT, td.dT))}
+    out |= {key: np.full(G, np.inf) for key in ("L", "H", "T")}
     for s in range(0, G, chunk):
-        T = theta[s:s + chunk].reshape(-1, m, d)                   # (g, m, d)
-        g = T.shape[0]
-        un = (T.reshape(g * m, d) @ Dn_flat.T).reshape(g, m, n_, kk)
-        up = np.einsum("gmd,nd->gmn", T, Dp)                       # (g, m, n)
-        cn, sn = np.cos(un), np.sin(un)
-        cp, sp = np.cos(up), np.sin(up)
-        if m == 1:
-            x = cn[:, 0] - cp[:, 0, :, None]
-        else:
-            x = cn.mean(axis=1) - cp.mean(axis=1)[..., None]
-        x /= tau                                                   # (g, n, k)
-        mx = np.maximum(x.max(axis=-1), 0.0)                       # (g, n)
-        ex = np.exp(x - mx[..., None])
-        den = np.exp(-mx) + ex.sum(axis=-1)
-        ell[s:s + chunk] = mx + np.log(den) - logk
-        q = ex / den[..., None]                                    # (g, n, k)
-        w = q.sum(axis=-1)                                         # (g, n)
-        # grad S(D)_l = -(1/m) sin(u_l) D; grad x_j = (1/(m tau)) v_j, v_j,l = sp_l Dp - sn_lj Dn_j
-        qs = q[:, None] * sn                                       # (g, m, n, k)
-        gn = np.matmul(qs.transpose(2, 0, 1, 3).reshape(n_, g * m, kk), Dn
-                       ).reshape(n_, g, m, d).transpose(1, 0, 2, 3)  # sum_j q_j sn_lj Dn_j
-        spT = sp.transpose(0, 2, 1)                                # (g, n, m)
-        gl = ((w[..., None] * spT)[..., None] * Dp[None, :, None, :] - gn) / (m * tau)
-        grad[s:s + chunk] = gl.reshape(g, n_, dT)
-        # Hessian: sum_j q_j Hess x_j + sum_j q_j grad x_j grad x_j^T - grad l grad l^T
-        wts = [q * cn[:, a] for a in range(m)] + [qs[:, a] * sn[:, b] for a, b in pairs]
-        W = np.stack(wts, axis=2)                                  # (g, n, nw, k)
-        nw = W.shape[2]
-        M = np.matmul(W.transpose(1, 0, 2, 3).reshape(n_, g * nw, kk), On
-                      ).reshape(n_, g, nw, d, d).transpose(1, 0, 2, 3, 4)   # (g, n, nw, d, d)
-        Hs = hess[s:s + chunk]
-        c2 = 1.0 / (m * tau) ** 2
-        for a in range(m):
-            blk = -(M[:, :, a] - (w * cp[:, a])[..., None, None] * Op[None]) / (m * tau)
-            Hs[:, :, a * d:(a + 1) * d, a * d:(a + 1) * d] += blk
-        for idx, (a, b) in enumerate(pairs):
-            P = M[:, :, m + idx]                                   # sum_j q sn_a sn_b Dn Dn^T
-            cross = gn[:, :, a, :, None] * (spT[:, :, b, None, None] * Dp[None, :, None, :])
-            cross2 = (spT[:, :, a, None, None] * Dp[None, :, :, None]) * gn[:, :, b, None, :]
-            blk = c2 * (P - cross - cross2
-                        + (w * spT[:, :, a] * spT[:, :, b])[..., None, None] * Op[None])
-            Hs[:, :, a * d:(a + 1) * d, b * d:(b + 1) * d] += blk
-            if b != a:
-                Hs[:, :, b * d:(b + 1) * d, a * d:(a + 1) * d] += blk.transpose(0, 1, 3, 2)
-        Gl = grad[s:s + chunk]
-        Hs -= Gl[..., :, None] * Gl[..., None, :]
-        if r is None:
-            continue
-        # sup over the ball of |sin u|, |cos u| (1-Lipschitz in u, |u(theta') - u(g)| <= r ||D||)
-        rn = r * nun                                               # (n, k)
-        rp = r * nup
-        sbar = np.minimum(1.0, np.abs(sn) + rn)                    # (g, m, n, k)
-        cbar = np.minimum(1.0, np.abs(cn) + rn)
-        sbp = np.minimum(1.0, np.abs(sp) + rp)                     # (g, m, n)
-        cbp = np.minimum(1.0, np.abs(cp) + rp)
-        if m == 1:
-            an, bn, gmn = sbar[:, 0] * nun, cbar[:, 0] * nun**2, sbar[:, 0] * nun**3
-            ap, bp, gmp = sbp[:, 0] * nup, cbp[:, 0] * nup**2, sbp[:, 0] * nup**3
-        else:
-            an = np.sqrt((sbar**2).sum(axis=1)) * nun / m
-            bn = cbar.max(axis=1) * nun**2 / m
-            gmn = sbar.max(axis=1) * nun**3 / m
-            ap = np.sqrt((sbp**2).sum(axis=1)) * nup / m
-            bp = cbp.max(axis=1) * nup**2 / m
-            gmp = sbp.max(axis=1) * nup**3 / m
-        alpha = (an + ap[..., None]) / tau                         # sup_B ||grad x_j||
-        beta = (bn + bp[..., None]) / tau                          # sup_B ||Hess x_j||
-        gamma = (gmn + gmp[..., None]) / tau                       # sup_B |D^3 x_j[e,e,e]|
-        ar = alpha * r
-        # lower bound of log(1 + sum_l exp(x_l)) on B; qbar_j >= q_j on B
-        log_den_lo = mx + np.log(np.exp(-mx) + (ex * np.exp(-ar)).sum(axis=-1))
-        qbar = np.exp(np.minimum(0.0, x + ar - log_den_lo[..., None]))
+        th = theta[s:s + chunk]
+        zn_ = td.phases_n(th)
+        ell, grad, aux = _losses_grads(td, zn_, *td.phases_p(th))
+        out["ell"][s:s + chunk], out["grad"][s:s + chunk] = ell, grad
+        out["hess"][s:s + chunk] = _hessians(td, zn_, aux)
+        if r is not None:
+            out["L"][s:s + chunk], out["H"][s:s + chunk], out["T"][s:s + chunk] = _ball_bounds(
+                td, zn_, aux, r)
+    return out
 
-        def E(z, zmax):                                            # >= sup_B sum_j q_j z_j
-            return np.minimum(zmax, (qbar * z).sum(axis=-1))
 
-        amax = alpha.max(axis=-1)
-        a2 = alpha * alpha
-        M1, M2, M3 = E(alpha, amax), E(a2, amax**2), E(a2 * alpha, amax**3)
-        B1 = E(beta, beta.max(axis=-1))
-        Lb[s:s + chunk] = M1.mean(axis=-1)
-        Hb[s:s + chunk] = np.minimum(E(beta + a2, (beta + a2).max(axis=-1)), B1 + M2).mean(axis=-1)
-        B2 = E(beta * beta, beta.max(axis=-1) ** 2)
-        Ti = (E(gamma, gamma.max(axis=-1)) + 3 * np.sqrt(B2 * M2) + M3 + 3 * M1 * M2
-              + 2 * M1**3)
-        Tb[s:s + chunk] = Ti.mean(axis=-1)
-    return {"ell": ell, "grad": grad, "hess": hess, "L": Lb, "H": Hb, "T": Tb}
+class PhaseTables:
+    """exp(i <theta_l, Dn_ij>) at cube centres without evaluating sin and cos per centre.
+
+    Level 0: the centre theta0 + 2 h0 a has block l, coordinate c equal to
+    theta0_lc + 2 h0 a_lc, so exp(i u_l) = prod_c exp(i (theta0_lc + 2 h0 a_lc) Dn_c), a product of
+    tabulated factors.  Level v >= 1: a child is its parent plus h_v o (o in {-1, 1}^d_Theta,
+    h_v = h0 / 2^v), so exp(i u_l(child)) = exp(i u_l(parent)) exp(i h_v <o_l, Dn>), with the
+    second factor tabulated per level (for o_l and its conjugate -o_l).
+    """
+
+    def __init__(self, td, theta0, h0, M):
+        self.td, self.h0, self.M = td, h0, M
+        t0 = np.asarray(theta0, float).reshape(td.m, td.d)
+        a = np.arange(-M, M + 1)
+        self.lattice = {}
+        for l_ in range(td.m):
+            for c in range(td.d):
+                v = (t0[l_, c] + 2 * h0 * a)[:, None, None] * td.Dn[None, :, :, c]
+                tab = np.empty(v.shape, complex)
+                np.cos(v, out=tab.real)
+                np.sin(v, out=tab.imag)
+                self.lattice[l_, c] = tab                            # (2M+1, n, k)
+        self.level = {}
+        self.signs = np.array(list(itertools.product((-1.0, 1.0), repeat=td.d)))
+
+    def root(self, idx):
+        """Phases (g, m, n, k) at level-0 centres with lattice indices idx (g, d_Theta)."""
+        td = self.td
+        idx = np.asarray(idx).reshape(-1, td.m, td.d) + self.M
+        z = np.empty((idx.shape[0], td.m, td.n, td.k), complex)
+        for b in range(idx.shape[0]):
+            for l_ in range(td.m):
+                acc = self.lattice[l_, 0][idx[b, l_, 0]].copy()
+                for c in range(1, td.d):
+                    acc *= self.lattice[l_, c][idx[b, l_, c]]
+                z[b, l_] = acc
+        return z
+
+    def factor(self, v, j):
+        """exp(i h_v <o_j, Dn>) (n, k) for the j-th sign vector o_j of one block."""
+        if v not in self.level:
+            h = self.h0 / 2**v
+            u = h * np.einsum("sd,nkd->snk", self.signs, self.td.Dn)
+            tab = np.empty(u.shape, complex)
+            np.cos(u, out=tab.real)
+            np.sin(u, out=tab.imag)
+            self.level[v] = tab
+        return self.level[v][j]
+
+    def child(self, zparent, v, o, out=None):
+        """Phases (m, n, k) of the child parent + h_v o at level v from the parent's phases;
+        o (d_Theta,) in {-1, 1}."""
+        td = self.td
+        o = np.asarray(o).reshape(td.m, td.d)
+        z = np.empty_like(zparent) if out is None else out
+        for l_ in range(td.m):
+            j = int(np.flatnonzero((self.signs == o[l_]).all(axis=1))[0])
+            np.multiply(zparent[l_], self.factor(v, j), out=z[l_])
+        return z
 
 
 def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=None,
-                  init=None, rel_tol=0.0, local=True):
+                  init=None, rel_tol=0.0, local=True, max_evaluations=None, progress=None,
+                  budget=2.5e5, fresh_ratio=0.25, max_skip=3):
     """Branch-and-bound certified upper bounds of sup_Theta f_sigma for each row of ``sigmas``.
 
     ``L``: Lipschitz constant of f_sigma; ``H`` (optional): bound on the Hessian norm; with
@@ -273,93 +533,292 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     A cube is discarded for a sample when its upper value is <= best + tol_s, with
     ``tol_s = tol + rel_tol*|best|``; the returned upper value is then max(best + tol_s, ...), so the
     guarantee ``upper >= sup`` is kept (tolerances only trade accuracy for time).  Refinement stops
-    early when every cube is discarded for every sample.
+    when every cube is discarded for every sample, at ``levels`` refinements, or when
+    ``max_evaluations`` centres have been evaluated (the cubes left then keep the upper value of
+    their parent, which is valid on them).
+    Cubes are visited depth first (module docstring, "Order and cost") in batches of about
+    ``budget`` (centre, tuple, negative, block) entries; ``fresh_ratio`` and ``max_skip`` tune when
+    fresh ball bounds are computed and how many levels may be skipped (speed only: every choice
+    keeps the guarantee).  ``progress(fraction)``, if given, is called with the fraction of the
+    initial cover that is settled.
     Returns dict with ``upper`` (S,), ``lower`` (S,) (certified lower bounds: values at centres in
     Theta and Taylor lower bounds at points of Theta near the centres), ``lower_point`` (S, d_Theta)
     (a point of Theta where f_sigma >= lower, a witness), ``grid_max`` (S,)
     (best centre of the initial grid inside Theta), ``evaluations`` (number of theta's at which all
-    n losses were computed), ``final_radius``, ``init`` (cache of the initial grid's losses,
-    gradients and local bounds, for later calls with the same data, h0 and ``local``).
+    n losses were computed), ``final_radius``, ``complete`` (False when ``max_evaluations`` stopped
+    the refinement), ``counts`` (centres with Hessians, with fresh ball bounds, children screened
+    out unevaluated, and these per level), ``init`` (cache of
+    the initial grid's losses, gradients and local bounds, for later calls with the same data, h0
+    and ``local``).
     """
-    theta0 = model.theta0
+    td = TupleDifferences(model, za, zp, zn, tau)
+    theta0 = np.asarray(model.theta0, float)
     R = model.radius
     d = theta0.size
     sig = np.asarray(sigmas, float)
     S, n_ = sig.shape
-    cubes = initial_cubes(theta0, R, h0)
-    h = h0
     second = H is not None
     Hglob = float(H) if second else np.inf
-
-    def evaluate(c, hh):
-        return local_bounds_and_losses(model, c, za, zp, zn, tau,
-                                       r=hh * math.sqrt(d) if local else None)
-
-    if not (isinstance(init, dict) and init.get("local") == local):
-        init = evaluate(cubes, h) | {"local": local}
-    ev = init
-    evals = cubes.shape[0]
+    Lglob = float(L)
+    cubes0, idx0, M = initial_cubes(theta0, R, h0, with_index=True)
+    phases = PhaseTables(td, theta0, h0, M)
+    per_batch = max(1, int(budget // max(1, td.m * td.n * td.k)))
+    kk = td.k
     # float64 rounding in the losses is far below this margin, which is added to the upper values
-    kk = zn.shape[1]
     fp = 1e-10 * (1.0 + 2.0 / tau + math.log(kk + 1.0))
-    active = np.ones((S, cubes.shape[0]), bool)
     lower = np.full(S, -np.inf)
     lower_point = np.full((S, d), np.nan)
-    floor = np.full(S, -np.inf)
-    grid_max = None
-    upper = None
-    offsets = np.array(list(itertools.product((-0.5, 0.5), repeat=d)))
-    for level in range(levels + 1):
+    floor = np.full(S, -np.inf)          # lower + tol_s at cubes discarded within the tolerance
+    leafmax = np.full(S, -np.inf)        # upper values of cubes left at the last level
+    stats = {"evaluations": 0, "hessians": 0, "fresh_bounds": 0, "complete": True, "screened": 0,
+             "per_level": {}}
+    offsets = np.array(list(itertools.product((-1.0, 1.0), repeat=d)))
+    settled = [0.0]
+    total_volume = float(cubes0.shape[0])
+
+    def settle(volume):
+        settled[0] += volume
+        if progress is not None:
+            progress(min(1.0, settled[0] / total_volume))
+
+    def tol_s():
+        return tol + rel_tol * np.abs(lower)
+
+    def evaluate(centres, zn_, h, act_in, inh, known=None):
+        """Upper values (S, g) of one batch of cubes, cheapest bound first; updates lower.
+
+        Stage 1: losses and gradients at the centres, with the inherited (L, H) bounds.  Stage 2,
+        for cubes still active for some sample: exact Hessians and the inherited (T).  Stage 3,
+        for cubes where fresh bounds may help (``fresh_ratio``): (L), (H), (T) on their own ball.
+        Every stage's upper value is a valid bound; the minimum is kept."""
+        g = centres.shape[0]
+        lv = stats["per_level"].setdefault(round(math.log2(h0 / h)), [0, 0, 0])
+        lv[0] += g
         r = h * math.sqrt(d)
-        C_ = cubes.shape[0]
-        F = sig @ ev["ell"].T / n_                               # (S, C)
-        rel = cubes - theta0
+        if known is None:
+            ell, grad, aux = _losses_grads(td, zn_, *td.phases_p(centres))
+        else:
+            ell, grad, aux = known["ell"], known["grad"], None
+        stats["evaluations"] += g
+        F = sig @ ell.T / n_                                         # (S, g)
+        rel = centres - theta0
         inside = np.linalg.norm(rel, axis=1) <= R
         Fin = np.where(inside[None, :], F, -np.inf)
-        if level == 0:
-            grid_max = Fin.max(axis=1, initial=-np.inf)
-        if C_:
-            jc = Fin.argmax(axis=1)
-            _improve(lower, lower_point, Fin[np.arange(S), jc], cubes[jc])
-        slack = np.broadcast_to(np.minimum(L, ev["L"]) * r, F.shape)
+        jc = Fin.argmax(axis=1)
+        _improve(lower, lower_point, Fin[np.arange(S), jc], centres[jc])
+        Lg, Hg, Tg = (np.array(v, float) for v in inh)               # (g,) inherited bounds
+        Lg = np.minimum(Lg, Lglob)
+        Hg = np.minimum(Hg, Hglob)
+        U = F + Lg * r
+        lin = gf = None
         if second:
-            gf = (sig @ np.ascontiguousarray(ev["grad"].transpose(1, 0, 2)).reshape(n_, C_ * d)
-                  ).reshape(S, C_, d) / n_                       # (S, C, d) gradients of f_sigma
-            Heff = np.minimum(Hglob, ev["H"])                    # (C,)
-            # linear term maximised over the cube and over Theta
+            gf = (sig @ np.ascontiguousarray(grad.transpose(1, 0, 2)).reshape(n_, g * d)
+                  ).reshape(S, g, d) / n_                            # (S, g, d) gradients of f_sigma
             lin = np.minimum(h * np.abs(gf).sum(axis=-1),
-                             R * np.linalg.norm(gf, axis=-1) - np.einsum("scd,cd->sc", gf, rel))
-            quad = Heff * r * r / 2
-            Hf = Tc = None
-            if local:
-                Hf = (sig @ np.ascontiguousarray(ev["hess"].transpose(1, 0, 2, 3)).reshape(
-                    n_, C_ * d * d)).reshape(S, C_, d, d) / n_   # (S, C, d, d) Hessians of f_sigma
-                Tc = ev["T"]
-                quad = np.minimum(quad, np.maximum(_lambda_max(Hf), 0.0) * r * r / 2
-                                  + Tc * r**3 / 6)
-            slack = np.minimum(slack, lin + quad)
-            _improve(lower, lower_point, *_taylor_lower(F, gf, Hf, cubes, theta0, R, r, Heff, Tc))
-        U = np.where(active, F + slack, -np.inf)
-        tol_s = tol + rel_tol * np.abs(lower)
-        active = U > (lower + tol_s)[:, None]
-        pruned_with_tol = ((U > lower[:, None]) & ~active).any(axis=1)
-        floor = np.maximum(floor, np.where(pruned_with_tol, lower + tol_s, -np.inf))
-        upper = np.maximum(np.maximum(lower, floor),
-                           np.where(active, U, -np.inf).max(axis=1, initial=-np.inf))
-        if level == levels or not active.any():
+                             R * np.linalg.norm(gf, axis=-1) - np.einsum("sgd,gd->sg", gf, rel))
+            U = np.minimum(U, F + lin + Hg * r * r / 2)
+        act = act_in & (U > (lower + tol_s())[:, None])
+        if not act.any() or not (local or second):
+            return F, U, (Lg, Hg, Tg), lin, gf, (Hg * r * r / 2)[None] if second else None
+        if not local:                                                # global H only
+            _improve(lower, lower_point, *_taylor_lower(F, gf, None, centres, theta0, R, r, Hg, Tg))
+            return F, U, (Lg, Hg, Tg), lin, gf, (Hg * r * r / 2)[None] if second else None
+        lam = np.zeros((S, g))
+        hsel = np.zeros(0, int)
+        if second:
+            hsel = np.flatnonzero(act.any(axis=0))
+            if known is not None:
+                Hsel = known["hess"][hsel]
+            else:
+                Hsel = _hessians(td, _rows(zn_, hsel), _sub(aux, hsel, _HESS_KEYS))
+                stats["hessians"] += hsel.size
+                lv[1] += hsel.size
+            Hf = (sig @ np.ascontiguousarray(Hsel.transpose(1, 0, 2, 3)).reshape(
+                n_, hsel.size * d * d)).reshape(S, hsel.size, d, d) / n_
+            lam[:, hsel] = np.maximum(_lambda_max(Hf), 0.0)
+            U[:, hsel] = np.minimum(U[:, hsel], F[:, hsel] + lin[:, hsel]
+                                    + lam[:, hsel] * r * r / 2 + Tg[hsel] * r**3 / 6)
+            act = act_in & (U > (lower + tol_s())[:, None])
+            # fresh bounds only where they may discard the cube (the inherited third-order term
+            # cut by fresh_ratio leaves room for some active sample) or its children (they
+            # inherit them: half the radius, about half the linear term); always without (T)
+            room = (lower + tol_s())[:, None] - F - lin
+            cubic = fresh_ratio * Tg * r**3 / 6
+            want = (act & ((lam * r * r / 2 + cubic <= room) | (cubic / 8 <= room + lin / 2)
+                           | ~np.isfinite(Tg)[None])).any(axis=0)
+        else:
+            want = act.any(axis=0)
+        sel = np.flatnonzero(want)
+        if sel.size:
+            if known is not None:
+                Lf, Hf_, Tf = known["L"][sel], known["H"][sel], known["T"][sel]
+            else:
+                Lf, Hf_, Tf = _ball_bounds(td, _rows(zn_, sel), _sub(aux, sel, _BOUND_KEYS), r)
+                stats["fresh_bounds"] += sel.size
+                lv[2] += sel.size
+            Lg, Hg, Tg = Lg.copy(), Hg.copy(), Tg.copy()
+            Lg[sel] = np.minimum(Lg[sel], Lf)
+            Hg[sel] = np.minimum(Hg[sel], Hf_)
+            Tg[sel] = np.minimum(Tg[sel], Tf)
+            Us = F[:, sel] + Lg[sel] * r
+            if second:
+                Us = np.minimum(Us, F[:, sel] + lin[:, sel]
+                                + np.minimum(Hg[sel] * r * r / 2, lam[:, sel] * r * r / 2
+                                             + Tg[sel] * r**3 / 6))
+            U[:, sel] = np.minimum(U[:, sel], Us)
+        Q = None
+        if second:                        # the second/third-order term of the Taylor bound
+            Q = np.broadcast_to(Hg * r * r / 2, (S, g)).copy()
+            Q[:, hsel] = np.minimum(Q[:, hsel], lam[:, hsel] * r * r / 2 + Tg[hsel] * r**3 / 6)
+        if hsel.size:                     # Taylor lower values where the Hessians are known
+            _improve(lower, lower_point, *_taylor_lower(F[:, hsel], gf[:, hsel], Hf, centres[hsel],
+                                                        theta0, R, r, Hg[hsel], Tg[hsel]))
+        return F, U, (Lg, Hg, Tg), lin, gf, Q
+
+    def account(U, act_in, level):
+        """Discard (sample, cube) pairs; returns the pairs kept active."""
+        ts = tol_s()
+        act = act_in & (U > (lower + ts)[:, None])
+        within = (act_in & (U > lower[:, None]) & ~act).any(axis=1)
+        np.maximum(floor, np.where(within, lower + ts, -np.inf), out=floor)
+        if level == levels:
+            np.maximum(leafmax, np.where(act, U, -np.inf).max(axis=1, initial=-np.inf), out=leafmax)
+            return np.zeros_like(act)
+        return act
+
+    # level 0: every centre of the initial grid, with all bounds (cached across calls)
+    key = (local, float(h0), cubes0.shape[0])
+    if not (isinstance(init, dict) and init.get("key") == key):
+        init = {"key": key, "ell": [], "grad": [], "hess": [], "L": [], "H": [], "T": []}
+        for s in range(0, cubes0.shape[0], per_batch):
+            zn_ = phases.root(idx0[s:s + per_batch])
+            cp, sp = td.phases_p(cubes0[s:s + per_batch])
+            ell, grad, aux = _losses_grads(td, zn_, cp, sp)
+            init["ell"].append(ell)
+            init["grad"].append(grad)
+            init["hess"].append(_hessians(td, zn_, aux))
+            bnd = (_ball_bounds(td, zn_, aux, h0 * math.sqrt(d)) if local
+                   else (np.full(ell.shape[0], np.inf),) * 3)
+            for name, v in zip("LHT", bnd):
+                init[name].append(v)
+        init = {key_: (np.concatenate(v) if isinstance(v, list) else v) for key_, v in init.items()}
+    C0 = cubes0.shape[0]
+    inf3 = (np.full(C0, np.inf),) * 3
+    F0, U0, bnd0, lin0, gf0, Q0 = evaluate(cubes0, None, h0, np.ones((S, C0), bool), inf3, known=init)
+    grid_max = np.where((np.linalg.norm(cubes0 - theta0, axis=1) <= R)[None], F0, -np.inf).max(
+        axis=1, initial=-np.inf)
+    act0 = account(U0, np.ones((S, C0), bool), 0)
+    # stack entries: (level, centre, active (S,), inherited (L, H, T), upper (S,), phases source)
+    stack = []
+
+    def push_children(level, centres, acts, bnds, U, F, lin, gf, Q, zsrc):
+        """Descendants of the kept cubes, the most promising (highest centre value) last.
+
+        Normally the 2^d children; when even a third-order term fresh_ratio times the inherited
+        one leaves no active sample room to discard a child, the level is skipped and the
+        2^(d j) descendants j levels down are pushed instead (they cover the cube as well)."""
+        keep = np.flatnonzero(acts.any(axis=0))
+        settle(float(np.sum(0.5 ** (d * level) * (~acts.any(axis=0)))))
+        if keep.size == 0:
+            return
+        promise = np.where(acts[:, keep], F[:, keep] - lower[:, None], -np.inf).max(axis=0)
+        if lin is not None and np.isfinite(bnds[2]).any():
+            room = np.where(acts, (lower + tol_s())[:, None] - F - lin / 2, -np.inf).max(axis=0)
+            rc = h0 / 2 ** level * math.sqrt(d)
+            cubic = fresh_ratio * bnds[2] * rc**3 / 6
+        else:
+            room, cubic = None, None
+        for b in keep[np.argsort(promise)]:
+            j = 1
+            if room is not None:
+                while (j < max_skip and level + j < levels and room[b] > 0
+                       and not cubic[b] / 8**j <= room[b]):
+                    j += 1
+            steps = [((level + t), offsets * (h0 / 2 ** (level + t))) for t in range(1, j + 1)]
+            kids = centres[b][None]
+            paths = [()]
+            for v, off in steps:
+                kids = (kids[:, None, :] + off[None]).reshape(-1, d)
+                paths = [p + ((v, o),) for p in paths for o in range(off.shape[0])]
+            hc = h0 / 2 ** (level + j)
+            inball = np.linalg.norm(kids - theta0, axis=1) <= R + hc * math.sqrt(d)
+            ka = np.repeat(acts[:, b, None], kids.shape[0], axis=1)              # (S, K)
+            Uk = np.repeat(U[:, b, None], kids.shape[0], axis=1)
+            if Q is not None:
+                # the Taylor bound at the parent's centre on the descendant's cube alone: the
+                # linear term is maximised over the smaller cube (module docstring, screening)
+                G_ = gf[:, b]                                                    # (S, d)
+                rel_b = centres[b] - theta0
+                lk = np.minimum((kids - centres[b]) @ G_.T + hc * np.abs(G_).sum(axis=1),
+                                (R * np.linalg.norm(G_, axis=1) - G_ @ rel_b)).T  # (S, K)
+                Uk = np.minimum(Uk, F[:, b, None] + lk + Q[:, b, None])
+                ts = tol_s()
+                ka_new = ka & (Uk > (lower + ts)[:, None])
+                within = ((ka & (Uk > lower[:, None]) & ~ka_new)[:, inball]).any(axis=1)
+                np.maximum(floor, np.where(within, lower + ts, -np.inf), out=floor)
+                ka = ka_new
+                stats["screened"] += int((inball & ~ka.any(axis=0)).sum())
+            live = inball & ka.any(axis=0)
+            settle(float(0.5 ** (d * (level + j)) * (~live).sum()))
+            for o in np.flatnonzero(live):
+                stack.append((level + j, kids[o], ka[:, o], (bnds[0][b], bnds[1][b], bnds[2][b]),
+                              Uk[:, o], (zsrc, b, paths[o])))
+
+    if levels > 0:
+        push_children(0, cubes0, act0, bnd0, U0, F0, lin0, gf0, Q0, ("root", idx0))
+    final_level = 0
+    recent = {}
+    while stack:
+        if max_evaluations is not None and stats["evaluations"] >= max_evaluations:
+            stats["complete"] = False
+            for level, _, a, _, Up, _ in stack:               # parent's upper value holds on the cube
+                np.maximum(leafmax, np.where(a, Up, -np.inf), out=leafmax)
             break
-        refine = active.any(axis=0)
-        parents = cubes[refine]
-        pact = active[:, refine]
-        h = h / 2
-        children = (parents[:, None, :] + offsets[None, :, :] * 2 * h).reshape(-1, d)
-        cact = np.repeat(pact, offsets.shape[0], axis=1)
-        keep = np.linalg.norm(children - theta0, axis=1) <= R + h * math.sqrt(d)
-        cubes, active = children[keep], cact[:, keep]
-        ev = evaluate(cubes, h)
-        evals += cubes.shape[0]
+        level = stack[-1][0]
+        batch = []
+        while stack and stack[-1][0] == level and len(batch) < per_batch:
+            batch.append(stack.pop())
+        final_level = max(final_level, level)
+        centres = np.array([e[1] for e in batch])
+        act_in = np.stack([e[2] for e in batch], axis=1)
+        inh = tuple(np.array([e[3][j] for e in batch]) for j in range(3))
+        zn_ = np.empty((len(batch), td.m, td.n, td.k), complex)
+        for j, e in enumerate(batch):
+            src, b, path = e[5]
+            # the parent's phases (and those of skipped levels) are shared by its descendants
+            # (the cache holds src, so its id is not reused while the entry lives)
+            key_ = (id(src[1]), b, path[:-1])
+            z = recent.get(key_, (None, None))[1]
+            if z is None:
+                z = phases.root(src[1][b:b + 1])[0] if src[0] == "root" else src[1][b]
+                for v, o in path[:-1]:
+                    z = phases.child(z, v, offsets[o])
+                recent[key_] = (src[1], z)
+                if len(recent) > 16:
+                    del recent[next(iter(recent))]
+            v, o = path[-1]
+            phases.child(z, v, offsets[o], out=zn_[j])
+        h = h0 / 2**level
+        F, U, bnd, lin, gf, Q = evaluate(centres, zn_, h, act_in, inh)
+        act = account(U, act_in, level)
+        if level < levels:
+            push_children(level, centres, act, bnd, U, F, lin, gf, Q, ("batch", zn_))
+        else:
+            settle(float(0.5 ** (d * level) * len(batch)))
+    # the lower values: f_sigma at the witnesses, evaluated directly
+    ok = np.isfinite(lower_point).all(axis=1)
+    if ok.any():
+        ell_w = model.losses(lower_point[ok], za, zp, zn, tau)
+        fw = np.einsum("sn,sn->s", sig[ok], ell_w) / n_
+        lower[ok] = np.minimum(lower[ok], fw)
+    upper = np.maximum(np.maximum(lower, floor), leafmax)
     return {"upper": upper + fp, "lower": lower, "lower_point": lower_point, "grid_max": grid_max,
-            "evaluations": evals, "final_radius": h * math.sqrt(d), "init": init}
+            "evaluations": stats["evaluations"], "final_radius": h0 / 2**final_level * math.sqrt(d),
+            "complete": stats["complete"],
+            "counts": {"hessians": stats["hessians"], "fresh_bounds": stats["fresh_bounds"],
+                       "screened": stats["screened"],
+                       "per_level": stats["per_level"]},
+            "init": init}
 
 
 def _improve(lower, point, val, pts):
@@ -415,7 +874,9 @@ def _taylor_lower(F, gf, Hf, cubes, theta0, R, r, Heff, Tc):
         val = F + lin - Heff * dn * dn / 2
         if Hf is not None:
             qf = np.einsum("scd,scde,sce->sc", delta, Hf, delta)
-            val = np.maximum(val, F + lin + qf / 2 - Tc * dn**3 / 6)
+            with np.errstate(invalid="ignore"):
+                cubic = F + lin + qf / 2 - Tc * dn**3 / 6              # T = inf: no bound
+            val = np.maximum(val, np.where(np.isnan(cubic), -np.inf, cubic))
         val = np.where(dn <= r, val, -np.inf)
         if val.shape[1]:
             j = val.argmax(axis=1)
@@ -423,17 +884,50 @@ def _taylor_lower(F, gf, Hf, cubes, theta0, R, r, Heff, Tc):
     return best, best_p
 
 
+def _optimise_lower(model, za, zp, zn, tau, sig, starts):
+    """Multi-start SLSQP ascent of f_sigma on Theta from ``starts`` (list per sample of (p, d)
+    arrays); returns values (S,) attained at the returned points (S, d) (evaluated there)."""
+    from scipy import optimize
+    R, t0 = model.radius, model.theta0
+    n_ = sig.shape[1]
+    vals = np.full(sig.shape[0], -np.inf)
+    pts = np.full((sig.shape[0], t0.size), np.nan)
+    cons = {"type": "ineq", "fun": lambda t: R**2 - ((t - t0) ** 2).sum(), "jac": lambda t: -2 * (t - t0)}
+    for s in range(sig.shape[0]):
+        def fun(t, w=sig[s]):
+            ell, gr = model.losses_and_grads(t[None], za, zp, zn, tau)
+            return -float(w @ ell[0]) / n_, -(w @ gr[0]) / n_
+        for x0 in starts[s]:
+            res = optimize.minimize(fun, x0, jac=True, method="SLSQP", constraints=[cons],
+                                    options={"maxiter": 100, "ftol": 1e-12})
+            p = res.x
+            nrm = np.linalg.norm(p - t0)
+            if nrm > R:                                       # back onto Theta
+                p = t0 + (p - t0) * (R / nrm)
+            v = float(sig[s] @ model.losses(p[None], za, zp, zn, tau)[0]) / n_
+            if v > vals[s]:
+                vals[s], pts[s] = v, p
+    return vals, pts
+
+
 def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, radius=1.0,
-                          samples=100, seed=0, sigma=0.5, kernel="additive", h0=None, levels=6,
-                          chunk=100, tuples=None, second_order=True, rel_tol=0.01, tol=None):
+                        samples=100, seed=0, sigma=0.5, kernel="additive", h0=None, levels=6,
+                        chunk=100, tuples=None, second_order=True, rel_tol=0.01, tol=None,
+                        max_evaluations=None, progress=None):
     """Empirical Rademacher complexity of the InfoNCE loss over {phi_theta: ||theta|| <= R}.
 
     Monte Carlo over ``samples`` Rademacher vectors (streamed in chunks of ``chunk``, seeded by
     SeedSequence(seed)); the sup per sample is certified from above by branch and bound (see the
     module docstring).  Returns ``estimate`` (upper), ``stderr``, ``lower_estimate``,
-    ``grid_max_estimate`` (plain initial-grid max), ``C_Phi``, ``d_Theta``, ``grid_points``,
+    ``grid_max_estimate`` (plain initial-grid max), ``upper_kind`` / ``lower_kind`` (how the two
+    values are obtained: "certified", or for d_Theta > 3 "certified (coarse)" and "optimiser"),
+    ``relative_gap`` ((estimate - lower_estimate)/|lower_estimate|), ``complete`` (False when the
+    evaluation budget stopped a branch and bound), ``C_Phi``, ``d_Theta``, ``grid_points``,
     ``certificate`` (L * final covering radius), timings and ``tuples`` (the sampled data, for the
-    bounds of ``checks.rademacher``).
+    bounds of ``checks.rademacher``).  ``progress(done, total)``, if given, is called as the
+    samples are settled (``total = samples``).
+    For d_Theta > 3 the defaults are h0 = R/3 (R for d_Theta > 5) and ``max_evaluations`` such
+    that about 4e8 (centre, tuple, negative) entries are evaluated per chunk.
     """
     t0 = time.time()
     tau = check_tau(tau)
@@ -441,8 +935,6 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     k = check_k(k)
     samples = check_k(samples, "samples")
     model = FourierEmbedding(m, dim_in, radius)
-    if model.d_Theta > 3:
-        raise InputError("m", f"d_Theta = m*dim_in must be <= 3 for the certified grid, got {model.d_Theta}")
     ss = np.random.SeedSequence(seed)
     data_seed, sigma_seed = ss.spawn(2)
     if tuples is None:
@@ -452,38 +944,63 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
         za, zp, zn = tuples
     C = model.C_Phi
     dT = model.d_Theta
+    coarse = dT > 3
     L_prop4 = certificate_lipschitz(za, zp, zn, tau, C, (2, 1, 1))
     L_cert, H_cert = certificate_constants_local(za, zp, zn, tau, C)
     if h0 is None:
-        h0 = radius / (12 if dT <= 2 else 5)
+        h0 = radius / (12 if dT <= 2 else 5 if dT == 3 else 3 if dT <= 5 else 1)
+    if coarse and max_evaluations is None:
+        max_evaluations = int(min(50000, max(500, 4e8 // (m * n * k))))
     rng_s = np.random.default_rng(sigma_seed)
     ups, los, gms = [], [], []
     evals = 0
     cache = None
     final_r = None
+    complete = True
     left = samples
     while left > 0:
         s = min(chunk, left)
+        done = samples - left
         left -= s
         sig = rng_s.choice([-1.0, 1.0], size=(s, n))
+        report = None if progress is None else (lambda f, a=done, b=s: progress(a + f * b, samples))
         res = certified_sup(model, za, zp, zn, tau, sig, L_cert, h0, levels=levels,
                             H=H_cert if second_order else None, init=cache, rel_tol=rel_tol,
-                            tol=(1e-4 / tau if tol is None else tol))
+                            tol=(1e-4 / tau if tol is None else tol),
+                            max_evaluations=max_evaluations, progress=report)
         cache = res["init"]
+        lo = res["lower"]
+        if coarse:
+            # starts: the witness and the best few grid centres inside Theta, per sample
+            cubes0 = initial_cubes(model.theta0, radius, h0)
+            inside = np.linalg.norm(cubes0 - model.theta0, axis=1) <= radius
+            F0 = sig @ cache["ell"][inside].T / n
+            starts = [np.vstack([res["lower_point"][i][None], cubes0[inside][np.argsort(F0[i])[-3:]]])
+                      for i in range(s)]
+            vo, _ = _optimise_lower(model, za, zp, zn, tau, sig, starts)
+            lo = np.maximum(lo, vo)
         ups.append(res["upper"])
-        los.append(res["lower"])
+        los.append(lo)
         gms.append(res["grid_max"])
         evals += res["evaluations"]
+        complete = complete and res["complete"]
         final_r = res["final_radius"] if final_r is None else max(final_r, res["final_radius"])
+        if progress is not None:
+            progress(samples - left, samples)
     up = np.concatenate(ups)
     lo = np.concatenate(los)
     gm = np.concatenate(gms)
+    est, low = float(up.mean()), float(lo.mean())
     return {
-        "estimate": float(up.mean()),
+        "estimate": est,
         "stderr": float(up.std(ddof=1) / math.sqrt(len(up))) if len(up) > 1 else float("nan"),
-        "lower_estimate": float(lo.mean()),
+        "lower_estimate": low,
         "lower_stderr": float(lo.std(ddof=1) / math.sqrt(len(lo))) if len(lo) > 1 else float("nan"),
         "grid_max_estimate": float(gm.mean()),
+        "upper_kind": "certified (coarse)" if coarse else "certified",
+        "lower_kind": "optimiser" if coarse else "certified",
+        "relative_gap": float((est - low) / abs(low)) if low != 0 else float("inf"),
+        "complete": bool(complete),
         "C_Phi": C, "d_Theta": dT,
         "L_certificate": L_cert, "H_certificate": H_cert, "L_prop4_certificate": L_prop4,
         "grid_points": int(initial_cubes(model.theta0, radius, h0).shape[0]),

@@ -111,8 +111,10 @@ def test_rademacher_experiment_keys_order_and_determinism():
     assert a["lower_estimate"] <= a["estimate"]
     assert a["estimate"] <= a["bound_sharpened"] <= a["bound_prop5"]
     assert a["d_Theta"] == 2 and a["C_Phi"] == 1.0
-    with pytest.raises(InputError, match="^m"):
-        rademacher_experiment(m=2, dim_in=2, n=5, k=2, samples=2)
+    assert a["upper_kind"] == "certified" and a["lower_kind"] == "certified" and a["complete"]
+    c = rademacher_experiment(m=2, dim_in=2, n=5, k=2, samples=2, max_evaluations=2000)  # d_Theta = 4
+    assert c["upper_kind"] == "certified (coarse)" and c["lower_kind"] == "optimiser"
+    assert c["lower_estimate"] <= c["estimate"] and c["relative_gap"] >= 0
     with pytest.raises(InputError, match="^tau"):
         rademacher_experiment(tau=0)
 
@@ -203,3 +205,94 @@ def test_certified_sup_brackets_the_sup(m, d_in, tau, k):
     assert np.all(fw >= res["lower"] - 1e-12)
     assert np.all(res["lower"] >= sampled - 1e-3 * np.abs(sampled))
     assert np.all(res["upper"] - res["lower"] <= 0.002 * np.abs(res["lower"]) + 1e-5 + 1e-8)
+
+
+# Certified values of the code before the depth-first, lazily bounded search (commit 28031ec,
+# infonce_sym/rademacher.py), recorded on these inputs with its certified_sup(..., h0=1/12 (1/5 for
+# d_Theta = 3), levels=6, H=H, rel_tol=0.01, tol=1e-4/tau): (upper, lower) per sample.
+_OLD_CODE = {
+    (1, 2, 0.1, 64, 21): ([0.0056978, 0.0025659, 0.0056978, 0.6718125],
+                          [0.0046513, 0.0015504, 0.0046513, 0.6641708]),
+    (1, 2, 0.05, 16, 22): ([0.448442, 0.0799918, 1.0432919, 0.625218],
+                           [0.4420217, 0.0772196, 1.0309821, 0.6170475]),
+    (2, 1, 0.2, 32, 23): ([0.0104954, 0.2085313, 0.0036079, 0.0005],
+                          [0.0098964, 0.2059716, 0.0030772, 0.0]),
+    (1, 3, 0.3, 8, 24): ([0.4885062, 0.0621736, 0.2554079, 0.2847586],
+                         [0.4833395, 0.0605, 0.2525491, 0.2816092]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_OLD_CODE))
+def test_certified_sup_agrees_with_the_old_code(case):
+    """Both searches certify [lower, upper] around the same sup: the brackets overlap, and the upper
+    values differ by at most the tolerance each was allowed (rel_tol |lower| + tol, plus rounding of
+    the recorded values)."""
+    m, d_in, tau, k, seed = case
+    rng = np.random.default_rng(seed)
+    E = FourierEmbedding(m, d_in, 1.0)
+    za, zp, zn = sample_tuples("gaussian", d_in, 20, k, rng)
+    sig = rng.choice([-1.0, 1.0], size=(4, 20))
+    L, H = rd.certificate_constants_local(za, zp, zn, tau, E.C_Phi)
+    res = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12 if m * d_in <= 2 else 1 / 5, levels=6,
+                           H=H, rel_tol=0.01, tol=1e-4 / tau)
+    old_up, old_lo = (np.array(v) for v in _OLD_CODE[case])
+    assert np.all(res["lower"] <= old_up + 1e-7) and np.all(old_lo <= res["upper"] + 1e-7)
+    allowed = 0.01 * np.maximum(np.abs(old_lo), np.abs(res["lower"])) + 1e-4 / tau + 1e-7
+    assert np.all(np.abs(res["upper"] - old_up) <= allowed)
+    assert res["complete"]
+
+
+def test_phases_by_recurrence_match_direct_evaluation():
+    """The phases of the search (products of tabulated factors, module docstring) agree with
+    exp(i <theta_l, Dn>) evaluated directly, to well within the 1e-13 the margin assumes."""
+    rng = np.random.default_rng(5)
+    for m, d_in in ((1, 2), (2, 1), (1, 3)):
+        E = FourierEmbedding(m, d_in, 1.0)
+        za, zp, zn = sample_tuples("student_t", d_in, 6, 9, rng)
+        td = rd.TupleDifferences(E, za, zp, zn, 0.1)
+        h0 = 1 / 12
+        cubes, idx, M = rd.initial_cubes(E.theta0, 1.0, h0, with_index=True)
+        ph = rd.PhaseTables(td, E.theta0, h0, M)
+        for b in rng.choice(len(cubes), 5, replace=False):
+            z, c = ph.root(idx[b:b + 1])[0], cubes[b].copy()
+            for v in range(1, 12):
+                o = rng.choice([-1.0, 1.0], size=m * d_in)
+                z, c = ph.child(z, v, o), c + o * h0 / 2**v
+                assert np.abs(z - td.phases_n(c[None])[0]).max() < 1e-13
+
+
+def test_bracket_for_d_theta_above_3_contains_dense_search():
+    """d_Theta = 4: the coarse certified upper value is above a dense random search of the ball
+    polished by SLSQP (an independent lower bound of the sup), and the optimiser's lower value is
+    attained and close to that search."""
+    from scipy import optimize
+    rng = np.random.default_rng(8)
+    E = FourierEmbedding(2, 2, 1.0)
+    za, zp, zn = sample_tuples("gaussian", 2, 10, 4, rng)
+    out = rd.rademacher_estimate(m=2, dim_in=2, n=10, k=4, tau=0.5, samples=3, seed=4,
+                                 tuples=(za, zp, zn), max_evaluations=5000)
+    assert out["upper_kind"] == "certified (coarse)" and out["lower_kind"] == "optimiser"
+    sig = np.random.default_rng(np.random.SeedSequence(4).spawn(2)[1]).choice([-1.0, 1.0], size=(3, 10))
+    G = rng.uniform(-1, 1, (200000, 4))
+    G = G[np.linalg.norm(G, axis=1) <= 1]
+    F = sig @ E.losses(G, za, zp, zn, 0.5).T / 10
+    dense = F.max(axis=1)
+    for s in range(3):
+        f = lambda t: -(sig[s] @ E.losses(t[None], za, zp, zn, 0.5)[0]) / 10  # noqa: E731
+        r = optimize.minimize(f, G[np.argmax(F[s])], method="SLSQP",
+                              constraints=[{"type": "ineq", "fun": lambda t: 1 - t @ t}])
+        if r.x @ r.x <= 1:
+            dense[s] = max(dense[s], -r.fun)
+    assert out["estimate"] >= dense.mean()
+    assert out["lower_estimate"] <= out["estimate"]
+    assert out["lower_estimate"] >= dense.mean() - 1e-3 * abs(dense.mean())
+    assert out["relative_gap"] == pytest.approx(
+        (out["estimate"] - out["lower_estimate"]) / abs(out["lower_estimate"]))
+
+
+def test_progress_reports_settled_samples():
+    seen = []
+    rd.rademacher_estimate(n=10, k=4, tau=0.5, samples=5, chunk=2, seed=1, levels=3,
+                           progress=lambda done, total: seen.append((done, total)))
+    assert seen and all(t == 5 for _, t in seen)
+    assert all(a <= b + 1e-12 for (a, _), (b, _) in zip(seen, seen[1:])) and seen[-1][0] == 5
