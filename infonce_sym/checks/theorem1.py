@@ -27,8 +27,10 @@ __all__ = ["theorem1_experiment", "theorem1_scaling"]
 
 
 def theorem1_experiment(data="gaussian", dim_in=2, m=1, n=200, k=16, tau=0.5, radius=1.0,
-                        delta=0.1, repeats=20, seed=0, samples=4000, sigma=0.5, kernel="ou"):
-    """Theorem 1 over ``repeats`` independent training sets.
+                        delta=0.1, repeats=20, seed=0, samples=4000, sigma=0.5, kernel="ou",
+                        progress=None):
+    """Theorem 1 over ``repeats`` independent training sets (``progress(done, repeats)``, if given,
+    is called after each).
 
     Returns a dict: ``terms`` (mean of each RHS term over repeats), ``coverage`` (fraction of
     repeats with LHS <= RHS, LHS the MC point estimate), ``coverage_conservative`` (with the upper
@@ -63,6 +65,8 @@ def theorem1_experiment(data="gaussian", dim_in=2, m=1, n=200, k=16, tau=0.5, ra
         rows.append({"theta_hat": theta_hat.tolist(), "lhs": lhs, "lhs_stderr": lhs_se,
                      "population_risk": pop, "population_risk_stderr": pop_se,
                      "B_tau": lc["B_tau"], **terms})
+        if progress is not None:
+            progress(len(rows), repeats)
     lhs = np.array([r["lhs"] for r in rows])
     lhs_hi = lhs + 1.96 * np.array([r["lhs_stderr"] for r in rows])
     rhs = np.array([r["rhs"] for r in rows])

@@ -74,7 +74,9 @@ def test_erm_improves_on_grid():
 def test_theorem1_experiment_small():
     kw = dict(n=60, k=8, tau=0.5, repeats=3, samples=800, seed=2)
     a = t1.theorem1_experiment(**kw)
-    b = t1.theorem1_experiment(**kw)
+    seen = []
+    b = t1.theorem1_experiment(**kw, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]
     assert a["coverage"] == b["coverage"] and a["per_repeat"][0]["lhs"] == b["per_repeat"][0]["lhs"]
     assert 0 <= a["coverage"] <= 1 and a["target"] == 0.9
     n, k, tau, delta, d = 60, 8, 0.5, 0.1, 2
