@@ -208,6 +208,9 @@ def _pretty(out):
 
 def cmd_derivations(args):
     from ..proofs.render import render_all
+    if args.audit or args.mutate:                 # prove_cli: the audit and the mutation report
+        from . import prove_cli
+        return prove_cli.run_audit(args) if args.audit else prove_cli.run_mutate(args)
     stale = render_all(args.out, check=args.check)
     if args.check:
         if stale:
@@ -283,7 +286,12 @@ def build_parser():
     d = sub.add_parser("derivations", help="render derivations/*.md (or --check they are current)")
     d.add_argument("--out", default="derivations")
     d.add_argument("--check", action="store_true")
+    d.add_argument("--audit", action="store_true", help="per derivation: assumptions, cites, lemmas, hypotheses, undischarged")
+    d.add_argument("--mutate", action="store_true", help="run every mutant of every chain (minutes); exit 1 if one survives")
+    d.add_argument("--json", action="store_true", help="print JSON")
     d.set_defaults(func=cmd_derivations)
+    from .prove_cli import add_parser as add_prove_parser                # infonce-sym prove
+    add_prove_parser(sub)
     from .embeddings_cli import add_parser as add_embeddings_parser      # infonce-sym embeddings
     add_embeddings_parser(sub)
     return p

@@ -23,10 +23,13 @@ def failed_steps(derivation, result):
 def derivation_check(d) -> CheckResult:
     t0 = time.perf_counter()
     result = d.run()
-    verdict = {"proved": "proved", "certified": "certified"}.get(result.verdict, "inconclusive")
-    return CheckResult(f"derivation:{d.id}", d.paper_ref, d.title, verdict, d.verdict,
+    as_check = {"proved": "proved", "certified": "certified"}       # conditional / failed: inconclusive
+    verdict = as_check.get(result.verdict, "inconclusive")
+    return CheckResult(f"derivation:{d.id}", d.paper_ref, d.title, verdict, as_check.get(d.verdict, "inconclusive"),
                        seconds=time.perf_counter() - t0,
-                       details={"steps": len(d.steps), "failed_steps": failed_steps(d, result)})
+                       details={"steps": len(d.steps), "failed_steps": failed_steps(d, result),
+                                "chain_verdict": result.verdict,
+                                "undischarged": [f"{n}: {t}" for n, t in result.undischarged]})
 
 
 def derivation_checks(derivations=None):

@@ -26,6 +26,22 @@ are declared with :func:`random_symbol` / :func:`random_family`; parameters with
 generic copy, so ``Ex(Sum(g(X(j)), (j, 1, k))) = k Ex(g(X(0)))`` (products of
 such sums by the exact set-partition formula, :func:`iid_product_moment`).
 
+No free hypothesis.  Every fact a check uses without proving it is a :class:`Premise` of its
+:class:`StepResult`: a slack of :class:`NonNegative` (``hyps``) not proved by ``by``, a ``facts``
+value, a ``defs`` definition, a hypothesis of a lemma that no check showed, or the conclusion of a
+lemma outside the library :data:`infonce_sym.proofs.lemmas.LIBRARY`.  :meth:`Derivation.run`
+discharges each premise by (a) an :class:`Assumption` of the statement with the same relational
+(the CAS compares the gaps), (b) a citation (:meth:`Lemma.from_derivation`: the cited statement is
+instantiated, the CAS checks the instance, its own assumptions become hypotheses at the citing
+step, and the cited derivation must itself be proved) or (c) a library lemma whose hypotheses are
+discharged in turn.  Definitions must agree wherever a symbol is defined.  A quoted lemma whose
+conclusion is the claim it justifies is never discharged.  The verdict is "proved" only when
+nothing is left (``DerivationResult.undischarged`` empty); "conditional" when every step checks
+but something is undischarged; "failed" when a step, a link or the composition fails.
+Assumptions marked ``derived`` are consequences of the paper's hypotheses that the chain assumes
+rather than derives (rendered and counted in the audit; they are not exported as hypotheses of
+citations).
+
 Writing one (e.g. for Section 4): declare symbols with :func:`parameter` /
 :func:`random_symbol` / :func:`random_family`; build the relationals with
 :func:`eq`, :func:`le`, :func:`ge` (never ``sp.Le(...)`` which may evaluate to
@@ -59,7 +75,8 @@ __all__ = [
     "ByLemma", "IntervalCertificate", "Lemma", "Ex", "Ea", "Expm1", "random_symbol",
     "random_family", "parameter", "canon", "eq", "le", "ge", "lt", "gt", "render_markdown",
     "relation_kind", "LATEX_NAMES", "split", "Var", "iid_product_moment",
-    "DoitIdentity", "SameIntegrand", "ExactInstance", "AsGap",
+    "DoitIdentity", "SameIntegrand", "ExactInstance", "AsGap", "Assumption", "Premise",
+    "premise_matches", "cited_result", "ByCases", "make_relation", "numerically_zero",
 ]
 
 LATEX_NAMES: dict = {}           # Symbol -> LaTeX name used by the renderer
@@ -129,6 +146,11 @@ _KIND = {sp.Equality: "eq", sp.LessThan: "le", sp.GreaterThan: "ge",
 _SYMBOL = {"eq": "=", "le": r"\le", "ge": r"\ge", "lt": "<", "gt": ">"}
 _MAKE = {"eq": eq, "le": le, "ge": ge, "lt": lt, "gt": gt}
 _FLIP = {"eq": "eq", "le": "ge", "ge": "le", "lt": "gt", "gt": "lt"}
+
+
+def make_relation(kind, a, b):
+    """The unevaluated relational of ``kind`` ("eq", "le", "ge", "lt", "gt") between ``a`` and ``b``."""
+    return _MAKE[kind](a, b)
 
 
 def relation_kind(rel) -> str:
@@ -373,12 +395,19 @@ def _random_value(obj, rng):
 
 
 def _spot_values(expr, rng):
+    expr = expr.replace(lambda e: isinstance(e, sp.Sum) and not (e.function.free_symbols & set(e.variables)),
+                        lambda e: e.doit())
     for cls in (Expectation, sp.Sum, AppliedUndef):
         atoms = sorted(expr.atoms(cls), key=sp.default_sort_key)
         if atoms:
             expr = expr.xreplace({a: _random_value(a, rng) for a in atoms})
     syms = sorted(expr.free_symbols, key=sp.default_sort_key)
     return expr.xreplace({s: _random_value(s, rng) for s in syms})
+
+
+def numerically_zero(expr, trials=3, seed=0):
+    """True / False / None (cannot evaluate): ``expr`` vanishes at ``trials`` random points (30 digits)."""
+    return _numerically_zero(expr, trials, seed)
 
 
 def _numerically_zero(expr, trials=3, seed=0):
@@ -431,10 +460,69 @@ def _pos(e) -> bool:
 # ------------------------------------------------------------ checks
 
 @dataclass
+class Premise:
+    """A fact a check used without proving it: ``kind`` is "slack" (``rel`` is ``expr >= 0``),
+    "fact" (an expectation or other atom given a value), "definition" (``rel`` is ``Eq(symbol, expr)``),
+    "hypothesis" (a hypothesis of a lemma or of a cited derivation that no check showed),
+    "quoted" (the conclusion of a lemma outside the library) or "circular" (a quoted lemma whose
+    conclusion is the claim it justifies: never dischargeable)."""
+    kind: str
+    rel: object
+    text: str
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """An assumption of a derivation's statement: a SymPy relational (``rel``), which discharges
+    every premise with the same gap, or a named condition (``rel=None``, e.g. "(C)"), rendered
+    but discharging nothing."""
+    text: str
+    rel: object = None
+    derived: bool = False     # a consequence of the paper's hypotheses that the chain assumes, not derives
+
+    def render(self):
+        t = self.text if self.rel is None else f"{self.text}: ${_tex(self.rel)}$"
+        return t + (" *(assumed consequence of the paper's hypotheses; not derived by this chain)*"
+                    if self.derived else "")
+
+
+@dataclass
 class StepResult:
     ok: bool
     verdict: str           # "proved" | "certified" | "failed"
     detail: str
+    premises: list = field(default_factory=list)     # Premise: used, not proved by this check
+    cites: list = field(default_factory=list)        # Derivation objects instantiated (b)
+    lemmas: list = field(default_factory=list)       # library lemma names used (c)
+    discharges: list = field(default_factory=list)   # (hypothesis text, how it was discharged)
+
+
+def _merge(into, res):
+    """Add the premises, citations, library lemmas and discharges of ``res`` to ``into``."""
+    into.premises += res.premises
+    into.cites += [c for c in res.cites if all(c is not x for x in into.cites)]
+    into.lemmas += [n for n in res.lemmas if n not in into.lemmas]
+    into.discharges += res.discharges
+    return into
+
+
+def _fd_premises(facts=None, defs=None):
+    """Premises of the ``facts`` / ``defs`` a check substitutes.  ``defs`` with a symbol key, and
+    facts whose value is a symbol (a name for a moment, e.g. ``E r^2 = D2``), are definitions."""
+    out = []
+    for key, val in (defs or {}).items():
+        key, val = sp.sympify(key), sp.sympify(val)
+        if key.is_Symbol:
+            out.append(Premise("definition", eq(key, val), f"{key} := {_short(val, 120)}"))
+        else:
+            out.append(Premise("fact", eq(key, val), f"{_short(key, 80)} = {_short(val, 80)}"))
+    for key, val in (facts or {}).items():
+        key, val = sp.sympify(key), sp.sympify(val)
+        if val.is_Symbol and not key.is_Symbol:
+            out.append(Premise("definition", eq(val, key), f"{val} := {_short(key, 120)}"))
+        else:
+            out.append(Premise("fact", eq(key, val), f"{_short(key, 80)} = {_short(val, 80)}"))
+    return out
 
 
 def _short(e, n=200):
@@ -470,6 +558,11 @@ class Identity:
             except Exception:  # pragma: no cover
                 continue
         if d.has(sp.Sum):
+            try:                 # sums of terms free of the index (sum_{j<=k} c = k c)
+                if sp.simplify(d.doit()) == 0:
+                    return True
+            except Exception:  # pragma: no cover
+                pass
             # powers of nonnegative sums, e.g. sqrt(S^tau) = S^{tau/2}, once S is known to be >= 0
             d2 = _sums_as_symbols(d)
             if d2 != d:
@@ -486,7 +579,8 @@ class Identity:
             return _fail(f"lhs - rhs does not simplify to 0: {_short(d)}")
         if _numerically_zero(d) is False:
             return _fail("simplified to 0 but the numeric spot check disagrees")
-        return StepResult(True, "proved", f"CAS: {self.reason}, lhs - rhs = 0")
+        return StepResult(True, "proved", f"CAS: {self.reason}, lhs - rhs = 0",
+                          premises=_fd_premises(self.facts, self.defs))
 
     def describe(self):
         return "CAS identity"
@@ -501,9 +595,10 @@ class NonNegative:
     ``rename`` replaces sub-expressions by symbols first (e.g. a Sum by a positive T).
     """
 
-    def __init__(self, witness=None, hyps=None, rename=None, facts=None, defs=None):
+    def __init__(self, witness=None, hyps=None, rename=None, facts=None, defs=None, by=None):
         self.witness, self.hyps = witness, dict(hyps or {})
         self.rename, self.facts, self.defs = rename or {}, facts, defs
+        self.by = dict(by or {})      # slack -> check proving ``Ge(hyps[slack], 0)`` (else a premise)
 
     def __call__(self, claim):
         kind = relation_kind(claim)
@@ -526,8 +621,22 @@ class NonNegative:
         if kind == "lt" and not any(_pos(t) for t in terms):
             return _fail("strict inequality needs a positive witness term")
         hyp = "; ".join(f"{s} = {e} >= 0" for s, e in self.hyps.items())
-        return StepResult(True, "proved", f"CAS: gap = sum of {len(terms)} nonnegative term(s)"
-                          + (f" [hypotheses {hyp}]" if hyp else ""))
+        res = StepResult(True, "proved", f"CAS: gap = sum of {len(terms)} nonnegative term(s)"
+                         + (f" [hypotheses {hyp}]" if hyp else ""), premises=_fd_premises(self.facts, self.defs))
+        used = sp.Add(*terms).free_symbols
+        for s_, e_ in self.hyps.items():
+            if s_ not in used:
+                continue
+            text = f"{s_} = {_short(e_, 120)} >= 0"
+            if s_ in self.by:
+                sub = self.by[s_](ge(e_, 0))
+                if not sub.ok:
+                    return _fail(f"hypothesis {text} not shown: {sub.detail}")
+                _merge(res, sub)
+                res.discharges.append((text, self.by[s_].describe()))
+            else:
+                res.premises.append(Premise("slack", ge(e_, 0), text))
+        return res
 
     def describe(self):
         return "CAS: gap = sum of nonnegative terms" if self.witness is not None else "CAS assumptions"
@@ -537,8 +646,11 @@ class NonNegative:
 class Lemma:
     """A named lemma: ``conclusion(**params)`` is a relational, ``hypotheses(**params)`` a list.
 
-    ``source`` is "quoted" (a result from the literature, quoted), "checked" (an algebraic
-    identity whose hypotheses include the identity itself, verified by the CAS) or a derivation id.
+    ``source`` is "quoted" (a result from the literature), "checked" (an algebraic identity whose
+    hypotheses include the identity itself, verified by the CAS) or a derivation id.
+    ``library`` is the key of the lemma in the one documented library
+    (:data:`infonce_sym.proofs.lemmas.LIBRARY`); a quoted lemma outside it is a premise
+    (never a proof), and ``derivation`` is the derivation a ``from_derivation`` lemma instantiates.
     """
     name: str
     statement: str
@@ -546,6 +658,8 @@ class Lemma:
     conclusion: object
     hypotheses: object = None
     source: str = "quoted"
+    library: str = ""
+    derivation: object = None
 
     def instantiate(self, subs):
         missing = set(self.params) - set(subs)
@@ -560,19 +674,71 @@ class Lemma:
 
     @classmethod
     def from_derivation(cls, d: "Derivation", params: dict, hypotheses=None):
-        """The result of derivation ``d`` as a lemma; ``params`` maps names to the
-        symbols / functions of ``d`` that may be substituted."""
+        """The result of derivation ``d`` as a lemma; ``params`` maps names to the symbols /
+        functions of ``d`` that may be substituted.  Its hypotheses are the relational
+        assumptions of ``d`` under the same substitution (``hypotheses`` is ignored: a citation
+        carries the cited statement's own assumptions, never a hand-written list).  Assumed
+        consequences (``Assumption.derived``) are not hypotheses: they follow from the others."""
+        def subst(e, kw):
+            for n in params:
+                old, new = params[n], kw[n]
+                e = e.replace(old, new) if isinstance(old, sp.FunctionClass) else e.subs(old, new)
+            return e
+
         def conclusion(**kw):
-            pairs = [(params[n], kw[n]) for n in params]
-            rel = _MAKE[d.relation]
-            q, s = d.quantity, d.statement
-            for old, new in pairs:
-                if isinstance(old, sp.FunctionClass):
-                    q, s = q.replace(old, new), s.replace(old, new)
-                else:
-                    q, s = q.subs(old, new), s.subs(old, new)
-            return rel(q, s)
-        return cls(d.title, d.paper_ref, dict(params), conclusion, hypotheses, source=d.id)
+            return _MAKE[d.relation](subst(d.quantity, kw), subst(d.statement, kw))
+
+        def hyps(**kw):
+            return [_MAKE[relation_kind(a.rel)](subst(a.rel.lhs, kw), subst(a.rel.rhs, kw))
+                    for a in d.structured_assumptions() if a.rel is not None and not a.derived]
+        return cls(d.title, d.paper_ref, dict(params), conclusion, hyps, source=d.id, derivation=d)
+
+
+def _lemma_kind(lemma, concl, claim_like):
+    """How a lemma's conclusion enters a step: a StepResult fragment with its premise / citation."""
+    res = StepResult(True, "proved", "")
+    if lemma.derivation is not None:
+        res.cites.append(lemma.derivation)
+    elif lemma.library or lemma.source == "checked":
+        res.lemmas.append(lemma.library or ("algebraic identity: " + lemma.name))
+    elif claim_like:
+        res.premises.append(Premise("circular", concl, f"quoted lemma '{lemma.name}' whose conclusion is the claim"))
+    else:
+        res.premises.append(Premise("quoted", concl, f"quoted lemma '{lemma.name}' (not in the library): {_short(concl, 120)}"))
+    return res
+
+
+def _check_hypotheses(res, lemma, hyps, hyp_checks):
+    """Each hypothesis: by its given check (which must pass), else by the CAS's assumptions, else
+    it stays a premise of the step (to be matched against the derivation's assumptions)."""
+    for i, h in enumerate(hyps):
+        if i in hyp_checks:
+            sub = hyp_checks[i](h)
+            if not sub.ok:
+                return _fail(f"hypothesis {i} of {lemma.name} ({_short(h, 120)}) not shown: {sub.detail}")
+            _merge(res, sub)
+            res.discharges.append((f"hypothesis {i} of {lemma.name}: {_short(h, 120)}", hyp_checks[i].describe()))
+            continue
+        sub = (Identity() if relation_kind(h) == "eq" else NonNegative())(h)
+        if not sub.ok and relation_kind(h) != "eq":
+            small, big, _ = _oriented(h)
+            if (big - small).is_negative or sp.factor(big - small).is_negative:
+                return _fail(f"hypothesis {i} of {lemma.name} ({_short(h, 120)}) is false: its gap is negative")
+        if sub.ok:
+            res.discharges.append((f"hypothesis {i} of {lemma.name}: {_short(h, 120)}", "CAS"))
+        else:
+            res.premises.append(Premise("hypothesis", h, f"hypothesis {i} of {lemma.name}: {_short(h, 120)}"))
+    return res
+
+
+def _how(lemma):
+    if lemma.derivation is not None:
+        return f"by derivation {lemma.derivation.id}: "
+    if lemma.library:
+        return "by library lemma "
+    if lemma.source == "checked":
+        return "by the algebraic identity "
+    return "by quoted lemma (outside the library) "
 
 
 class ByLemma:
@@ -618,18 +784,20 @@ class ByLemma:
             return _numerically_zero(diff, trials=1) is not False and ident.zero(diff)
         if not any(same(cs, x) and same(cb, y) for x, y in orders):
             return _fail(f"claim is not the instance of {self.lemma.name}: expected {exp_rel}")
-        for i, h in enumerate(hyps):
-            res = self.hyp_checks.get(i, NonNegative())(h)
-            if not res.ok:
-                return _fail(f"hypothesis {i} of {self.lemma.name} ({h}) not shown: {res.detail}")
-        how = {"quoted": "by quoted lemma ", "checked": "by the algebraic identity "}.get(
-            self.lemma.source, f"by derivation {self.lemma.source}: ")
+        plain = self.context is None and self.under is None
+        concl, _ = self.lemma.instantiate(self.subs)
+        res = _lemma_kind(self.lemma, concl, plain and not self.lemma.params)
+        res.premises += _fd_premises(self.facts, self.defs)
+        res = _check_hypotheses(res, self.lemma, hyps, self.hyp_checks)
+        if not res.ok:
+            return res
+        how = _how(self.lemma)
         shown = "; ".join(_short(h, 80) for h in hyps)
-        return StepResult(True, "proved", how + self.lemma.name + (f" (hypotheses checked: {shown})" if hyps else ""))
+        res.detail = how + self.lemma.name + (f" (hypotheses: {shown})" if hyps else "")
+        return res
 
     def describe(self):
-        return {"quoted": "quoted lemma: ", "checked": "algebraic identity (CAS-checked): "}.get(
-            self.lemma.source, f"derivation {self.lemma.source}: ") + self.lemma.name
+        return _how(self.lemma).replace("by ", "", 1) + self.lemma.name
 
 
 # ------------------------------------------------------------ checks after differentiation, of integrands, exact instances
@@ -720,22 +888,23 @@ class ExactInstance:
             return _fail("relation differs from the lemma's")
         if not (claim.lhs == lhs and claim.rhs == rhs):
             return _fail(f"claim is not the instance of {self.lemma.name}")
-        for idx, h in enumerate(hyps):
-            res = self.hyp_checks.get(idx, NonNegative())(h)
-            if not res.ok:
-                return _fail(f"hypothesis {idx} ({h}) not shown: {res.detail}")
-        return StepResult(True, "proved", f"by quoted lemma {self.lemma.name} (exact instance)")
+        res = _lemma_kind(self.lemma, concl, self.context is None and not self.lemma.params)
+        res = _check_hypotheses(res, self.lemma, hyps, self.hyp_checks)
+        if not res.ok:
+            return res
+        res.detail = f"{_how(self.lemma)}{self.lemma.name} (exact instance)"
+        return res
 
     def describe(self):
-        return "quoted lemma: " + self.lemma.name
+        return _how(self.lemma).replace("by ", "", 1) + self.lemma.name
 
 
 class AsGap:
     """A hypothesis ``X >= 0`` shown as ``X = big - small`` (CAS) where ``small <= big`` is what the
     wrapped check (a :class:`ByLemma`) proves."""
 
-    def __init__(self, check):
-        self.check = check
+    def __init__(self, check, defs=None):
+        self.check, self.defs = check, defs
 
     def __call__(self, claim):
         if relation_kind(claim) == "eq":
@@ -745,13 +914,62 @@ class AsGap:
         if want is None:
             return _fail("lemma context is not monotone")
         ls, lb, _ = _oriented(want)
-        ident = Identity()
-        if not ident.zero(ident.difference(big - small, lb - ls)):
+        ident = Identity(defs=self.defs)
+        d = ident.difference(big - small, lb - ls)
+        if _numerically_zero(d, trials=1) is False or not ident.zero(d):
             return _fail("the gap is not the lemma's big - small")
-        return self.check(want)
+        res = self.check(want)
+        if res.ok:
+            res.premises += _fd_premises(defs=self.defs)
+        return res
 
     def describe(self):
         return self.check.describe()
+
+
+class ByCases:
+    """The claim by a case split: ``cases`` is a list of ``(condition, check)``; every check must
+    prove the claim, and a premise of case i equal to its condition is discharged by the case.
+    The cases must be exhaustive: two conditions whose gaps add to 0 (``x >= c`` / ``x <= c``, or a
+    strict one of them)."""
+
+    def __init__(self, cases, case_facts=None):
+        self.cases = list(cases)
+        # per case index: [(relational, text)] facts that hold in that case by a definition made there
+        # (e.g. beta := 1 v 2/tau gives 1 <= beta <= 2 for tau >= 1); listed as assumed consequences
+        self.case_facts = dict(case_facts or {})
+
+    def __call__(self, claim):
+        if len(self.cases) != 2:
+            return _fail("a case split needs two complementary conditions")
+        (c1, _), (c2, _) = self.cases
+        g1, k1 = _gap(c1)
+        g2, k2 = _gap(c2)
+        if not _zero(g1 + g2) or (k1 == "lt" and k2 == "lt") or "eq" in (relation_kind(c1), relation_kind(c2)):
+            return _fail("the cases are not exhaustive")
+        res = StepResult(True, "proved", "")
+        for idx, (cond, chk) in enumerate(self.cases):
+            sub = chk(claim)
+            if not sub.ok:
+                return _fail(f"case {cond}: {sub.detail}")
+            keep = []
+            for p in sub.premises:
+                usable = p.kind not in ("definition", "circular") and p.rel is not None
+                fact = next((t for r, t in self.case_facts.get(idx, []) if usable and premise_matches(p.rel, r)), None)
+                if usable and premise_matches(p.rel, cond):
+                    sub.discharges.append((p.text, f"case {cond}"))
+                elif fact is not None:
+                    sub.discharges.append((p.text, f"case {cond}: {fact} (assumed consequence of the definition)"))
+                else:
+                    keep.append(p)
+            sub.premises = keep
+            _merge(res, sub)
+        res.detail = "by cases " + " / ".join(str(c) for c, _ in self.cases) + ": " + "; ".join(
+            chk.describe() for _, chk in self.cases)
+        return res
+
+    def describe(self):
+        return "case split: " + "; ".join(f"{c}: {chk.describe()}" for c, chk in self.cases)
 
 
 # ------------------------------------------------------------ interval certificate
@@ -865,6 +1083,56 @@ class DerivationResult:
     links: list
     final: StepResult
     verdict: str
+    undischarged: list = field(default_factory=list)   # (step name, premise text): facts used, not discharged
+    discharged: list = field(default_factory=list)     # (step name, hypothesis text, what discharges it)
+    cites: list = field(default_factory=list)          # ids of the derivations instantiated
+    lemmas: list = field(default_factory=list)         # library lemmas used
+    definitions: list = field(default_factory=list)    # "symbol := expression" used by the checks
+
+
+def _gap(rel):
+    small, big, kind = _oriented(rel)
+    return canon(big - small), kind
+
+
+def _zero(e):
+    if e == 0:
+        return True
+    if _numerically_zero(e, trials=1) is False:
+        return False
+    return Identity().zero(e)
+
+
+def premise_matches(prem, ass) -> bool:
+    """An assumption ``ass`` (relational) gives the premise ``prem`` (relational): the same
+    equation, or the same gap ``big - small`` (an equation gives both inequalities; a strict
+    inequality gives the weak one)."""
+    pk, ak = relation_kind(prem), relation_kind(ass)
+    if pk == "eq":
+        if ak != "eq":
+            return False
+        return _zero(canon(prem.lhs - prem.rhs) - canon(ass.lhs - ass.rhs)) or \
+            _zero(canon(prem.lhs - prem.rhs) + canon(ass.lhs - ass.rhs))
+    pg, pkind = _gap(prem)
+    if ak == "eq":
+        ag = canon(ass.rhs - ass.lhs)
+        return _zero(pg - ag) or _zero(pg + ag)
+    ag, akind = _gap(ass)
+    if not (akind == pkind or (akind == "lt" and pkind == "le")):
+        return False
+    return _zero(pg - ag)
+
+
+_RESULT_CACHE: dict = {}
+
+
+def cited_result(d):
+    """The (cached) result of a cited derivation."""
+    hit = _RESULT_CACHE.get(id(d))
+    if hit is None or hit[0] is not d:
+        hit = (d, d.run())
+        _RESULT_CACHE[id(d)] = hit
+    return hit[1]
 
 
 @dataclass
@@ -873,7 +1141,10 @@ class Derivation:
 
     ``statement`` is the closed-form bound (a SymPy expression to lambdify);
     ``relation`` one of "le", "ge", "eq", "lt", "gt"; ``verdict`` the declared
-    overall verdict (the tests compare it with :meth:`run`).
+    overall verdict (the tests compare it with :meth:`run`).  ``assumptions`` are strings
+    (named conditions) or :class:`Assumption` objects (relationals, which discharge premises).
+    ``generality`` says what the chain covers when it is a special case of the paper's
+    statement (e.g. "d = 2, two-atom mu"); empty means the paper's generality.
     """
     id: str
     title: str
@@ -887,6 +1158,37 @@ class Derivation:
     verdict: str = "proved"
     facts: dict = field(default_factory=dict)
     notes: str = ""
+    generality: str = ""
+
+    def structured_assumptions(self):
+        return [a if isinstance(a, Assumption) else Assumption(str(a)) for a in self.assumptions]
+
+    def discharge(self, results):
+        """Match every premise of every step against the assumptions; definitions must agree."""
+        ass = [a for a in self.structured_assumptions() if a.rel is not None]
+        undischarged, discharged, defs = [], [], {}
+        prem = [("(chain)", p) for p in _fd_premises(self.facts)]
+        for st, r in zip(self.steps, results):
+            prem += [(st.name, p) for p in r.premises]
+            discharged += [(st.name, t, how) for t, how in r.discharges]
+        for name, p in prem:
+            if p.kind == "definition":
+                defs.setdefault(p.rel.lhs, []).append((name, p))
+                continue
+            hit = None if p.kind == "circular" else next((a for a in ass if premise_matches(p.rel, a.rel)), None)
+            if hit is None:
+                undischarged.append((name, p.text))
+            else:
+                discharged.append((name, p.text, f"assumption: {hit.text}"))
+        definitions = []
+        for sym, uses in defs.items():
+            first = uses[0][1].rel.rhs
+            definitions.append(f"{sym} := {_short(first, 160)}")
+            for name, p in uses[1:]:
+                if p.rel.rhs != first and not _zero(canon(p.rel.rhs - first)):
+                    undischarged.append((name, f"conflicting definitions of {sym}: {_short(first, 80)} and "
+                                               f"{_short(p.rel.rhs, 80)}"))
+        return undischarged, discharged, definitions
 
     def run(self) -> DerivationResult:
         results = [s.run() for s in self.steps]
@@ -912,13 +1214,27 @@ class Derivation:
         final = StepResult(not problems, "proved" if not problems else "failed",
                            "; ".join(problems) or f"chain composes to quantity {_SYMBOL[self.relation]} statement")
         allres = results + links + [final]
+        undischarged, discharged, definitions = self.discharge(results)
+        cites, lemmas = [], []
+        for r in results:
+            cites += [c for c in r.cites if all(c is not x for x in cites)]
+            lemmas += [n for n in r.lemmas if n not in lemmas]
+        cited_certified = False
+        for c in cites:
+            cr = cited_result(c)
+            if cr.verdict in ("failed", "conditional"):
+                undischarged.append(("(citation)", f"cited derivation {c.id} is {cr.verdict}"))
+            cited_certified |= cr.verdict == "certified"
         if not all(r.ok for r in allres):
             verdict = "failed"
-        elif any(r.verdict == "certified" for r in allres):
+        elif undischarged:
+            verdict = "conditional"
+        elif cited_certified or any(r.verdict == "certified" for r in allres):
             verdict = "certified"
         else:
             verdict = "proved"
-        return DerivationResult(results, links, final, verdict)
+        return DerivationResult(results, links, final, verdict, undischarged, discharged,
+                                [c.id for c in cites], lemmas, definitions)
 
 
 # ------------------------------------------------------------ rendering
@@ -928,12 +1244,15 @@ def _tex(e):
 
 
 def render_markdown(d: Derivation, result: DerivationResult | None = None) -> str:
-    """Markdown with LaTeX: the statement, then one line per step (ref, reason, check verdict)."""
+    """Markdown with LaTeX: the statement, its assumptions, then one line per step (ref, reason,
+    check verdict, the facts it used and what discharges each), then the audit."""
     result = result or d.run()
     lines = [f"# {d.id}: {d.title}", "", f"Paper: {d.paper_ref}. Overall verdict: **{result.verdict}**.", ""]
     lines += ["$$", f"{_tex(d.quantity)} \\;{_SYMBOL[d.relation]}\\; {_tex(d.statement)}", "$$", ""]
+    if d.generality:
+        lines += [f"Generality: only a special case is checked -- {d.generality}.", ""]
     if d.assumptions:
-        lines += ["Assumptions:", ""] + [f"- {a}" for a in d.assumptions] + [""]
+        lines += ["Assumptions:", ""] + [f"- {a.render()}" for a in d.structured_assumptions()] + [""]
     lines += ["## Chain", ""]
     for i, (s, r) in enumerate(zip(d.steps, result.steps)):
         rel = _SYMBOL[relation_kind(s.claim)]
@@ -942,6 +1261,17 @@ def render_markdown(d: Derivation, result: DerivationResult | None = None) -> st
                   f"{i + 1}. **{s.name}** {s.ref} -- {s.reason}. Check: {s.check.describe()} -> "
                   f"*{r.verdict}* ({r.detail}).", ""]
     lines += [f"Chain: {result.final.detail}; links " + ("all connected." if all(l.ok for l in result.links) else "BROKEN."), ""]
+    lines += ["## Audit", "",
+              f"- cites (derivations instantiated): {', '.join(result.cites) or 'none'}",
+              f"- library lemmas: {', '.join(result.lemmas) or 'none'}",
+              f"- undischarged: {len(result.undischarged)}"]
+    lines += [f"  - {n}: {t}" for n, t in result.undischarged]
+    if result.discharged:
+        lines += ["- hypotheses and what discharges them:"]
+        lines += [f"  - {n}: {t} -- {how}" for n, t, how in result.discharged]
+    if result.definitions:
+        lines += ["- definitions used by the checks: " + "; ".join(result.definitions)]
+    lines += [""]
     if d.notes:
         lines += [d.notes, ""]
     if d.errata:

@@ -38,9 +38,16 @@ ERRATA = [
          proved_by="A2.liminf"),
     dict(id="L3-B>0", paper_ref="Lemma 3 and Prop. 2 (definition of M_k)", kind="slip",
          paper_says="no condition on sum_j dnu/dpi(xi_j)",
-         corrected="the lemma needs sum_j dnu/dpi(xi_j) > 0 a.s. (otherwise the self-normalised ratio and M_k(z,.) are "
-                   "undefined; e.g. nu not equivalent to pi gives P(all ratios = 0) = P(r = 0)^m > 0); "
-                   "the bound holds with the convention that this event has probability 0",
+         corrected="on the event {sum_j dnu/dpi(xi_j) = 0} the self-normalised ratio A/B is 0/0 (e.g. nu not "
+                   "equivalent to pi gives P(all ratios = 0) = P(r = 0)^m > 0). The clean statement sets A/B := 0 "
+                   "there (then M_k(z, .) := 0 too); on that event A = (1/m) sum_j r_j (f_j - E_nu f) = 0 as well, "
+                   "since every r_j = 0. Under this convention the identity 1/B = 2 - B + (B - 1)^2/B is used only "
+                   "on {B > 0}, and (23) holds on all of the space: on {B = 0} its left side A/B := 0 and its right "
+                   "side A (2 - B) + A (B - 1)^2/B, read with A = 0 and the same convention A/B := 0, is 0; "
+                   "(24) and (25) bound E[A B] and E[A (B - 1)^2 / B] with the integrand 0 on {B = 0}. The CAS "
+                   "checks (23)-(25) with B a positive symbol, i.e. on {B > 0}; the {B = 0} part is this remark "
+                   "(not CAS-checked). The paper's 'convention that this event has probability 0' is replaced by "
+                   "this one, which needs no assumption",
          proved_by="L3"),
     dict(id="S3.4-appendix-ref", paper_ref="Section 3.4, before (13)", kind="slip",
          paper_says="it is shown in appendix A.1 that ... an example can be constructed",
@@ -114,4 +121,34 @@ ERRATA += [
          paper_says="... <= (24 sqrt(d)/sqrt(n)) (4/tau) a [log 3 + 1]^{1/2}",
          corrected="this step is an equality (RL = 4a/tau exactly), as the CAS identity 'a = eRBC' of the derivation shows",
          proved_by="P5.a-le-1"),
+]
+ERRATA += [
+    dict(id="P2-support", paper_ref="proof of Prop. 2, after (30)", kind="slip",
+         paper_says="noting {xi_1, ..., xi_k} is a subset of, or equal to, the support of M-hat_k(z, .)",
+         corrected="the inclusion is the other way: supp M-hat_k(z, .) is a subset of {xi_1, ..., xi_k} (M-hat_k puts "
+                   "mass r_j / sum_l r_l on xi_j, which is 0 where the density ratio vanishes); the argument only "
+                   "needs that M-hat_k is carried by {xi_j}",
+         proved_by="DCL-12"),
+    dict(id="P5-antiderivative", paper_ref="proof of Prop. 5, after the Cauchy-Schwarz display", kind="slip",
+         paper_says="the anti-derivative in question is [.] log(1 + 2RL/eps) + 2RL log(1 + eps/2RL) (the text as "
+                    "converted shows a stray symbol in place of the first factor; no factor eps)",
+         corrected="int_0^U log(1 + 2RL/eps) d eps = U log(1 + 2RL/U) + 2RL log(1 + U/(2RL)): the antiderivative is "
+                   "eps log(1 + 2RL/eps) + 2RL log(1 + eps/(2RL)), with the factor eps (checked by differentiation "
+                   "and its limit 0 at 0+ in derivation P5.dudley, step 'antiderivative'); the bound that follows "
+                   "is the paper's",
+         proved_by="P5.dudley"),
+    dict(id="P5-dudley-source", paper_ref="(54), proof of Prop. 5", kind="citation",
+         paper_says="Combining this inequality with Dudley's entropy integral, e.g., [Wainwright, 2019, eq. 5.48], "
+                    "E[sup_phi n^-1 sum_i sigma_i l(phi, z_i)] <= (24/sqrt n) int_0^{4/tau ^ LR} "
+                    "sqrt(log N(eps, Phi, rho_n^info)) d eps",
+         corrected="the source is named only as 'e.g., [Wainwright, 2019, eq. 5.48]' (M. J. Wainwright, "
+                   "High-Dimensional Statistics, CUP 2019); the form used is the empirical Rademacher complexity "
+                   "bounded by (24/sqrt n) times Dudley's entropy integral in the empirical L2 metric rho_n^info "
+                   "(the paper's definition after Lemma 1), up to the diameter (erratum P5-diameter). The book is not "
+                   "available here, so the constant 24 and this form are quoted exactly as the paper states them, "
+                   "not re-derived: the library entry 'Dudley (24/sqrt n)' is this quotation, and Prop. 5 and "
+                   "Theorem 1 (192 = 2 x 96 = 2 x 24 x 4) are derived from it; a different constant C in place of "
+                   "24 scales Prop. 5's 96 to 4C and Theorem 1's 192 to 8C (infonce-sym prove P5 / T1 re-runs "
+                   "the chains with other constants)",
+         proved_by="P5.dudley"),
 ]

@@ -22,8 +22,9 @@ from functools import lru_cache
 
 import sympy as sp
 
-from .chain import (ByLemma, Derivation, Ea, Ex, Identity, Lemma, Step, eq, iid_product_moment,
-                         parameter, random_family, random_symbol)
+from .chain import (Assumption, ByLemma, Derivation, Ea, Ex, Identity, Lemma, Step, eq, iid_product_moment,
+                    parameter, random_family, random_symbol)
+from .lemmas import taylor_n
 
 __all__ = ["MOMENTS", "expansion_constants", "anchor_moments", "constants", "model_constants",
            "DERIVATIONS", "evaluate"]
@@ -135,10 +136,15 @@ def _taylor_n(order):
                             + sp.diff(F(u), u, order + 1).subs(u, XI) * Y ** (order + 1) / sp.factorial(order + 1)))
 
 
+# E V = 0 (V = X/mu - 1), E a = 0, E b = 0 (E r = 1): the centring facts every expansion uses
+_CENTRED = [Assumption("E V = 0 (V = X/mu - 1)", eq(Ex(V(0)), 0)), Assumption("E a = 0 (a = r (s - E[r s]))", eq(Ex(af(0)), 0)),
+            Assumption("E b = 0 (b = r - 1, E r = 1)", eq(Ex(bf(0)), 0))]
+
+
 def _series_derivation(id, title, eps, const1, const2):
     F = sp.Lambda(_e, -sp.log(1 + _e))
     q = Ea(Ex(F(eps)))
-    lem = _taylor_n(ORDER)
+    lem = taylor_n(ORDER)          # the library's Taylor theorem (the same formula as _taylor_n)
     concl, _ = lem.instantiate({"F": F, "Y": eps, "XI": theta})
     taylor = Ea(Ex(concl.rhs))
     remainder = Ea(Ex(sp.diff(F(_e), _e, ORDER + 1).subs(_e, theta) * eps ** (ORDER + 1) / sp.factorial(ORDER + 1)))
@@ -156,7 +162,7 @@ def _series_derivation(id, title, eps, const1, const2):
               "E of products of means of k i.i.d. copies (set partitions), E V = 0, E V^n = m_n, E W^n",
               Identity(facts=FACTS)),
          Step("collect", "", eq(exact + remainder, stmt), "collect the 1/k and 1/k^2 coefficients", Identity())],
-        ["V_j = X_j/mu - 1 i.i.d. (E V = 0), W = e^{p/tau}/mu independent of the V_j; bounded",
+        _CENTRED + ["V_j = X_j/mu - 1 i.i.d., W = e^{p/tau}/mu independent of the V_j; bounded",
          f"the remainder is O(k^-3): E|eps|^{ORDER + 1} = O(k^-3) and 1 + theta >= min(1, 1 + eps) > 0 bounded below",
          "the terms of order k^-3 and beyond are exact (listed in the statement)"])
 
@@ -188,7 +194,7 @@ def _search_derivation(const1, const2):
          Step("i.i.d. means", "", eq(series, exact + rem), "E of products of means (set partitions), E a = E b = 0",
               Identity(facts=FACTS)),
          Step("collect", "", eq(exact + rem, stmt), "collect the 1/k and 1/k^2 coefficients", Identity())],
-        ["a = r (s - E[r s]), b = r - 1 i.i.d. over the unseen points, E a = E b = 0; 1 + Bbar > 0 a.s.",
+        _CENTRED + ["a = r (s - E[r s]), b = r - 1 i.i.d. over the unseen points; 1 + Bbar > 0 a.s.",
          f"the remainder is O(k^-3) (E|Bbar|^{ORDER} |Abar| = O(k^-3), 1 + Bbar bounded below)"])
 
 

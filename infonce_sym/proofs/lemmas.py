@@ -1,8 +1,11 @@
-"""Quoted lemmas (results from the literature) as templates with hypotheses.
+"""The one library of standard lemmas, as templates with hypotheses.
 
-Each factory returns a :class:`~infonce_sym.derivation.Lemma`; a step using it
-is "proved, conditional on the quoted lemma".  Function parameters (``F``) are
-passed as ``sympy.Lambda``.
+Each factory returns a :class:`~infonce_sym.proofs.chain.Lemma` whose ``library`` field is its
+entry in :data:`LIBRARY` (the documented list below, with its source).  A step citing a library
+lemma is proved once the lemma's own hypotheses are discharged (checked by the CAS, an
+assumption of the statement, or a cited derivation); a lemma outside this library is never a
+proof, only a premise (``chain.Premise``, kind "quoted").  Function parameters (``F``) are passed
+as ``sympy.Lambda``.
 """
 from __future__ import annotations
 
@@ -10,10 +13,59 @@ import sympy as sp
 
 from .chain import Lemma, eq, ge, gt, le
 
+#: The library: key -> (what it states, where it is from).  Nothing else counts as a standard lemma.
+LIBRARY = {
+    "Cauchy-Schwarz": ("|<a, b>| <= ||a|| ||b|| in R^d, for expectations and for integrals",
+                       "standard (e.g. Rudin, Real and Complex Analysis, Thm 3.5)"),
+    "triangle": ("|x + y| <= |x| + |y|; ||sum_j p_j v_j|| <= sum_j p_j ||v_j|| (p_j >= 0); |E Y| <= E|Y|",
+                 "standard (norm axioms; monotonicity of the integral)"),
+    "Jensen": ("E F(Y) <= F(E Y) for concave F; the power forms u^beta (beta >= 1), u^g (0 < g <= 1)",
+               "standard (e.g. Rudin, Real and Complex Analysis, Thm 3.3)"),
+    "power means": ("(sum p_j a_j^r)^{1/r} <= (sum p_j a_j^s)^{1/s} for 0 < r <= s (Jensen for u^{s/r})",
+                    "standard (Hardy, Littlewood, Polya, Inequalities, Thm 16)"),
+    "Popoviciu": ("Var Y <= (hi - lo)^2/4 for lo <= Y <= hi", "Popoviciu (1935)"),
+    "Taylor (Lagrange remainder)": ("F(y) = sum_{n<=N} F^(n)(y0)(y-y0)^n/n! + F^(N+1)(xi)(y-y0)^{N+1}/(N+1)!",
+                                    "standard (Taylor's theorem, Lagrange form)"),
+    "mean value theorem / FTC": ("F(1) - F(0) = int_0^1 F'; int_0^U f = F(U) - F(0+) when F' = f; a map whose "
+                                 "gradient has l1 norm <= 1 is 1-Lipschitz for the sup norm (used for "
+                                 "log(1 + sum_j e^{-v_j}), gradient -e^{-v_j}/(1 + sum_l e^{-v_l}) [Lei et al. 2019])",
+                                 "standard (fundamental theorem of calculus, mean value inequality)"),
+    "Minkowski": ("(n^-1 sum_i (sum_r x_r(i))^2)^{1/2} <= sum_r (n^-1 sum_i x_r(i)^2)^{1/2}",
+                  "standard (triangle inequality of the l2 norm)"),
+    "Mohri et al. Thm 3.3": ("E g <= mean_n g + 2 Rad_S(G) + 3 sqrt(log(2/delta)/(2n)) w.p. >= 1 - delta, g in [0, 1]",
+                             "Mohri, Rostamizadeh, Talwalkar, Foundations of Machine Learning (2018), Thm 3.3 "
+                             "(McDiarmid's inequality twice)"),
+    "Dudley (24/sqrt n)": ("Rad_n <= (24/sqrt n) int_0^D sqrt(log N(eps)) deps",
+                           "quoted as the paper cites it: Wainwright, High-Dimensional Statistics (2019), eq. 5.48 "
+                           "(the book is not available here; the constant 24 is the paper's; see erratum P5-dudley-source)"),
+    "covering numbers of balls": ("N(eps, B_R(Theta), ||.||) <= (1 + 2R/eps)^{d}, and N(eps, Phi, rho) <= N(eps/L, Theta) "
+                                  "for an L-Lipschitz parametrisation, then monotonicity of the integral",
+                                  "Wainwright (2019), eq. 5.9 (volumetric bound), as the paper cites it"),
+    "elementary": ("monotonicity of expectations, finite sums and integrals; |x| = -x for x <= 0; min{p, q} = q "
+                   "for q <= p; log(1 + x) <= x; a convex C^2 function above its tangent, a concave one above "
+                   "its chord; |x - y| <= hi - lo on [lo, hi]; Rad is shift invariant and positively homogeneous "
+                   "(E sigma_i = 0); the definition of the limit", "elementary real analysis"),
+}
+
+
+def _lib(key):
+    """Mark a factory's lemma as the library entry ``key``."""
+    assert key in LIBRARY, key
+
+    def wrap(factory):
+        def make(*args, **kw):
+            lem = factory(*args, **kw)
+            lem.library = key
+            return lem
+        make.__name__, make.__doc__ = factory.__name__, factory.__doc__
+        return make
+    return wrap
+
 _y = sp.Symbol("y", positive=True)       # a point of the (positive) domain of F
 _u = sp.Symbol("u")
 
 
+@_lib('Jensen')
 def jensen_concave(E):
     """Jensen: E F(Y) <= F(E Y) for concave F (hypothesis: -F'' >= 0 on the domain)."""
     return Lemma(
@@ -23,6 +75,7 @@ def jensen_concave(E):
         lambda F, Y: [ge(-sp.diff(F(_y), _y, 2), 0)])
 
 
+@_lib('Taylor (Lagrange remainder)')
 def taylor2():
     """Taylor's theorem, Lagrange remainder of order 2 (xi between y0 and y)."""
     return Lemma(
@@ -34,6 +87,7 @@ def taylor2():
                                 + sp.diff(F(_u), _u, 2).subs(_u, XI) * (Y - Y0) ** 2 / 2))
 
 
+@_lib('Taylor (Lagrange remainder)')
 def taylor3():
     """Taylor's theorem, Lagrange remainder of order 3."""
     return Lemma(
@@ -46,6 +100,20 @@ def taylor3():
                                 + sp.diff(F(_u), _u, 3).subs(_u, XI) * (Y - Y0) ** 3 / 6))
 
 
+@_lib('Taylor (Lagrange remainder)')
+def taylor_n(order):
+    """Taylor's theorem about 0, Lagrange remainder of order ``order + 1`` (theta between 0 and y)."""
+    u = sp.Symbol("u")
+    return Lemma(
+        f"Taylor's theorem with Lagrange remainder (order {order})",
+        f"F(y) = sum_(n<={order}) F^(n)(0) y^n/n! + F^({order + 1})(theta) y^{order + 1}/({order + 1})!",
+        {"F": sp.Lambda(u, sp.Function("F")(u)), "Y": sp.Symbol("y"), "XI": sp.Symbol("theta")},
+        lambda F, Y, XI: eq(F(Y), sp.Add(*[sp.diff(F(u), u, n).subs(u, 0) * Y ** n / sp.factorial(n)
+                                            for n in range(order + 1)])
+                            + sp.diff(F(u), u, order + 1).subs(u, XI) * Y ** (order + 1) / sp.factorial(order + 1)))
+
+
+@_lib('Popoviciu')
 def popoviciu(Var):
     """Popoviciu: Var(Y) <= (hi - lo)^2 / 4 when lo <= Y <= hi."""
     return Lemma(
@@ -55,6 +123,7 @@ def popoviciu(Var):
         lambda Y, lo, hi: [ge(hi - Y, 0), ge(Y - lo, 0)])
 
 
+@_lib('elementary')
 def monotone(E):
     """Monotonicity of expectation: U <= V pointwise implies E U <= E V."""
     return Lemma(
@@ -64,6 +133,7 @@ def monotone(E):
         lambda U, V: [ge(V - U, 0)])
 
 
+@_lib('triangle')
 def abs_expectation(E):
     """|E Y| <= E|Y| (Jensen for the absolute value)."""
     return Lemma(
@@ -71,6 +141,7 @@ def abs_expectation(E):
         lambda Y: le(sp.Abs(E(Y)), E(sp.Abs(Y))))
 
 
+@_lib('triangle')
 def triangle():
     """The triangle inequality |x + y| <= |x| + |y|."""
     return Lemma(
@@ -79,6 +150,7 @@ def triangle():
         lambda x, y: le(sp.Abs(x + y), sp.Abs(x) + sp.Abs(y)))
 
 
+@_lib('elementary')
 def limit_lower():
     """If F -> L > 0 at a limit point then, for 0 < a < 1, F >= (1 - a) L near it."""
     return Lemma(
@@ -88,6 +160,15 @@ def limit_lower():
         lambda F, point, L, a: [eq(F.subs(point), L), gt(L, 0), gt(a, 0), gt(1 - a, 0)])
 
 
+@_lib('elementary')
+def le_abs_difference():
+    """x <= y + |x - y|."""
+    return Lemma(
+        "x <= y + |x - y|", "x <= y + |x - y| for real x, y", {"x": sp.Symbol("x", real=True), "y": sp.Symbol("y", real=True)},
+        lambda x, y: le(x, y + sp.Abs(x - y)))
+
+
+@_lib('elementary')
 def abs_nonpositive():
     """|x| = -x for x <= 0."""
     return Lemma(
@@ -104,6 +185,7 @@ def reciprocal_identity():
 
 
 # ---------------------------------------------------------------- for Section 4 (quoted)
+@_lib('Cauchy-Schwarz')
 def cauchy_schwarz(E):
     """Cauchy-Schwarz for an expectation: |E[XY]| <= sqrt(E X^2) sqrt(E Y^2)."""
     return Lemma(
@@ -112,6 +194,7 @@ def cauchy_schwarz(E):
         lambda X, Y: le(sp.Abs(E(X * Y)), sp.sqrt(E(X ** 2)) * sp.sqrt(E(Y ** 2))))
 
 
+@_lib('Cauchy-Schwarz')
 def cauchy_schwarz_vectors():
     """|<a, b>| <= ||a|| ||b|| for finite real vectors given as lists."""
     return Lemma(
@@ -121,6 +204,7 @@ def cauchy_schwarz_vectors():
                         sp.sqrt(sp.Add(*[x ** 2 for x in a])) * sp.sqrt(sp.Add(*[y ** 2 for y in b]))))
 
 
+@_lib('Cauchy-Schwarz')
 def cauchy_schwarz_integral():
     """int_0^U f <= U^{1/2} (int_0^U f^2)^{1/2} (as used after (54))."""
     e = sp.Symbol("epsilon", positive=True)
@@ -131,6 +215,7 @@ def cauchy_schwarz_integral():
         lambda F, U: [ge(U, 0)])
 
 
+@_lib('Mohri et al. Thm 3.3')
 def mohri_3_3():
     """[Mohri et al., 2018, Thm. 3.3] as used in (34): for a class of [0, 1]-valued g and n i.i.d.
     samples, with probability >= 1 - delta, uniformly over the class,
@@ -143,6 +228,7 @@ def mohri_3_3():
         lambda Eg, mean, Rad, n, delta: [gt(n, 0), gt(delta, 0), gt(1 - delta, 0)])
 
 
+@_lib('Dudley (24/sqrt n)')
 def dudley():
     """Dudley's entropy integral, [Wainwright, 2019, eq. 5.48] as used in (54):
     Rad <= (24/sqrt(n)) int_0^D sqrt(log N(eps)) d eps, D >= the diameter of the class."""
@@ -161,6 +247,7 @@ _c = sp.Symbol("c")
 _j = sp.Symbol("j", integer=True, positive=True)
 
 
+@_lib('elementary')
 def abs_diff_interval():
     """|x - y| <= hi - lo when x, y in [lo, hi] (elementary)."""
     return Lemma(
@@ -170,6 +257,7 @@ def abs_diff_interval():
         lambda x, y, lo, hi: [ge(x - lo, 0), ge(hi - x, 0), ge(y - lo, 0), ge(hi - y, 0)])
 
 
+@_lib('elementary')
 def rademacher_affine():
     """Empirical Rademacher complexity of {(l - a)/W} is Rad({l})/W for constants a, W > 0
     (E sigma_i = 0 removes a; sup(c f) = c sup f for c > 0)."""
@@ -181,6 +269,7 @@ def rademacher_affine():
         lambda Radg, Radl, W: [gt(W, 0)])
 
 
+@_lib('Jensen')
 def jensen_power_mean(index=_j):
     """Jensen for the convex map u -> u^beta (beta >= 1) and probability weights p_j, in root form:
     sum_j p_j a_j <= (sum_j p_j a_j^beta)^{1/beta}."""
@@ -195,6 +284,7 @@ def jensen_power_mean(index=_j):
                                ge(a(index), 0)])
 
 
+@_lib('Jensen')
 def jensen_concave_power(index=_j):
     """Jensen for the concave map u -> u^g (0 < g <= 1) and probability weights p_i:
     sum_i p_i S_i^g <= (sum_i p_i S_i)^g for S_i >= 0."""
@@ -209,6 +299,7 @@ def jensen_concave_power(index=_j):
                             ge(S(index), 0)])
 
 
+@_lib('power means')
 def power_mean_monotone(index=_j):
     """Power means increase with the order (Jensen for u -> u^{s/r}, s >= r > 0), raised to the power s:
     (sum_j p_j a_j^r)^{s/r} <= sum_j p_j a_j^s."""
@@ -223,6 +314,7 @@ def power_mean_monotone(index=_j):
                                ge(a(index), 0)])
 
 
+@_lib('elementary')
 def sum_monotone(index=_j):
     """Termwise monotonicity of a finite sum: U_j <= V_j for all j implies sum U_j <= sum V_j."""
     return Lemma(
@@ -233,6 +325,7 @@ def sum_monotone(index=_j):
         lambda U, V, k: [ge(V(index) - U(index), 0)])
 
 
+@_lib('mean value theorem / FTC')
 def logsumexp_lipschitz(index=_j):
     """[Lei et al. 2019]: l^log(v) = log(1 + sum_j e^{-v_j}) is 1-Lipschitz for the sup norm on R^k:
     |l^log(v) - l^log(v')| <= m whenever m >= |v_j - v'_j| for every j."""
@@ -246,6 +339,7 @@ def logsumexp_lipschitz(index=_j):
         lambda v, w, m, k: [ge(m - sp.Abs(v(index) - w(index)), 0)])
 
 
+@_lib('triangle')
 def norm_convex_combination():
     """Triangle inequality: ||sum_j p_j v_j|| <= sum_j p_j ||v_j|| for p_j >= 0 (normG names the
     norm on the left; the hypothesis p_j >= 0 is checked)."""
@@ -257,6 +351,7 @@ def norm_convex_combination():
         lambda normG, p, normv, k: [ge(p(_j), 0)])
 
 
+@_lib('triangle')
 def triangle_n():
     """|x_1 + ... + x_m| <= |x_1| + ... + |x_m| (real x_i, given as a list)."""
     return Lemma(
@@ -264,6 +359,7 @@ def triangle_n():
         lambda xs: le(sp.Abs(sp.Add(*xs)), sp.Add(*[sp.Abs(t) for t in xs])))
 
 
+@_lib('Cauchy-Schwarz')
 def cauchy_schwarz_norms():
     """|<u, v>| <= ||u|| ||v|| with the inner product given by components and the norms by symbols."""
     return Lemma(
@@ -274,6 +370,7 @@ def cauchy_schwarz_norms():
         lambda u, v, nu, nv: [eq(nu, sp.sqrt(sp.Add(*[x ** 2 for x in u]))), eq(nv, sp.sqrt(sp.Add(*[y ** 2 for y in v])))])
 
 
+@_lib('Minkowski')
 def minkowski_mean():
     """Minkowski in R^n with the normalised l2 norm: (mean_i (sum_r x_r(i))^2)^{1/2} <= sum_r (mean_i x_r(i)^2)^{1/2}."""
     i = sp.Symbol("i", integer=True, positive=True)
@@ -285,6 +382,7 @@ def minkowski_mean():
                          sp.Add(*[sp.sqrt(sp.Sum(x(i) ** 2, (i, 1, n)) / n) for x in xs])))
 
 
+@_lib('mean value theorem / FTC')
 def ftc_path():
     """Fundamental theorem of calculus on [0, 1]: F(1) - F(0) = int_0^1 F'(c) dc (F continuously differentiable)."""
     return Lemma(
@@ -293,6 +391,7 @@ def ftc_path():
         lambda F: eq(F(1) - F(0), sp.Integral(sp.Derivative(F(_c), _c), (_c, 0, 1))))
 
 
+@_lib('mean value theorem / FTC')
 def ftc_antiderivative():
     """int_0^U f = F(U) when F' = f on (0, U] and F(0+) = 0 (hypotheses checked by the CAS)."""
     e = sp.Symbol("epsilon", positive=True)
@@ -304,6 +403,7 @@ def ftc_antiderivative():
         lambda F, f, U: [eq(sp.diff(F(e), e), f(e)), eq(sp.Limit(F(e), e, 0, "+"), 0)])
 
 
+@_lib('elementary')
 def log1p_le():
     """log(1 + x) <= x for x >= 0."""
     return Lemma(
@@ -311,6 +411,7 @@ def log1p_le():
         lambda x: le(sp.log(1 + x), x), lambda x: [ge(x, 0)])
 
 
+@_lib('elementary')
 def convex_tangent():
     """A convex C^2 function lies above its tangent: g(x) >= g(x0) + g'(x0)(x - x0) (hypothesis g'' >= 0)."""
     return Lemma(
@@ -320,6 +421,7 @@ def convex_tangent():
         lambda g, x, x0: [ge(sp.diff(g(_y), _y, 2), 0)])
 
 
+@_lib('elementary')
 def concave_chord():
     """A concave C^2 function on [0, 1] lies above its chord: h(x) >= (1 - x) h(0) + x h(1)."""
     return Lemma(
@@ -329,6 +431,7 @@ def concave_chord():
         lambda h, x: [ge(-sp.diff(h(_y), _y, 2), 0), ge(x, 0), ge(1 - x, 0)])
 
 
+@_lib('elementary')
 def min_branch():
     """min{p, q} = q when p >= q."""
     return Lemma(
@@ -337,15 +440,21 @@ def min_branch():
         lambda p, q: eq(q, sp.Min(p, q)), lambda p, q: [ge(p, q)])
 
 
+@_lib('covering numbers of balls')
 def dudley_covering_transfer():
-    """(53) + [Wainwright 2019, eq. 5.9]: N(eps, Phi, rho) <= N(eps/L, Theta) <= (1 + 2RL/eps)^{d}; hence
-    int_0^U sqrt(log N(eps, Phi, rho)) <= sqrt(d) int_0^U sqrt(log(1 + 2RL/eps)) (monotonicity of the integral)."""
+    """(53) + [Wainwright 2019, eq. 5.9]: if rho_n(phi_theta, phi_theta') <= L ||theta - theta'|| on the ball
+    Theta of radius R in R^d, then N(eps, Phi, rho_n) <= N(eps/L, Theta) <= (1 + 2RL/eps)^d; hence
+    int_0^U sqrt(log N(eps, Phi, rho_n)) <= sqrt(d) int_0^U sqrt(log(1 + 2RL/eps)) (monotonicity of the
+    integral).  Hypothesis: the Lipschitz bound ``rho <= L dth`` (``rho`` = rho_n(phi_theta, phi_theta'),
+    ``dth`` = ||theta - theta'||)."""
     e = sp.Symbol("epsilon", positive=True)
     return Lemma(
         "covering-number transfer (53) and the volumetric bound [Wainwright 2019, eq. 5.9]",
-        "log N(eps, Phi, rho) <= d log(1 + 2RL/eps) for eps > 0, then monotonicity of the integral",
+        "rho_n <= L ||theta - theta'|| on the ball of radius R of R^d implies log N(eps, Phi, rho_n) <= "
+        "d log(1 + 2RL/eps), then monotonicity of the integral",
         {"logN": sp.Lambda(_u, sp.Function("logN")(_u)), "d": sp.Symbol("d", positive=True),
-         "R": sp.Symbol("R", positive=True), "L": sp.Symbol("L", positive=True), "U": sp.Symbol("U", positive=True)},
-        lambda logN, d, R, L, U: le(sp.Integral(sp.sqrt(logN(e)), (e, 0, U)),
-                                    sp.sqrt(d) * sp.Integral(sp.sqrt(sp.log(1 + 2 * R * L / e)), (e, 0, U))),
-        lambda logN, d, R, L, U: [ge(d * sp.log(1 + 2 * R * L / e) - logN(e), 0)])
+         "R": sp.Symbol("R", positive=True), "L": sp.Symbol("L", positive=True), "U": sp.Symbol("U", positive=True),
+         "rho": sp.Symbol("rho", nonnegative=True), "dth": sp.Symbol("Dtheta", positive=True)},
+        lambda logN, d, R, L, U, rho, dth: le(sp.Integral(sp.sqrt(logN(e)), (e, 0, U)),
+                                              sp.sqrt(d) * sp.Integral(sp.sqrt(sp.log(1 + 2 * R * L / e)), (e, 0, U))),
+        lambda logN, d, R, L, U, rho, dth: [le(rho, L * dth)])

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .chain import (Derivation, Ea, Ex, Expm1, ByLemma, Identity, Lemma, NonNegative,
-                          Step, Var, eq, ge, le, parameter, random_family, random_symbol, split)
+from .chain import (AsGap, Assumption as As, Derivation, Ea, Ex, Expm1, ByLemma, Identity, Lemma, NonNegative,
+                    Step, Var, eq, ge, gt, le, lt, parameter, random_family, random_symbol, split)
 from . import errata as _errata
 from . import lemmas as L
 
@@ -77,8 +77,7 @@ def _q_bounds():
               NonNegative([w_ / Dn], {w_: x * piA - NA})),
          Step("normaliser", "(5)", le(x * piA / Dn, sp.exp(2 / tau) * piA), "D >= e^{-1/tau}",
               NonNegative([sp.exp(2 / tau) * piA * w_ / Dn], {w_: Dn - sp.exp(-1 / tau)}))],
-        ["Q(z,A) = N_A / D with N_A = int_A e^{<phi(z),phi(z')>/tau} pi(dz'), D the same over Z",
-         "|<phi(z),phi(z')>| <= 1, so e^{-1/tau} pi(A) <= N_A <= e^{1/tau} pi(A), e^{-1/tau} <= D <= e^{1/tau}"])
+        _q_assumptions())
     lo = Derivation(
         "Q-bounds.lower", "Softmax kernel lower bound", "eq. (8), from (5)", q, "ge",
         sp.exp(-2 / tau) * piA,
@@ -90,6 +89,15 @@ def _q_bounds():
     return [lo, up]
 
 
+def _q_assumptions():
+    txt = "|<phi(z),phi(z')>| <= 1 and monotonicity of the integral (pi a probability measure)"
+    return [As("Q(z,A) = N_A / D with N_A = int_A e^{<phi(z),phi(z')>/tau} pi(dz'), D the same over Z"),
+            As(f"N_A <= e^{{1/tau}} pi(A) ({txt})", le(NA, x * piA), derived=True),
+            As(f"N_A >= e^{{-1/tau}} pi(A) ({txt})", ge(NA, piA / x), derived=True),
+            As(f"D <= e^{{1/tau}} ({txt})", le(Dn, x), derived=True),
+            As(f"D >= e^{{-1/tau}} ({txt})", ge(Dn, 1 / x), derived=True)]
+
+
 # ================================================================ Lemma 2
 def _lemma2():
     fl = sp.Lambda(_y, sp.log(ell + _y))
@@ -97,8 +105,10 @@ def _lemma2():
     d = muhat_X - mu_X
     remainder = Ex(b ** 2 * d ** 2 / (2 * (ell + xi) ** 2))
     bound_var = sp.exp(2 * c) * Var(sp.exp(X(0))) / (2 * k)
-    assumptions = ["X, X_1, ..., X_k i.i.d. with values in [-c, c]; b, c > 0; ell >= 0",
-                   "hence mu = E e^X, muhat and the Lagrange point xi/b lie in [e^{-c}, e^{c}]"]
+    assumptions = [As("X, X_1, ..., X_k i.i.d.; b, c > 0; ell >= 0"),
+                   As("X <= c", le(X(0), c)), As("X >= -c", ge(X(0), -c)),
+                   As("the Lagrange point xi of Taylor's theorem lies between b mu and b muhat, both >= b e^{-c} "
+                      "(X_j >= -c)", ge(xi, b * sp.exp(-c)), derived=True)]
     l22 = Derivation(
         "L2.22", "Lemma 2, second difference of (20), with f(y) = log(ell + y)", "App. A, (22)",
         q22, "le", (sp.exp(2 * c) - 1) ** 2 / (8 * k),
@@ -131,8 +141,7 @@ def _lemma2():
     f1 = sp.Lambda(_y, sp.log(1 / k + _y))
     q2 = sp.log(b * mu_X) - Ex(f1(b * muhat_X))
     first, second = sp.log(b * mu_X) - f1(b * mu_X), f1(b * mu_X) - Ex(f1(b * muhat_X))
-    hyps2 = lambda b, c, X, ell=0: [ge(c - X(0), 0), ge(X(0) + c, 0)]  # noqa: E731
-    L22 = Lemma.from_derivation(l22, {"b": b, "c": c, "X": X, "ell": ell}, hyps2)
+    L22 = Lemma.from_derivation(l22, {"b": b, "c": c, "X": X, "ell": ell})
     upper = Derivation(
         "L2.upper", "Lemma 2, upper bound", "App. A, Lemma 2, (20)-(22)", q2, "le",
         (sp.exp(2 * c) - 1) ** 2 / (8 * k),
@@ -154,7 +163,10 @@ def _lemma2():
               Identity()),
          Step("(21) mu >= e^{-c}", "(21)", ge(-sp.log(1 + 1 / (k * b * mu_X)), -sp.log(1 + sp.exp(c) / (b * k))),
               "mu >= e^{-c}",
-              NonNegative([sp.log(1 + sp.exp(c) * w_ / (b * k * mu_X + 1))], {w_: mu_X - sp.exp(-c)}))],
+              NonNegative([sp.log(1 + sp.exp(c) * w_ / (b * k * mu_X + 1))], {w_: mu_X - sp.exp(-c)},
+                          by={w_: AsGap(ByLemma(L.monotone(Ex), {"U": sp.exp(-c), "V": sp.exp(X(0))},
+                                                hyp_checks={0: NonNegative([sp.exp(-c) * Expm1(u_)],
+                                                                           {u_: X(0) + c})}))}))],
         assumptions)
     return l22, upper, lower, L22
 
@@ -169,12 +181,13 @@ def _section32(l22, upper, lower):
     per_anchor = Ea(sp.log(bP * mu_S) - Ex(sp.log(1 / k + bP * muhat_S)))
     subs = {"b": bP, "c": 1 / tau, "X": sp.Lambda(j, S(j) / tau)}
     rng = {0: NonNegative([u_ / tau], {u_: 1 - S(0)}), 1: NonNegative([u_ / tau], {u_: 1 + S(0)})}
-    hyps2 = lambda b, c, X, ell=0: [ge(c - X(0), 0), ge(X(0) + c, 0)]  # noqa: E731
-    Lup = Lemma.from_derivation(upper, {"b": b, "c": c, "X": X}, hyps2)
-    Llo = Lemma.from_derivation(lower, {"b": b, "c": c, "X": X}, hyps2)
-    L22 = Lemma.from_derivation(l22, {"b": b, "c": c, "X": X, "ell": ell}, hyps2)
-    assumptions = ["Z ~ pi, Z+ ~ M(Z, .), negatives i.i.d. pi (A); |phi| = 1 so |S|, |P| <= 1",
-                   "b = e^{-P/tau}, c = 1/tau, X_j = S_j/tau (erratum P1-Xj)"]
+    Lup = Lemma.from_derivation(upper, {"b": b, "c": c, "X": X})
+    Llo = Lemma.from_derivation(lower, {"b": b, "c": c, "X": X})
+    L22 = Lemma.from_derivation(l22, {"b": b, "c": c, "X": X, "ell": ell})
+    assumptions = [As("Z ~ pi, Z+ ~ M(Z, .), negatives i.i.d. pi (A); |phi| = 1"),
+                   As("S <= 1", le(S(0), 1)), As("S >= -1", ge(S(0), -1)), As("P <= 1", le(P, 1)),
+                   As("P >= -1", ge(P, -1)),
+                   As("b = e^{-P/tau}, c = 1/tau, X_j = S_j/tau (erratum P1-Xj)")]
     p1_bound = -sp.log(1 + sp.exp(2 / tau) / k)
     lemma2_lo = -sp.log(1 + sp.exp(1 / tau) / (bP * k))
     first = Step("(7), (2)", "(7), (2)", eq(gap, per_anchor),
@@ -209,7 +222,7 @@ def _section32(l22, upper, lower):
          Step("Jensen", "A.1", ge(d31, sp.Integer(0)), "log concave, E muhat = mu",
               ByLemma(L.jensen_concave(Ex), {"F": sp.Lambda(_y, sp.log(_y)), "Y": muhat_S},
                       context=sp.Lambda(_y, sp.log(mu_S) - _y), under=Ea))],
-        assumptions[:1])
+        assumptions[:3])
     dcl_up_b = (sp.exp(2 / tau) - 1) ** 2 / (8 * k)
     dcl_up = Derivation(
         "DCL-11.upper", "DCL: upper bound (11)", "(11), App. A.1", gapt, "le", dcl_up_b,
@@ -218,7 +231,7 @@ def _section32(l22, upper, lower):
               ByLemma(L22, {"b": 1, "c": 1 / tau, "X": sp.Lambda(j, S(j) / tau), "ell": 0}, under=Ea,
                       hyp_checks=rng)),
          Step("constant", "", eq(Ea(dcl_up_b), dcl_up_b), "E of a constant", Identity())],
-        assumptions[:1])
+        assumptions[:3])
     l4 = Derivation(
         "L4", "Lemma 4: DCL gap <= 2/tau for every k", "Lemma 4, App. A", gapt, "le", 2 / tau,
         [first_t,
@@ -229,7 +242,8 @@ def _section32(l22, upper, lower):
                       hyp_checks={0: NonNegative([h_, w_], {h_: 1 / tau - sp.log(mu_S),
                                                             w_: sp.log(muhat_S) + 1 / tau})})),
          Step("constant", "", eq(Ea(Ex(2 / tau)), 2 / tau), "E of a constant", Identity())],
-        assumptions[:1] + ["mu, muhat in [e^{-1/tau}, e^{1/tau}]"])
+        assumptions[:3] + [As("mu <= e^{1/tau} (S <= 1, monotonicity of E)", le(sp.log(mu_S), 1 / tau), derived=True),
+                           As("muhat >= e^{-1/tau} (every S_j >= -1)", ge(sp.log(muhat_S), -1 / tau), derived=True)])
     return [p1l, p1u, dcl_lo, dcl_up, l4], dict(ce=ce, R=R, Rt=Rt)
 
 
@@ -240,8 +254,11 @@ def _lemma3():
     g0 = f(0) - Ef
     defs = {A: m_sum(r(j) * (f(j) - Ef)) / m, B: m_sum(r(j)) / m}
     facts = {Ex(r(0)): 1}
-    assumptions = ["nu << pi, r = dnu/dpi, E_pi r = 1; |f| <= 1; xi_1..xi_m i.i.d. pi",
-                   "A = (1/m) sum r_j (f_j - E_nu f), B = (1/m) sum r_j > 0 a.s. (erratum L3-B>0)"]
+    assumptions = [As("|f| <= 1", le(sp.Abs(f(0)), 1)), As("E_pi r = 1 (r = dnu/dpi)", eq(Ex(r(0)), 1)),
+                   As("nu << pi, r = dnu/dpi >= 0; xi_1..xi_m i.i.d. pi"),
+                   As("A = (1/m) sum r_j (f_j - E_nu f), B = (1/m) sum r_j; A/B := 0 on {B = 0}, where A = 0 too "
+                      "(erratum L3-B>0); the CAS treats B as a positive symbol, i.e. it checks (23)-(25) on {B > 0}, "
+                      "and on {B = 0} every term of (23) vanishes under the convention")]
     D = Ex(r(0) ** 2)
     bound2 = 2 * D / m
     d24 = Derivation(
@@ -254,7 +271,7 @@ def _lemma3():
               ByLemma(L.monotone(Ex), {"U": sp.Abs(r(0) ** 2 * g0), "V": 2 * r(0) ** 2}, context=sp.Lambda(_y, _y / m),
                       hyp_checks={0: NonNegative([r(0) ** 2 * h_], {h_: 2 - sp.Abs(g0)})})),
          Step("", "(24)", eq(Ex(2 * r(0) ** 2) / m, bound2), "linearity", Identity())],
-        assumptions)
+        assumptions + [As("|f - E_nu f| <= 2 (|f| <= 1, E_nu |f| <= 1)", le(sp.Abs(g0), 2), derived=True)])
     q25 = sp.Abs(Ex(A * (B - 1) ** 2 / B))
     d25 = Derivation(
         "L3.25", "Lemma 3, bound (25)", "(25)", q25, "le", bound2,
@@ -267,7 +284,7 @@ def _lemma3():
               Identity(defs=defs, facts=facts)),
          Step("E(r-1)^2 <= E r^2", "(25)", le(2 * Ex((r(0) - 1) ** 2) / m, bound2), "E r = 1",
               NonNegative([2 / m], facts=facts))],
-        assumptions)
+        assumptions + [As("|A| <= 2B (|f_j - E_nu f| <= 2, r_j >= 0)", le(sp.Abs(A), 2 * B), derived=True)])
     q = sp.Abs(Ex(m_sum(f(j) * r(j)) / m_sum(r(j))) - Ef)
     t1, t2 = sp.Abs(Ex(A * B)), sp.Abs(Ex(A * (B - 1) ** 2 / B))
     inv = split(2, -B, (B - 1) ** 2 / B)
@@ -297,9 +314,12 @@ def _prop2(l3, q):
     sce = Ea(-Ex(rs) / tau + Ex(sp.log(muhat_S)))                 # (9) with m = k
     facts = {Ex(r(0)): 1, Ea(P): Ea(Ex(r(0) * S(0))), Ea(Ex(r(0) ** 2)): D2}
     Y = Ex(rs) - Ex(r(0) * S(0))
-    assumptions = ["(B): M(z,.) << pi, r(j) = dM(z,.)/dpi(xi_j); xi_j i.i.d. pi; |S|, |P| <= 1",
-                   "E_{Z+ ~ M(z,.)}[P] = E_pi[r S] (change of measure)"]
-    l3lem = Lemma.from_derivation(l3, {"m": m, "f": f, "r": r}, lambda m, f, r: [ge(1 - sp.Abs(f(0)), 0)])
+    assumptions = [As("|S| <= 1", le(sp.Abs(S(0)), 1)), As("E_pi r = 1 (r = dM(z,.)/dpi)", eq(Ex(r(0)), 1)),
+                   As("E_{Z+ ~ M(z,.)}[P] = E_pi[r S] (change of measure)", eq(Ea(P), Ea(Ex(r(0) * S(0))))),
+                   As("(B): M(z,.) << pi, r(j) = dM(z,.)/dpi(xi_j) >= 0; xi_j i.i.d. pi; |P| <= 1"),
+                   As("S <= 1", le(S(0), 1)), As("S >= -1", ge(S(0), -1)), As("P <= 1", le(P, 1)),
+                   As("P >= -1", ge(P, -1))]
+    l3lem = Lemma.from_derivation(l3, {"m": m, "f": f, "r": r})
     b12 = 4 * D2 / (tau * k)
     d12 = Derivation(
         "DCL-12", "Search cross-entropy vs DCL risk, (12) = bound on (27)", "(12), (27), (29)-(30)",
@@ -314,7 +334,7 @@ def _prop2(l3, q):
                       context=sp.Lambda(_y, _y / tau), under=Ea,
                       hyp_checks={0: NonNegative([h_], {h_: 1 - sp.Abs(S(0))})})),
          Step("", "Prop. 2", eq(Ea(4 * Ex(r(0) ** 2) / k) / tau, b12), "D2 = E|dM(Z,.)/dpi(Z')|^2", Identity(facts=facts))],
-        assumptions, errata=[_errata.get("P2-third-eq"), _errata.get("L3-B>0")])
+        assumptions, errata=[_errata.get("P2-third-eq"), _errata.get("P2-support"), _errata.get("L3-B>0")])
     Tsum = _sum(sp.exp((S(j) - P) / tau))
     b28 = sp.log(1 + sp.exp(2 / tau) / k)
     inner = Ea(Ex(sp.log(1 + 1 / Tsum)))
@@ -328,7 +348,8 @@ def _prop2(l3, q):
                       hyp_checks={0: NonNegative([sp.log(1 + sp.exp(2 / tau) * t_ / (k * (k * sp.exp(-2 / tau) + t_ + 1)))],
                                                  {t_: T - k * sp.exp(-2 / tau)}, rename={Tsum: T})})),
          Step("constant", "", eq(Ea(Ex(b28)), b28), "E of a constant", Identity())],
-        assumptions[:1])
+        assumptions[3:] + [As("T = sum_j e^{(S_j - P)/tau} >= k e^{-2/tau} (each term >= e^{-2/tau}, |S_j - P| <= 2)",
+                              ge(T, k * sp.exp(-2 / tau)), derived=True)])
     L12 = Lemma.from_derivation(d12, {})
     L28 = Lemma.from_derivation(d28, {})
     q = sp.Abs(sce - R)
@@ -371,14 +392,18 @@ def _appendix():
                           {v: sp.Abs(d) ** 3 - d ** 3, w_: sp.exp(1 / tau) * xi - 1})})),
          Step("i.i.d.", "A.1", eq(main - sp.exp(3 / tau) * M3 / 3, stmt), "E(muhat - mu)^2 = (1/k) Var (not 1/n)",
               Identity())],
-        ["negatives i.i.d. pi, |S| <= 1, so mu, muhat, xi in [e^{-1/tau}, e^{1/tau}]"],
+        [As("negatives i.i.d. pi, |S| <= 1"),
+         As("the Lagrange point xi lies between mu and muhat, both >= e^{-1/tau}", ge(xi * sp.exp(1 / tau), 1), derived=True),
+         As("y^3 <= |y|^3 for y = muhat - mu", le(d ** 3, sp.Abs(d) ** 3), derived=True)],
         errata=[_errata.get("A1-1/n"), _errata.get("A1-remainder")])
 
     eps = 1 / N
     em1 = Expm1(1 / tau)
     hyp = {t_pos: x - 2, s1: N - x + 1, s2: x - N, a1_pos: 1 - a}
-    assumptions = ["e^{1/tau} > 2; N = ceil(e^{1/tau} - 1), i.e. integer with e^{1/tau} - 1 <= N < e^{1/tau}; eps = 1/N",
-                   "0 < a < 1"]
+    assumptions = [As("e^{1/tau} > 2", gt(x, 2)),
+                   As("N = ceil(e^{1/tau} - 1): N >= e^{1/tau} - 1", ge(N, x - 1)),
+                   As("N = ceil(e^{1/tau} - 1): N < e^{1/tau}", lt(N, x)), As("eps = 1/N"),
+                   As("a < 1", lt(a, 1)), As("a > 0")]
     d_eps = Derivation(
         "A2.eps", "A.2: 1/2 <= eps (e^{1/tau} - 1) <= 1", "App. A.2, after (33)", sp.Rational(1, 2), "le", sp.Integer(1),
         [Step("e^{1/tau} > 2", "A.2", le(sp.Rational(1, 2), (x - 1) / x), "", NonNegative([t_pos / (2 * x)], hyp)),
@@ -411,7 +436,7 @@ def _appendix():
                            a1_pos * one_m_eps * em1 * u0 * (s1 / N) * (3 + u) / (4 * (1 + u) ** 2)], hyp)),
          Step("(e^{1/tau}-1)/e^{1/tau} >= 1/2", "A.2", ge(r3, r4), "", NonNegative([a1_pos * one_m_eps * em1 * t_pos / (8 * x)], hyp)),
          Step("N >= e^{1/tau} - 1", "A.2", ge(r4, r5), "", NonNegative([a1_pos * s1 / (8 * N)], hyp))],
-        assumptions + ["m0 = E e^{X0/tau}, v0 = Var e^{X0/tau} with |X0| <= delta"])
+        assumptions + [As("m0 = E e^{X0/tau}, v0 = Var e^{X0/tau} with |X0| <= delta")])
     Lr = Lemma.from_derivation(d_ratio, {})
     liminf = (1 - a) * (x - 2) / 16
     d_lim = Derivation(
@@ -428,7 +453,7 @@ def _appendix():
               "limsup k|...| <= 4 D2/tau by (12), liminf k(...) >= (1-a)(e^{1/tau}-2)/16", Identity()),
          Step("a <= 1/65", "(13)", le(64 * D2 / ((1 - a) * tau * (x - 2)), b13), "64/(1-a) <= 65",
               NonNegative([65 * D2 * h65 / (a1_pos * tau * t_pos)], {**hyp, h65: sp.Rational(1, 65) - a}))],
-        assumptions + ["a <= 1/65"])
+        assumptions + [As("a <= 1/65", le(a, sp.Rational(1, 65)))])
     stat = dict(eps_lower=sp.Rational(1, 2), eps_upper=sp.Integer(1), limit=Lim.subs(N, sp.ceiling(x - 1)),
                 ratio_lower=r5, liminf=liminf, ratio13=b13)
     return [a1_, d_eps, d_ratio, d_lim, d13], stat
@@ -438,6 +463,7 @@ def _appendix():
 _q = _q_bounds()
 _l22, _l2u, _l2l, _ = _lemma2()
 _s32, _defs = _section32(_l22, _l2u, _l2l)
+DEFS = _defs          # the integrated cross-entropy ce, the InfoNCE risk R and the DCL risk Rt (expressions)
 _l3s, _l3 = _lemma3()
 _p2s = _prop2(_l3, _defs)
 _app, _a2stat = _appendix()

@@ -61,7 +61,7 @@ def test_bylemma_jensen_and_hypotheses():
     claim = le(Ex(sp.log(mean)), sp.log(Ex(sp.exp(Xf(0)))))
     chk = ByLemma(L.jensen_concave(Ex), {"F": F, "Y": mean})
     res = chk(claim)
-    assert res.verdict == "proved" and "quoted lemma" in res.detail
+    assert res.verdict == "proved" and "library lemma" in res.detail and res.lemmas == ["Jensen"]
     assert not chk(ge(Ex(sp.log(mean)), sp.log(Ex(sp.exp(Xf(0)))))).ok   # wrong direction
     assert not chk(le(Ex(sp.log(mean)), sp.log(2 * Ex(sp.exp(Xf(0)))))).ok
     convex = ByLemma(L.jensen_concave(Ex), {"F": sp.Lambda(y, y ** 2), "Y": mean})
@@ -148,3 +148,72 @@ def test_quoted_lemmas_for_section4_instantiate():
         t = lem.template()          # the conclusion over the lemma's own parameters: a relation, not a constant
         assert isinstance(t, sp.core.relational.Relational) and t not in (sp.true, sp.false), lem.name
         assert t.lhs != t.rhs, lem.name
+
+
+# ---------------------------------------------------------------- no free hypothesis (issue 9, item 1)
+from infonce_sym.proofs.chain import AsGap, Assumption, ByCases, gt  # noqa: E402
+
+
+def _toy(check, claim, assumptions=()):
+    return Derivation("toy", "toy", "none", claim.lhs, relation_kind_of(claim), claim.rhs,
+                      [Step("s", "", claim, "", check)], list(assumptions))
+
+
+def relation_kind_of(claim):
+    from infonce_sym.proofs.chain import relation_kind
+    return relation_kind(claim)
+
+
+def test_a_slack_is_a_premise_until_an_assumption_discharges_it():
+    e = sp.Symbol("e", positive=True)
+    claim = le(sp.Rational(1, 2), (e - 1) / e)
+    chk = NonNegative([u / (2 * e)], {u: e - 2})
+    bare = _toy(chk, claim).run()
+    assert bare.verdict == "conditional" and bare.undischarged == [("s", "u = e - 2 >= 0")]
+    assert _toy(chk, claim, [Assumption("e > 2", gt(e, 2))]).run().verdict == "proved"
+    # an assumption with another gap discharges nothing; a named condition discharges nothing
+    assert _toy(chk, claim, [Assumption("e > 1", gt(e, 1))]).run().verdict == "conditional"
+    assert _toy(chk, claim, ["e > 2 (as text)"]).run().verdict == "conditional"
+
+
+def test_a_slack_discharged_by_a_check():
+    """``by``: the slack's nonnegativity proved by a sub-check (here a library lemma through AsGap)."""
+    a_, b_ = sp.symbols("a b", real=True)
+    claim = le(sp.Abs(a_ + b_), sp.Abs(a_) + sp.Abs(b_) + 1)
+    w = sp.Symbol("w", nonnegative=True)
+    chk = NonNegative([w, 1], {w: sp.Abs(a_) + sp.Abs(b_) - sp.Abs(a_ + b_)},
+                      by={w: AsGap(ByLemma(L.triangle(), {"x": a_, "y": b_}))})
+    res = _toy(chk, claim).run()
+    assert res.verdict == "proved" and res.lemmas == ["triangle"]
+
+
+def test_quoted_lemma_outside_the_library_is_a_premise_and_circular_is_refused():
+    quoted = Lemma("made up", "x^2 + 2x + 1 <= x^2 + 2x + 2", {}, lambda: le(x ** 2 + 2 * x + 1, x ** 2 + 2 * x + 2))
+    claim = le(x ** 2 + 2 * x + 1, x ** 2 + 2 * x + 2)
+    res = _toy(ByLemma(quoted, {}), claim, [Assumption("the claim itself", claim)]).run()
+    assert res.verdict == "conditional" and "whose conclusion is the claim" in res.undischarged[0][1]
+
+
+def test_a_citation_carries_the_cited_assumptions():
+    e = sp.Symbol("e", positive=True)
+    inner = Derivation("inner", "inner", "none", sp.Rational(1, 2), "le", (e - 1) / e,
+                       [Step("s", "", le(sp.Rational(1, 2), (e - 1) / e), "", NonNegative([u / (2 * e)], {u: e - 2}))],
+                       [Assumption("e > 2", gt(e, 2))])
+    assert inner.run().verdict == "proved"
+    lem = Lemma.from_derivation(inner, {"e": e})
+    f = sp.Symbol("f", positive=True)
+    claim = le(sp.Rational(1, 2), (f + 2 - 1) / (f + 2))
+    outer = _toy(ByLemma(lem, {"e": f + 2}), claim)
+    res = outer.run()
+    assert res.cites == ["inner"] and res.verdict == "proved"          # f + 2 > 2: the CAS shows the hypothesis
+    outer2 = _toy(ByLemma(lem, {"e": f}), le(sp.Rational(1, 2), (f - 1) / f))
+    r2 = outer2.run()
+    assert r2.verdict == "conditional" and r2.undischarged == [("s", "hypothesis 0 of inner: f > 2")]
+
+
+def test_cases_must_be_exhaustive():
+    t = sp.Symbol("t", real=True)
+    ok = NonNegative()
+    claim = le(x, x + 1)
+    assert ByCases([(ge(t, 1), ok), (le(t, 1), ok)])(claim).ok
+    assert not ByCases([(ge(t, 1), ok), (le(t, 0), ok)])(claim).ok

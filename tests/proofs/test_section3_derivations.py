@@ -227,3 +227,38 @@ def test_prop2_third_equality_erratum():
     step = S3.BY_ID["DCL-12"].steps[0]
     assert step.check(step.claim).ok
     assert not step.check(eq(step.claim.lhs.xreplace({corrected: paper}), step.claim.rhs)).ok
+
+
+# ---------------------------------------------------------------- mutants of everything (issue 9, item 7)
+def test_sampled_mutants_of_every_kind_are_killed():
+    """A deterministic sample (1 per derivation and kind) of the mutants of claims, hypotheses and slacks,
+    witnesses, citations (parameters and cited conclusions), contexts and quoted conclusions: every one
+    is killed (its check fails or it leaves an undischarged fact).  The full run: infonce-sym derivations --mutate."""
+    from infonce_sym.proofs.mutants import run_mutants
+    res = run_mutants(DERIVATIONS, sample=1, seed=0)
+    assert res["mutants"] > 150
+    for kind in ("claim", "hypothesis", "witness", "citation", "context", "quoted"):
+        assert res["by_kind"][kind]["mutants"] > 0, kind
+    assert res["survivors"] == [], res["survivors"][:5]
+
+
+def test_issue_slack_mutant_of_p4_sharp_is_killed_by_the_discharge():
+    """The hypothesis mutant 2 - N1 -> 1 - N1 (witness compensated) of P4.sharp's step (47): the algebra still
+    closes, only the discharge kills it."""
+    from infonce_sym.proofs.mutants import killed, mutants
+    d = next(x for x in DERIVATIONS if x.id == "P4.sharp")
+    ms = [m for m in mutants([d]) if m.kind == "hypothesis" and "2 - N_1" in m.label]
+    assert len(ms) == 1
+    assert ms[0].step.run().ok
+    ok, how = killed(ms[0])
+    assert ok and how.startswith("undischarged"), how
+
+
+def test_unused_and_used_assumptions():
+    """Every relational assumption that discharges a premise, mutated, leaves that premise undischarged."""
+    from infonce_sym.proofs.mutants import killed, mutants
+    for id_ in ("P1.lower", "A2.13", "L7"):
+        d = next(x for x in DERIVATIONS if x.id == id_)
+        ms = [m for m in mutants([d]) if m.step_index == -1]
+        assert ms, id_
+        assert all(killed(m)[0] for m in ms)

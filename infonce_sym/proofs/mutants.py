@@ -1,0 +1,280 @@
+"""Mutants of every part of every chain: each must be killed (issue 9, item 7).
+
+A mutant edits one thing a proof relies on and is *killed* when the edited step no longer proves
+its claim from what the derivation may use: its check fails, or it leaves a fact that no
+assumption of the statement, no cited derivation and no library lemma discharges.  Kinds:
+
+* ``claim`` -- a constant of a step's claim changed, an additive term dropped, the relation flipped;
+* ``hypothesis`` -- a slack ``s = e >= 0`` of a :class:`NonNegative` check strengthened to
+  ``e - 1 >= 0`` with the witness compensated (so the algebra still closes: only the discharge
+  can kill it -- the issue's counterexample is of this kind), or a relational assumption of the
+  statement that discharges something, with a constant changed;
+* ``witness`` -- a witness term of a :class:`NonNegative` check doubled, or dropped;
+* ``citation`` -- a parameter of a lemma or derivation instance changed (``v -> v + 1``, a
+  ``Lambda`` body ``+ 1``), or the cited derivation's statement changed;
+* ``context`` -- the body of a monotone context / the wrapping of a citation changed;
+* ``quoted`` -- the conclusion of the lemma a step quotes changed (its right side ``+ 1``).
+
+:func:`mutants` lists them (deterministically; ``sample`` keeps at most that many per derivation
+and kind, chosen by a seeded shuffle), :func:`run_mutants` runs them.
+"""
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import dataclass
+
+import sympy as sp
+
+from .chain import (AsGap, Assumption, ByLemma, Derivation, ExactInstance, NonNegative, Step, canon, make_relation,
+                    numerically_zero, relation_kind)
+
+__all__ = ["Mutant", "mutants", "run_mutants", "claim_mutations", "KINDS"]
+
+KINDS = ("claim", "hypothesis", "witness", "citation", "context", "quoted")
+_FLIP = {"le": "ge", "ge": "le", "lt": "gt", "gt": "lt", "eq": "lt"}
+
+
+@dataclass
+class Mutant:
+    derivation: Derivation
+    step_index: int           # -1: a derivation-level mutant (an assumption)
+    kind: str
+    label: str
+    step: Step = None         # the mutated step (claim and/or check)
+    mutated: Derivation = None  # for assumption mutants: the mutated derivation
+
+    @property
+    def where(self):
+        name = self.derivation.steps[self.step_index].name if self.step_index >= 0 else "(assumptions)"
+        return f"{self.derivation.id} / {name}"
+
+
+# ------------------------------------------------------------------ claim mutations
+
+def claim_mutations(claim):
+    """Constants of the rhs (c -> c + 1 for rationals, c -> 1.1 c for floats), each dropped
+    additive term of the rhs, and the flipped relation ('=' becomes '<')."""
+    kind = relation_kind(claim)
+    lhs, rhs = claim.lhs, claim.rhs
+    side = rhs if rhs.atoms(sp.Number) else lhs
+    out = []
+    for n in sorted(side.atoms(sp.Number), key=sp.default_sort_key):
+        new = n + 1 if n.is_Rational else n * sp.Float("1.1")
+        mut = side.xreplace({n: new})
+        out.append((f"constant {n} -> {new}", make_relation(kind, lhs, mut) if side is rhs else make_relation(kind, mut, rhs)))
+    if isinstance(rhs, sp.Add) and len(rhs.args) > 1:
+        for t in rhs.args:
+            out.append((f"drop {t}", make_relation(kind, lhs, sp.Add(*[a for a in rhs.args if a is not t]))))
+    out.append((f"flip {kind}", make_relation(_FLIP[kind], lhs, rhs)))
+    return out
+
+
+def _same_integrands(claim, mutated, trials=3):
+    rng = random.Random(2)
+
+    def gap(rel, point):
+        g = rel.rhs - rel.lhs
+        return g.replace(lambda e: isinstance(e, sp.Integral),
+                         lambda e: e.function.doit().subs(e.limits[0][0], point(e.limits[0])))
+    for t in range(trials):
+        u = rng.uniform(0.1, 0.9)
+        point = lambda lim: lim[1] + u * (lim[2] - lim[1])  # noqa: E731
+        d = gap(claim, point) - gap(mutated, point)
+        if not numerically_zero(d, trials=1, seed=t):
+            return False
+    return True
+
+
+def equivalent(claim, mutated):
+    """Same relation and the same gap function (the mutation changes nothing)."""
+    if relation_kind(claim) != relation_kind(mutated):
+        return False
+    if claim.has(sp.Integral) or mutated.has(sp.Integral):
+        return claim == mutated or _same_integrands(claim, mutated)
+    d = canon(claim.rhs - claim.lhs) - canon(mutated.rhs - mutated.lhs)
+    return bool(numerically_zero(d, trials=3, seed=1))
+
+
+# ------------------------------------------------------------------ check-level mutations
+
+def _plus_one(v):
+    if isinstance(v, sp.Lambda):
+        return sp.Lambda(v.variables, v.expr + 1)
+    if isinstance(v, (list, tuple)):
+        return [_plus_one(v[0])] + list(v[1:]) if v else v
+    if isinstance(v, dict):
+        return v
+    if isinstance(v, sp.FunctionClass):
+        return v
+    try:
+        return sp.sympify(v) + 1
+    except (sp.SympifyError, TypeError):
+        return v
+
+
+def _lemma_with(lemma, conclusion):
+    new = copy.copy(lemma)
+    new.conclusion = conclusion
+    return new
+
+
+def _check_mutants(check):
+    """(kind, label, mutated check) for one check object (recursing into hypothesis checks)."""
+    out = []
+    if isinstance(check, NonNegative) and check.witness is not None:
+        terms = [sp.sympify(t) for t in check.witness]
+        used = sp.Add(*terms).free_symbols
+        for s_, e_ in check.hyps.items():
+            if s_ not in used or s_ in check.by:
+                continue
+            old_total = sp.Add(*terms).subs(list(check.hyps.items()))
+            hyps = {**check.hyps, s_: e_ - 1}
+            new_total = sp.Add(*terms).subs(list(hyps.items()))
+            m = copy.copy(check)
+            m.hyps, m.witness = hyps, terms + [sp.simplify(old_total - new_total)]
+            out.append(("hypothesis", f"slack {s_} = {e_} -> {e_ - 1} (witness compensated)", m))
+        for i, t in enumerate(terms):
+            if t == 0:
+                continue
+            m = copy.copy(check)
+            m.witness = terms[:i] + [2 * t] + terms[i + 1:]
+            out.append(("witness", f"witness term {i} doubled", m))
+            m = copy.copy(check)
+            m.witness = terms[:i] + terms[i + 1:]
+            out.append(("witness", f"witness term {i} dropped", m))
+    if isinstance(check, (ByLemma, ExactInstance)):
+        for key, val in check.subs.items():
+            new = _plus_one(val)
+            if new is val or new == val:
+                continue
+            m = copy.copy(check)
+            m.subs = {**check.subs, key: new}
+            out.append(("citation", f"parameter {key} -> {str(new)[:60]}", m))
+        lem = check.lemma
+        kind = "citation" if lem.derivation is not None else "quoted"
+
+        def bumped(*a, _c=lem.conclusion, **kw):
+            r = _c(*a, **kw)
+            return make_relation(relation_kind(r), r.lhs, r.rhs + 1)
+        m = copy.copy(check)
+        m.lemma = _lemma_with(lem, bumped)
+        out.append((kind, f"conclusion of {lem.name[:50]} (+1 on its right side)", m))
+        if check.context is not None:
+            (u,), body = check.context.variables, check.context.expr
+            for label, nb in (("+ 1", body + 1), ("x 2", 2 * body)):
+                m = copy.copy(check)
+                m.context = sp.Lambda(u, nb)
+                out.append(("context", f"context body {label}", m))
+        for idx, hc in getattr(check, "hyp_checks", {}).items():
+            for k2, lab, mc in _check_mutants(hc):
+                m = copy.copy(check)
+                m.hyp_checks = {**check.hyp_checks, idx: mc}
+                out.append((k2, f"hypothesis {idx}: {lab}", m))
+    if isinstance(check, AsGap):
+        for k2, lab, mc in _check_mutants(check.check):
+            m = copy.copy(check)
+            m.check = mc
+            out.append((k2, lab, m))
+    if isinstance(check, NonNegative):
+        for s_, bc in check.by.items():
+            for k2, lab, mc in _check_mutants(bc):
+                m = copy.copy(check)
+                m.by = {**check.by, s_: mc}
+                out.append((k2, f"discharge of {s_}: {lab}", m))
+    return out
+
+
+def _assumption_mutants(d, result):
+    """A used relational assumption with one constant changed (c -> c + 1, or + 1 if none)."""
+    used = {how.split("assumption: ", 1)[1] for _, _, how in result.discharged if how.startswith("assumption: ")}
+    out = []
+    for i, a in enumerate(d.structured_assumptions()):
+        if a.rel is None or a.text not in used:
+            continue
+        nums = sorted(a.rel.atoms(sp.Number), key=sp.default_sort_key)
+        if nums:
+            n = nums[0]
+            new_n = n + 1 if n.is_Rational else n * sp.Float("1.1")
+            rel = make_relation(relation_kind(a.rel), a.rel.lhs.xreplace({n: new_n}), a.rel.rhs.xreplace({n: new_n}))
+            lab = f"assumption '{a.text[:50]}': {n} -> {n + 1}"
+        else:
+            rel = make_relation(relation_kind(a.rel), a.rel.lhs, a.rel.rhs + 1)
+            lab = f"assumption '{a.text[:50]}': rhs + 1"
+        if rel == a.rel:
+            continue
+        ass = list(d.structured_assumptions())
+        ass[i] = Assumption(a.text, rel, a.derived)
+        md = copy.copy(d)
+        md.assumptions = ass
+        out.append(Mutant(d, -1, "hypothesis", lab, mutated=md))
+    return out
+
+
+def mutants(derivations, sample=None, seed=0):
+    """Every mutant of ``derivations`` (at most ``sample`` per derivation and kind, seeded)."""
+    out = []
+    for d in derivations:
+        res = d.run()
+        per = []
+        for i, st in enumerate(d.steps):
+            for label, mc in claim_mutations(st.claim):
+                if not equivalent(st.claim, mc):
+                    per.append(Mutant(d, i, "claim", label, Step(st.name, st.ref, mc, st.reason, st.check)))
+            for kind, label, chk in _check_mutants(st.check):
+                per.append(Mutant(d, i, kind, label, Step(st.name, st.ref, st.claim, st.reason, chk)))
+        per += _assumption_mutants(d, res)
+        if sample is not None:
+            rng = random.Random(f"{seed}:{d.id}")
+            kept = []
+            for kind in KINDS:
+                group = [m for m in per if m.kind == kind]
+                rng.shuffle(group)
+                kept += group[:sample]
+            per = kept
+        out += per
+    return out
+
+
+def _step_undischarged(d, step, result):
+    probe = copy.copy(d)
+    probe.steps = [step]
+    return probe.discharge([result])[0]
+
+
+def killed(m: Mutant):
+    """(killed, how): the mutated step fails, or leaves a fact undischarged that the original step
+    did not (so a step of a conditional derivation is judged on its own premises)."""
+    d = m.derivation
+    if m.mutated is not None:
+        base, r = d.run(), m.mutated.run()
+        if r.verdict == "failed" or len(r.undischarged) > len(base.undischarged):
+            return True, f"verdict {r.verdict}, {len(r.undischarged)} undischarged"
+        return False, f"survives: verdict {r.verdict}"
+    r = m.step.run()
+    if not r.ok:
+        return True, "check fails: " + r.detail[:120]
+    orig = d.steps[m.step_index]
+    before = {t for _, t in _step_undischarged(d, orig, orig.run())}
+    after = [t for _, t in _step_undischarged(d, m.step, r) if t not in before]
+    if after:
+        return True, "undischarged: " + after[0][:120]
+    return False, "survives: the check passes and every fact it uses is discharged"
+
+
+def run_mutants(derivations, sample=None, seed=0):
+    """{mutants, killed, by_kind: {kind: {mutants, killed}}, survivors: [...]}."""
+    by_kind = {k: {"mutants": 0, "killed": 0} for k in KINDS}
+    survivors = []
+    total = dead = 0
+    for m in mutants(derivations, sample, seed):
+        ok, how = killed(m)
+        total += 1
+        by_kind[m.kind]["mutants"] += 1
+        if ok:
+            dead += 1
+            by_kind[m.kind]["killed"] += 1
+        else:
+            survivors.append({"derivation": m.derivation.id, "where": m.where, "kind": m.kind, "mutation": m.label,
+                              "why": how})
+    return {"mutants": total, "killed": dead, "by_kind": by_kind, "survivors": survivors}

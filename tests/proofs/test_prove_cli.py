@@ -1,0 +1,70 @@
+"""The constants explorer (`infonce-sym prove`) and the audit (`infonce-sym derivations --audit`)."""
+import json
+
+import pytest
+
+from infonce_sym.app.cli import main
+from infonce_sym.proofs.constants import explore, smallest
+
+
+def _run(argv, capsys):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_prove_p4_sharp_111_fails_at_a_named_step(capsys):
+    code, out, _ = _run(["prove", "P4.sharp", "--constants", "1,1,1", "--json"], capsys)
+    res = json.loads(out)
+    assert code == 1 and res["verdict"] == "failed"
+    assert res["failed_step"] == "P4.sharp / (47), Lemma 8" and "-Da/tau" in res["reason"]
+
+
+def test_prove_p4_sharp_at_its_constants_is_conditional_not_proved(capsys):
+    """The chain checks at [2, 1, 1] but (43) is undischarged: the explorer says so and exits 1."""
+    code, out, _ = _run(["prove", "P4.sharp", "--json"], capsys)
+    res = json.loads(out)
+    assert code == 1 and res["verdict"] == "conditional" and res["accepted"] and res["failed_step"] is None
+    assert any("(43)" in u for u in res["undischarged"])
+
+
+def test_prove_weakening_constants(capsys):
+    assert _run(["prove", "P1.upper", "--constants", "8"], capsys)[0] == 0
+    assert _run(["prove", "P1.upper", "--constants", "4"], capsys)[0] == 0       # a weaker bound: (.)/(4k) >= (.)/(8k)
+    code, out, _ = _run(["prove", "P1.upper", "--constants", "9"], capsys)
+    assert code == 1 and "constants" in out
+    r = explore("P3", [2, 11])
+    assert r["verdict"] == "failed" and r["failed_step"] == "P3 / constants"
+    assert explore("P3", [3, 13])["verdict"] == "proved"
+
+
+@pytest.mark.parametrize("argv", [["prove", "P4", "--constants", "1,x,3"], ["prove", "P4", "--constants", "1,2"],
+                                  ["prove", "Q9"], ["prove", "P4", "--constants", "-1,1,1"]])
+def test_prove_bad_input_exits_2(argv, capsys):
+    code, out, err = _run(argv, capsys)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_smallest_constant_of_prop1_is_the_papers():
+    (r,) = smallest("P1.upper")
+    assert r["smallest"] == "8"
+
+
+def test_smallest_constants_of_p4_sharp():
+    """By full re-runs: the chain of P4.sharp accepts exactly c_a >= 2, c_p >= 1, c_n >= 1."""
+    res = smallest("P4.sharp", steps=6)
+    assert [r["smallest"] for r in res] == ["2", "1", "1"]
+
+
+def test_audit_json(capsys):
+    code, out, _ = _run(["derivations", "--audit", "--json"], capsys)
+    recs = json.loads(out)
+    assert code == 0
+    by = {r["id"]: r for r in recs}
+    for r in recs:
+        assert {"id", "verdict", "cites", "undischarged", "assumptions", "lemmas", "hypotheses", "generality"} <= set(r)
+        assert (r["verdict"] == "proved") == (r["undischarged"] == 0) or r["verdict"] in ("failed", "certified")
+    assert by["P2"]["cites"] == ["DCL-12", "P2.28"] and by["P2"]["verdict"] == "proved"
+    assert set(by["T1"]["cites"]) == {"P2", "P3", "P5.a-ge-1", "P5.a-le-1"}
+    assert by["L6"]["generality"].startswith("d = 2")
+    assert by["P4"]["undischarged"] == 1 and by["P4"]["verdict"] == "conditional"
