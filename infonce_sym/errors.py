@@ -14,7 +14,7 @@ from decimal import Decimal
 __all__ = [
     "InputError", "check_positive", "check_tau", "check_k", "check_digits",
     "check_dim", "check_kappa", "check_finite_real", "check_probability",
-    "read_real", "read_int", "read_choice", "shown", "DIGITS_RANGE", "MAX_NUMBER_CHARS",
+    "read_real", "read_int", "read_choice", "shown", "shown_path", "read_json_file", "DIGITS_RANGE", "MAX_NUMBER_CHARS",
 ]
 
 DIGITS_RANGE = (5, 100)
@@ -41,6 +41,16 @@ def shown(text) -> str:
     text = text if isinstance(text, str) else repr(text)
     if len(text) > 60:
         text = text[:40] + f"... ({len(text)} characters)"
+    if not text or not text.isprintable() or text != text.strip() or " " in text:
+        return repr(text)
+    return text
+
+
+def shown_path(path) -> str:
+    """A file path for a message: whole (its last 200 characters if longer), quoted if need be."""
+    text = str(path)
+    if len(text) > 200:
+        text = "..." + text[-200:]
     if not text or not text.isprintable() or text != text.strip() or " " in text:
         return repr(text)
     return text
@@ -216,50 +226,50 @@ def read_json_file(name: str, path, max_bytes: int = MAX_FILE_BYTES, max_depth: 
     import json
     import os
     import stat
-    shown_path = shown(str(path))
+    where = shown_path(path)
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise InputError(name, f"file not found: {shown_path}") from None
+        raise InputError(name, f"file not found: {where}") from None
     except OSError as exc:
-        raise InputError(name, f"cannot read {shown_path}: {exc.strerror}") from None
+        raise InputError(name, f"cannot read {where}: {exc.strerror}") from None
     if stat.S_ISDIR(st.st_mode):
-        raise InputError(name, f"is a directory, not a file: {shown_path}")
+        raise InputError(name, f"is a directory, not a file: {where}")
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
-        raise InputError(name, f"must be a regular file (or a pipe), got a device or socket: {shown_path}")
+        raise InputError(name, f"must be a regular file (or a pipe), got a device or socket: {where}")
     try:
         with open(path, "rb") as f:
             raw = f.read(max_bytes + 1)
     except OSError as exc:
-        raise InputError(name, f"cannot read {shown_path}: {exc.strerror}") from None
+        raise InputError(name, f"cannot read {where}: {exc.strerror}") from None
     if len(raw) > max_bytes:
-        raise InputError(name, f"{shown_path} is larger than the limit of {max_bytes} bytes")
+        raise InputError(name, f"{where} is larger than the limit of {max_bytes} bytes")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(name, f"{shown_path} is not UTF-8 text (byte {exc.start})") from None
+        raise InputError(name, f"{where} is not UTF-8 text (byte {exc.start})") from None
     def constant(c):
-        raise InputError(name, f"{shown_path}: {c} is not a number here (use finite decimals)")
+        raise InputError(name, f"{where}: {c} is not a number here (use finite decimals)")
 
     def pairs(items):
         obj = dict(items)
         if len(obj) != len(items):
             keys = [k for k, _ in items]
             dup = next(k for k in keys if keys.count(k) > 1)
-            raise InputError(name, f"{shown_path}: duplicate key {shown(dup)}")
+            raise InputError(name, f"{where}: duplicate key {shown(dup)}")
         return obj
 
     try:
         data = json.loads(text, parse_float=Decimal, parse_int=Decimal, parse_constant=constant,
                           object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
-        raise InputError(name, f"cannot read {shown_path} as JSON ({exc.msg} at line {exc.lineno} "
+        raise InputError(name, f"cannot read {where} as JSON ({exc.msg} at line {exc.lineno} "
                          f"column {exc.colno})") from None
     except RecursionError:
-        raise InputError(name, f"{shown_path}: JSON nested deeper than the limit of {max_depth}") from None
+        raise InputError(name, f"{where}: JSON nested deeper than the limit of {max_depth}") from None
     depth = json_depth(data)
     if depth > max_depth:
-        raise InputError(name, f"{shown_path}: JSON nested {depth} deep, more than the limit of {max_depth}")
+        raise InputError(name, f"{where}: JSON nested {depth} deep, more than the limit of {max_depth}")
     return data
 
 

@@ -1,143 +1,548 @@
 """The ``infonce-sym`` command line.
 
-Subcommands: verify, risk, mc, expand, bench, rademacher, theorem1, derivations.
-Bad input exits with status 2 and one line naming the parameter, never a traceback.
+Every option is read as typed (``type=str``) and converted after parsing by the reader it was
+declared with (``real_option``, ``int_option``, ...): a real number is the decimal written
+(``decimal.Decimal``), an integer the integer written.  Everything is validated before any work;
+bad input exits with status 2 and one line naming the option, the value as typed and its range.
+Exit status: 0 done, 1 a check differs or a numerical failure, 2 bad input, 130 interrupted.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import signal
 import sys
+import threading
 import time
+from decimal import Decimal
+from pathlib import Path
 
-from ..errors import InputError, check_digits, check_k, check_kappa, check_dim, check_tau, check_finite_real
+from ..errors import (DIGITS_RANGE, InputError, range_text, read_choice, read_int, read_json_file,
+                      read_real, shown, shown_path)
 
+__all__ = ["main", "build_parser", "real_option", "int_option", "choice_option", "path_option",
+           "RANGES", "LIMITS"]
+
+# Documented ranges (README "Command line"); each is tested at its ends in tests/app.
+RANGES = {
+    "tau": (Decimal("0.01"), Decimal(100)),
+    "dim": (2, 10**5),
+    "kappa_exact": (Decimal(0), Decimal(50)),
+    "kappa_mc": (Decimal(0), Decimal(10**6)),
+    "k_exact": (1, 10**9),
+    "k_mc": (1, 10**9),
+    "digits": DIGITS_RANGE,
+    "samples_mc": (2, 10**12),
+    "seed": (0, 2**128 - 1),
+    "finite_states": (1, 2000),
+    "dim_in": (1, 3),
+    "m": (1, 3),
+    "n": (1, 10**6),
+    "k_section4": (1, 10**5),
+    "samples_section4": (2, 10**6),
+    "repeats": (1, 10**4),
+    "radius": (Decimal(0), Decimal(10)),
+    "workers": (1, 64),
+}
+# Requests whose estimated cost exceeds --max-seconds are refused up front.
+LIMITS = {"max_seconds": 600, "max_memory_fraction": 0.5}
+
+
+# ------------------------------------------------------------------ parser with typed options
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)       # options are spelled out
+        super().__init__(*args, **kwargs)
+
     def error(self, message):           # one line, status 2
         raise InputError("arguments", message)
 
 
-def _model_options(p):
-    p.add_argument("--model", default="sphere", help="sphere | finite | example-a2")
-    p.add_argument("--dim", default="3", help="sphere dimension d (S^{d-1}), d >= 2")
-    p.add_argument("--kappa", default="4", help="von Mises-Fisher concentration, >= 0")
-    p.add_argument("--spec", help="finite model JSON file {pi, M, embedding}")
-    p.add_argument("--delta", default="0", help="example-a2: inner product between distinct vectors")
-    p.add_argument("--mixing", default="0.5", help="example-a2: M = (1-mixing) I + mixing pi")
+def _readers(p) -> dict:
+    """The {dest: reader} table of a (sub)parser, stored in its defaults as ``_readers``."""
+    table = p.get_default("_readers")
+    if table is None:
+        table = {}
+        p.set_defaults(_readers=table)
+    return table
 
 
-def _build_model(args, tau):
-    from ..models import SphereModel, example_a2, load_finite_model
-    if args.model == "sphere":
-        return SphereModel(check_dim(_number("dim", args.dim)), check_kappa(_number("kappa", args.kappa)))
-    if args.model == "finite":
-        if not args.spec:
-            raise InputError("spec", "--model finite needs --spec FILE.json")
-        return load_finite_model(args.spec)
-    if args.model == "example-a2":
-        return example_a2(tau, delta=check_finite_real("delta", args.delta),
-                          mixing=check_finite_real("mixing", args.mixing))
-    raise InputError("model", f"must be sphere, finite or example-a2, got {args.model!r}")
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
 
 
-def _number(name, text):
+def _add(p, flag, reader, help, default, required, metavar):
+    tail = "required" if required else (f"default {default}" if default is not None else "no default")
+    p.add_argument(flag, default=None, required=required, metavar=metavar, help=f"{help} ({tail})")
+    _readers(p)[_dest(flag)] = (reader, default)
+
+
+def real_option(p, flag, help, lo, hi, default=None, lo_open=False, hi_open=False, required=False):
+    """A real option: the decimal typed, in [lo, hi] (or open ends); help shows range and default."""
+    rng = range_text(lo, hi, lo_open, hi_open)
+    _add(p, flag, lambda text: read_real(flag, text, lo, hi, lo_open, hi_open),
+         f"{help}; a decimal in {rng}", default, required, "X")
+
+
+def int_option(p, flag, help, lo, hi, default=None, required=False):
+    """An integer option ('1e3' is 1000, '1.5' is refused); help shows range and default."""
+    _add(p, flag, lambda text: read_int(flag, text, lo, hi), f"{help}; an integer in {range_text(lo, hi)}",
+         default, required, "N")
+
+
+def choice_option(p, flag, help, choices, default):
+    _add(p, flag, lambda text: read_choice(flag, text, choices), f"{help}: {' | '.join(choices)}",
+         default, False, "NAME")
+
+
+def path_option(p, flag, help, kind, default=None, required=False):
+    """kind 'file' (an input file to read) or 'dir' (an output directory to create or reuse)."""
+    reader = (lambda text: _input_file(flag, text)) if kind == "file" else (lambda text: _output_dir(flag, text))
+    _add(p, flag, reader, help, default, required, "FILE" if kind == "file" else "DIR")
+
+
+def _input_file(flag, text) -> Path:
+    if not text:
+        raise InputError(flag, "must be a file path, got ''")
+    path = Path(text)
+    if not path.exists():
+        raise InputError(flag, f"file not found: {shown(text)}")
+    if path.is_dir():
+        raise InputError(flag, f"is a directory, not a file: {shown(text)}")
+    return path
+
+
+def _output_dir(flag, text) -> Path:
+    """An output directory, created now (before any work) and shown to be writable."""
+    import tempfile
+    if not text or not text.strip():
+        raise InputError(flag, f"must be a directory path, got {shown(text)}")
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise InputError(flag, f"exists and is not a directory: {shown(text)}")
     try:
-        return float(text)
-    except (TypeError, ValueError):
-        raise InputError(name, f"must be a number, got {text!r}") from None
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise InputError(flag, f"cannot write into {shown(text)}: {exc.strerror or exc}") from None
+    return path
 
 
-def _loss(text):
-    if text not in ("infonce", "dcl"):
-        raise InputError("loss", f"must be infonce or dcl, got {text!r}")
-    return text
+def _read_options(args):
+    """Replace each typed string by its value; keep the strings typed in ``args.typed``."""
+    args.typed, args.given = {}, set()
+    for dest, (reader, default) in (getattr(args, "_readers", None) or {}).items():
+        text = getattr(args, dest)
+        if text is None:
+            text = default
+        else:
+            args.given.add(dest)
+        args.typed[dest] = text
+        setattr(args, dest, None if text is None else reader(text))
+    check = getattr(args, "_check", None)
+    if check is not None:
+        check(args)
+
+
+# ------------------------------------------------------------------ shared option groups
+
+def _model_options(p, kappa_range):
+    choice_option(p, "--model", "the model", ("sphere", "finite", "example-a2"), "sphere")
+    int_option(p, "--dim", "sphere: dimension d of R^d (the sphere S^(d-1))", *RANGES["dim"], default="3")
+    real_option(p, "--kappa", "sphere: von Mises-Fisher concentration of the positives", *kappa_range,
+                default="4")
+    path_option(p, "--spec", "finite: model file {\"pi\": [...], \"M\": [[...]], \"embedding\": [[...]]}, "
+                f"N = 1..{RANGES['finite_states'][1]} states", "file")
+    real_option(p, "--delta", "example-a2: inner product of distinct vectors", 0, 1, default="0", hi_open=True)
+    real_option(p, "--mixing", "example-a2: M = (1 - mixing) I + mixing pi", 0, 1, default="0.5")
+
+
+def _tau_option(p, default=None):
+    real_option(p, "--tau", "temperature tau", *RANGES["tau"], default=default, required=default is None)
+
+
+def _json_option(p):
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (inputs as typed, results as decimal strings, counts as integers)")
+
+
+def _limit_option(p):
+    real_option(p, "--max-seconds", "refuse up front a run estimated to take longer than this many seconds",
+                1, 10**9, default=str(LIMITS["max_seconds"]))
+
+
+def _check_model(args):
+    """Cross-option checks of the model options; a finite spec is read and validated here."""
+    model = args.model
+    for dest, owner in _MODEL_ONLY.items():
+        if dest in args.given and model != owner:
+            raise InputError(f"--{dest}", f"is an option of --model {owner}, got --model {model}")
+    if model == "finite":
+        if args.spec is None:
+            raise InputError("--spec", "--model finite needs --spec FILE.json")
+        args.finite_model = finite_model_from_spec(args.spec, "--spec")
+    if model == "example-a2" and args.tau is not None:
+        _check_a2_tau(args.typed["tau"], args.tau)
+
+
+def _check_a2_tau(text, tau):
+    """App. A.2 needs e^(1/tau) > 2, and 1/eps = ceil(e^(1/tau) - 1) <= 400 points (tau >= 1/log 401)."""
+    import mpmath
+    with mpmath.workdps(40):
+        e = mpmath.exp(1 / mpmath.mpf(str(tau)))
+    if not e > 2:
+        raise InputError("--tau", f"example-a2 needs e^(1/tau) > 2, i.e. tau in [0.16684, 1/log 2 = 1.442695); got {shown(text)}")
+    if mpmath.ceil(e - 1) > 400:
+        raise InputError("--tau", f"example-a2 with 1/eps = ceil(e^(1/tau) - 1) <= 400 points needs tau in "
+                         f"[0.16684, 1.442695); got {shown(text)}")
+
+
+def finite_model_from_spec(path, name="spec"):
+    """The FiniteModel of a spec file; every problem is an InputError naming ``name``."""
+    from ..models import FiniteModel
+    spec = read_finite_spec(path, name)
+    try:
+        return FiniteModel(spec["pi"], spec["M"], spec["embedding"], description=f"finite({Path(path).name})")
+    except InputError as exc:
+        raise InputError(f"{name} {shown_path(path)}", str(exc)) from None
+
+
+def read_finite_spec(path, name="spec"):
+    """A finite model file, bounded in size and nesting: {"pi", "M", "embedding"} as exact Decimals."""
+    data = read_json_file(name, path)
+    name = f"{name} {shown_path(path)}"
+    if not isinstance(data, dict):
+        raise InputError(name, "must be a JSON object with keys pi, M, embedding")
+    missing = [key for key in ("pi", "M", "embedding") if key not in data]
+    if missing:
+        raise InputError(name, f"missing key(s): {', '.join(missing)}")
+    extra = sorted(set(data) - {"pi", "M", "embedding", "description"})
+    if extra:
+        raise InputError(name, f"unknown key(s): {', '.join(map(shown, extra))}")
+    lo, hi = RANGES["finite_states"]
+    pi = _vector(f"{name}: pi", data["pi"])
+    n = len(pi)
+    if not lo <= n <= hi:
+        raise InputError(f"{name}: pi", f"must have between {lo} and {hi} entries (states), got {n}")
+    M = _matrix(f"{name}: M", data["M"], rows=n, cols=n)
+    emb = _matrix(f"{name}: embedding", data["embedding"], rows=n, cols=None)
+    return {"pi": pi, "M": M, "embedding": emb}
+
+
+def _number(name, x):
+    if isinstance(x, bool) or not isinstance(x, (Decimal, str)):
+        raise InputError(name, f"must be a number (or a decimal string), got {shown(json.dumps(x))}")
+    return read_real(name, x)
+
+
+def _vector(name, v):
+    if not isinstance(v, list) or not v:
+        raise InputError(name, "must be a non-empty list of numbers")
+    return [_number(f"{name}[{i}]", x) for i, x in enumerate(v)]
+
+
+def _matrix(name, rows_, rows, cols):
+    if not isinstance(rows_, list) or len(rows_) != rows:
+        got = len(rows_) if isinstance(rows_, list) else type(rows_).__name__
+        raise InputError(name, f"must be a list of {rows} rows (one per state of pi), got {got}")
+    out = []
+    for i, row in enumerate(rows_):
+        if not isinstance(row, list) or not row or (cols is not None and len(row) != cols):
+            want = f"{cols} numbers" if cols is not None else "a non-empty list of numbers"
+            raise InputError(f"{name}[{i}]", f"must be {want}")
+        exact = all(type(x) is Decimal for x in row)       # the usual case: JSON numbers
+        out.append(row if exact else [_number(f"{name}[{i}][{j}]", x) for j, x in enumerate(row)])
+    if cols is None and len({len(r) for r in out}) > 1:
+        raise InputError(name, "rows must all have the same length")
+    return out
+
+
+# ------------------------------------------------------------------ output
+
+def jsonable(x):
+    """The JSON convention: results as decimal strings, counts as integers, text as text."""
+    import numpy as np
+    if x is None or isinstance(x, (bool, str)):
+        return x
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        return repr(float(x))
+    if isinstance(x, Decimal):
+        return str(x)
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return jsonable(x.tolist())
+    if isinstance(x, Path):
+        return str(x)
+    return str(x)            # mpf, arb, ...: their decimal string
+
+
+def _emit_json(args, results, **extra):
+    out = {"command": args.command, "inputs": _relevant_inputs(args)}
+    out.update(extra)
+    out["results"] = results
+    print(json.dumps(jsonable(out), indent=2))
+
+
+_MODEL_ONLY = {"dim": "sphere", "kappa": "sphere", "spec": "finite", "delta": "example-a2",
+               "mixing": "example-a2"}
+
+
+def _relevant_inputs(args):
+    """The options as typed (defaults included), without those of other models."""
+    model = getattr(args, "model", None)
+    return {k: v for k, v in args.typed.items() if v is not None and _MODEL_ONLY.get(k, model) == model}
+
+
+def _inputs_line(args, keys):
+    return "  ".join(f"{key}={args.typed[key]}" for key in keys if args.typed.get(key) is not None)
+
+
+# ------------------------------------------------------------------ cost estimates (this machine)
+
+# Throughputs measured on the project machine (2 shared cores, `/usr/bin/time infonce-sym ...`); the
+# estimates are rough (a factor of 2 either way) and only decide what is refused up front.
+MC_NEGATIVES_PER_SECOND = 1.0e8        # sphere and finite: negatives e^{s/tau} per second
+MC_TUPLES_PER_SECOND = 1.0e6           # per-tuple overhead (anchor, positive, logs)
+RADEMACHER_SECONDS_PER_UNIT = 5.0e-5   # per samples x n x (k + 2) unit of the certified sup
+THEOREM1_SECONDS_PER_UNIT = 1.0e-5     # per repeats x (n + samples) x (k + 2) unit (fit and Monte Carlo)
+BYTES_PER_NEGATIVE = 8 * 8           # memory of one stored negative (tuples of Section 4)
+
+
+def _refuse_if_too_costly(args, seconds, what, memory_bytes=0):
+    limit = float(args.max_seconds)
+    if seconds > limit:
+        raise InputError(what, f"estimated cost about {seconds:.2g} s on this machine exceeds --max-seconds "
+                         f"{args.typed['max_seconds']}; make the run smaller or raise --max-seconds")
+    if memory_bytes:
+        total = _physical_memory()
+        if total and memory_bytes > LIMITS["max_memory_fraction"] * total:
+            raise InputError(what, f"needs about {memory_bytes / 2**30:.3g} GiB of memory, more than half of "
+                             f"this machine's {total / 2**30:.3g} GiB")
+
+
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _sizes(args, *dests):
+    return " x ".join(f"--{d.replace('_', '-')} {args.typed[d]}" for d in dests)
+
+
+def _check_mc(args):
+    _check_model(args)
+    negatives = args.samples * args.k
+    seconds = negatives / MC_NEGATIVES_PER_SECOND + args.samples / MC_TUPLES_PER_SECOND
+    _refuse_if_too_costly(args, seconds, _sizes(args, "samples", "k"))
+
+
+def _check_section4(args):
+    if args.m * args.dim_in > 3:
+        raise InputError("--m", f"d_Theta = m * dim-in must be <= 3 for the certified grid, got --m "
+                         f"{args.typed['m']} x --dim-in {args.typed['dim_in']}")
+    memory = args.n * (args.k + 2) * args.dim_in * BYTES_PER_NEGATIVE
+    if args.command == "rademacher":
+        seconds = RADEMACHER_SECONDS_PER_UNIT * args.samples * args.n * (args.k + 2)
+        _refuse_if_too_costly(args, seconds, _sizes(args, "samples", "n", "k"), memory)
+    else:
+        seconds = THEOREM1_SECONDS_PER_UNIT * args.repeats * (args.n + args.samples) * (args.k + 2)
+        _refuse_if_too_costly(args, seconds, _sizes(args, "repeats", "n", "samples", "k"), memory)
+
+
+# ------------------------------------------------------------------ commands
+
+def _build_model(args):
+    from ..models import SphereModel, example_a2
+    if args.model == "sphere":
+        return SphereModel(args.dim, args.kappa)
+    if args.model == "finite":
+        return args.finite_model
+    return example_a2(args.tau, delta=args.delta, mixing=args.mixing)
+
+
+def _model_inputs(args):
+    return {"sphere": ("model", "dim", "kappa"), "finite": ("model", "spec"),
+            "example-a2": ("model", "delta", "mixing")}[args.model]
 
 
 def cmd_risk(args):
     import mpmath
     from ..quantities.exact import QUANTITIES, exact_values
-    tau = check_tau(_number("tau", args.tau))
-    k = check_k(_number("k", args.k))
-    digits = check_digits(_number("digits", args.digits))
-    model = _build_model(args, tau)
-    ev = exact_values(model, tau, k, digits=digits, loss=_loss(args.loss))
+    model = _build_model(args)
+    ev = exact_values(model, str(args.tau), args.k, digits=args.digits, loss=args.loss)
     strings = ev.as_strings()
+    results = {key: strings[key] for key in QUANTITIES}
+    gaps = {key: mpmath.nstr(value, args.digits) for key, value in ev.gaps.items()}
     if args.json:
-        out = {"model": model.label, "tau": args.tau, "k": k, "loss": args.loss, "digits": digits}
-        out.update({key: strings[key] for key in QUANTITIES})
-        out["undefined"] = ev.undefined
-        out["precision_check_digits"] = round(ev.agreement_digits, 1)
-        out["seconds"] = round(ev.seconds, 3)
-        print(json.dumps(out, indent=2))
-    else:
-        print(f"{model.label}  tau={args.tau}  k={k}  loss={args.loss}  ({digits} digits, "
-              f"unchanged to {ev.agreement_digits:.1f} digits at higher precision, {ev.seconds:.1f}s)")
-        for key in QUANTITIES:
-            print(f"  {key:<30} {strings[key] if strings[key] is not None else 'undefined: ' + ev.undefined.get(key, '')}")
-        for key, value in ev.gaps.items():
-            print(f"  {key:<30} {mpmath.nstr(value, 12)}")
+        _emit_json(args, results, model=model.label, undefined=ev.undefined, gaps=gaps,
+                   precision_check_digits=f"{ev.agreement_digits:.1f}", seconds=f"{ev.seconds:.3f}")
+        return 0
+    print(f"{model.label}  {_inputs_line(args, ('tau', 'k', 'loss'))}  ({args.digits} digits, unchanged to "
+          f"{ev.agreement_digits:.1f} digits at higher precision, {ev.seconds:.1f}s)")
+    for key in QUANTITIES:
+        value = strings[key] if strings[key] is not None else "undefined: " + ev.undefined.get(key, "")
+        print(f"  {key:<34} {value}")
+    for key, value in gaps.items():
+        print(f"  {key:<34} {value}")
     return 0
 
 
 def cmd_mc(args):
     from ..quantities.montecarlo import monte_carlo
-    tau = check_tau(_number("tau", args.tau))
-    k = check_k(_number("k", args.k))
-    samples = check_k(_number("samples", args.samples), "samples")
-    seed = check_k(_number("seed", args.seed) + 1, "seed") - 1
-    model = _build_model(args, tau)
-    result = monte_carlo(model, tau, k, samples, seed, loss=_loss(args.loss))
+    model = _build_model(args)
+    result = monte_carlo(model, float(args.tau), args.k, args.samples, args.seed, loss=args.loss)
+    keys = [key for key, value in result.items() if isinstance(value, dict)]
     if args.json:
-        print(json.dumps(result, indent=2, default=str))
-    else:
-        print(f"{model.label}  tau={tau:g}  k={k}  loss={args.loss}  samples={samples}  seed={seed}")
-        for key in ("risk", "cross_entropy_limit", "search_cross_entropy", "density_ratio_second_moment"):
-            r = result[key]
-            if r.get("estimate") is None:
-                print(f"  {key:<30} undefined: {r.get('reason', '')}")
-            else:
-                print(f"  {key:<30} {r['estimate']:.8g} ± {r['stderr']:.2g}  95% [{r['ci95'][0]:.8g}, {r['ci95'][1]:.8g}]")
+        _emit_json(args, {key: result[key] for key in keys}, model=model.label,
+                   **{key: value for key, value in result.items() if key not in keys and key not in
+                      ("model", "tau", "k", "loss", "seed")})
+        return 0
+    print(f"{model.label}  {_inputs_line(args, ('tau', 'k', 'loss', 'samples', 'seed'))}")
+    for key in keys:
+        r = result[key]
+        if r.get("estimate") is None and r.get("value") is None:
+            print(f"  {key:<34} undefined: {r.get('reason', '')}")
+        elif r.get("method", "Monte Carlo") != "Monte Carlo" or r.get("stderr") is None:
+            how = f"; {r['how']}" if r.get("how") else ""
+            print(f"  {key:<34} {r.get('value', r['estimate'])}  (exact, {r.get('method', 'closed form')}{how})")
+        else:
+            lo, hi = r["ci95"]
+            print(f"  {key:<34} {float(r['estimate']):.8g} ± {float(r['stderr']):.2g}  "
+                  f"95% [{float(lo):.8g}, {float(hi):.8g}]")
     return 0
 
 
 def cmd_expand(args):
     import mpmath
     from ..proofs.expansions import model_constants
-    tau = check_tau(_number("tau", args.tau))
-    digits = check_digits(_number("digits", args.digits))
-    model = _build_model(args, tau)
-    loss = _loss(args.loss)
-    with mpmath.workdps(digits + 15):
-        consts = model_constants(model, repr(tau), mpmath.mp)
-        names = {"c1": "c1", "c2": "c2", "d1": "d1", "d2": "d2"} if loss == "infonce" else \
-            {"c1": "c1t", "c2": "c2t", "d1": "d1t", "d2": "d2t"}
-        out = {key: (mpmath.nstr(consts[name], digits, strip_zeros=False) if name in consts else None)
-               for key, name in names.items()}
+    model = _build_model(args)
+    names = {"c1": "c1", "c2": "c2", "d1": "d1", "d2": "d2"} if args.loss == "infonce" else \
+        {"c1": "c1t", "c2": "c2t", "d1": "d1t", "d2": "d2t"}
+    with mpmath.workdps(args.digits + 15):
+        consts = model_constants(model, str(args.tau), mpmath.mp)
+        results = {key: (mpmath.nstr(consts[name], args.digits, strip_zeros=False) if name in consts else None)
+                   for key, name in names.items()}
+    reason = None if model.dominated else model.domination_reason
+    undefined = {key: reason or "not available for this model" for key, v in results.items() if v is None}
     if args.json:
-        print(json.dumps(out, indent=2))
-    else:
-        label = "∫CE - R" if loss == "infonce" else "∫CE - R~"
-        print(f"{model.label}  tau={tau:g}  loss={loss}:  {label} = c1/k + c2/k^2 + O(k^-3),  "
-              f"search CE - {'R' if loss == 'infonce' else 'R~'} = d1/k + d2/k^2 + O(k^-3)")
-        for key, value in out.items():
-            print(f"  {key} = {value}")
+        _emit_json(args, results, model=model.label, undefined=undefined)
+        return 0
+    risk = "R" if args.loss == "infonce" else "R~"
+    print(f"{model.label}  {_inputs_line(args, ('tau', 'loss'))}:  ∫CE - {risk} = c1/k + c2/k^2 + O(k^-3),  "
+          f"search CE - {risk} = d1/k + d2/k^2 + O(k^-3)")
+    for key, value in results.items():
+        print(f"  {key} = {value if value is not None else 'undefined: ' + undefined[key]}")
     return 0
+
+
+def cmd_rademacher(args):
+    from ..checks.rademacher import rademacher_experiment
+    out = rademacher_experiment(**_section4_kwargs(args))
+    return _print_section4(args, out)
+
+
+def cmd_theorem1(args):
+    from ..checks.theorem1 import theorem1_experiment
+    kw = _section4_kwargs(args)
+    kw.update(delta=float(args.delta), repeats=args.repeats)
+    out = theorem1_experiment(**kw)
+    return _print_section4(args, out)
+
+
+def _section4_kwargs(args):
+    return {"data": args.data.replace("-", "_"), "dim_in": args.dim_in, "m": args.m, "n": args.n, "k": args.k,
+            "tau": float(args.tau), "radius": float(args.radius), "samples": args.samples, "seed": args.seed}
+
+
+def _print_section4(args, out):
+    if args.json:
+        _emit_json(args, out)
+        return 0
+    for key, value in out.items():
+        if isinstance(value, (list, dict)) and len(str(value)) > 100:
+            continue
+        print(f"  {key:<28} {jsonable(value)}")
+    return 0
+
+
+class _Progress:
+    """Stage progress on stderr when it is a terminal: elapsed time, and done/total where known."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
+        self.live = self.stream.isatty()
+        self.stage, self.detail, self.t0 = None, "", time.perf_counter()
+        self._stop = threading.Event()
+        self._thread = None
+
+    def __enter__(self):
+        if self.live:
+            self._thread = threading.Thread(target=self._tick, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(1)
+            self._clear()
+
+    def _line(self):
+        if self.stage is None:
+            return ""
+        return f"[verify] {self.stage}{self.detail}  {time.perf_counter() - self.t0:.0f}s"
+
+    def _clear(self):
+        self.stream.write("\r\033[K")
+        self.stream.flush()
+
+    def _tick(self):
+        while not self._stop.wait(0.5):
+            line = self._line()
+            if line:
+                self.stream.write("\r\033[K" + line[:200])
+                self.stream.flush()
+
+    def within(self, stage, done, total):
+        if self.stage != stage:
+            self.stage, self.t0 = stage, time.perf_counter()
+        self.detail = f" {done}/{total}"
+
+    def stage_done(self, name, seconds):
+        if self.live:
+            self._clear()
+        print(f"[verify] {name}: {seconds:.1f}s", file=self.stream, flush=True)
+        self.stage, self.detail, self.t0 = f"after {name}", "", time.perf_counter()
 
 
 def cmd_verify(args):
     from . import report, verify
-    workers = max(1, int(args.workers))
     mode = "quick" if args.quick else "full"
-    if workers > 1:
-        with verify.default_executor(workers) as pool:
-            results, rows, meta = verify.run(mode, pool)
-    else:
-        results, rows, meta = verify.run(mode)
+    with _Progress() as progress:
+        if args.scheduler:
+            results, rows, meta = verify.run(mode, verify.dask_executor(args.scheduler),
+                                             on_stage=progress.stage_done, progress=progress.within)
+        elif args.workers > 1:
+            with verify.default_executor(args.workers) as pool:
+                results, rows, meta = verify.run(mode, pool, on_stage=progress.stage_done,
+                                                 progress=progress.within)
+        else:
+            results, rows, meta = verify.run(mode, on_stage=progress.stage_done, progress=progress.within)
     paths = report.write(args.out, results, rows, meta)
     if args.json:
-        print(json.dumps({"meta": meta, "checks": [r.as_json() for r in results]}, indent=2, default=str))
+        print(json.dumps(jsonable({"command": "verify", "inputs": args.typed, "meta": meta,
+                                   "checks": [r.as_json() for r in results]}), indent=2))
     else:
         print(report.table(results))
         print(f"report: {paths['markdown']}  {paths['json']}  ({len(paths['plots'])} plots)  "
@@ -147,63 +552,7 @@ def cmd_verify(args):
 
 def cmd_bench(args):
     from .benchmark import main as bench_main
-    return bench_main(["--quick"] if args.quick else [])
-
-
-def cmd_rademacher(args):
-    from ..checks.rademacher import rademacher_experiment
-    out = rademacher_experiment(**_section4_kwargs(args))
-    print(json.dumps(out, indent=2, default=_jsonable) if args.json else _pretty(out))
-    return 0
-
-
-def cmd_theorem1(args):
-    from ..checks.theorem1 import theorem1_experiment
-    kw = _section4_kwargs(args)
-    kw["delta"] = check_finite_real("delta", args.delta)
-    kw["repeats"] = check_k(_number("repeats", args.repeats), "repeats")
-    out = theorem1_experiment(**kw)
-    print(json.dumps(out, indent=2, default=_jsonable) if args.json else _pretty(out))
-    return 0
-
-
-def _section4_kwargs(args):
-    if args.data not in ("gaussian", "student-t"):
-        raise InputError("data", f"must be gaussian or student-t, got {args.data!r}")
-    return {"data": args.data.replace("-", "_"), "dim_in": check_k(_number("dim-in", args.dim_in), "dim-in"),
-            "m": check_k(_number("m", args.m), "m"), "n": check_k(_number("n", args.n), "n"),
-            "k": check_k(_number("k", args.k)), "tau": check_tau(_number("tau", args.tau)),
-            "radius": _positive("radius", args.radius),
-            "samples": check_k(_number("samples", args.samples), "samples"),
-            "seed": check_k(_number("seed", args.seed) + 1, "seed") - 1}
-
-
-def _positive(name, text):
-    value = check_finite_real(name, _number(name, text))
-    if value <= 0:
-        raise InputError(name, f"must be > 0, got {value:g}")
-    return value
-
-
-def _jsonable(x):
-    try:
-        import numpy as np
-        if isinstance(x, np.ndarray):
-            return x.tolist()
-        if isinstance(x, np.generic):
-            return x.item()
-    except ImportError:
-        pass
-    return str(x)
-
-
-def _pretty(out):
-    lines = []
-    for key, value in out.items():
-        if isinstance(value, (list, dict)) and len(str(value)) > 100:
-            continue
-        lines.append(f"  {key:<28} {value}")
-    return "\n".join(lines)
+    return bench_main((["--quick"] if args.quick else []) + (["--json"] if args.json else []))
 
 
 def cmd_derivations(args):
@@ -222,99 +571,210 @@ def cmd_derivations(args):
     return 0
 
 
+# ------------------------------------------------------------------ the parser
+
 def build_parser():
+    """The parser. A new subcommand: ``s = sub.add_parser(...)``, its options with ``real_option``,
+    ``int_option``, ``choice_option``, ``path_option`` (or plain flags), ``s.set_defaults(func=...)``
+    and, for cross-option checks before any work, ``s.set_defaults(_check=...)``."""
     p = _Parser(prog="infonce-sym", description="Symbolic-numeric companion to Whiteley (2026), "
-                "Similarity search generalisation in contrastive learning with InfoNCE loss.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+                "Similarity search generalisation in contrastive learning with InfoNCE loss. "
+                "Numbers are read as the decimals typed; bad input exits with status 2.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     v = sub.add_parser("verify", help="re-derive and re-check everything; write a report")
     v.add_argument("--quick", action="store_true", help="small grid (under 2 minutes)")
-    v.add_argument("--out", default="report", help="report directory (default: report)")
-    v.add_argument("--json", action="store_true")
-    v.add_argument("--workers", default="2", help="processes for the exact grid")
+    path_option(v, "--out", "report directory (created if missing; an existing one is reused)", "dir",
+                default="report")
+    _json_option(v)
+    int_option(v, "--workers", "local worker processes (every check is a work unit)", *RANGES["workers"],
+               default="2")
+    v.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the work units on a running dask.distributed scheduler, e.g. tcp://host:8786 "
+                        "(pip install \"infonce-sym[dask]\"); default: a local process pool")
     v.set_defaults(func=cmd_verify)
 
-    r = sub.add_parser("risk", help="exact R (or R~), ∫CE, search CE and E|dM/dpi|^2")
-    _model_options(r)
-    r.add_argument("--tau", required=True)
-    r.add_argument("--k", required=True)
-    r.add_argument("--loss", default="infonce")
-    r.add_argument("--digits", default="30")
-    r.add_argument("--json", action="store_true")
-    r.set_defaults(func=cmd_risk)
+    r = sub.add_parser("risk", help="exact R (or R~), integrated CE, search CE and E|dM/dpi|^2")
+    _model_options(r, RANGES["kappa_exact"])
+    _tau_option(r)
+    int_option(r, "--k", "number of negatives k", *RANGES["k_exact"], required=True)
+    choice_option(r, "--loss", "the loss: InfoNCE (R) or decoupled (R~)", ("infonce", "dcl"), "infonce")
+    int_option(r, "--digits", "significant digits, each confirmed at higher precision", *RANGES["digits"],
+               default="30")
+    _json_option(r)
+    r.set_defaults(func=cmd_risk, _check=_check_model)
 
     m = sub.add_parser("mc", help="Monte Carlo estimates with standard errors and 95% intervals")
-    _model_options(m)
-    m.add_argument("--tau", required=True)
-    m.add_argument("--k", required=True)
-    m.add_argument("--samples", required=True)
-    m.add_argument("--seed", required=True)
-    m.add_argument("--loss", default="infonce")
-    m.add_argument("--json", action="store_true")
-    m.set_defaults(func=cmd_mc)
+    _model_options(m, RANGES["kappa_mc"])
+    _tau_option(m)
+    int_option(m, "--k", "number of negatives k", *RANGES["k_mc"], required=True)
+    int_option(m, "--samples", "independent tuples (a standard error needs 2)", *RANGES["samples_mc"],
+               required=True)
+    int_option(m, "--seed", "seed of numpy's SeedSequence", *RANGES["seed"], required=True)
+    choice_option(m, "--loss", "the loss: InfoNCE (R) or decoupled (R~)", ("infonce", "dcl"), "infonce")
+    _limit_option(m)
+    _json_option(m)
+    m.set_defaults(func=cmd_mc, _check=_check_mc)
 
     e = sub.add_parser("expand", help="exact 1/k and 1/k^2 constants c1, c2, d1, d2")
-    _model_options(e)
-    e.add_argument("--tau", required=True)
-    e.add_argument("--loss", default="infonce")
-    e.add_argument("--digits", default="30")
-    e.add_argument("--json", action="store_true")
-    e.set_defaults(func=cmd_expand)
+    _model_options(e, RANGES["kappa_exact"])
+    _tau_option(e)
+    choice_option(e, "--loss", "the loss: InfoNCE (R) or decoupled (R~)", ("infonce", "dcl"), "infonce")
+    int_option(e, "--digits", "significant digits", *RANGES["digits"], default="30")
+    _json_option(e)
+    e.set_defaults(func=cmd_expand, _check=_check_model)
 
     b = sub.add_parser("bench", help="speed figures (exact values, Monte Carlo throughput)")
-    b.add_argument("--quick", action="store_true")
+    b.add_argument("--quick", action="store_true", help="fewer repetitions")
+    b.add_argument("--json", action="store_true", help="every figure as one JSON object on stdout")
     b.set_defaults(func=cmd_bench)
 
-    for name, func, helptext in (("rademacher", cmd_rademacher, "Monte Carlo empirical Rademacher complexity vs Prop. 5"),
-                                 ("theorem1", cmd_theorem1, "Theorem 1 end to end with coverage")):
+    for name, func, helptext, defaults in (
+            ("rademacher", cmd_rademacher, "Monte Carlo empirical Rademacher complexity vs Prop. 5",
+             {"n": "50", "samples": "100"}),
+            ("theorem1", cmd_theorem1, "Theorem 1 end to end with coverage", {"n": "200", "samples": "4000"})):
         s = sub.add_parser(name, help=helptext)
-        s.add_argument("--data", default="gaussian")
-        s.add_argument("--dim-in", default="2")
-        s.add_argument("--m", default="1")
-        s.add_argument("--n", default="50")
-        s.add_argument("--k", default="16")
-        s.add_argument("--tau", default="0.5")
-        s.add_argument("--radius", default="1")
-        s.add_argument("--samples", default="100")
-        s.add_argument("--seed", default="0")
-        s.add_argument("--json", action="store_true")
+        choice_option(s, "--data", "law of the data", ("gaussian", "student-t"), "gaussian")
+        int_option(s, "--dim-in", "input dimension", *RANGES["dim_in"], default="2")
+        int_option(s, "--m", "Fourier features per input coordinate (m * dim-in <= 3)", *RANGES["m"], default="1")
+        int_option(s, "--n", "training tuples n", *RANGES["n"], default=defaults["n"])
+        int_option(s, "--k", "negatives per tuple k", *RANGES["k_section4"], default="16")
+        _tau_option(s, default="0.5")
+        real_option(s, "--radius", "radius R of the parameter ball", *RANGES["radius"], default="1", lo_open=True)
+        int_option(s, "--samples", "Rademacher vectors" if name == "rademacher" else
+                   "Monte Carlo tuples per repeat for the population side", *RANGES["samples_section4"],
+                   default=defaults["samples"])
+        int_option(s, "--seed", "seed of numpy's SeedSequence", *RANGES["seed"], default="0")
         if name == "theorem1":
-            s.add_argument("--delta", default="0.1")
-            s.add_argument("--repeats", default="10")
-        s.set_defaults(func=func)
+            real_option(s, "--delta", "Theorem 1 holds with probability 1 - delta", 0, 1, default="0.1",
+                        lo_open=True, hi_open=True)
+            int_option(s, "--repeats", "independent training sets", *RANGES["repeats"], default="10")
+        _limit_option(s)
+        _json_option(s)
+        s.set_defaults(func=func, _check=_check_section4)
 
     d = sub.add_parser("derivations", help="render derivations/*.md (or --check they are current)")
-    d.add_argument("--out", default="derivations")
-    d.add_argument("--check", action="store_true")
+    path_option(d, "--out", "directory of the rendered derivations", "dir", default="derivations")
+    d.add_argument("--check", action="store_true", help="only check that the rendered files are current")
     d.add_argument("--audit", action="store_true", help="per derivation: assumptions, cites, lemmas, hypotheses, undischarged")
     d.add_argument("--mutate", action="store_true", help="run every mutant of every chain (minutes); exit 1 if one survives")
-    d.add_argument("--json", action="store_true", help="print JSON")
+    _json_option(d)
     d.set_defaults(func=cmd_derivations)
     from .prove_cli import add_parser as add_prove_parser                # infonce-sym prove
     add_prove_parser(sub)
     from .embeddings_cli import add_parser as add_embeddings_parser      # infonce-sym embeddings
     add_embeddings_parser(sub)
+    _escape_percent(p)
     return p
 
 
+def _escape_percent(parser):
+    """argparse %-formats help strings: a lone '%' (as in '95%') must be '%%'."""
+    import re
+    stack = [parser]
+    while stack:
+        p = stack.pop()
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend(action.choices.values())
+                for choice in action._choices_actions:
+                    choice.help = re.sub(r"(?<!%)%(?![%(])", "%%", choice.help or "")
+            elif action.help:
+                action.help = re.sub(r"(?<!%)%(?![%(])", "%%", action.help)
+
+
+def _value_flags(parser):
+    """Every option string, over all subparsers, that takes a value."""
+    flags, stack = set(), [parser]
+    while stack:
+        p = stack.pop()
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend(action.choices.values())
+            elif action.option_strings and action.nargs is None:
+                flags.update(action.option_strings)
+    return flags
+
+
+def _join_negative_values(argv, flags):
+    """'--tau -inf' -> '--tau=-inf': a value may begin with '-' (argparse would read an option)."""
+    out, i = [], 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok in flags and i + 1 < len(argv) and argv[i + 1].startswith("-") and argv[i + 1] not in flags \
+                and not argv[i + 1].startswith("--"):
+            out.append(f"{tok}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
+def _one_line(text: str) -> str:
+    text = str(text).strip()
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 def main(argv=None) -> int:
-    parser = build_parser()
+    """Run one command; returns the exit status (0, 1, 2 or 130). ``argv=None``: the real command line."""
+    script = argv is None
+    argv = list(sys.argv[1:] if script else argv)
     try:
-        args = parser.parse_args(argv)
-        return args.func(args)
+        parser = build_parser()
+        try:
+            args = parser.parse_args(_join_negative_values(argv, _value_flags(parser)))
+        except SystemExit as exc:        # --help
+            return exc.code if isinstance(exc.code, int) else 0
+        _read_options(args)
+        return _run(args)
     except InputError as exc:
-        print(f"infonce-sym: error: {exc}", file=sys.stderr)
+        _stderr(f"infonce-sym: error: {_one_line(exc)}")
         return 2
-    except ArithmeticError as exc:
-        print(f"infonce-sym: numerical failure: {exc}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
+        _stderr("infonce-sym: interrupted")
         return 130
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
+    except (ArithmeticError, MemoryError) as exc:
+        _stderr(f"infonce-sym: numerical failure: {type(exc).__name__}: {_one_line(exc)}")
+        return 1
     except Exception as exc:   # one line, not a traceback; INFONCE_SYM_DEBUG=1 re-raises
         if os.environ.get("INFONCE_SYM_DEBUG"):
             raise
-        print(f"infonce-sym: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        _stderr(f"infonce-sym: internal error: {type(exc).__name__}: {_one_line(exc)}")
         return 1
+
+
+def _run(args):
+    import warnings
+    if args.command == "verify":
+        return args.func(args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")     # a numerical warning is a failure, never a printed number
+        try:
+            code = args.func(args)
+        finally:
+            pass
+    sys.stdout.flush()
+    return code
+
+
+def _stderr(line):
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _quiet_stdout():
+    """After a closed pipe: point stdout at /dev/null so the interpreter's final flush is silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":

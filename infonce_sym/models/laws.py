@@ -434,7 +434,7 @@ def example_a2(tau, delta=0, mixing=0) -> FiniteModel:
     if n == 0:
         raise InputError("tau", f"example A.2 needs e^(1/tau) > 2, i.e. tau < 1/log 2 = {1 / math.log(2):.6f}; got {tau_text}")
     if n > 400:
-        raise InputError("tau", f"example A.2 with tau={tau_text} has 1/eps = {n} points; use tau >= 0.16668 (at most 400 points)")
+        raise InputError("tau", f"example A.2 with tau={tau_text} has 1/eps = {n} points; use tau >= 0.16684 = 1/log 401 (at most 400 points)")
     delta_text, mixing_text = decimal_text("delta", delta), decimal_text("mixing", mixing)
     d, mix = Fraction(Decimal(delta_text)), Fraction(Decimal(mixing_text))
     if not 0 <= d < 1:

@@ -1,0 +1,399 @@
+"""The command line's contract (issue 8): help works, numbers are read as typed, every bad input is
+refused before any work with exit 2 and one line naming the option and the value as typed, no
+traceback, no warning; closed pipes and Ctrl-C end quietly."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import mpmath
+import pytest
+
+from infonce_sym.app.cli import RANGES, build_parser, main
+
+CLI = [sys.executable, "-c", "import sys; from infonce_sym.app.cli import main; sys.exit(main())"]
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert "internal error" not in err and "Traceback" not in err, err
+    return code, out, err
+
+
+def refused(argv, capsys):
+    """Exit 2 and exactly one line on stderr, nothing on stdout."""
+    code, out, err = run(argv, capsys)
+    lines = err.strip().splitlines()
+    assert code == 2, (argv, code, out, err)
+    assert len(lines) == 1 and out == "", (argv, err)
+    return lines[0]
+
+
+# ------------------------------------------------------------------ help
+
+def _subcommands():
+    p = build_parser()
+    action = next(a for a in p._actions if a.__class__.__name__ == "_SubParsersAction")
+    return action.choices
+
+
+def test_help_exits_0_for_the_program_and_every_command(capsys):
+    for argv in (["--help"], ["-h"]):
+        code, out, _ = run(argv, capsys)
+        assert code == 0 and "usage: infonce-sym" in out and "95% intervals" in out
+    for name in _subcommands():
+        code, out, _ = run([name, "--help"], capsys)
+        assert code == 0 and f"usage: infonce-sym {name}" in out
+
+
+def test_every_option_of_our_commands_states_its_default_and_range():
+    for name in ("verify", "risk", "mc", "expand", "rademacher", "theorem1", "derivations", "bench"):
+        for action in _subcommands()[name]._actions:
+            if not action.option_strings or action.dest == "help":
+                continue
+            assert action.help, (name, action.option_strings)
+            if action.nargs is None:                  # takes a value: default and range stated
+                assert any(w in action.help for w in ("default", "required")), (name, action.help)
+
+
+# ------------------------------------------------------------------ numbers read as typed
+
+def test_kappa_is_read_as_the_decimal_typed(capsys):
+    """E|dM/dpi|^2 on S^2 is Z_3(2k)/Z_3(k)^2 = (sinh 2k/(2k)) / (sinh k/k)^2 = k coth k; at
+    kappa = 4.1 (not the double nearest 4.1) to 30 digits."""
+    code, out, _ = run(["risk", "--kappa", "4.1", "--tau", "0.5", "--k", "10", "--digits", "30", "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["inputs"]["kappa"] == "4.1"
+    with mpmath.workdps(50):
+        k = mpmath.mpf(41) / 10
+        exact = k / mpmath.tanh(k)
+        value = mpmath.mpf(data["results"]["density_ratio_second_moment"])
+        assert abs(value - exact) < mpmath.mpf(10) ** -29 * exact
+        # the double nearest 4.1 differs at the 17th digit: the test can tell the two apart
+        kf = mpmath.mpf(4.1)
+        assert abs(kf / mpmath.tanh(kf) - exact) > mpmath.mpf(10) ** -20
+
+
+def test_example_a2_is_exact(capsys):
+    """tau = 1/2: 1/eps = ceil(e^2 - 1) = 7 points; mixing 1/2: M = 8/14 on the diagonal, 1/14 off it,
+    so E|dM/dpi|^2 = 7 (64 + 6)/196 = 5/2 exactly."""
+    code, out, _ = run(["risk", "--model", "example-a2", "--tau", "0.5", "--k", "10", "--digits", "25",
+                        "--json"], capsys)
+    assert code == 0
+    assert json.loads(out)["results"]["density_ratio_second_moment"] == "2.5" + "0" * 23
+
+
+def test_integers_are_read_exactly(capsys):
+    """'1e3' is the integer 1000; a huge seed is not rounded through a float."""
+    a = json.loads(run(["mc", "--tau", "0.5", "--k", "1e1", "--samples", "1e2", "--seed", "7", "--json"], capsys)[1])
+    b = json.loads(run(["mc", "--tau", "0.5", "--k", "10", "--samples", "100", "--seed", "7", "--json"], capsys)[1])
+    assert a["results"] == b["results"] and a["inputs"]["k"] == "1e1"
+    seed = 2**100
+    assert float(seed) == float(seed + 1)                   # a float could not tell them apart
+    c = json.loads(run(["mc", "--tau", "0.5", "--k", "4", "--samples", "50", "--seed", str(seed), "--json"], capsys)[1])
+    d = json.loads(run(["mc", "--tau", "0.5", "--k", "4", "--samples", "50", "--seed", str(seed + 1), "--json"], capsys)[1])
+    assert c["results"]["risk"]["estimate"] != d["results"]["risk"]["estimate"]
+
+
+def test_spec_entries_as_numbers_or_decimal_strings_are_the_same_model(tmp_path, capsys):
+    numbers = {"pi": [0.25, 0.75], "M": [[0.5, 0.5], [0.1, 0.9]], "embedding": [[1, 0], [0.6, 0.8]]}
+    strings = {"pi": ["0.25", "0.75"], "M": [["0.5", "0.5"], ["0.1", "0.9"]],
+               "embedding": [["1", "0"], ["0.6", "0.8"]]}
+    outs = []
+    for name, spec in (("n.json", numbers), ("s.json", strings)):
+        (tmp_path / name).write_text(json.dumps(spec))
+        code, out, _ = run(["risk", "--model", "finite", "--spec", str(tmp_path / name), "--tau", "0.5",
+                            "--k", "3", "--digits", "20", "--json"], capsys)
+        assert code == 0
+        outs.append(json.loads(out)["results"])
+    assert outs[0] == outs[1]
+    # exact: E|dM/dpi|^2 = sum_z pi(z) sum_z' M(z,z')^2/pi(z')
+    exact = mpmath.mpf(0)
+    with mpmath.workdps(40):
+        pi = [mpmath.mpf(1) / 4, mpmath.mpf(3) / 4]
+        M = [[mpmath.mpf(1) / 2, mpmath.mpf(1) / 2], [mpmath.mpf(1) / 10, mpmath.mpf(9) / 10]]
+        exact = sum(pi[i] * sum(M[i][j] ** 2 / pi[j] for j in range(2)) for i in range(2))
+        assert abs(mpmath.mpf(outs[0]["density_ratio_second_moment"]) - exact) < mpmath.mpf(10) ** -19
+
+
+# ------------------------------------------------------------------ bad input: one class per test row
+
+BAD = [
+    # (argv, option named, value as typed)
+    (["risk", "--tau", "0", "--k", "3"], "--tau", "0"),
+    (["risk", "--tau", "-1", "--k", "3"], "--tau", "-1"),
+    (["risk", "--tau", "-inf", "--k", "3"], "--tau", "-inf"),
+    (["risk", "--tau", "nan", "--k", "3"], "--tau", "nan"),
+    (["risk", "--tau", "1e-300", "--k", "3"], "--tau", "1e-300"),
+    (["risk", "--tau", "0.5x", "--k", "3"], "--tau", "0.5x"),
+    (["risk", "--tau", "1e99999999999", "--k", "3"], "--tau", "1e99999999999"),
+    (["risk", "--tau", "0.5", "--k", "0"], "--k", "0"),
+    (["risk", "--tau", "0.5", "--k", "1.5"], "--k", "1.5"),
+    (["risk", "--tau", "0.5", "--k", "1e-3"], "--k", "1e-3"),
+    (["risk", "--tau", "0.5", "--k", "x"], "--k", "x"),
+    (["risk", "--tau", "0.5", "--k", "1e10"], "--k", "1e10"),
+    (["risk", "--tau", "0.5", "--k", "3", "--dim", "0"], "--dim", "0"),
+    (["risk", "--tau", "0.5", "--k", "3", "--dim", "1"], "--dim", "1"),
+    (["risk", "--tau", "0.5", "--k", "3", "--kappa", "-2"], "--kappa", "-2"),
+    (["risk", "--tau", "0.5", "--k", "3", "--kappa", "51"], "--kappa", "51"),
+    (["risk", "--tau", "0.5", "--k", "3", "--digits", "0"], "--digits", "0"),
+    (["risk", "--tau", "0.5", "--k", "3", "--digits", "4"], "--digits", "4"),
+    (["risk", "--tau", "0.5", "--k", "3", "--digits", "101"], "--digits", "101"),
+    (["risk", "--tau", "0.5", "--k", "3", "--digits", "1000"], "--digits", "1000"),
+    (["risk", "--tau", "0.5", "--k", "3", "--loss", "nce"], "--loss", "nce"),
+    (["risk", "--tau", "0.5", "--k", "3", "--model", "torus"], "--model", "torus"),
+    (["risk", "--tau", "0.5", "--k", "3", "--model", "finite"], "--spec", "--model finite"),
+    (["risk", "--tau", "0.5", "--k", "3", "--spec", "x.json"], "--spec", "x.json"),
+    (["risk", "--tau", "0.5", "--k", "3", "--model", "finite", "--kappa", "2", "--spec", "README.md"],
+     "--kappa", "finite"),
+    (["risk", "--tau", "2", "--k", "3", "--model", "example-a2"], "--tau", "2"),
+    (["risk", "--tau", "0.1", "--k", "3", "--model", "example-a2"], "--tau", "0.1"),
+    (["risk", "--tau", "0.5", "--k", "3", "--model", "example-a2", "--delta", "1"], "--delta", "1"),
+    (["risk", "--tau", "0.5", "--k", "3", "--model", "example-a2", "--mixing", "-0.1"], "--mixing", "-0.1"),
+    (["risk", "--k", "3"], "--tau", "required"),
+    (["risk", "--tau", "0.5", "--k", "3", "--bogus", "1"], "arguments", "--bogus"),
+    (["nosuch"], "arguments", "nosuch"),
+    (["mc", "--tau", "0.5", "--k", "3", "--samples", "1", "--seed", "1"], "--samples", "1"),
+    (["mc", "--tau", "0.5", "--k", "3", "--samples", "1e15", "--seed", "1"], "--samples", "1e15"),
+    (["mc", "--tau", "0.5", "--k", "1e10", "--samples", "10", "--seed", "1"], "--k", "1e10"),
+    (["mc", "--tau", "0.5", "--k", "3", "--samples", "10", "--seed", "-1"], "--seed", "-1"),
+    (["mc", "--tau", "0.5", "--k", "3", "--samples", "10", "--seed", "1.5"], "--seed", "1.5"),
+    (["mc", "--tau", "0.5", "--k", "3", "--samples", "10", "--seed", str(2**128)], "--seed", str(2**128)),
+    (["mc", "--tau", "0.5", "--k", "1e9", "--samples", "1e12", "--seed", "1"], "--samples", "1e12"),
+    (["mc", "--tau", "0.5", "--k", "3", "--samples", "10", "--seed", "1", "--kappa", "2e6"], "--kappa", "2e6"),
+    (["mc", "--tau", "0.5", "--k", "3", "--samples", "10", "--seed", "1", "--max-seconds", "0"],
+     "--max-seconds", "0"),
+    (["expand", "--tau", "0"], "--tau", "0"),
+    (["expand", "--tau", "0.5", "--digits", "0"], "--digits", "0"),
+    (["rademacher", "--n", "1e9"], "--n", "1e9"),
+    (["rademacher", "--k", "1e9"], "--k", "1e9"),
+    (["rademacher", "--samples", "1"], "--samples", "1"),
+    (["rademacher", "--m", "2", "--dim-in", "2"], "--m", "2"),
+    (["rademacher", "--radius", "0"], "--radius", "0"),
+    (["rademacher", "--data", "cauchy"], "--data", "cauchy"),
+    (["rademacher", "--n", "1e6", "--k", "1e5", "--samples", "1e6"], "--samples", "1e6"),
+    (["theorem1", "--repeats", "1e9"], "--repeats", "1e9"),
+    (["theorem1", "--repeats", "1e4", "--n", "1e6"], "--repeats", "1e4"),
+    (["theorem1", "--delta", "1"], "--delta", "1"),
+    (["theorem1", "--delta", "0"], "--delta", "0"),
+    (["verify", "--workers", "x"], "--workers", "x"),
+    (["verify", "--workers", "0"], "--workers", "0"),
+    (["verify", "--out", ""], "--out", "''"),
+    (["verify", "--out", "   "], "--out", "'   '"),
+    (["verify", "--out", "/proc/no/such/dir"], "--out", "/proc/no/such/dir"),
+    (["verify", "--out", str(Path(__file__))], "--out", str(Path(__file__))),
+    (["risk", "--tau", "\x1b[31m", "--k", "3"], "--tau", "\\x1b[31m"),
+    (["risk", "--tau", "9" * 500, "--k", "3"], "--tau", "99999"),
+]
+
+
+@pytest.mark.parametrize("argv,option,typed", BAD, ids=[" ".join(a)[:60] for a, _, _ in BAD])
+def test_bad_input_is_one_line_naming_option_and_value(argv, option, typed, capsys):
+    line = refused(argv, capsys)
+    assert line.startswith("infonce-sym: error: ")
+    assert option in line and typed in line, line
+    assert line.isprintable()
+
+
+def test_refusals_state_the_range(capsys):
+    assert "[0, 2^128 - 1], got -1" in refused(["mc", "--tau", "1", "--k", "1", "--samples", "2",
+                                                 "--seed", "-1"], capsys)
+    assert "[2, 100000], got 0" in refused(["risk", "--tau", "1", "--k", "1", "--dim", "0"], capsys)
+    assert "[5, 100], got 0" in refused(["risk", "--tau", "1", "--k", "1", "--digits", "0"], capsys)
+    assert "[0.01, 100]" in refused(["risk", "--tau", "1e-300", "--k", "1"], capsys)
+    assert "estimated cost" in refused(["mc", "--tau", "0.5", "--k", "1e9", "--samples", "1e12",
+                                        "--seed", "1"], capsys)
+
+
+def test_a_larger_limit_lets_a_costly_request_through_validation(capsys, monkeypatch):
+    """The refusal is the limit's, not the range's: raising --max-seconds passes validation."""
+    import infonce_sym.app.cli as cli
+    monkeypatch.setattr(cli, "cmd_mc", lambda args: 0)
+    argv = ["mc", "--tau", "0.5", "--k", "1e6", "--samples", "1e6", "--seed", "1"]
+    assert "estimated cost" in refused(argv, capsys)
+    monkeypatch.setattr(cli, "build_parser", cli.build_parser)
+    code, _, _ = run(argv + ["--max-seconds", "1e9"], capsys)
+    assert code == 0
+
+
+SPECS = {
+    "notjson.json": ("{pi: }", "cannot read"),
+    "empty.json": ("", "cannot read"),
+    "list.json": ("[1, 2]", "JSON object"),
+    "missing.json": (json.dumps({"pi": [1.0]}), "missing key"),
+    "extra.json": (json.dumps({"pi": [1], "M": [[1]], "embedding": [[1]], "tau": 1}), "unknown key"),
+    "nan.json": ('{"pi": [NaN], "M": [[1]], "embedding": [[1]]}', "NaN"),
+    "dup.json": ('{"pi": [1], "pi": [1], "M": [[1]], "embedding": [[1]]}', "duplicate key"),
+    "bool.json": (json.dumps({"pi": [True], "M": [[1]], "embedding": [[1]]}), "pi[0]"),
+    "badstr.json": (json.dumps({"pi": ["one"], "M": [[1]], "embedding": [[1]]}), "pi[0]"),
+    "pi.json": (json.dumps({"pi": [0.5, 0.6], "M": [[1, 0], [0, 1]], "embedding": [[1, 0], [0, 1]]}), "pi"),
+    "M.json": (json.dumps({"pi": [0.5, 0.5], "M": [[0.9, 0], [0, 1]], "embedding": [[1, 0], [0, 1]]}), "M"),
+    "norm.json": (json.dumps({"pi": [0.5, 0.5], "M": [[1, 0], [0, 1]], "embedding": [[1, 0.1], [0, 1]]}),
+                  "embedding"),
+    "shape.json": (json.dumps({"pi": [0.5, 0.5], "M": [[1, 0, 0], [0, 1, 0]], "embedding": [[1, 0], [0, 1]]}),
+                   "M[0]"),
+    "ragged.json": (json.dumps({"pi": [0.5, 0.5], "M": [[1, 0], [0, 1]], "embedding": [[1, 0], [1]]}),
+                    "embedding"),
+    "deep.json": ("[" * 100000 + "]" * 100000, "nested"),
+    "deep40.json": ("[" * 40 + "]" * 40, "nested"),
+    "huge.json": (json.dumps({"pi": [0.5] * 2001, "M": [[1]], "embedding": [[1]]}), "2000"),
+    "latin1.json": (b"\xff\xfe{", "UTF-8"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_malformed_specs_are_refused_naming_the_file(name, tmp_path, capsys):
+    text, what = SPECS[name]
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    line = refused(["risk", "--model", "finite", "--spec", str(path), "--tau", "0.5", "--k", "2"], capsys)
+    assert "--spec" in line and name in line and what in line, line
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "/dev/urandom", "/tmp"])
+def test_spec_devices_and_directories_are_refused_at_once(path, capsys):
+    t0 = time.perf_counter()
+    line = refused(["risk", "--model", "finite", "--spec", path, "--tau", "0.5", "--k", "2"], capsys)
+    assert "--spec" in line and path in line and time.perf_counter() - t0 < 5
+
+
+def test_spec_size_limit(tmp_path, capsys, monkeypatch):
+    import infonce_sym.errors as errors
+    monkeypatch.setattr(errors, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(errors.read_json_file, "__defaults__", (1000, errors.MAX_JSON_DEPTH))
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"pi": [0.001] * 1000, "M": [[1]], "embedding": [[1]]}))
+    assert "larger than the limit of 1000 bytes" in refused(
+        ["risk", "--model", "finite", "--spec", str(path), "--tau", "0.5", "--k", "2"], capsys)
+
+
+def test_validation_happens_before_any_work(capsys, monkeypatch):
+    """A bad option anywhere on the line is refused before the command runs."""
+    import infonce_sym.app.cli as cli
+    ran = []
+    for name in ("cmd_risk", "cmd_mc", "cmd_verify", "cmd_theorem1", "cmd_rademacher"):
+        monkeypatch.setattr(cli, name, lambda args, name=name: ran.append(name) or 0)
+    for argv in (["verify", "--out", str(Path(__file__)), "--quick"], ["verify", "--workers", "0"],
+                 ["risk", "--tau", "0.5", "--k", "3", "--digits", "3"],
+                 ["mc", "--tau", "0.5", "--k", "3", "--samples", "2", "--seed", "x"],
+                 ["theorem1", "--repeats", "0"], ["rademacher", "--seed", "-3"]):
+        refused(argv, capsys)
+    assert ran == []
+
+
+# ------------------------------------------------------------------ documented ranges at their ends
+
+ENDS = [
+    ["risk", "--tau", "0.01", "--k", "1", "--digits", "5"],
+    ["risk", "--tau", "100", "--k", "1000000000", "--digits", "5"],
+    ["risk", "--dim", "2", "--kappa", "0", "--tau", "0.5", "--k", "3", "--digits", "5"],
+    ["risk", "--dim", "100000", "--kappa", "50", "--tau", "0.5", "--k", "3", "--digits", "5"],
+    ["risk", "--model", "example-a2", "--tau", "1.4426", "--k", "2", "--digits", "5", "--delta", "0.999",
+     "--mixing", "1"],
+    ["mc", "--tau", "0.01", "--k", "1", "--samples", "2", "--seed", "0", "--kappa", "0"],
+    ["mc", "--tau", "100", "--k", "3", "--samples", "2", "--seed", str(2**128 - 1), "--kappa", "1e6"],
+    ["mc", "--tau", "0.5", "--k", "1e6", "--samples", "2", "--seed", "0", "--dim", "100000"],
+    ["expand", "--tau", "0.01", "--digits", "5"],
+    ["expand", "--tau", "100", "--digits", "5", "--kappa", "50"],
+    ["rademacher", "--n", "1", "--k", "1", "--samples", "2", "--dim-in", "3", "--tau", "0.01"],
+    ["rademacher", "--n", "2", "--k", "2", "--samples", "2", "--m", "3", "--dim-in", "1", "--tau", "100",
+     "--radius", "100"],
+    ["theorem1", "--n", "2", "--k", "1", "--samples", "2", "--repeats", "1", "--delta", "0.999"],
+]
+
+
+@pytest.mark.parametrize("argv", ENDS, ids=[" ".join(a)[:70] for a in ENDS])
+def test_documented_ranges_work_at_their_ends(argv, capsys):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code, out, err = run(argv + ["--json"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["command"] == argv[0] and "nan" not in out.lower() and "inf\"" not in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["risk", "--model", "example-a2", "--tau", "0.16684", "--k", "2", "--digits", "5"],     # 400 states
+    ["mc", "--model", "example-a2", "--tau", "0.16684", "--k", "2", "--samples", "100", "--seed", "0"],
+])
+def test_largest_example_a2_finishes(argv):
+    """In a subprocess with a time bound, so that a slow exact route fails the test instead of hanging it."""
+    proc = subprocess.run(CLI + argv + ["--json"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert json.loads(proc.stdout)["model"].endswith("1/eps=400)")
+
+
+def test_digits_100_is_confirmed(capsys):
+    code, out, err = run(["risk", "--tau", "0.5", "--k", "10", "--digits", "100", "--json"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert float(data["precision_check_digits"]) >= 100
+    mantissa = data["results"]["risk"].lstrip("-").split("e")[0].replace(".", "").lstrip("0")
+    assert len(mantissa) == 100
+
+
+def test_single_state_model(tmp_path, capsys):
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps({"pi": [1], "M": [[1]], "embedding": [[1]]}))
+    code, out, err = run(["risk", "--model", "finite", "--spec", str(path), "--tau", "0.5", "--k", "3",
+                          "--json"], capsys)
+    assert code == 0, err
+    # one state: every similarity is 1, R = log(1 + k) - log k (eq. (2)) exactly, E|dM/dpi|^2 = 1
+    data = json.loads(out)["results"]
+    with mpmath.workdps(40):
+        assert abs(mpmath.mpf(data["risk"]) - mpmath.log(mpmath.mpf(4) / 3)) < mpmath.mpf(10) ** -29
+    assert mpmath.mpf(data["density_ratio_second_moment"]) == 1
+
+
+# ------------------------------------------------------------------ output conventions
+
+def test_expand_where_b_fails_says_why(tmp_path, capsys):
+    path = tmp_path / "notB.json"
+    path.write_text(json.dumps({"pi": [1, 0], "M": [[0.5, 0.5], [0.5, 0.5]], "embedding": [[1, 0], [0, 1]]}))
+    code, out, _ = run(["expand", "--model", "finite", "--spec", str(path), "--tau", "0.5"], capsys)
+    assert code == 0 and "None" not in out and "assumption (B) fails" in out
+    code, out, _ = run(["expand", "--model", "finite", "--spec", str(path), "--tau", "0.5", "--json"], capsys)
+    data = json.loads(out)
+    missing = [key for key, value in data["results"].items() if value is None]
+    assert missing and all("assumption (B)" in data["undefined"][key] for key in missing)
+
+
+def test_one_json_convention(capsys):
+    """inputs as the strings typed, results as decimal strings, counts as integers."""
+    code, out, _ = run(["mc", "--tau", "0.50", "--k", "4", "--samples", "20", "--seed", "1", "--json"], capsys)
+    data = json.loads(out)
+    assert data["inputs"]["tau"] == "0.50" and data["inputs"]["k"] == "4"
+    risk = data["results"]["risk"]
+    assert isinstance(risk["estimate"], str) and isinstance(risk["samples"], int)
+    mpmath.mpf(risk["estimate"])
+    code, out, _ = run(["risk", "--tau", "0.50", "--k", "4", "--digits", "10", "--json"], capsys)
+    data = json.loads(out)
+    assert data["inputs"]["tau"] == "0.50" and all(isinstance(v, str) for v in data["results"].values())
+    code, out, _ = run(["theorem1", "--n", "10", "--k", "2", "--samples", "20", "--repeats", "2", "--json"], capsys)
+    data = json.loads(out)
+    assert data["inputs"]["n"] == "10" and isinstance(data["results"]["coverage"], str)
+
+
+# ------------------------------------------------------------------ processes: closed pipe, Ctrl-C
+
+def test_output_into_a_closed_pipe_ends_quietly():
+    cmd = " ".join(CLI[:2]) + f" '{CLI[2]}' mc --tau 0.5 --k 4 --samples 200 --seed 1 --json | head -c 1"
+    proc = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=120)
+    assert proc.stderr == "" and proc.returncode == 0, proc.stderr
+
+
+def test_ctrl_c_exits_130_with_one_line():
+    proc = subprocess.Popen(CLI + ["mc", "--tau", "0.5", "--k", "1000", "--samples", "1e8", "--seed", "1",
+                                   "--max-seconds", "1e6"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip() == "infonce-sym: interrupted"
