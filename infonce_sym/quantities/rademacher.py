@@ -98,8 +98,8 @@ which cubes to visit first; each cube's upper value is the minimum of valid uppe
   parent's second/third-order term above; a child with this value below the lower value is
   discarded without being evaluated.
 - Level skipping: where even a third-order term a quarter of the inherited one leaves no room to
-  discard a child, the 4^d_Theta grandchildren (or 8^d_Theta great-grandchildren) are pushed
-  instead; they cover the cube as its children do.
+  discard a child, the 4^d_Theta grandchildren are pushed instead; they cover the cube as its
+  children do.
 - Budget: with ``max_evaluations`` the refinement may stop early; every cube left then keeps the
   upper value of its parent (a bound on the parent's cube, so on the child's), and the result is
   marked incomplete.
@@ -522,7 +522,7 @@ class PhaseTables:
 
 def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=None,
                   init=None, rel_tol=0.0, local=True, max_evaluations=None, progress=None,
-                  budget=2.5e5, fresh_ratio=0.25, max_skip=3):
+                  budget=2.5e5, fresh_ratio=0.25, max_skip=2):
     """Branch-and-bound certified upper bounds of sup_Theta f_sigma for each row of ``sigmas``.
 
     ``L``: Lipschitz constant of f_sigma; ``H`` (optional): bound on the Hessian norm; with
