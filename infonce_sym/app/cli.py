@@ -235,7 +235,8 @@ def read_finite_spec(path, name="spec"):
 
 def _number(name, x):
     if isinstance(x, bool) or not isinstance(x, (Decimal, str)):
-        raise InputError(name, f"must be a number (or a decimal string), got {shown(json.dumps(x))}")
+        got = {list: "a list", dict: "an object", type(None): "null", bool: str(x).lower()}.get(type(x), shown(str(x)))
+        raise InputError(name, f"must be a number (or a decimal string), got {got}")
     return read_real(name, x)
 
 

@@ -397,3 +397,27 @@ def test_ctrl_c_exits_130_with_one_line():
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert err.strip() == "infonce-sym: interrupted"
+
+
+# ------------------------------------------------------------------ the README's examples
+
+def _readme_commands():
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = text.split("## Command line", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```bash", 1)[1].split("```", 1)[0]
+    return [line.split("#", 1)[0].split()[1:] for line in block.splitlines() if line.startswith("infonce-sym ")]
+
+
+SLOW = {"verify", "bench", "derivations"}   # minutes: parsed and validated here; run by their own tests
+
+
+@pytest.mark.parametrize("argv", _readme_commands(), ids=lambda a: " ".join(a)[:60])
+def test_readme_examples_run_as_written(argv, capsys, monkeypatch):
+    os.chdir(Path(__file__).resolve().parents[2])         # examples/ paths are relative to the repository
+    if argv and argv[0] in SLOW:
+        import infonce_sym.app.cli as cli
+        monkeypatch.setattr(cli, f"cmd_{argv[0]}", lambda args: 0)
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    if "--json" in argv:
+        json.loads(out)
