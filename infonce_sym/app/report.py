@@ -1,9 +1,35 @@
-"""The report of ``infonce-sym verify``: a table, report.md, report.json and PNG plots."""
+"""The report of ``infonce-sym verify``: a console table, report.md, report.json and PNG plots.
+
+report.md lists the numeric checks first, then the derivations in their own table. Each numeric
+check shows the statement it asserts (LaTeX, taken from the registry of proved statements), where
+its margin is smallest, what its margin measures and, where a bound has an exact counterpart, its
+tightness (bound / exact value at the tightest point)."""
 from __future__ import annotations
 
 import json
 import math
 from pathlib import Path
+
+__all__ = ["table", "write", "statement_ids", "statement_latex", "tightness", "MARGIN_MEANING"]
+
+#: one definition of the margin per kind of verdict (written into report.md)
+MARGIN_MEANING = {
+    "holds": "the smallest slack of the bound over every point checked, relative to the bound's size "
+             "(the exact formula per check is in its 'margin is' entry); >= 0 means the bound holds at "
+             "every point, 0 is equality.",
+    "consistent": "how far the statistic lies inside its acceptance region, in the statistic's own unit "
+                  "(standard errors for Monte Carlo against exact values, a probability for a coverage); "
+                  ">= 0 means consistent.",
+    "certified": "the certified slack (interval arithmetic) at the worst box; >= 0 means certified.",
+    "proved": "not used: every step is a CAS identity or a cited lemma (no margin).",
+    "conditional": "not used: proved under the hypotheses listed in the derivation (no margin).",
+    "violated": "negative: the amount by which the statement fails at the witness point.",
+    "inconclusive": "none: no point could be checked.",
+}
+
+#: checks whose id is not the registry id of their statement
+_STATEMENT_ALIASES = {"LIP-17": ("L17",), "LIP-18": ("L18",), "P4-sharp": ("P4.sharp",),
+                      "ASYMPTOTICS": ("EXP.infonce", "EXP.dcl", "EXP.search-dcl"), "A2": ("A2.ratio", "A2.liminf")}
 
 
 def _fmt(x, spec=".3g"):
@@ -11,21 +37,110 @@ def _fmt(x, spec=".3g"):
         return "-"
     if isinstance(x, float) and (math.isinf(x) or math.isnan(x)):
         return str(x)
-    return format(x, spec)
+    try:
+        return format(x, spec)
+    except (TypeError, ValueError):
+        return str(x)
 
 
-def table(results) -> str:
-    """Plain-text table: result, paper reference, verdict, worst margin, time."""
-    head = f"{'result':<34} {'paper':<22} {'verdict':<12} {'expected':<12} {'margin':>10} {'time':>7}"
-    lines = [head, "-" * len(head)]
-    for r in results:
-        flag = "" if r.ok else "  <-- differs from expected"
-        lines.append(f"{r.id[:34]:<34} {r.paper_ref[:22]:<22} {r.verdict:<12} {r.expected:<12} "
-                     f"{_fmt(r.margin):>10} {r.seconds:>6.1f}s{flag}")
+def _fit(text, width: int) -> str:
+    """``text`` in ``width`` characters: padded, or cut with an ellipsis (never runs over)."""
+    text = " ".join(str(text).split())
+    return text.ljust(width) if len(text) <= width else text[: width - 1] + "…"
+
+
+def is_derivation(r) -> bool:
+    return r.id.startswith("derivation:")
+
+
+def table(results, width: int = 118) -> str:
+    """Console table: numeric checks, then derivations; every cell fits its column."""
+    cols = [("result", 26), ("paper", 30), ("verdict", 12), ("expected", 12), ("margin", 9), ("time", 7)]
+    cols[1] = ("paper", max(12, width - sum(w for _, w in cols if _ != "paper") - len(cols) + 1))
+    head = " ".join(_fit(name, w) for name, w in cols)
+    lines = []
+    for title, group in (("numeric checks", [r for r in results if not is_derivation(r)]),
+                         ("derivations", [r for r in results if is_derivation(r)])):
+        if not group:
+            continue
+        lines += ["", title, head, "-" * len(head)]
+        for r in group:
+            cells = [r.id.removeprefix("derivation:"), r.paper_ref, r.verdict, r.expected, _fmt(r.margin),
+                     f"{r.seconds:.1f}s"]
+            line = " ".join(_fit(c, w) for c, (_, w) in zip(cells, cols)).rstrip()
+            lines.append(line + ("" if r.ok else "  <-- differs from expected"))
     bad = sum(not r.ok for r in results)
-    lines.append("-" * len(head))
-    lines.append(f"{len(results)} checks, {len(results) - bad} as expected, {bad} differ")
-    return "\n".join(lines)
+    lines += ["-" * len(head), f"{len(results)} checks, {len(results) - bad} as expected, {bad} differ"]
+    return "\n".join(lines[1:])
+
+
+def statement_ids(r) -> list:
+    """Registry ids of the statements check ``r`` asserts (declared by the check, else by its id)."""
+    declared = r.details.get("statements") if isinstance(r.details, dict) else None
+    if declared:
+        return list(declared)
+    try:
+        from ..proofs.registry import registry
+        known = registry()
+    except Exception:       # the report never fails for want of a statement
+        return []
+    cid = r.id.removeprefix("derivation:")
+    if cid in _STATEMENT_ALIASES:
+        return [i for i in _STATEMENT_ALIASES[cid] if i in known]
+    if cid in known:
+        return [cid]
+    return [i for i in known if i.startswith(cid + ".") and i.count(".") == cid.count(".") + 1]
+
+
+_RELATIONS = {"le": r"\le", "ge": r"\ge", "eq": "=", "lt": "<", "gt": ">", "<=": r"\le", ">=": r"\ge"}
+
+
+def statement_latex(id: str):
+    """``quantity relation bound`` of a registered statement in LaTeX, or None."""
+    try:
+        import sympy as sp
+        from ..proofs.registry import statement
+        s = statement(id)
+        rel = _RELATIONS.get(str(s.relation), str(s.relation))
+        quantity = sp.latex(s.quantity) if s.quantity is not None else ""
+        return f"{quantity} {rel} {sp.latex(s.expr)}".strip()
+    except Exception:
+        return None
+
+
+def tightness(r):
+    """(ratio, how): the check's own tightness, else bound/value at its worst point, else
+    1/(actual/bound) of an attack; None where the bound has no exact counterpart."""
+    if r.tightness is not None:
+        return r.tightness, "bound / exact at the tightest point"
+    d = r.details if isinstance(r.details, dict) else {}
+    w = d.get("worst_point")
+    if isinstance(w, dict) and _number(w.get("bound")) and _number(w.get("value")):
+        b, v = float(w["bound"]), float(w["value"])
+        if v != 0 and b / v > 0:
+            return b / v, "bound / exact at the worst point"
+    ratio = d.get("worst_ratio_actual_over_bound")
+    if _number(ratio) and float(ratio) > 0:
+        return 1 / float(ratio), "bound / largest value found by the attack"
+    return None, None
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _where(r) -> str:
+    d = r.details if isinstance(r.details, dict) else {}
+    for key in ("worst_point", "witness"):
+        w = d.get(key)
+        if isinstance(w, dict) and w:
+            return ", ".join(f"{k}={_fmt(v, '.4g') if _number(v) else v}" for k, v in w.items()
+                             if k not in ("bound", "value") and not isinstance(v, (list, dict)))[:200]
+    return "-"
+
+
+def _md(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def write(out_dir, results, rows, meta) -> dict:
@@ -35,17 +150,41 @@ def write(out_dir, results, rows, meta) -> dict:
     payload = {"meta": meta, "checks": [r.as_json() for r in results]}
     (out / "report.json").write_text(json.dumps(payload, indent=2, default=_json_default))
     plots = _plots(out, rows)
+    numeric = [r for r in results if not is_derivation(r)]
+    derivations = [r for r in results if is_derivation(r)]
     md = ["# infonce-sym verify report", "",
           f"Paper: Whiteley (2026), arXiv:2607.09405. Mode: {meta.get('mode')}. "
           f"{meta.get('checks')} checks, {meta.get('differ')} differ from their expected verdict.", "",
-          "Verdicts: proved (CAS, each step named), certified (interval arithmetic), holds (exact values "
-          "satisfy the bound; margin = relative slack at the worst point), consistent (Monte Carlo within "
-          "its interval), violated (witness in report.json), inconclusive.", "",
-          "| check | paper | verdict | expected | worst margin | tightness (bound/exact) | time |",
-          "|---|---|---|---|---|---|---|"]
-    for r in results:
-        md.append(f"| {r.id} | {r.paper_ref} | {r.verdict} | {r.expected} | {_fmt(r.margin)} | "
-                  f"{_fmt(r.tightness)} | {r.seconds:.1f}s |")
+          "## What the margin means", "",
+          "Each check ends in a verdict; its margin is defined once per kind of verdict:", ""]
+    md += [f"- **{v}**: {MARGIN_MEANING[v]}" for v in MARGIN_MEANING]
+    md += ["", "Tightness is bound / exact value where the bound has an exact counterpart (1 = the bound is "
+           "attained; larger = looser); '-' where it has none (Monte Carlo, coverage).", "",
+           "## Numeric checks", "",
+           "| check | paper | asserts | verdict | expected | worst margin | margin is | worst point | "
+           "tightness | time |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in numeric:
+        latex = [statement_latex(i) for i in statement_ids(r)]
+        asserts = "<br>".join(f"${t}$" for t in latex if t) or _md(r.title)
+        t, how = tightness(r)
+        margin_is = (r.details.get("margin_is") if isinstance(r.details, dict) else None) or \
+            MARGIN_MEANING.get(r.verdict, "").split(";")[0]
+        md.append(f"| {r.id} | {_md(r.paper_ref)} | {asserts} | {r.verdict} | {r.expected} | {_fmt(r.margin)} | "
+                  f"{_md(margin_is)} | {_md(_where(r))} | {_fmt(t)}{' (' + how + ')' if how else ''} | "
+                  f"{r.seconds:.1f}s |")
+    if derivations:
+        md += ["", "## Derivations", "",
+               "Each derivation is a chain of named CAS-checked steps (rendered in `derivations/`).", "",
+               "| derivation | paper | statement | verdict | expected | steps | failed steps | time |",
+               "|---|---|---|---|---|---|---|---|"]
+        for r in derivations:
+            sid = r.id.removeprefix("derivation:")
+            latex = statement_latex(sid)
+            d = r.details if isinstance(r.details, dict) else {}
+            failed = d.get("failed_steps") or []
+            md.append(f"| {sid} | {_md(r.paper_ref)} | {'$' + latex + '$' if latex else _md(r.title)} | "
+                      f"{r.verdict} | {r.expected} | {d.get('steps', '-')} | "
+                      f"{_md(', '.join(map(str, failed))) if failed else '-'} | {r.seconds:.1f}s |")
     md += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]
     md += ["", "Rendered derivations: `derivations/` in the repository; errata: `derivations/README.md`."]
     (out / "report.md").write_text("\n".join(md) + "\n")
