@@ -535,9 +535,14 @@ def cmd_verify(args):
             results, rows, meta = verify.run(mode, verify.dask_executor(args.scheduler),
                                              on_stage=progress.stage_done, progress=progress.within)
         elif args.workers > 1:
-            with verify.default_executor(args.workers) as pool:
+            pool = verify.default_executor(args.workers)
+            try:
                 results, rows, meta = verify.run(mode, pool, on_stage=progress.stage_done,
                                                  progress=progress.within)
+            except BaseException:          # Ctrl-C: do not wait for the running units
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            pool.shutdown()
         else:
             results, rows, meta = verify.run(mode, on_stage=progress.stage_done, progress=progress.within)
     paths = report.write(args.out, results, rows, meta)
@@ -733,6 +738,8 @@ def main(argv=None) -> int:
         _stderr(f"infonce-sym: error: {_one_line(exc)}")
         return 2
     except KeyboardInterrupt:
+        if script:
+            _stop_workers()
         _stderr("infonce-sym: interrupted")
         return 130
     except BrokenPipeError:
@@ -760,6 +767,13 @@ def _run(args):
             pass
     sys.stdout.flush()
     return code
+
+
+def _stop_workers():
+    """After Ctrl-C: end this run's worker processes (verify's pool) instead of waiting for them."""
+    import multiprocessing
+    for child in multiprocessing.active_children():
+        child.terminate()
 
 
 def _stderr(line):

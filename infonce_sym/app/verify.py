@@ -67,7 +67,14 @@ _ASYMPTOTIC_MODELS = {"nonreversible": nonreversible_model, "sphere3": lambda: S
 def default_executor(workers: int = 2):
     """A local process pool. spawn, not fork: forking a process that holds threads (e.g. a notebook
     kernel's zmq threads in the test suite) can deadlock the children."""
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=ignore_interrupt)
+
+
+def ignore_interrupt():
+    """In a worker: Ctrl-C is the parent's to handle (one line, exit 130), not a traceback per worker."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def dask_executor(address: str):
