@@ -157,7 +157,7 @@ def similarity_chunks(model: EmpiricalPairs, chunk: int):
         yield (start, stop) + similarity_rows(model, start, stop)
 
 
-def _chunk_rows(model: EmpiricalPairs, budget: int = 2_000_000) -> int:
+def _chunk_rows(model: EmpiricalPairs, budget: int = 1_000_000) -> int:
     return max(1, min(model.n, budget // max(1, model.pool.shape[0])))
 
 
@@ -351,11 +351,19 @@ def anchor_tables(model: EmpiricalPairs, tau, chunk_rows: int | None = None, wit
     _WORK["model"] = model
     try:
         if workers > 1 and len(jobs) > 1:
+            import gc
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                for start, stop, t in pool.map(_table_job, *zip(*jobs)):
-                    store(start, stop, t)
+            # forked workers share the parent's pages; without freezing, the children's garbage
+            # collector touches every object of the parent's heap (SymPy's, say) and copies it
+            gc.collect()
+            gc.freeze()
+            try:
+                with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                    for start, stop, t in pool.map(_table_job, *zip(*jobs)):
+                        store(start, stop, t)
+            finally:
+                gc.unfreeze()
         else:
             for job in jobs:
                 store(*_table_job(*job))
@@ -572,8 +580,11 @@ def mc_blocks(model: EmpiricalPairs, k: int, samples: int, seed: int):
 def _tuple_similarities(model: EmpiricalPairs, anchors, neg):
     """s[b, j] = <a_{anchors[b]}, q_{neg[b, j]}> and p[b] = <a, p> for one block of tuples."""
     a = model.anchors[anchors]
-    rows = a @ model.pool.T                          # (block, m): one matmul per block
-    s = np.take_along_axis(rows, neg, axis=1)
+    if 4 * neg.shape[1] < model.pool.shape[0]:       # few negatives: gather them
+        s = np.einsum("bd,bkd->bk", a, model.pool[neg]) if neg.shape[1] * model.dim <= 65536 else \
+            np.stack([model.pool[neg[r]] @ a[r] for r in range(a.shape[0])])
+    else:                                            # (block, m): one matmul per block
+        s = np.take_along_axis(a @ model.pool.T, neg, axis=1)
     p = np.einsum("bd,bd->b", a, model.positives[anchors])
     return np.clip(s, -1.0, 1.0), np.clip(p, -1.0, 1.0)
 
