@@ -22,8 +22,24 @@ The inner sums run in FLINT/Arb (python-flint): the band exponentials at an oute
 are computed once and serve every weight vector that shares the atoms (negatives and
 positives share x = e^{s/tau}/mu; the ratio and its numerator share r), the DCL and
 InfoNCE integrals share one outer node grid, and the Taylor parts come from prefix
-power series (``_Atoms``).  On the sphere the ratio integral uses a rule built for
-the scale 1/kappa of r = e^{kappa s}/Z instead of tau.
+power series (``_Atoms``).
+
+The sphere (``_SphereAnchor``): each law has its own density-adapted rule in theta
+(``models.quadrature.sphere_density_rule``): pi for the negatives, the vMF positive
+similarity (concentrated near s = 1 at width ~1/kappa when kappa >> d) for the positives, and
+for the ratio integral pi's masses on [s_cut, 1] at s-steps 1/kappa, the scale of e^{-c r}.
+∫CE and E|dM/dpi|^2 are closed forms (scaled Bessel functions, log domain).  Where a value is
+a difference of much larger parts (R = ∫CE - gap), the precision is raised by the digits lost.
+
+The precision check: the second pass recomputes everything from scratch at GUARD more
+digits with every rule refined (REFINED: panels 1.25x narrower and more nodes per panel, so
+that no node of the first pass is reused, the theta ranges extended by GUARD digits of mass,
+the adaptive outer panels accepted against a 10^-GUARD tighter tolerance and capped 1.25x
+narrower).  Quadrature, truncation and rounding errors of the first pass therefore change in
+the second; the agreement of the two is reported and must reach the digits asked for.  The
+closed forms are computed in arb, whose balls bound their own rounding.  The shared parts
+(the transform identities, the band/Taylor split) are exact identities, checked against
+independent routes in the tests.
 """
 from __future__ import annotations
 
@@ -39,7 +55,7 @@ import flint             # FLINT/Arb: the inner sums run in C
 import mpmath
 
 from ..errors import InputError, check_digits, check_k, check_tau
-from ..models.laws import SphereModel, log_partition_arb, mean_resultant_arb
+from ..models.laws import AnchorLaw, SphereModel, log_partition_arb, mean_resultant_arb
 from ..models.quadrature import gauss_legendre_arb, sphere_density_rule, sphere_theta_range
 
 arb = flint.arb
@@ -715,7 +731,42 @@ def _series_terms(dps):
 
 
 def _anchor_laws(model, ctx, tau_value, refinement):
-    return model.anchor_laws(ctx, tau_value, refinement)
+    return _merged_laws(model.anchor_laws(ctx, tau_value, refinement))
+
+
+def _merged_laws(laws):
+    """The same laws with exactly equal atoms merged and anchors with exactly equal laws merged.
+
+    Within a law, atoms with the same (similarity, density ratio) are one atom carrying the sum
+    of their negative and positive weights; anchors whose merged laws are equal are one anchor
+    carrying the sum of their weights.  Both are exact (equal mpf values only): every quantity
+    is a function of the laws, so nothing changes but the work (a symmetric model such as
+    App. A.2 with an exactly given Gram matrix reduces to one anchor with two atoms).
+    """
+    merged = {}
+    for law in laws:
+        shared = law.positive_similarity == law.negative_similarity
+        ratio = law.negative_ratio
+        groups = {}
+        for i, s in enumerate(law.negative_similarity):
+            key = (s, None if ratio is None else ratio[i])
+            neg, pos = groups.get(key, (0, 0))
+            groups[key] = (neg + law.negative_weight[i], pos + (law.positive_weight[i] if shared else 0))
+        keys = sorted(groups)
+        if shared:
+            positive_similarity = tuple(key[0] for key in keys)
+            positive_weight = tuple(groups[key][1] for key in keys)
+        else:
+            pos_groups = {}
+            for p, q in zip(law.positive_similarity, law.positive_weight):
+                pos_groups[p] = pos_groups.get(p, 0) + q
+            positive_similarity = tuple(sorted(pos_groups))
+            positive_weight = tuple(pos_groups[p] for p in positive_similarity)
+        signature = (tuple(key[0] for key in keys), tuple(groups[key][0] for key in keys),
+                     None if ratio is None else tuple(key[1] for key in keys),
+                     positive_similarity, positive_weight)
+        merged[signature] = merged.get(signature, 0) + law.weight
+    return [AnchorLaw(weight, *signature) for signature, weight in merged.items()]
 
 
 def _kappa_text(model):
@@ -854,8 +905,9 @@ def exact_values(model, tau, k=None, digits: int = 30, loss: str = "infonce", ve
     order = sorted(set(ks))
     first = _compute(model, tau, order, loss, dps, 1)
     lost = max(_cancelled_digits(result) for result in first)
-    if lost > 0.5:
-        # R = ∫CE - gap (or the search CE) is much smaller than its parts: raise the precision
+    if lost > GUARD / 2:
+        # R = ∫CE - gap (or the search CE) is much smaller than its parts: the guard digits do
+        # not cover the cancellation, raise the precision by the digits lost
         dps += int(math.ceil(lost)) + 1
         first = _compute(model, tau, order, loss, dps, 1)
     agreements = [math.inf] * len(order)
