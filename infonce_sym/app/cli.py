@@ -535,12 +535,14 @@ def cmd_verify(args):
             results, rows, meta = verify.run(mode, verify.dask_executor(args.scheduler),
                                              on_stage=progress.stage_done, progress=progress.within)
         elif args.workers > 1:
-            pool = verify.default_executor(args.workers)
+            pool = _started_pool(verify, args.workers)
             try:
                 results, rows, meta = verify.run(mode, pool, on_stage=progress.stage_done,
                                                  progress=progress.within)
-            except BaseException:          # Ctrl-C: do not wait for the running units
-                pool.shutdown(wait=False, cancel_futures=True)
+            except BaseException:          # Ctrl-C: end the workers rather than wait for their units
+                _quiet_pool_threads()
+                _stop_workers()
+                pool.shutdown(wait=True)
                 raise
             pool.shutdown()
         else:
@@ -738,8 +740,6 @@ def main(argv=None) -> int:
         _stderr(f"infonce-sym: error: {_one_line(exc)}")
         return 2
     except KeyboardInterrupt:
-        if script:
-            _stop_workers()
         _stderr("infonce-sym: interrupted")
         return 130
     except BrokenPipeError:
@@ -767,6 +767,33 @@ def _run(args):
             pass
     sys.stdout.flush()
     return code
+
+
+def _started_pool(verify, workers):
+    """verify's process pool with every worker started while SIGINT is ignored: the workers inherit
+    that (across exec), so a terminal's Ctrl-C reaches only this process (one line, exit 130)."""
+    if threading.current_thread() is not threading.main_thread():
+        return verify.default_executor(workers)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        pool = verify.default_executor(workers)
+        list(pool.map(time.sleep, [0.2] * workers))      # spawns every worker now
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return pool
+
+
+def _quiet_pool_threads():
+    """The pool's manager thread, seeing its workers ended, may raise on futures already cancelled
+    (InvalidStateError, BrokenProcessPool): expected after Ctrl-C, not worth a traceback."""
+    from concurrent.futures import InvalidStateError
+    from concurrent.futures.process import BrokenProcessPool
+    previous = threading.excepthook
+
+    def hook(args):
+        if not issubclass(args.exc_type, (InvalidStateError, BrokenProcessPool)):
+            previous(args)
+    threading.excepthook = hook
 
 
 def _stop_workers():

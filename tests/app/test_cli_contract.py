@@ -421,3 +421,14 @@ def test_readme_examples_run_as_written(argv, capsys, monkeypatch):
     assert code == 0, err
     if "--json" in argv:
         json.loads(out)
+
+
+def test_ctrl_c_during_verify_ends_workers_with_one_line(tmp_path):
+    """SIGINT to the whole process group, as a terminal's Ctrl-C: no traceback from any worker."""
+    proc = subprocess.Popen(CLI + ["verify", "--quick", "--out", str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(20)            # past the pool's start-up (workers are started with SIGINT ignored)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert [line for line in err.splitlines() if not line.startswith("[verify] ")] == ["infonce-sym: interrupted"]
