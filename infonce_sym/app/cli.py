@@ -319,6 +319,7 @@ BYTES_PER_NEGATIVE = 8 * 8           # memory of one stored negative (tuples of 
 
 
 def _refuse_if_too_costly(args, seconds, what, memory_bytes=0):
+    args.estimated_seconds = seconds
     limit = float(args.max_seconds)
     if seconds > limit:
         raise InputError(what, f"estimated cost about {seconds:.2g} s on this machine exceeds --max-seconds "
@@ -480,9 +481,13 @@ def _print_section4(args, out):
 class _Progress:
     """Stage progress on stderr when it is a terminal: elapsed time, and done/total where known."""
 
-    def __init__(self, stream=None):
+    def __init__(self, stream=None, prefix="verify"):
         self.stream = stream or sys.stderr
-        self.live = self.stream.isatty()
+        self.prefix = prefix
+        try:
+            self.live = self.stream.isatty()
+        except (AttributeError, ValueError):
+            self.live = False
         self.stage, self.detail, self.t0 = None, "", time.perf_counter()
         self._stop = threading.Event()
         self._thread = None
@@ -497,12 +502,13 @@ class _Progress:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(1)
+            self._thread = None
             self._clear()
 
     def _line(self):
         if self.stage is None:
             return ""
-        return f"[verify] {self.stage}{self.detail}  {time.perf_counter() - self.t0:.0f}s"
+        return f"[{self.prefix}] {self.stage}{self.detail}  {time.perf_counter() - self.t0:.0f}s"
 
     def _clear(self):
         self.stream.write("\r\033[K")
@@ -761,12 +767,36 @@ def _run(args):
         return args.func(args)
     with warnings.catch_warnings():
         warnings.simplefilter("error")     # a numerical warning is a failure, never a printed number
-        try:
-            code = args.func(args)
-        finally:
-            pass
+        estimate = getattr(args, "estimated_seconds", 0)
+        with _Progress(prefix=args.command) as ticker:       # a live line on a terminal, for long runs
+            if estimate > 2 and ticker.live:
+                ticker.stage = f"running (estimated about {estimate:.2g} s)"
+                real = sys.stdout
+                sys.stdout = _StopTickerOnWrite(real, ticker)
+                try:
+                    code = args.func(args)
+                finally:
+                    sys.stdout = real
+            else:
+                code = args.func(args)
     sys.stdout.flush()
     return code
+
+
+class _StopTickerOnWrite:
+    """stdout that ends the live progress line before the first result is written."""
+
+    def __init__(self, stream, ticker):
+        self._stream, self._ticker = stream, ticker
+
+    def write(self, text):
+        if self._ticker is not None:
+            self._ticker.__exit__(None, None, None)
+            self._ticker = None
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def _started_pool(verify, workers):
