@@ -118,19 +118,20 @@ def read_tau(args) -> str:
     """tau as a decimal string, from exactly one of --tau, --scale, --logit-scale."""
     import mpmath
     from ..quantities.empirical import TAU_RANGE
-    lo, hi = (Decimal(str(x)) for x in TAU_RANGE)
+    lo, hi = (Decimal(str(x)).normalize() for x in TAU_RANGE)
+    slo, shi = (format(x, "f") for x in (1 / hi, 1 / lo))
     given = [(f, v) for f, v in (("--tau", args.tau), ("--scale", args.scale), ("--logit-scale", args.logit_scale))
              if v is not None]
     if not given:
         raise InputError("--tau", "give the temperature: --tau X, --scale S (tau = 1/S) or --logit-scale L (tau = e^-L)")
     flag, text = given[0]
     if flag == "--tau":
-        tau = _decimal(flag, text, f"a decimal in [{lo}, {hi}]")
+        tau = _decimal(flag, text, f"a decimal in [{lo:f}, {hi:f}]")
         shown = str(text).strip()
     elif flag == "--scale":
-        s = _decimal(flag, text, f"a decimal in [{1 / hi}, {1 / lo}]")
+        s = _decimal(flag, text, f"a decimal in [{slo}, {shi}]")
         if s <= 0:
-            raise InputError(flag, f"must be a decimal in [{1 / hi}, {1 / lo}] (tau = 1/S), got {text!r}")
+            raise InputError(flag, f"must be a decimal in [{slo}, {shi}] (tau = 1/S), got {text!r}")
         with mpmath.workdps(30):
             shown = mpmath.nstr(1 / mpmath.mpf(str(s)), 25)
         tau = Decimal(shown)
@@ -138,11 +139,11 @@ def read_tau(args) -> str:
         ls = _decimal(flag, text, "a decimal")
         with mpmath.workdps(30):
             if abs(ls) > 50:
-                raise InputError(flag, f"must give tau = exp(-L) in [{lo}, {hi}], got {text!r}")
+                raise InputError(flag, f"must give tau = exp(-L) in [{lo:f}, {hi:f}], got {text!r}")
             shown = mpmath.nstr(mpmath.exp(-mpmath.mpf(str(ls))), 25)
         tau = Decimal(shown)
     if not lo <= tau <= hi:
-        raise InputError(flag, f"must give tau in [{lo}, {hi}], got {text!r} (tau = {shown})")
+        raise InputError(flag, f"must give tau in [{lo:f}, {hi:f}], got {text!r} (tau = {shown})")
     return shown
 
 
