@@ -12,7 +12,7 @@ from pathlib import Path
 import mpmath
 import pytest
 
-from infonce_sym.app.cli import RANGES, build_parser, main
+from infonce_sym.app.cli import build_parser, main
 
 CLI = [sys.executable, "-c", "import sys; from infonce_sym.app.cli import main; sys.exit(main())"]
 
@@ -302,7 +302,7 @@ ENDS = [
     ["expand", "--tau", "100", "--digits", "5", "--kappa", "50"],
     ["rademacher", "--n", "1", "--k", "1", "--samples", "2", "--dim-in", "3", "--tau", "0.01"],
     ["rademacher", "--n", "2", "--k", "2", "--samples", "2", "--m", "3", "--dim-in", "1", "--tau", "100",
-     "--radius", "100"],
+     "--radius", "10"],
     ["theorem1", "--n", "2", "--k", "1", "--samples", "2", "--repeats", "1", "--delta", "0.999"],
 ]
 
