@@ -100,9 +100,10 @@ which cubes to visit first; each cube's upper value is the minimum of valid uppe
 - Level skipping: where even a third-order term a quarter of the inherited one leaves no room to
   discard a child, the 4^d_Theta grandchildren are pushed instead; they cover the cube as its
   children do.
-- Budget: with ``max_evaluations`` the refinement may stop early; every cube left then keeps the
-  upper value of its parent (a bound on the parent's cube, so on the child's), and the result is
-  marked incomplete.
+- Budget: with ``max_evaluations`` the cubes are visited best first (largest upper value among
+  the active samples first, phases evaluated directly) and the refinement may stop early; every
+  cube left then keeps the upper value of its parent (a bound on the parent's cube, so on the
+  child's), and the result is marked incomplete.
 - Phases without trigonometric calls: the centres are theta0 + 2 h0 a (a integer) at level 0, and a
   child is its parent plus h_v o (o in {-1, 1}^d_Theta, h_v = h0/2^v), so
   ``exp(i u_l(child)) = exp(i u_l(parent)) exp(i h_v <o_l, Dn>)``: one complex product per entry
@@ -132,6 +133,7 @@ sigma (stderr reported for the upper one).  The gap between them is the certific
 """
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 import time
@@ -708,8 +710,8 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     grid_max = np.where((np.linalg.norm(cubes0 - theta0, axis=1) <= R)[None], F0, -np.inf).max(
         axis=1, initial=-np.inf)
     act0 = account(U0, np.ones((S, C0), bool), 0)
-    # stack entries: (level, centre, active (S,), inherited (L, H, T), upper (S,), phases source)
-    stack = []
+    # entries: (level, centre, active (S,), inherited (L, H, T), upper (S,), phases source)
+    frontier = _Frontier(best_first=max_evaluations is not None)
 
     def push_children(level, centres, acts, bnds, U, F, lin, gf, Q, zsrc):
         """Descendants of the kept cubes, the most promising (highest centre value) last.
@@ -731,7 +733,7 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
         for b in keep[np.argsort(promise)]:
             j = 1
             if room is not None:
-                while (j < max_skip and level + j < levels and room[b] > 0
+                while (j < max_skip and level + j < levels and room[b] > 0 and not frontier.best_first
                        and not cubic[b] / 8**j <= room[b]):
                     j += 1
             steps = [((level + t), offsets * (h0 / 2 ** (level + t))) for t in range(1, j + 1)]
@@ -760,51 +762,54 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
                 stats["screened"] += int((inball & ~ka.any(axis=0)).sum())
             live = inball & ka.any(axis=0)
             settle(float(0.5 ** (d * (level + j)) * (~live).sum()))
+            keys = np.where(ka, Uk, -np.inf).max(axis=0)
             for o in np.flatnonzero(live):
-                stack.append((level + j, kids[o], ka[:, o], (bnds[0][b], bnds[1][b], bnds[2][b]),
-                              Uk[:, o], (zsrc, b, paths[o])))
+                frontier.push((level + j, kids[o], ka[:, o], (bnds[0][b], bnds[1][b], bnds[2][b]),
+                               Uk[:, o], None if frontier.best_first else (zsrc, b, paths[o])),
+                              keys[o])
 
     if levels > 0:
         push_children(0, cubes0, act0, bnd0, U0, F0, lin0, gf0, Q0, ("root", idx0))
     final_level = 0
     recent = {}
-    while stack:
+    while frontier:
         if max_evaluations is not None and stats["evaluations"] >= max_evaluations:
             stats["complete"] = False
-            for level, _, a, _, Up, _ in stack:               # parent's upper value holds on the cube
+            for level, _, a, _, Up, _ in frontier.entries():  # the parent's upper value holds
                 np.maximum(leafmax, np.where(a, Up, -np.inf), out=leafmax)
             break
-        level = stack[-1][0]
-        batch = []
-        while stack and stack[-1][0] == level and len(batch) < per_batch:
-            batch.append(stack.pop())
-        final_level = max(final_level, level)
-        centres = np.array([e[1] for e in batch])
-        act_in = np.stack([e[2] for e in batch], axis=1)
-        inh = tuple(np.array([e[3][j] for e in batch]) for j in range(3))
-        zn_ = np.empty((len(batch), td.m, td.n, td.k), complex)
-        for j, e in enumerate(batch):
-            src, b, path = e[5]
-            # the parent's phases (and those of skipped levels) are shared by its descendants
-            # (the cache holds src, so its id is not reused while the entry lives)
-            key_ = (id(src[1]), b, path[:-1])
-            z = recent.get(key_, (None, None))[1]
-            if z is None:
-                z = phases.root(src[1][b:b + 1])[0] if src[0] == "root" else src[1][b]
-                for v, o in path[:-1]:
-                    z = phases.child(z, v, offsets[o])
-                recent[key_] = (src[1], z)
-                if len(recent) > 16:
-                    del recent[next(iter(recent))]
-            v, o = path[-1]
-            phases.child(z, v, offsets[o], out=zn_[j])
-        h = h0 / 2**level
-        F, U, bnd, lin, gf, Q = evaluate(centres, zn_, h, act_in, inh)
-        act = account(U, act_in, level)
-        if level < levels:
-            push_children(level, centres, act, bnd, U, F, lin, gf, Q, ("batch", zn_))
-        else:
-            settle(float(0.5 ** (d * level) * len(batch)))
+        for batch in frontier.pop_batches(per_batch):
+            level = batch[0][0]
+            final_level = max(final_level, level)
+            centres = np.array([e[1] for e in batch])
+            act_in = np.stack([e[2] for e in batch], axis=1)
+            inh = tuple(np.array([e[3][j] for e in batch]) for j in range(3))
+            if frontier.best_first:                       # no phases kept: evaluated directly
+                zn_ = td.phases_n(centres)
+            else:
+                zn_ = np.empty((len(batch), td.m, td.n, td.k), complex)
+            for j, e in enumerate([] if frontier.best_first else batch):
+                src, b, path = e[5]
+                # the parent's phases (and those of skipped levels) are shared by its descendants
+                # (the cache holds src, so its id is not reused while the entry lives)
+                key_ = (id(src[1]), b, path[:-1])
+                z = recent.get(key_, (None, None))[1]
+                if z is None:
+                    z = phases.root(src[1][b:b + 1])[0] if src[0] == "root" else src[1][b]
+                    for v, o in path[:-1]:
+                        z = phases.child(z, v, offsets[o])
+                    recent[key_] = (src[1], z)
+                    if len(recent) > 16:
+                        del recent[next(iter(recent))]
+                v, o = path[-1]
+                phases.child(z, v, offsets[o], out=zn_[j])
+            h = h0 / 2**level
+            F, U, bnd, lin, gf, Q = evaluate(centres, zn_, h, act_in, inh)
+            act = account(U, act_in, level)
+            if level < levels:
+                push_children(level, centres, act, bnd, U, F, lin, gf, Q, ("batch", zn_))
+            else:
+                settle(float(0.5 ** (d * level) * len(batch)))
     # the lower values: f_sigma at the witnesses, evaluated directly
     ok = np.isfinite(lower_point).all(axis=1)
     if ok.any():
@@ -819,6 +824,41 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
                        "screened": stats["screened"],
                        "per_level": stats["per_level"]},
             "init": init}
+
+
+class _Frontier:
+    """Cubes still to visit: a stack (depth first, the default) or, with an evaluation budget, a
+    heap on the largest upper value among the active samples (best first: the budget refines the
+    cubes that set the upper value).  A batch has cubes of one level only."""
+
+    def __init__(self, best_first):
+        self.best_first = best_first
+        self.items = []
+        self.count = itertools.count()
+
+    def __bool__(self):
+        return bool(self.items)
+
+    def push(self, entry, key):
+        """``key``: the largest upper value of the cube among its active samples."""
+        if self.best_first:
+            heapq.heappush(self.items, (-key, next(self.count), entry))
+        else:
+            self.items.append(entry)
+
+    def entries(self):
+        return [it[2] for it in self.items] if self.best_first else self.items
+
+    def pop_batches(self, size):
+        """Up to ``size`` cubes (the top of the stack, or the best ones), as batches by level."""
+        if not self.best_first:
+            level = self.items[-1][0]
+            batch = []
+            while self.items and self.items[-1][0] == level and len(batch) < size:
+                batch.append(self.items.pop())
+            return [batch]
+        top = [heapq.heappop(self.items)[2] for _ in range(min(size, len(self.items)))]
+        return [[e for e in top if e[0] == v] for v in sorted({e[0] for e in top})]
 
 
 def _improve(lower, point, val, pts):
@@ -927,7 +967,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     bounds of ``checks.rademacher``).  ``progress(done, total)``, if given, is called as the
     samples are settled (``total = samples``).
     For d_Theta > 3 the defaults are h0 = R/3 (R for d_Theta > 5) and ``max_evaluations`` such
-    that about 4e8 (centre, tuple, negative) entries are evaluated per chunk.
+    that about 2e8 (centre, tuple, negative) entries (at most 20000 centres) are evaluated per chunk.
     """
     t0 = time.time()
     tau = check_tau(tau)
@@ -950,7 +990,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     if h0 is None:
         h0 = radius / (12 if dT <= 2 else 5 if dT == 3 else 3 if dT <= 5 else 1)
     if coarse and max_evaluations is None:
-        max_evaluations = int(min(50000, max(500, 4e8 // (m * n * k))))
+        max_evaluations = int(min(20000, max(500, 2e8 // (m * n * k))))
     rng_s = np.random.default_rng(sigma_seed)
     ups, los, gms = [], [], []
     evals = 0
