@@ -74,6 +74,10 @@ REFINED = 1.25
 # the 32 guard bits.
 TAYLOR_CUT = 1
 
+# the ratio rule of the sphere (s-steps 1/kappa) is refused beyond this many panels (~40 nodes
+# each): about a minute of CPU
+MAX_RATIO_PANELS = 6000
+
 QUANTITIES = ("risk", "cross_entropy_limit", "search_cross_entropy", "density_ratio_second_moment")
 
 
@@ -419,7 +423,7 @@ def _legendre_tail(nodes, prec):
 MIN_PANEL, MAX_PANEL = arb(1) / 8, arb(32)
 
 
-def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0):
+def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None):
     """int_0^oo of ``count`` integrands, as int G(e^y) dy with Gauss-Legendre panels in y = log t.
 
     ``integrand(t)`` returns the list of G_i(t) = t f_i(t) (the integrands against dt/t).
@@ -438,7 +442,7 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0):
     tail = _legendre_tail(nodes, prec)
     refinement = arb(refinement)
     eps = arb(10) ** (-dps)
-    y_past_exp = (dps * arb(10).log() + 20).log()
+    y_past_exp = (dps * arb(10).log() + 20).log() if y_past is None else y_past
     y_end = _arb_max(decay_floor.log(), y_past_exp + 1)
     totals = list(heads)
 
@@ -484,20 +488,22 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0):
     return totals
 
 
-def _log_ratio_expectations(an, k, with_dcl, refinement, dps):
-    """J = E log(mu_hat/mu + W/k) and, if with_dcl, J~ = E log(mu_hat/mu), on one node grid.
+def _log_ratio_expectations(an, ks, refinement, dps):
+    """For each k in ks: J = E log(mu_hat/mu + W/k) and, if k > 1, J~ = E log(mu_hat/mu).
 
-    Returns [J~, J] (or [J]).  The negatives' transform at a node serves both integrals, and
-    when positives and negatives share their atoms (x = e^{s/tau}/mu) one set of band
-    exponentials serves both laws.
+    Returns one list per k, [J~, J] (or [J] at k = 1).  The integrals run in c = t/k on one node
+    grid for every k: the transforms E e^{-cV}, E e^{-cW} at a node (the costly band sums) do
+    not depend on k and serve every k of a sweep; the negatives' transform serves both
+    integrals, and when positives and negatives share their atoms (x = e^{s/tau}/mu) one set of
+    band exponentials serves both laws.
     """
-    kk = arb(k)
     neg, pos = an.negatives, an.positives
     shared = neg is pos
     pos_x_min = pos.x_min("pos")
+    kks = [arb(k) for k in ks]
+    with_dcl = [k > 1 for k in ks]
 
-    def integrand(t):
-        c = t / kk
+    def integrand(c):
         small = c.mid() <= 1
         neg_kind = "centred" if small else "exp"
         pos_kind = "expm1" if (c * pos_x_min).mid() < 1 else "exp"
@@ -510,39 +516,56 @@ def _log_ratio_expectations(an, k, with_dcl, refinement, dps):
         out = []
         if small:
             # e^{-t} expm1(a) with a = k log E e^{-c V} + t [+ log E e^{-cW}], no cancellation
-            a_neg = kk * s_neg.log1p()
-            decay = -(-t).exp()
-            if with_dcl:
-                out.append(decay * a_neg.expm1())
-            out.append(decay * _expm1_of(None if log_pos is None else a_neg + log_pos))
+            centred = s_neg.log1p()
+            for kk, dcl in zip(kks, with_dcl):
+                a_neg = kk * centred
+                decay = -(-(kk * c)).exp()
+                if dcl:
+                    out.append(decay * a_neg.expm1())
+                out.append(decay * _expm1_of(None if log_pos is None else a_neg + log_pos))
             return out
         # t > k: e^{-t} - E e^{-tS} directly (a = ... + t would carry an absolute error t 2^-prec)
         log_value = _log_or_none(s_neg)
-        decay = (-t).exp()
-        log_neg = None if log_value is None else kk * log_value
-        if with_dcl:
-            out.append(decay - (arb(0) if log_neg is None else log_neg.exp()))
-        both = None if (log_neg is None or log_pos is None) else log_neg + log_pos
-        out.append(decay - (arb(0) if both is None else both.exp()))
+        for kk, dcl in zip(kks, with_dcl):
+            decay = (-(kk * c)).exp()
+            log_neg = None if log_value is None else kk * log_value
+            if dcl:
+                out.append(decay - (arb(0) if log_neg is None else log_neg.exp()))
+            both = None if (log_neg is None or log_pos is None) else log_neg + log_pos
+            out.append(decay - (arb(0) if both is None else both.exp()))
         return out
 
     # series of k log E e^{-(t/k)(V-1)} [+ log E e^{-(t/k) W}] about t = 0, valid for
-    # t <= t0 where (t0/k) * spread <= 1/64
+    # t <= t0 = k c0 where c0 * spread <= 1/64 (c0 common to every k)
     terms = neg.terms
-    series_neg = _log_mgf_series(neg, "neg", 1, k) * kk
-    series_pos = _log_mgf_series(pos, "pos", 0, k)
     spread = _arb_max(neg.spread("neg", 1), pos.spread("pos", 0))
-    t0 = (kk / (64 * spread)).mid()
-    if t0.mid() > arb(-4).exp().mid():
-        t0 = arb(-4).exp().mid()
+    c0 = (1 / (64 * spread)).mid()
+    cap = (arb(-4).exp() / max(kks, key=lambda v: v.mid())).mid()
+    if c0.mid() > cap.mid():
+        c0 = cap
     heads = []
-    if with_dcl:
-        heads.append(_head_integral(series_neg, t0, terms))
-    heads.append(_head_integral(series_neg + series_pos, t0, terms))
-    # E e^{-tS} <= e^{-t (v_min + w_min/k)}: S = mu_hat/mu + W/k >= v_min + w_min/k (the DCL
-    # integrand only has E e^{-t mu_hat/mu} <= e^{-t v_min})
-    floor = (dps * arb(10).log() + 20) / (an.v_min if with_dcl else an.v_min + pos_x_min / kk)
-    return _outer_integral(integrand, len(heads), floor, refinement, dps, heads, t0)
+    for k, kk, dcl in zip(ks, kks, with_dcl):
+        series_neg = _log_mgf_series(neg, "neg", 1, k) * kk
+        series_pos = _log_mgf_series(pos, "pos", 0, k)
+        t0 = (kk * c0).mid()
+        if dcl:
+            heads.append(_head_integral(series_neg, t0, terms))
+        heads.append(_head_integral(series_neg + series_pos, t0, terms))
+    # E e^{-tS} <= e^{-t (v_min + w_min/k)}: S = mu_hat/mu + W/k >= v_min + w_min/k, i.e. in c,
+    # e^{-c (k v_min + w_min)} (the DCL integrand only has e^{-c k v_min})
+    k_min = min(kks, key=lambda v: v.mid())
+    big = dps * arb(10).log() + 20
+    floor = big / (k_min * an.v_min) if any(with_dcl) else big / (k_min * an.v_min + pos_x_min)
+    if not all(with_dcl):
+        floor = _arb_max(floor, big / (an.v_min + pos_x_min))
+    totals = _outer_integral(integrand, len(heads), floor, refinement, dps, heads, c0,
+                             y_past=(big / k_min).log())
+    out, i = [], 0
+    for dcl in with_dcl:
+        n = 2 if dcl else 1
+        out.append(totals[i:i + n])
+        i += n
+    return out
 
 
 def _ratio_bias(an, k, refinement, dps):
@@ -641,6 +664,14 @@ class _SphereAnchor:
         theta_hi = max(hi_m, theta_cut)
         theta_lo = min(lo_m, lo_p)
         covers = theta_hi >= hi_p
+        # the ratio rule has about kappa (s_hi - s_lo) panels of s-width 1/kappa
+        panels = kappa_f * (math.cos(theta_lo) - math.cos(theta_hi)) * refinement
+        if panels > MAX_RATIO_PANELS:
+            raise ArithmeticError(
+                f"search_cross_entropy: the ratio integral needs the law of e^(kappa s) under pi at "
+                f"the scale 1/kappa over s in [{math.cos(theta_hi):.3g}, {math.cos(theta_lo):.3g}], about "
+                f"{panels:.3g} quadrature panels (the limit is {MAX_RATIO_PANELS}); at k = {k_min} all "
+                f"negatives fall far below the positives' range too often to cut it shorter")
         sr, ar = map(_arbs_mid, sphere_density_rule(dim, "0", min(1 / kappa_f, 0.5), dps, refinement,
                                                      theta_lo, theta_hi, True))
         if covers:
@@ -682,42 +713,45 @@ def _pi_upper_quantile(dim, mass):
     return lo
 
 
-def _ratio_bias_sphere(an, k, refinement, dps):
-    """E[sum r_j (s_j - m) / sum r_j] = int_0^oo E[r (s-m) e^{-(v/k) r}] (E e^{-(v/k) r})^{k-1} dv
-    on the ratio rule of ``_SphereAnchor`` (E e^{-cr} = pi_zero + sum a' e^{-c r})."""
-    kk = arb(k)
-    k1 = kk - 1
+def _ratio_bias_sphere(an, ks, refinement, dps):
+    """For each k in ks (all > 1): E[sum r_j (s_j - m) / sum r_j]
+    = int_0^oo E[r (s-m) e^{-(v/k) r}] (E e^{-(v/k) r})^{k-1} dv on the ratio rule of
+    ``_SphereAnchor`` (E e^{-cr} = pi_zero + sum a' e^{-c r}), in c = v/k on one node grid for
+    every k (the band sums at a node do not depend on k)."""
+    kks = [arb(k) for k in ks]
     atoms = an.ratio
     zero = an.pi_zero
 
-    def integrand(v):
-        c = v / kk
+    def integrand(c):
         small = c.mid() <= 1
         kind = "expm1" if small else "exp"
         first, s_ratio = atoms.sums(c, [("num", kind), ("ratio", kind)])
-        if small:
-            log_transform = s_ratio.log1p()
-        else:
-            log_transform = _log_or_none(zero + s_ratio)
-            if log_transform is None:
-                return [arb(0)]
-        return [v * first * (k1 * log_transform).exp()]
+        log_transform = s_ratio.log1p() if small else _log_or_none(zero + s_ratio)
+        if log_transform is None:
+            return [arb(0)] * len(kks)
+        return [kk * c * first * ((kk - 1) * log_transform).exp() for kk in kks]
 
     terms = atoms.terms
-    m = -1 / kk
-    ratio = atoms.total_series("ratio", 0).coeffs()
-    ratio = [arb(1)] + [cj * m ** j for j, cj in enumerate(ratio) if j]
-    rest = flint.arb_series(ratio, prec=terms).log() * k1
-    num = atoms.total_series("num", 0).coeffs()
-    first = flint.arb_series([arb(0)] + [cj * m ** j for j, cj in enumerate(num) if j], prec=terms)
-    product = first * rest.exp()
-    v0 = (kk / (64 * an.r_max)).mid()
-    if v0.mid() > arb(-4).exp().mid():
-        v0 = arb(-4).exp().mid()
-    # E e^{-cr} <= 1 and E_pi[r e^{-cr}] <= e^{-c r_min}: c up to big/r_min (times k with an
-    # r = 0 atom, whose transform does not decay)
-    floor = (dps * arb(10).log() + 20) / an.r_min * (kk if not zero.is_zero() else 2)
-    return _outer_integral(integrand, 1, floor, refinement, dps, [_head_integral_plain(product, v0)], v0)[0]
+    ratio_series = atoms.total_series("ratio", 0).coeffs()
+    num_series = atoms.total_series("num", 0).coeffs()
+    c0 = (1 / (64 * an.r_max)).mid()
+    cap = (arb(-4).exp() / max(kks, key=lambda v: v.mid())).mid()
+    if c0.mid() > cap.mid():
+        c0 = cap
+    heads = []
+    for kk in kks:
+        m = -1 / kk
+        ratio = [arb(1)] + [cj * m ** j for j, cj in enumerate(ratio_series) if j]
+        rest = flint.arb_series(ratio, prec=terms).log() * (kk - 1)
+        first = flint.arb_series([arb(0)] + [cj * m ** j for j, cj in enumerate(num_series) if j], prec=terms)
+        heads.append(_head_integral_plain(first * rest.exp(), (kk * c0).mid()))
+    # E e^{-cr} <= 1 and E_pi[r e^{-cr}] <= e^{-c r_min}: c up to big/r_min (with no r = 0 atom,
+    # the whole product is below e^{-k c r_min}: c up to 2 big/(k r_min))
+    big = dps * arb(10).log() + 20
+    k_min = min(kks, key=lambda v: v.mid())
+    floor = big / an.r_min * (1 if not zero.is_zero() else 2 / k_min)
+    return _outer_integral(integrand, len(kks), floor, refinement, dps, heads, c0,
+                           y_past=(big / k_min).log())
 
 
 def _series_terms(dps):
@@ -817,12 +851,19 @@ def _compute_at_precision(ctx, model, tau_value, ks, loss, refinement):
     weights = [ctx.mpf(an.weight) if not isinstance(an.weight, arb) else F(an.weight) for an in anchors]
     ce_limit = ctx.fsum(w * (-F(an.mean_positive) / tau_m + F(an.log_mu)) for w, an in zip(weights, anchors))
     dominated = all(an.r is not None for an in anchors)
+    # every k's log-ratio integrals on one node grid per anchor
+    shared_integrals = [_checked("risk", lambda: _log_ratio_expectations(an, ks, refinement, dps))
+                        for an in anchors]
+    ratio_ks = [k for k in ks if k > 1]
+    sphere_bias = {}
+    if sphere and dominated and ratio_ks and not anchors[0].r_constant:
+        sphere_bias = dict(zip(ratio_ks, _checked(
+            "search_cross_entropy", lambda: _ratio_bias_sphere(anchors[0], ratio_ks, refinement, dps))))
     out = []
-    for k in ks:
+    for index, k in enumerate(ks):
         values, gaps, undefined = {}, {}, {}
         values["cross_entropy_limit"] = ce_limit
-        integrals = [_checked("risk", lambda: _log_ratio_expectations(an, k, k > 1, refinement, dps))
-                     for an in anchors]
+        integrals = [per_k[index] for per_k in shared_integrals]
         if k == 1:
             # mu_hat = X_1: E log(mu_hat/mu) = E s/tau - log mu exactly
             dcl_gap = ctx.fsum(w * (F(an.log_mu) - F(an.mean_negative) / tau_m) for w, an in zip(weights, anchors))
@@ -850,8 +891,7 @@ def _compute_at_precision(ctx, model, tau_value, ks, loss, refinement):
                 elif all(an.r_constant for an in anchors):
                     bias = ctx.zero          # M = pi (e.g. kappa = 0): M_hat_k = uniform, no bias
                 elif sphere:
-                    bias = F(_checked("search_cross_entropy",
-                                      lambda: _ratio_bias_sphere(anchors[0], k, refinement, dps)))
+                    bias = F(sphere_bias[k])
                 else:
                     bias = ctx.fsum(w * F(_checked("search_cross_entropy",
                                                    lambda: _ratio_bias(an, k, refinement, dps)))
