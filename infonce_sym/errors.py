@@ -18,6 +18,8 @@ __all__ = [
 ]
 
 DIGITS_RANGE = (5, 100)
+#: temperatures every exact route and the empirical model support
+TAU_RANGE = (0.01, 100.0)
 MAX_NUMBER_CHARS = 200      # a number typed is at most this long
 MAX_EXPONENT = 10**6        # and its decimal exponent at most this in absolute value
 

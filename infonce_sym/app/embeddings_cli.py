@@ -13,7 +13,7 @@ import sys
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import TAU_RANGE, InputError
 
 __all__ = ["add_parser", "run", "read_tau", "read_ks", "K_RANGE", "DIGITS_SMALL_N"]
 
@@ -27,7 +27,6 @@ WORKERS_RANGE = (1, 64)
 
 def add_parser(subparsers):
     """Add ``embeddings`` to the subcommands (``subparsers`` from ``add_subparsers``)."""
-    from ..quantities.empirical import TAU_RANGE
     lo, hi = TAU_RANGE
     e = subparsers.add_parser(
         "embeddings", help="finite-k bias of InfoNCE on your own embeddings (n anchor/positive pairs)",
@@ -117,7 +116,6 @@ def _int(flag, text, lo, hi):
 def read_tau(args) -> str:
     """tau as a decimal string, from exactly one of --tau, --scale, --logit-scale."""
     import mpmath
-    from ..quantities.empirical import TAU_RANGE
     lo, hi = (Decimal(str(x)).normalize() for x in TAU_RANGE)
     slo, shi = (format(x, "f") for x in (1 / hi, 1 / lo))
     given = [(f, v) for f, v in (("--tau", args.tau), ("--scale", args.scale), ("--logit-scale", args.logit_scale))

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError, check_k, check_tau
+from ..errors import TAU_RANGE, InputError, check_k, check_tau
 from .loss import loss_from_similarities
 
 __all__ = ["EmpiricalPairs", "make_pairs", "AnchorTables", "anchor_tables", "gaps_at",
@@ -49,7 +49,6 @@ __all__ = ["EmpiricalPairs", "make_pairs", "AnchorTables", "anchor_tables", "gap
            "LawModel", "EPS", "STEP",
            "TAU_RANGE", "K_MAX"]
 
-TAU_RANGE = (0.01, 100.0)
 K_MAX = 10 ** 12                 # the grid reaches every k <= K_MAX
 STEP = 0.25                      # h, grid step in y = log c
 TAYLOR_CUT = 1.0                 # Taylor band: c x <= 1 (or c |x - 1| <= 1)
