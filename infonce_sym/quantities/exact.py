@@ -670,8 +670,9 @@ class _SphereAnchor:
             raise ArithmeticError(
                 f"search_cross_entropy: the ratio integral needs the law of e^(kappa s) under pi at "
                 f"the scale 1/kappa over s in [{math.cos(theta_hi):.3g}, {math.cos(theta_lo):.3g}], about "
-                f"{panels:.3g} quadrature panels (the limit is {MAX_RATIO_PANELS}); at k = {k_min} all "
-                f"negatives fall far below the positives' range too often to cut it shorter")
+                f"{panels:.3g} quadrature panels (more than {MAX_RATIO_PANELS}, which take about a minute "
+                f"of CPU); this route cannot do kappa = {kappa_text} at d = {dim}, k = {k_min} in "
+                f"reasonable time")
         sr, ar = map(_arbs_mid, sphere_density_rule(dim, "0", min(1 / kappa_f, 0.5), dps, refinement,
                                                      theta_lo, theta_hi, True))
         if covers:
