@@ -238,3 +238,13 @@ def test_symmetric_finite_model_merges_exactly_and_matches_binomial_sum():
         want = mp.fsum(mp.binomial(k, j) * p ** j * (1 - p) ** (k - j) * mp.log((e * (1 + j) + k - j) / k)
                        for j in range(k + 1)) - 1 / tau
         assert _close(ev.values["risk"], want, 30)
+
+
+def test_kappa_read_as_the_decimal_typed():
+    """kappa = 4.1 means 41/10: E|dM/dpi|^2 = kappa coth kappa and ∫CE to 30 digits (d = 3)."""
+    ev = exact_values(SphereModel(3, 4.1), "0.5", 1, digits=30)
+    with mpmath.workdps(50):
+        kappa, tau = mp.mpf(41) / 10, mp.mpf(1) / 2
+        assert _close(ev.values["density_ratio_second_moment"], kappa / mp.tanh(kappa), 30)
+        ce = -(1 / mp.tanh(kappa) - 1 / kappa) / tau + mp.log(tau * mp.sinh(1 / tau))
+        assert _close(ev.values["cross_entropy_limit"], ce, 30)
