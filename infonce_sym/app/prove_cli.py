@@ -132,4 +132,6 @@ def run_mutate(args):
             print(f"  {k:<11} {v['killed']}/{v['mutants']} killed")
         for s in res["survivors"]:
             print(f"  SURVIVOR {s['where']} [{s['kind']}] {s['mutation']}: {s['why']}")
+        for e in res["equivalent_skipped"]:
+            print(f"  equivalent (skipped, changes nothing): {e}")
     return 0 if not res["survivors"] else 1

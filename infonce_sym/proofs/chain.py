@@ -622,7 +622,10 @@ class NonNegative:
             return _fail("strict inequality needs a positive witness term")
         hyp = "; ".join(f"{s} = {e} >= 0" for s, e in self.hyps.items())
         res = StepResult(True, "proved", f"CAS: gap = sum of {len(terms)} nonnegative term(s)"
-                         + (f" [hypotheses {hyp}]" if hyp else ""), premises=_fd_premises(self.facts, self.defs))
+                         + (f" [hypotheses {hyp}]" if hyp else ""),
+                         premises=_fd_premises(self.facts, self.defs)
+                         + [Premise("definition", eq(v, k_), f"{v} := {_short(k_, 120)}") for k_, v in self.rename.items()
+                            if sp.sympify(v).is_Symbol])
         used = sp.Add(*terms).free_symbols
         for s_, e_ in self.hyps.items():
             if s_ not in used:

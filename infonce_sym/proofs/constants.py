@@ -9,7 +9,7 @@ statement carries the constants ``consts``:
   ``rho_n <= (C_Phi/tau)(c_a Ra + c_p Rp + c_n e Nn) ||theta - theta'||``, both cases of (52));
   the chain is rebuilt with the constants (P4 with them, L1.50 citing that P4, L1 citing that
   L1.50), so unsupported constants fail at a named step (a witness term that is negative);
-* weakenings, where the proof has one set of constants: ``L2.upper``, ``P1.upper`` (``8`` in
+* weakenings, where the proof has one set of constants: ``L2.upper``, ``P1.upper`` (``1/8`` in
   ``(e^{2c} - 1)^2/(8k)``), ``P3`` (``2, 12`` in ``R_hat + 2 Rad + (12/tau) sqrt(log(2/delta)/(2n))``),
   ``P5`` (``96``, both cases), ``T1`` (``192, 12``): the chain is the paper's plus a last step
   "constants" (the paper's bound <= the new bound), which the CAS checks, so constants below the
@@ -40,8 +40,8 @@ EXPLORABLE = {
     "L1.50.sharp": ((2, 1, 1), "as L1.50"),
     "L1": ((4, 1, 3), "c_a, c_p, c_n in rho_n <= (C_Phi/tau)(c_a Ra + c_p Rp + c_n e Nn) ||theta - theta'||, both cases"),
     "L1.sharp": ((2, 1, 1), "as L1"),
-    "L2.upper": ((8,), "c in (e^{2c} - 1)^2/(c k)"),
-    "P1.upper": ((8,), "c in (e^{2/tau} - 1)^2/(c k)"),
+    "L2.upper": (("1/8",), "c in c (e^{2c} - 1)^2/k (the paper's c = 1/8)"),
+    "P1.upper": (("1/8",), "c in c (e^{2/tau} - 1)^2/k (the paper's c = 1/8)"),
     "P3": ((2, 12), "c_1, c_2 in R_hat + c_1 Rad + (c_2/tau) sqrt(log(2/delta)/(2n))"),
     "P5": ((96,), "c in (c/tau) sqrt(d_Theta/n) min{a sqrt(log 3 + 1), sqrt(log(1 + 2a) + 1)}, both cases"),
     "T1": ((192, 12), "c_1, c_2 in R_hat + (c_1/tau) sqrt(d/n) min{...} + (c_2/tau) sqrt(log(2/delta)/(2n)) + bias"),
@@ -49,7 +49,10 @@ EXPLORABLE = {
 
 
 def _rat(x):
-    return sp.Rational(Fraction(x).limit_denominator(10 ** 12)) if not isinstance(x, sp.Basic) else x
+    if isinstance(x, sp.Basic):
+        return x
+    f = Fraction(x).limit_denominator(10 ** 12)
+    return sp.Rational(f.numerator, f.denominator)
 
 
 def _weaken(d, new_statement, extra_assumptions=()):
@@ -90,10 +93,10 @@ def build(id, consts):
         return [S4.build_lemma1(l50, c, case, ".sharp" if sharp else "", False) for case in ("lt1", "ge1")]
     if id == "L2.upper":
         d = S3.BY_ID["L2.upper"]
-        return [_weaken(d, (sp.exp(2 * S3.c) - 1) ** 2 / (c[0] * S3.k))]
+        return [_weaken(d, c[0] * (sp.exp(2 * S3.c) - 1) ** 2 / S3.k)]
     if id == "P1.upper":
         d = S3.BY_ID["P1.upper"]
-        return [_weaken(d, (sp.exp(2 / S3.tau) - 1) ** 2 / (c[0] * S3.k))]
+        return [_weaken(d, c[0] * (sp.exp(2 / S3.tau) - 1) ** 2 / S3.k)]
     if id == "P3":
         d = S4.BY_ID["P3"]
         rad = S4.P3_RAD

@@ -119,6 +119,36 @@ def _lemma_with(lemma, conclusion):
     return new
 
 
+EQUIVALENT: list = []      # mutants skipped because they change nothing (filled by mutants())
+
+
+def _same_instance(a, b):
+    """The two lemma checks instantiate to the same conclusion and hypotheses (an equivalent mutant,
+    e.g. a parameter the cited statement does not depend on)."""
+    try:
+        ca, ha = a.lemma.instantiate(a.subs)
+        cb, hb = b.lemma.instantiate(b.subs)
+    except Exception:  # pragma: no cover
+        return False
+    if len(ha) != len(hb) or not _same_sides(ca, cb):
+        return False
+    return all(x == y or _same_sides(x, y) for x, y in zip(ha, hb))
+
+
+def _same_sides(a, b):
+    """The same relation with the same left side and the same right side (not merely the same gap)."""
+    if relation_kind(a) != relation_kind(b):
+        return False
+    for x, y in ((a.lhs, b.lhs), (a.rhs, b.rhs)):
+        if x == y:
+            continue
+        if x.has(sp.Integral) or y.has(sp.Integral):
+            return False
+        if not numerically_zero(canon(x) - canon(y), trials=3, seed=1):
+            return False
+    return True
+
+
 def _check_mutants(check):
     """(kind, label, mutated check) for one check object (recursing into hypothesis checks)."""
     out = []
@@ -150,6 +180,9 @@ def _check_mutants(check):
                 continue
             m = copy.copy(check)
             m.subs = {**check.subs, key: new}
+            if _same_instance(check, m):
+                EQUIVALENT.append(f"{check.lemma.name[:50]}: parameter {key} -> {str(new)[:40]} (same instance)")
+                continue
             out.append(("citation", f"parameter {key} -> {str(new)[:60]}", m))
         lem = check.lemma
         kind = "citation" if lem.derivation is not None else "quoted"
@@ -214,6 +247,7 @@ def _assumption_mutants(d, result):
 def mutants(derivations, sample=None, seed=0):
     """Every mutant of ``derivations`` (at most ``sample`` per derivation and kind, seeded)."""
     out = []
+    EQUIVALENT.clear()
     for d in derivations:
         res = d.run()
         per = []
@@ -263,7 +297,8 @@ def killed(m: Mutant):
 
 
 def run_mutants(derivations, sample=None, seed=0):
-    """{mutants, killed, by_kind: {kind: {mutants, killed}}, survivors: [...]}."""
+    """{mutants, killed, by_kind: {kind: {mutants, killed}}, survivors: [...], equivalent_skipped: [...]}
+    (a mutant whose lemma instance is unchanged is equivalent: listed, not counted)."""
     by_kind = {k: {"mutants": 0, "killed": 0} for k in KINDS}
     survivors = []
     total = dead = 0
@@ -277,4 +312,5 @@ def run_mutants(derivations, sample=None, seed=0):
         else:
             survivors.append({"derivation": m.derivation.id, "where": m.where, "kind": m.kind, "mutation": m.label,
                               "why": how})
-    return {"mutants": total, "killed": dead, "by_kind": by_kind, "survivors": survivors}
+    return {"mutants": total, "killed": dead, "by_kind": by_kind, "survivors": survivors,
+            "equivalent_skipped": list(EQUIVALENT)}

@@ -21,17 +21,47 @@ def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _assumed_through_citations(d, seen=None):
+    """Assumed consequences of ``d`` and of every derivation it cites, transitively: {(id, text)}."""
+    from .chain import cited_result
+    seen = set() if seen is None else seen
+    out = {(d.id, a.text) for a in d.structured_assumptions() if a.derived}
+    for st in d.steps:
+        for c in _cited_objects(st.check):
+            if id(c) not in seen:
+                seen.add(id(c))
+                out |= _assumed_through_citations(c, seen)
+    cited_result(d)
+    return out
+
+
+def _cited_objects(check):
+    out = []
+    lem = getattr(check, "lemma", None)
+    if lem is not None and lem.derivation is not None:
+        out.append(lem.derivation)
+    for sub in list(getattr(check, "hyp_checks", {}).values()) + list(getattr(check, "by", {}).values()):
+        out += _cited_objects(sub)
+    if getattr(check, "check", None) is not None:
+        out += _cited_objects(check.check)
+    for _, sub in getattr(check, "cases", []):
+        out += _cited_objects(sub)
+    return out
+
+
 def audit_record(d, result=None) -> dict:
     """The audit of one derivation: statement, assumptions, citations, library lemmas, every
     hypothesis with what discharges it, the undischarged ones, and the generality proved."""
     r = result or d.run()
     ass = d.structured_assumptions()
+    through = sorted(_assumed_through_citations(d))
     return {
         "id": d.id, "title": d.title, "paper_ref": d.paper_ref, "verdict": r.verdict, "declared": d.verdict,
         "statement": f"{d.quantity} {d.relation} {d.statement}",
         "assumptions": [{"text": a.text, "relation": None if a.rel is None else str(a.rel), "derived": a.derived}
                         for a in ass],
         "assumed_consequences": sum(a.derived for a in ass),
+        "assumed_consequences_with_citations": [f"{i}: {t}" for i, t in through],
         "cites": list(r.cites), "lemmas": list(r.lemmas),
         "hypotheses": [{"step": n, "hypothesis": t, "discharged_by": how} for n, t, how in r.discharged],
         "undischarged": len(r.undischarged),
@@ -50,7 +80,8 @@ def render_index(derivations, results) -> str:
              "*conditional* = every step checks but some fact is undischarged (listed in the file, column 'undischarged');",
              "*certified* = some step holds by a numerical (interval) certificate; *failed* = a step or link fails.",
              "'assumed' counts the assumptions marked as consequences of the paper's hypotheses that the chain",
-             "assumes rather than derives; 'generality' says where only a special case is checked.", "",
+             "assumes rather than derives (own / including every derivation cited, transitively); 'generality'",
+             "says where only a special case is checked.", "",
              "| id | result | paper | verdict | steps (proved / certified / failed) | cites | undischarged | assumed | generality |",
              "|---|---|---|---|---|---|---|---|---|"]
     for d, r in zip(derivations, results):
@@ -58,7 +89,8 @@ def render_index(derivations, results) -> str:
         a = audit_record(d, r)
         lines.append(f"| [{d.id}]({d.id}.md) | {_cell(d.title)} | {_cell(d.paper_ref)} | {r.verdict} | "
                      + " / ".join(map(str, counts)) + f" | {_cell(', '.join(r.cites))} | {a['undischarged']} | "
-                     f"{a['assumed_consequences']} | {_cell(d.generality or 'paper')} |")
+                     f"{a['assumed_consequences']} / {len(a['assumed_consequences_with_citations'])} | "
+                     f"{_cell(d.generality or 'paper')} |")
     lines += ["", "## Library", "", "| lemma | statement | source |", "|---|---|---|"]
     lines += [f"| {_cell(key)} | {_cell(st)} | {_cell(src)} |" for key, (st, src) in LIBRARY.items()]
     lines += ["", "## Errata", "", "| id | paper | the paper says | corrected | proved by |", "|---|---|---|---|---|"]

@@ -698,7 +698,7 @@ dth = sp.Symbol("Dtheta", positive=True)          # ||theta - theta'||
 naf, npf = sp.Function("n_a", nonnegative=True), sp.Function("n_p", nonnegative=True)   # ||z_i^a||, ||z_i^+||
 zf = sp.Function("z", nonnegative=True)           # z(i, j) = ||z_ij^-||
 dlf = sp.Function("dl", nonnegative=True)         # |l(phi_theta, z_i) - l(phi_theta', z_i)|
-Daf, Dpf, PMf = (sp.Function(nm, nonnegative=True) for nm in ("Da", "Dp", "PM"))   # Da, Dp, PM of tuple i
+Daf, Dpf = (sp.Function(nm, nonnegative=True) for nm in ("Da", "Dp"))   # Da, Dp of tuple i
 _avg = lambda e_: sp.Sum(e_, (i, 1, n)) / n       # noqa: E731
 _rms = lambda e_: sp.sqrt(_avg(e_ ** 2))          # noqa: E731
 
@@ -739,8 +739,8 @@ def _lemma1(l50, consts, case, tag, paper):
     q = _rms(dlf(i))
     P = l50.params
     L50 = Lemma.from_derivation(l50, {"dl": P["dl"], "na": P["na"], "np": P["np"], "m": P["m"], "beta": beta,
-                                      "Da": Da, "Dp": Dp, "PM": PM})
-    sub50 = {"dl": dlf(i), "na": naf(i), "np": npf(i), "m": m(i), "beta": b, "Da": Daf(i), "Dp": Dpf(i), "PM": PMf(i)}
+                                      "Da": Da, "Dp": Dp})
+    sub50 = {"dl": dlf(i), "na": naf(i), "np": npf(i), "m": m(i), "beta": b, "Da": Daf(i), "Dp": Dpf(i)}
     beta_check = {2: NonNegative([1 / tau, s2 / tau], {s2: 1 - tau})} if case == "lt1" else {}
     s50 = Step("(50)", "(50)", le(q, _rms(V(i))),
                f"per tuple: derivation {l50.id}; squares, average over i, square root",

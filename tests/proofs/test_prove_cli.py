@@ -29,9 +29,9 @@ def test_prove_p4_sharp_at_its_constants_is_conditional_not_proved(capsys):
 
 
 def test_prove_weakening_constants(capsys):
-    assert _run(["prove", "P1.upper", "--constants", "8"], capsys)[0] == 0
-    assert _run(["prove", "P1.upper", "--constants", "4"], capsys)[0] == 0       # a weaker bound: (.)/(4k) >= (.)/(8k)
-    code, out, _ = _run(["prove", "P1.upper", "--constants", "9"], capsys)
+    assert _run(["prove", "P1.upper", "--constants", "1/8"], capsys)[0] == 0
+    assert _run(["prove", "P1.upper", "--constants", "0.25"], capsys)[0] == 0    # a weaker bound: (.)/(4k) >= (.)/(8k)
+    code, out, _ = _run(["prove", "P1.upper", "--constants", "1/9"], capsys)
     assert code == 1 and "constants" in out
     r = explore("P3", [2, 11])
     assert r["verdict"] == "failed" and r["failed_step"] == "P3 / constants"
@@ -47,7 +47,7 @@ def test_prove_bad_input_exits_2(argv, capsys):
 
 def test_smallest_constant_of_prop1_is_the_papers():
     (r,) = smallest("P1.upper")
-    assert r["smallest"] == "8"
+    assert r["smallest"] == "1/8"
 
 
 def test_smallest_constants_of_p4_sharp():
