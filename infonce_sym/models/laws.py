@@ -24,7 +24,7 @@ import flint
 import mpmath
 import numpy as np
 
-from .quadrature import sphere_rule, sphere_rule_arb
+from .quadrature import arb_to_mpf, sphere_rule, sphere_rule_arb
 from ..errors import InputError, check_dim, check_kappa, check_tau, read_real
 
 __all__ = [
@@ -345,8 +345,18 @@ class FiniteModel:
         return pi, M, emb
 
     def gram(self, ctx):
+        """The similarities <phi(z), phi(z')> at the precision of ``ctx``: one arb matrix product
+        (FLINT) at 20 guard bits, rounded to ``ctx`` (N^2 d products in C, not in Python)."""
         _, _, emb = self.exact_arrays(ctx)
-        return [[ctx.fsum(a * b for a, b in zip(r1, r2)) for r2 in emb] for r1 in emb]
+        saved = flint.ctx.prec
+        flint.ctx.prec = ctx.prec + 20
+        try:
+            A = flint.arb_mat([[flint.arb(x) for x in row] for row in emb])
+            G = A * A.transpose()
+            n = len(emb)
+            return [[ctx.mpf(arb_to_mpf(G[i, l])) for l in range(n)] for i in range(n)]
+        finally:
+            flint.ctx.prec = saved
 
     def anchor_laws(self, ctx, tau=None, refinement: int = 1):
         gram = self.gram(ctx)
