@@ -28,7 +28,9 @@ __all__ = ["main", "build_parser", "real_option", "int_option", "choice_option",
 RANGES = {
     "tau": (Decimal("0.01"), Decimal(100)),
     "dim": (2, 10**5),
-    "kappa_exact": (Decimal(0), Decimal(50)),
+    "dim_exact": (2, 4096),
+    "kappa_exact": (Decimal(0), Decimal(1000)),     # above, the search CE's ratio rule can exceed its budget
+    "kappa_expand": (Decimal(0), Decimal(50)),      # the expansion's moments use the plain sphere rule
     "kappa_mc": (Decimal(0), Decimal(10**6)),
     "k_exact": (1, 10**9),
     "k_mc": (1, 10**9),
@@ -149,9 +151,9 @@ def _read_options(args):
 
 # ------------------------------------------------------------------ shared option groups
 
-def _model_options(p, kappa_range):
+def _model_options(p, kappa_range, dim_range=RANGES["dim"]):
     choice_option(p, "--model", "the model", ("sphere", "finite", "example-a2"), "sphere")
-    int_option(p, "--dim", "sphere: dimension d of R^d (the sphere S^(d-1))", *RANGES["dim"], default="3")
+    int_option(p, "--dim", "sphere: dimension d of R^d (the sphere S^(d-1))", *dim_range, default="3")
     real_option(p, "--kappa", "sphere: von Mises-Fisher concentration of the positives", *kappa_range,
                 default="4")
     path_option(p, "--spec", "finite: model file {\"pi\": [...], \"M\": [[...]], \"embedding\": [[...]]}, "
@@ -608,7 +610,7 @@ def build_parser():
     v.set_defaults(func=cmd_verify)
 
     r = sub.add_parser("risk", help="exact R (or R~), integrated CE, search CE and E|dM/dpi|^2")
-    _model_options(r, RANGES["kappa_exact"])
+    _model_options(r, RANGES["kappa_exact"], RANGES["dim_exact"])
     _tau_option(r)
     int_option(r, "--k", "number of negatives k", *RANGES["k_exact"], required=True)
     choice_option(r, "--loss", "the loss: InfoNCE (R) or decoupled (R~)", ("infonce", "dcl"), "infonce")
@@ -630,7 +632,7 @@ def build_parser():
     m.set_defaults(func=cmd_mc, _check=_check_mc)
 
     e = sub.add_parser("expand", help="exact 1/k and 1/k^2 constants c1, c2, d1, d2")
-    _model_options(e, RANGES["kappa_exact"])
+    _model_options(e, RANGES["kappa_expand"], RANGES["dim_exact"])
     _tau_option(e)
     choice_option(e, "--loss", "the loss: InfoNCE (R) or decoupled (R~)", ("infonce", "dcl"), "infonce")
     int_option(e, "--digits", "significant digits", *RANGES["digits"], default="30")
