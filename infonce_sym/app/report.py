@@ -80,7 +80,7 @@ def statement_ids(r) -> list:
     if declared:
         return list(declared)
     try:
-        from ..proofs.registry import registry
+        from ..proofs.statement_registry import registry
         known = registry()
     except Exception:       # the report never fails for want of a statement
         return []
@@ -99,7 +99,7 @@ def statement_latex(id: str):
     """``quantity relation bound`` of a registered statement in LaTeX, or None."""
     try:
         import sympy as sp
-        from ..proofs.registry import statement
+        from ..proofs.statement_registry import statement
         s = statement(id)
         rel = _RELATIONS.get(str(s.relation), str(s.relation))
         quantity = sp.latex(s.quantity) if s.quantity is not None else ""

@@ -100,7 +100,7 @@ def _asymptotic(models):
 
 
 def _derivation(id):
-    from ..proofs.registry import derivation
+    from ..proofs.statement_registry import derivation
     return derivation_checks.derivation_check(derivation(id))
 
 
@@ -116,7 +116,7 @@ def work_units(mode: str):
     """Every work unit of ``PLANS[mode]``: (stage, function, args), each independent of the others
     and deterministic (every random stream is seeded inside its check), so any executor gives the
     same results. The grid points come first: the grid checks need all of them."""
-    from ..proofs.registry import registry
+    from ..proofs.statement_registry import registry
     plan = PLANS[mode]
     s4 = plan["section4"]
     units = [("exact grid", grid_point, (job,)) for job in grid_jobs(plan["grid"])]
@@ -138,7 +138,7 @@ def work_units(mode: str):
 
 
 def _ALIAS_IDS():
-    from ..proofs.registry import ALIASES
+    from ..proofs.statement_registry import ALIASES
     return set(ALIASES)
 
 

@@ -16,7 +16,7 @@ import time
 import numpy as np
 from scipy import optimize
 
-from ..proofs.registry import statement
+from ..proofs.statement_registry import statement
 from ..proofs.statements import continuity_bound
 from ..quantities.loss import power_mean
 from ..errors import InputError, check_k, check_tau

@@ -13,7 +13,7 @@ from __future__ import annotations
 import mpmath
 
 from ..errors import InputError, check_tau
-from ..proofs.registry import statement
+from ..proofs.statement_registry import statement
 
 __all__ = ["h_beta", "log_h_derivative", "optimal_beta", "paper_beta"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from ..proofs.registry import statement
+from ..proofs.statement_registry import statement
 from ..proofs.statements import evaluate, lipschitz_constants, rademacher_bound_from_L
 from ..quantities.rademacher import rademacher_estimate
 

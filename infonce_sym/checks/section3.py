@@ -16,7 +16,7 @@ import numpy as np
 
 from ..models import SphereModel, example_a2, nonreversible_model
 from ..proofs.expansions import model_constants
-from ..proofs.registry import statement
+from ..proofs.statement_registry import statement
 from ..proofs.section3 import bound_function
 from ..quantities.enumeration import multinomial_log_mean, self_normalised_bias
 from ..quantities.exact import exact_values

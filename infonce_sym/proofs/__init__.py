@@ -12,15 +12,15 @@ def all_derivations():
 
 
 def registry():
-    from .registry import registry as _registry
+    from .statement_registry import registry as _registry
     return _registry()
 
 
 def derivation(id):
-    from .registry import derivation as _derivation
+    from .statement_registry import derivation as _derivation
     return _derivation(id)
 
 
 def statement(id):
-    from .registry import statement as _statement
+    from .statement_registry import statement as _statement
     return _statement(id)

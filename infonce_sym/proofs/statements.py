@@ -181,8 +181,8 @@ def bound(bound_id: str, module: str = "numpy"):
 
 
 def _registered(id, **values):
-    """The numpy value of the registered statement ``id`` (``proofs.registry``)."""
-    from .registry import statement
+    """The numpy value of the registered statement ``id`` (``proofs.statement_registry``)."""
+    from .statement_registry import statement
     return statement(id).evaluate("numpy", **values)
 
 

@@ -8,7 +8,7 @@ import sympy as sp
 from infonce_sym.app import report
 from infonce_sym.app.cli import _Progress
 from infonce_sym.checks.results import CheckResult
-from infonce_sym.proofs.registry import statement
+from infonce_sym.proofs.statement_registry import statement
 
 LONG_REF = "Prop. 1, eq. (6), with the constant of Lemma 4 and a reference far longer than any column"
 

@@ -10,7 +10,7 @@ import sympy as sp
 
 from infonce_sym.proofs import all_derivations, registry, statement
 from infonce_sym.proofs import statements as B4
-from infonce_sym.proofs.registry import ALIASES
+from infonce_sym.proofs.statement_registry import ALIASES
 
 # statements that are not a number once their symbols are: an index sum, a random family, an
 # expectation or an integral stays in them (checked by their own attacks, not pointwise)
@@ -105,3 +105,15 @@ def test_unknown_ids_and_contexts_are_refused():
         statement("L4").evaluate("torch", tau=1)
     with pytest.raises(InputError):
         statement("P1.upper").evaluate("numpy", tau=1)
+
+
+def test_the_package_functions_survive_the_submodule_import():
+    """``proofs.registry`` stays the function after every proofs submodule is imported."""
+    import importlib
+    import pkgutil
+
+    import infonce_sym.proofs as proofs
+    for m in pkgutil.iter_modules(proofs.__path__):
+        importlib.import_module(f"infonce_sym.proofs.{m.name}")
+    assert callable(proofs.registry) and callable(proofs.statement) and callable(proofs.derivation)
+    assert proofs.registry()[0] == registry()[0]
