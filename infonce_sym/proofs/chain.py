@@ -1222,13 +1222,18 @@ class Derivation:
         for r in results:
             cites += [c for c in r.cites if all(c is not x for x in cites)]
             lemmas += [n for n in r.lemmas if n not in lemmas]
-        cited_certified = False
+        cited_certified, cited_failed = False, False
         for c in cites:
             cr = cited_result(c)
-            if cr.verdict in ("failed", "conditional"):
+            if cr.verdict == "failed":
+                where = next((f"{c.steps[i].name}: {r.detail}" for i, r in enumerate(cr.steps) if not r.ok),
+                             next((u[1] for u in cr.undischarged if "failed" in u[1]), "its chain"))
+                undischarged.append(("(citation)", f"cited derivation {c.id} is failed (at {_short(where, 160)})"))
+                cited_failed = True
+            elif cr.verdict == "conditional":
                 undischarged.append(("(citation)", f"cited derivation {c.id} is {cr.verdict}"))
             cited_certified |= cr.verdict == "certified"
-        if not all(r.ok for r in allres):
+        if not all(r.ok for r in allres) or cited_failed:
             verdict = "failed"
         elif undischarged:
             verdict = "conditional"

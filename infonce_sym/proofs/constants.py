@@ -130,6 +130,9 @@ def _first_failure(d, res):
             return "link", r.detail
     if not res.final.ok:
         return "chain", res.final.detail
+    for n, t in res.undischarged:          # a cited derivation that fails (e.g. P4 rebuilt with the constants)
+        if "is failed" in t:
+            return n, t
     return None, None
 
 

@@ -68,3 +68,10 @@ def test_audit_json(capsys):
     assert set(by["T1"]["cites"]) == {"P2", "P3", "P5.a-ge-1", "P5.a-le-1"}
     assert by["L6"]["generality"].startswith("d = 2")
     assert by["P4"]["undischarged"] == 1 and by["P4"]["verdict"] == "conditional"
+
+
+def test_lemma1_111_fails_where_prop4_fails():
+    """L1 rebuilt with (1, 1, 1) cites L1.50, which cites P4 with (1, 1, 1): the failure is named down the chain."""
+    r = explore("L1", [1, 1, 1])
+    assert r["verdict"] == "failed" and not r["accepted"]
+    assert "P4 is failed (at (47), (48)" in r["reason"]
