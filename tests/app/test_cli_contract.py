@@ -140,7 +140,8 @@ BAD = [
     (["risk", "--tau", "0.5", "--k", "3", "--dim", "0"], "--dim", "0"),
     (["risk", "--tau", "0.5", "--k", "3", "--dim", "1"], "--dim", "1"),
     (["risk", "--tau", "0.5", "--k", "3", "--kappa", "-2"], "--kappa", "-2"),
-    (["risk", "--tau", "0.5", "--k", "3", "--kappa", "51"], "--kappa", "51"),
+    (["risk", "--tau", "0.5", "--k", "3", "--kappa", "1001"], "--kappa", "1001"),
+    (["expand", "--tau", "0.5", "--kappa", "51"], "--kappa", "51"),
     (["risk", "--tau", "0.5", "--k", "3", "--digits", "0"], "--digits", "0"),
     (["risk", "--tau", "0.5", "--k", "3", "--digits", "4"], "--digits", "4"),
     (["risk", "--tau", "0.5", "--k", "3", "--digits", "101"], "--digits", "101"),
@@ -203,7 +204,9 @@ def test_bad_input_is_one_line_naming_option_and_value(argv, option, typed, caps
 def test_refusals_state_the_range(capsys):
     assert "[0, 2^128 - 1], got -1" in refused(["mc", "--tau", "1", "--k", "1", "--samples", "2",
                                                  "--seed", "-1"], capsys)
-    assert "[2, 100000], got 0" in refused(["risk", "--tau", "1", "--k", "1", "--dim", "0"], capsys)
+    assert "[2, 4096], got 0" in refused(["risk", "--tau", "1", "--k", "1", "--dim", "0"], capsys)
+    assert "[2, 100000], got 1" in refused(["mc", "--tau", "1", "--k", "1", "--samples", "2", "--seed", "0",
+                                            "--dim", "1"], capsys)
     assert "[5, 100], got 0" in refused(["risk", "--tau", "1", "--k", "1", "--digits", "0"], capsys)
     assert "[0.01, 100]" in refused(["risk", "--tau", "1e-300", "--k", "1"], capsys)
     assert "estimated cost" in refused(["mc", "--tau", "0.5", "--k", "1e9", "--samples", "1e12",
