@@ -18,7 +18,7 @@ __all__ = ["add_parser", "run", "read_constants", "run_audit", "run_mutate"]
 
 def add_parser(subparsers):
     """Add ``prove`` to the subcommands (``subparsers`` from ``add_subparsers``)."""
-    from ..proofs.constants import EXPLORABLE
+    from ..proofs.explorable import EXPLORABLE
     p = subparsers.add_parser(
         "prove", help="re-run a derivation with its constants replaced (the constants explorer)",
         description="Re-run derivation ID with the constants of its statement replaced: "
@@ -36,7 +36,7 @@ def add_parser(subparsers):
 
 def read_constants(id, text):
     """The constants typed for ``id``: exact rationals (``7/2``, ``3.5``), their number checked."""
-    from ..proofs.constants import EXPLORABLE
+    from ..proofs.explorable import EXPLORABLE
     if id not in EXPLORABLE:
         raise InputError("ID", f"no constants to explore for {id!r}; one of: {', '.join(EXPLORABLE)}")
     default = EXPLORABLE[id][0]
