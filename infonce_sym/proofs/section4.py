@@ -568,7 +568,7 @@ def _theorem1(p3, p5s):
            "(A), (B), (C); on the event of Prop. 3 (probability >= 1 - delta), for all phi in Phi",
            "SCE = similarity search expected cross-entropy; R_pop = R(phi; k, tau); A = a = e R B_tau(Z_1..Z_n) C_Phi"]
     ass += [a_ for a_ in p2.structured_assumptions() if a_.rel is not None and not a_.derived]
-    ass += [a_ for a_ in p5s[3].structured_assumptions() if a_.rel is None or not a_.text.startswith("a = ")]
+    ass += [a_ for a_ in five["P5.a-ge-1"].structured_assumptions() if a_.rel is None or not a_.text.startswith("a = ")]
     del cut
     return Derivation("T1", "Theorem 1 with explicit constants (192 and 12)", "Theorem 1", SCE, "le", B4.BOUNDS["theorem1_rhs"],
                       [s0, s1_, s2_, s3_, s4_], ass)
@@ -819,6 +819,11 @@ def _lemma1(l50, consts, case, tag, paper):
                       errata=[_errata.get("L1-beta")] + ([_errata.get("L1-loose")] if paper else []))
 
 
+def _ids(ds):
+    """Derivations by id: a chain cites another by its id, never by a position in a list."""
+    return {d.id: d for d in ds}
+
+
 _l5r, _l5e, _l5 = _lemma5()
 _p3e, _p3, _p3syms = _prop3(_l5r)
 _l6, _l62 = _lemma6()
@@ -826,18 +831,18 @@ _l6p = _lemma6_path()
 _l7 = _lemma7()
 _l8 = _lemma8(_l7)
 _p4s = _prop4(_l8)
-_p5s = None
+_p4 = _ids(_p4s)
 _l17 = _lipschitz_route()
-_l1718 = _lipschitz_route_18(_l17, _p4s[3])
-_l1_tuple = _lemma1_tuple(_p4s[0], (4, 1, 3), "")
-_l1_tuple_sharp = _lemma1_tuple(_p4s[1], (2, 1, 1), ".sharp")
-_l1s = [_lemma1(_l1_tuple, (4, 1, 3), case, "", True) for case in ("lt1", "ge1")]
-_l1s += [_lemma1(_l1_tuple_sharp, (2, 1, 1), case, ".sharp", False) for case in ("lt1", "ge1")]
-_p5s = _prop5(_l1s[:2], _l1s[2:])
+_l1718 = _lipschitz_route_18(_l17, _p4["L18"])
+_l1_tuple = _lemma1_tuple(_p4["P4"], (4, 1, 3), "")
+_l1_tuple_sharp = _lemma1_tuple(_p4["P4.sharp"], (2, 1, 1), ".sharp")
+_l1 = _ids([_lemma1(_l1_tuple, (4, 1, 3), case, "", True) for case in ("lt1", "ge1")]
+           + [_lemma1(_l1_tuple_sharp, (2, 1, 1), case, ".sharp", False) for case in ("lt1", "ge1")])
+_p5s = _prop5([_l1["L1.tau-lt-1"], _l1["L1.tau-ge-1"]], [_l1["L1.sharp.tau-lt-1"], _l1["L1.sharp.tau-ge-1"]])
 _t1 = _theorem1(_p3, _p5s)
 
 DERIVATIONS = ([_l5r, _l5e, _l5, _p3e, _p3, _l6, _l62, _l6p, _l7, _l8] + _p4s + [_l17, _l1718, _l1_tuple, _l1_tuple_sharp]
-               + _l1s + _p5s + [_t1])
+               + list(_l1.values()) + _p5s + [_t1])
 
 # Declared verdicts that are not "proved", with what they are conditional on (the run reports the same).
 CONDITIONAL = {
