@@ -199,8 +199,41 @@ def section_exact(quick: bool, state) -> dict:
     return {"cases": rows}
 
 
+def section_exact_table(quick: bool, state) -> dict:
+    """Issue 10's concentrated-positive points and a 20-point k sweep against one value (CPU s)."""
+    from ..quantities.exact import BENCHMARK_POINTS, benchmark_exact
+    _progress(state, "exact values at the concentrated-positive points")
+    points = BENCHMARK_POINTS[:3] if quick else BENCHMARK_POINTS
+    return benchmark_exact(digits=30, points=points, out=lambda line: None)
+
+
+def section_rademacher(quick: bool, state) -> dict:
+    """The certified Rademacher estimate, n = 50, tau = 0.1, 20 sign vectors (CPU s per k)."""
+    from ..quantities.rademacher import rademacher_estimate
+    rows = []
+    for k in ((64, 1024) if quick else (64, 1024, 4096)):
+        _progress(state, f"certified Rademacher estimate k={k}")
+        start = time.process_time()
+        r = rademacher_estimate("gaussian", n=50, k=k, tau=0.1, samples=5 if quick else 20, seed=0)
+        rows.append({"k": k, "tau": 0.1, "n": 50, "samples": r["samples"], "cpu_seconds": time.process_time() - start,
+                     "upper": r["estimate"], "lower": r["lower_estimate"]})
+    return {"cases": rows}
+
+
+def section_verify(quick: bool, state) -> dict:
+    """``verify --quick`` on a local pool of two workers: wall time and each stage's unit seconds."""
+    from . import verify
+    _progress(state, "verify --quick")
+    start = time.perf_counter()
+    with verify.default_executor(2) as pool:
+        _, _, meta = verify.run("quick", pool, on_stage=None)
+    return {"wall_seconds": time.perf_counter() - start, "checks": meta["checks"], "differ": meta["differ"],
+            "stage_seconds": meta["stage_seconds"]}
+
+
 SECTIONS = {"monte_carlo": section_monte_carlo, "sampler": section_sampler, "naive": section_naive,
-            "exact": section_exact}
+            "exact": section_exact, "exact_table": section_exact_table, "rademacher": section_rademacher,
+            "verify": section_verify}
 
 
 def register_section(name: str, fn) -> None:

@@ -567,7 +567,8 @@ def cmd_verify(args):
 
 def cmd_bench(args):
     from .benchmark import main as bench_main
-    return bench_main((["--quick"] if args.quick else []) + (["--json"] if args.json else []))
+    return bench_main((["--quick"] if args.quick else []) + (["--json"] if args.json else [])
+                      + (["--only", args.only] if args.only else []))
 
 
 def cmd_derivations(args):
@@ -642,6 +643,9 @@ def build_parser():
     b = sub.add_parser("bench", help="speed figures (exact values, Monte Carlo throughput)")
     b.add_argument("--quick", action="store_true", help="fewer repetitions")
     b.add_argument("--json", action="store_true", help="every figure as one JSON object on stdout")
+    b.add_argument("--only", metavar="SECTIONS", default=None,
+                   help="comma-separated sections: monte_carlo, sampler, naive, exact, exact_table, rademacher, "
+                        "verify (default: all)")
     b.set_defaults(func=cmd_bench)
 
     for name, func, helptext, defaults in (
