@@ -404,7 +404,7 @@ def cmd_risk(args):
 def cmd_mc(args):
     from ..quantities.montecarlo import monte_carlo
     model = _build_model(args)
-    result = monte_carlo(model, float(args.tau), args.k, args.samples, args.seed, loss=args.loss)
+    result = monte_carlo(model, args.tau, args.k, args.samples, args.seed, loss=args.loss)   # tau as typed
     keys = [key for key, value in result.items() if isinstance(value, dict)]
     if args.json:
         _emit_json(args, {key: result[key] for key in keys}, model=model.label,
