@@ -62,11 +62,6 @@ muhat_S = _sum(sp.exp(S(j) / tau)) / k
 x = sp.exp(1 / tau)
 
 
-def _range_checks(Xexpr_upper, Xexpr_lower):
-    """Checks that c - X >= 0 and X + c >= 0 from |S| <= 1 (slacks u = 1 - S, u = 1 + S)."""
-    return {0: NonNegative([Xexpr_upper], {u_: 1 - S(0)}), 1: NonNegative([Xexpr_lower], {u_: 1 + S(0)})}
-
-
 # ================================================================ (8)
 def _q_bounds():
     q = NA / Dn

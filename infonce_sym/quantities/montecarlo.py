@@ -50,6 +50,7 @@ import mpmath
 import numpy as np
 
 from ..errors import InputError, check_k, check_tau
+from .exact import QUANTITIES
 from .loss import check_loss, infonce_loss
 from ..models import FiniteModel, SphereModel
 
@@ -57,7 +58,6 @@ __all__ = ["monte_carlo", "naive_vector_monte_carlo", "SimilaritySampler", "QUAN
            "BACKENDS", "compiled_kernels", "default_backend", "closed_forms", "ziggurat_tables",
            "ziggurat_arrays", "COMPILED_UNIT"]
 
-QUANTITIES = ("risk", "cross_entropy_limit", "search_cross_entropy", "density_ratio_second_moment")
 # paired differences, estimated from the same tuples (much smaller standard errors)
 GAPS = ("cross_entropy_limit_minus_risk", "search_cross_entropy_minus_risk")
 # what is sampled per tuple (the CE integrand -p/tau + log mu is sampled only for its paired gap)
