@@ -75,7 +75,7 @@ __all__ = [
     "ByLemma", "IntervalCertificate", "Lemma", "Ex", "Ea", "Expm1", "random_symbol",
     "random_family", "parameter", "canon", "eq", "le", "ge", "lt", "gt", "render_markdown",
     "relation_kind", "LATEX_NAMES", "split", "Var", "iid_product_moment",
-    "DoitIdentity", "SameIntegrand", "ExactInstance", "AsGap", "Assumption", "Premise",
+    "DoitIdentity", "SameIntegrand", "ExactInstance", "AsGap", "interval_value", "Assumption", "Premise",
     "premise_matches", "cited_result", "ByCases", "make_relation", "numerically_zero",
 ]
 
@@ -977,13 +977,18 @@ class ByCases:
 
 # ------------------------------------------------------------ interval certificate
 
-def _iv_eval(e, env):
+def interval_value(e, env):
+    """``e`` in mpmath interval arithmetic (``env``: symbol -> iv.mpf): an interval containing the
+    exact value at every point of the boxes (used by :class:`IntervalCertificate` and by the
+    registry's ``"iv"`` evaluator)."""
     iv = mpmath.iv
     if e.is_Symbol:
         return env[e]
-    if e.is_Integer or e.is_Rational:
-        return iv.mpf(sp.Rational(e).p) / iv.mpf(sp.Rational(e).q)
-    if e.is_Number:
+    if e.is_Integer:
+        return iv.mpf(int(e))
+    if e.is_Rational:
+        return iv.mpf(int(e.p)) / iv.mpf(int(e.q))
+    if e.is_Float:
         return iv.mpf(str(e))
     if e is sp.E:
         return iv.e
@@ -992,28 +997,40 @@ def _iv_eval(e, env):
     if isinstance(e, sp.Add):
         out = iv.mpf(0)
         for a in e.args:
-            out += _iv_eval(a, env)
+            out += interval_value(a, env)
         return out
     if isinstance(e, sp.Mul):
         out = iv.mpf(1)
         for a in e.args:
-            out *= _iv_eval(a, env)
+            out *= interval_value(a, env)
         return out
     if isinstance(e, sp.Pow):
-        base = _iv_eval(e.base, env)
+        base = interval_value(e.base, env)
         if e.exp.is_Integer:
             n = int(e.exp)
             out = iv.mpf(1)
             for _ in range(abs(n)):
                 out *= base
             return out if n >= 0 else 1 / out
-        return iv.exp(_iv_eval(e.exp, env) * iv.log(base))
+        if e.exp == sp.Rational(1, 2):
+            return iv.sqrt(base)
+        if e.exp == -sp.Rational(1, 2):
+            return 1 / iv.sqrt(base)
+        return iv.exp(interval_value(e.exp, env) * iv.log(base))
     if isinstance(e, sp.exp):
-        return iv.exp(_iv_eval(e.args[0], env))
+        return iv.exp(interval_value(e.args[0], env))
     if isinstance(e, sp.log):
-        return iv.log(_iv_eval(e.args[0], env))
+        return iv.log(interval_value(e.args[0], env))
     if isinstance(e, Expm1):
-        return iv.exp(_iv_eval(e.args[0], env)) - 1
+        return iv.exp(interval_value(e.args[0], env)) - 1
+    if isinstance(e, sp.Abs):
+        x = interval_value(e.args[0], env)
+        lo = 0 if x.a <= 0 <= x.b else min(abs(x.a), abs(x.b))
+        return iv.mpf([lo, max(abs(x.a), abs(x.b))])
+    if isinstance(e, (sp.Min, sp.Max)):
+        xs = [interval_value(a, env) for a in e.args]
+        pick = min if isinstance(e, sp.Min) else max
+        return iv.mpf([pick(x.a for x in xs), pick(x.b for x in xs)])
     raise TypeError(f"interval evaluation: unsupported {type(e).__name__}")
 
 
@@ -1044,11 +1061,11 @@ class IntervalCertificate:
                 if done > self.max_boxes:
                     return _fail(f"inconclusive after {self.max_boxes} boxes")
                 env = {s: iv.mpf([mpmath.mpf(lo.p) / lo.q, mpmath.mpf(hi.p) / hi.q]) for s, (lo, hi) in b.items()}
-                val = _iv_eval(gap, env)
+                val = interval_value(gap, env)
                 if val.a > 0 or (kind == "le" and val.a >= 0):
                     continue
                 mid_env = {s: iv.mpf(mpmath.mpf(((lo + hi) / 2).p) / ((lo + hi) / 2).q) for s, (lo, hi) in b.items()}
-                if _iv_eval(gap, mid_env).b < 0:
+                if interval_value(gap, mid_env).b < 0:
                     return _fail(f"violated at {dict((str(s), float((lo + hi) / 2)) for s, (lo, hi) in b.items())}")
                 s = max(b, key=lambda t: b[t][1] - b[t][0])
                 lo, hi = b[s]

@@ -29,6 +29,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..errors import InputError
+from .chain import interval_value
 
 __all__ = ["registry", "derivation", "statement", "Statement", "ALIASES", "interval_value"]
 
@@ -204,59 +205,3 @@ def statement(id: str) -> Statement:
     return Statement(id=id, paper_ref=first.paper_ref, title=first.title, relation=first.relation,
                      quantity=first.quantity, expr=expr, assumptions=assumptions, proved_by=ids,
                      domain=DOMAINS.get(id, DOMAINS.get(ids[0], {})))
-
-
-# ------------------------------------------------------------------ interval arithmetic
-
-def interval_value(e, env):
-    """``e`` in mpmath interval arithmetic (``env``: symbol -> iv.mpf): an interval containing
-    the exact value at every point of the boxes."""
-    iv = mpmath.iv
-    if e.is_Symbol:
-        return env[e]
-    if e.is_Integer:
-        return iv.mpf(int(e))
-    if e.is_Rational:
-        return iv.mpf(int(e.p)) / iv.mpf(int(e.q))
-    if e.is_Float:
-        return iv.mpf(str(e))
-    if e is sp.E:
-        return iv.e
-    if e is sp.pi:
-        return iv.pi
-    if isinstance(e, sp.Add):
-        out = iv.mpf(0)
-        for a in e.args:
-            out += interval_value(a, env)
-        return out
-    if isinstance(e, sp.Mul):
-        out = iv.mpf(1)
-        for a in e.args:
-            out *= interval_value(a, env)
-        return out
-    if isinstance(e, sp.Pow):
-        base = interval_value(e.base, env)
-        if e.exp.is_Integer:
-            n = int(e.exp)
-            out = iv.mpf(1)
-            for _ in range(abs(n)):
-                out *= base
-            return out if n >= 0 else 1 / out
-        if e.exp == sp.Rational(1, 2):
-            return iv.sqrt(base)
-        if e.exp == -sp.Rational(1, 2):
-            return 1 / iv.sqrt(base)
-        return iv.exp(interval_value(e.exp, env) * iv.log(base))
-    if isinstance(e, sp.exp):
-        return iv.exp(interval_value(e.args[0], env))
-    if isinstance(e, sp.log):
-        return iv.log(interval_value(e.args[0], env))
-    if isinstance(e, sp.Abs):
-        x = interval_value(e.args[0], env)
-        lo = 0 if x.a <= 0 <= x.b else min(abs(x.a), abs(x.b))
-        return iv.mpf([lo, max(abs(x.a), abs(x.b))])
-    if isinstance(e, (sp.Min, sp.Max)):
-        xs = [interval_value(a, env) for a in e.args]
-        pick = min if isinstance(e, sp.Min) else max
-        return iv.mpf([pick(x.a for x in xs), pick(x.b for x in xs)])
-    raise TypeError(f"interval evaluation: unsupported {type(e).__name__}")
