@@ -576,12 +576,16 @@ def cmd_derivations(args):
     if args.audit or args.mutate:                 # prove_cli: the audit and the mutation report
         from . import prove_cli
         return prove_cli.run_audit(args) if args.audit else prove_cli.run_mutate(args)
-    stale = render_all(args.out, check=args.check)
+    failures = []
+    stale = render_all(args.out, check=args.check, failures=failures)
+    for id, steps in failures:                    # a failed chain names its failed steps
+        print(f"failed: {id}: " + "; ".join(f"{f['step']} {f['ref']}: {f['detail']}".strip() for f in steps))
     if args.check:
         if stale:
             print("stale: " + ", ".join(map(str, stale)))
+        if stale or failures:
             return 1
-        print("derivations are up to date")
+        print("derivations are up to date and no chain fails")
     else:
         print(f"rendered derivations into {args.out}")
     return 0

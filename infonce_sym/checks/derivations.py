@@ -5,19 +5,10 @@ from __future__ import annotations
 import time
 
 from ..proofs import all_derivations
+from ..proofs.chain import failed_steps
 from .results import CheckResult
 
 __all__ = ["derivation_check", "derivation_checks", "failed_steps"]
-
-
-def failed_steps(derivation, result):
-    """[{step, ref, detail}] for every failed step, broken link and the final composition."""
-    out = [{"step": s.name, "ref": s.ref, "detail": r.detail}
-           for s, r in zip(derivation.steps, result.steps) if not r.ok]
-    out += [{"step": "link", "ref": "", "detail": r.detail} for r in result.links if not r.ok]
-    if not result.final.ok:
-        out.append({"step": "chain", "ref": "", "detail": result.final.detail})
-    return out
 
 
 def derivation_check(d) -> CheckResult:

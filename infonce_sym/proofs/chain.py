@@ -75,7 +75,7 @@ __all__ = [
     "ByLemma", "IntervalCertificate", "Lemma", "Ex", "Ea", "Expm1", "random_symbol",
     "random_family", "parameter", "canon", "eq", "le", "ge", "lt", "gt", "render_markdown",
     "relation_kind", "LATEX_NAMES", "split", "Var", "iid_product_moment",
-    "DoitIdentity", "SameIntegrand", "ExactInstance", "AsGap", "interval_value", "Assumption", "Premise",
+    "DoitIdentity", "SameIntegrand", "ExactInstance", "AsGap", "interval_value", "failed_steps", "Assumption", "Premise",
     "premise_matches", "cited_result", "ByCases", "make_relation", "numerically_zero",
 ]
 
@@ -1260,6 +1260,16 @@ class Derivation:
             verdict = "proved"
         return DerivationResult(results, links, final, verdict, undischarged, discharged,
                                 [c.id for c in cites], lemmas, definitions)
+
+
+def failed_steps(derivation, result):
+    """[{step, ref, detail}] for every failed step, broken link and the final composition."""
+    out = [{"step": s.name, "ref": s.ref, "detail": r.detail}
+           for s, r in zip(derivation.steps, result.steps) if not r.ok]
+    out += [{"step": "link", "ref": "", "detail": r.detail} for r in result.links if not r.ok]
+    if not result.final.ok:
+        out.append({"step": "chain", "ref": "", "detail": result.final.detail})
+    return out
 
 
 # ------------------------------------------------------------ rendering

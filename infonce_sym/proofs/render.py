@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .chain import render_markdown
+from .chain import failed_steps, render_markdown
 from .errata import ERRATA
 from .lemmas import LIBRARY
 from . import all_derivations
@@ -100,11 +100,14 @@ def render_index(derivations, results) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_all(out_dir=DEFAULT_OUT, check=False):
-    """Write (or, with ``check=True``, compare) the rendered files; return the stale paths."""
+def render_all(out_dir=DEFAULT_OUT, check=False, failures=None):
+    """Write (or, with ``check=True``, compare) the rendered files; return the stale paths.
+    ``failures``, a list, receives (id, failed steps) of every chain whose verdict is "failed"."""
     out = Path(out_dir)
     derivations = all_derivations()
     results = [d.run() for d in derivations]
+    if failures is not None:
+        failures += [(d.id, failed_steps(d, r)) for d, r in zip(derivations, results) if r.verdict == "failed"]
     files = {out / f"{d.id}.md": render_markdown(d, r) + "\n" for d, r in zip(derivations, results)}
     files[out / "README.md"] = render_index(derivations, results)
     stale = [p for p, text in files.items() if not p.exists() or p.read_text() != text]

@@ -41,3 +41,18 @@ def test_a_broken_link_and_a_wrong_end_are_named():
     bad.statement = x ** 2 + 2 * x + 3
     res = derivation_check(bad)
     assert [f["step"] for f in res.details["failed_steps"]] == ["chain"]
+
+
+def test_derivations_check_names_a_failed_chain_and_its_step(capsys, monkeypatch, tmp_path):
+    """`infonce-sym derivations --check` exits 1 and names the failed chain and its step."""
+    from infonce_sym.app.cli import main
+    from infonce_sym.proofs import render
+    bad = _toy()
+    bad.steps[0].claim = eq((x + 1) ** 2, x ** 2 + 3 * x + 1)
+    monkeypatch.setattr(render, "all_derivations", lambda: [_toy(), bad])
+    monkeypatch.setattr(render, "render_index", lambda ds, rs: "index\n")
+    code = main(["derivations", "--check", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1
+    failed = [line for line in out.splitlines() if line.startswith("failed: ")]
+    assert len(failed) == 1 and failed[0].startswith("failed: toy: expand (1):")
