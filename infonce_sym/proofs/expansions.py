@@ -125,17 +125,6 @@ def expansion_constants():
 
 
 # ---------------------------------------------------------------- as derivations
-def _taylor_n(order):
-    u = sp.Symbol("u")
-    return Lemma(
-        f"Taylor's theorem with Lagrange remainder (order {order})",
-        f"F(y) = sum_(n<={order}) F^(n)(0) y^n/n! + F^({order + 1})(theta) y^{order + 1}/({order + 1})!",
-        {"F": sp.Lambda(u, sp.Function("F")(u)), "Y": sp.Symbol("y"), "XI": sp.Symbol("theta")},
-        lambda F, Y, XI: eq(F(Y), sp.Add(*[sp.diff(F(u), u, n).subs(u, 0) * Y ** n / sp.factorial(n)
-                                            for n in range(order + 1)])
-                            + sp.diff(F(u), u, order + 1).subs(u, XI) * Y ** (order + 1) / sp.factorial(order + 1)))
-
-
 # E V = 0 (V = X/mu - 1), E a = 0, E b = 0 (E r = 1): the centring facts every expansion uses
 _CENTRED = [Assumption("E V = 0 (V = X/mu - 1)", eq(Ex(V(0)), 0)), Assumption("E a = 0 (a = r (s - E[r s]))", eq(Ex(af(0)), 0)),
             Assumption("E b = 0 (b = r - 1, E r = 1)", eq(Ex(bf(0)), 0))]
@@ -144,7 +133,7 @@ _CENTRED = [Assumption("E V = 0 (V = X/mu - 1)", eq(Ex(V(0)), 0)), Assumption("E
 def _series_derivation(id, title, eps, const1, const2):
     F = sp.Lambda(_e, -sp.log(1 + _e))
     q = Ea(Ex(F(eps)))
-    lem = taylor_n(ORDER)          # the library's Taylor theorem (the same formula as _taylor_n)
+    lem = taylor_n(ORDER)          # the library's Taylor theorem
     concl, _ = lem.instantiate({"F": F, "Y": eps, "XI": theta})
     taylor = Ea(Ex(concl.rhs))
     remainder = Ea(Ex(sp.diff(F(_e), _e, ORDER + 1).subs(_e, theta) * eps ** (ORDER + 1) / sp.factorial(ORDER + 1)))

@@ -346,6 +346,16 @@ def _sampled_result(n, mean, m2) -> dict:
             "method": "Monte Carlo"}
 
 
+def _add_blocks(stats, vals, batch):
+    """Add each block's rows of every sampled quantity to its running statistics, in block order."""
+    r0 = 0
+    for _, nb in batch:
+        for st, v in zip(stats, vals):
+            if v is not None:
+                st.add_block(v[r0:r0 + nb])
+        r0 += nb
+
+
 def _with_gaps(vals):
     """Append the per-tuple paired differences (CE limit - risk, search CE - risk)."""
     risk, ce, search = vals
@@ -392,12 +402,7 @@ def _sphere_run(model: SphereModel, tau, k, samples, seed, loss, chunk_size, wei
                 r0 += nb
             acc.update(s)
         vals = _with_gaps(acc.values(p, k, loss, log_mu))
-        r0 = 0
-        for _, nb in batch:
-            for st, v in zip(stats, vals):
-                if v is not None:
-                    st.add_block(v[r0:r0 + nb])
-            r0 += nb
+        _add_blocks(stats, vals, batch)
     return {name: st.result() for name, st in zip(_SAMPLED, stats)}
 
 
@@ -532,12 +537,7 @@ def _finite_run(model: FiniteModel, tau, k, samples, seed, loss, chunk_size, wei
             with np.errstate(divide="ignore", invalid="ignore"):
                 vals[2] = L - log_k - inv_tau * (Wa * S).sum(axis=1) / sw
         vals = _with_gaps(vals)
-        r0 = 0
-        for _, nb in batch:
-            for st, v in zip(stats, vals):
-                if v is not None:
-                    st.add_block(v[r0:r0 + nb])
-            r0 += nb
+        _add_blocks(stats, vals, batch)
     return {name: st.result() for name, st in zip(_SAMPLED, stats)}
 
 

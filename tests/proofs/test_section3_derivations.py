@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from infonce_sym.proofs.chain import _MAKE, ByLemma, Ea, _numerically_zero, canon, relation_kind
+from infonce_sym.proofs.chain import ByLemma, Ea, _numerically_zero, canon, relation_kind
 from infonce_sym.proofs.errata import ERRATA
+from infonce_sym.proofs.mutants import claim_mutations
 from infonce_sym.models import example_a2
 from infonce_sym.proofs import all_derivations
 from infonce_sym.proofs import section3 as S3
@@ -19,25 +20,8 @@ IDS = [d.id for d in DERIVATIONS]
 # No Section 3 step needs a numerical certificate: every derivation is declared "proved".
 CERTIFIED_STEPS = {}
 
-_FLIP = {"le": "ge", "ge": "le", "lt": "gt", "gt": "lt", "eq": "lt"}
-
-
-def mutations(claim):
-    """Constants of the rhs (c -> c + 1 for rationals, c -> 1.1 c for floats), each dropped
-    additive term of the rhs, and the flipped relation ('=' becomes '<')."""
-    kind = relation_kind(claim)
-    lhs, rhs = claim.lhs, claim.rhs
-    side = rhs if rhs.atoms(sp.Number) else lhs
-    out = []
-    for n in sorted(side.atoms(sp.Number), key=sp.default_sort_key):
-        new = n + 1 if n.is_Rational else n * sp.Float("1.1")
-        mut = side.xreplace({n: new})
-        out.append((f"constant {n} -> {new}", _MAKE[kind](lhs, mut) if side is rhs else _MAKE[kind](mut, rhs)))
-    if isinstance(rhs, sp.Add) and len(rhs.args) > 1:
-        for t in rhs.args:
-            out.append((f"drop {t}", _MAKE[kind](lhs, sp.Add(*[a for a in rhs.args if a is not t]))))
-    out.append((f"flip {kind}", _MAKE[_FLIP[kind]](lhs, rhs)))
-    return out
+# the claim mutations are the ones `infonce-sym derivations --mutate` makes (proofs.mutants)
+mutations = claim_mutations
 
 
 def equivalent(claim, mutated):
