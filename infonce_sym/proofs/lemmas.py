@@ -458,3 +458,75 @@ def dudley_covering_transfer():
         lambda logN, d, R, L, U, rho, dth: le(sp.Integral(sp.sqrt(logN(e)), (e, 0, U)),
                                               sp.sqrt(d) * sp.Integral(sp.sqrt(sp.log(1 + 2 * R * L / e)), (e, 0, U))),
         lambda logN, d, R, L, U, rho, dth: [le(rho, L * dth)])
+
+
+# ---------------------------------------------------------------- for the remainder bounds (expansions, A2.32)
+class Liminf(sp.Function):
+    """liminf_{n -> oo} of ``expr`` (``Liminf(expr, n)``): kept unevaluated."""
+    nargs = 2
+
+    def _latex(self, printer, exp=None):
+        t = r"\liminf_{%s \to \infty} \left(%s\right)" % (printer._print(self.args[1]), printer._print(self.args[0]))
+        return t if exp is None else r"\left(%s\right)^{%s}" % (t, exp)
+
+
+@_lib('Taylor (Lagrange remainder)')
+def taylor_lagrange_point(order):
+    """Taylor's theorem about 0 with the Lagrange remainder of order ``order + 1``, the intermediate
+    point written as theta = y/(1 + t) for some t > 0 (theta strictly between 0 and y; any t when
+    y = 0).  F must be ``order + 1`` times differentiable on (lo, oo) with lo < 0 and lo < y, so that
+    the segment [0, y] lies in its domain: those are the hypotheses."""
+    u = sp.Symbol("u")
+    return Lemma(
+        f"Taylor's theorem with Lagrange remainder (order {order}), point y/(1+t)",
+        f"F(y) = sum_(n<={order}) F^(n)(0) y^n/n! + F^({order + 1})(y/(1+t)) y^{order + 1}/({order + 1})!, some t > 0, "
+        "F smooth on (lo, oo), lo < min(0, y)",
+        {"F": sp.Lambda(u, sp.Function("F")(u)), "Y": sp.Symbol("y"), "T": sp.Symbol("t", positive=True),
+         "lo": sp.Symbol("lo")},
+        lambda F, Y, T, lo: eq(F(Y), sp.Add(*[sp.diff(F(u), u, n).subs(u, 0) * Y ** n / sp.factorial(n)
+                                               for n in range(order + 1)])
+                               + sp.diff(F(u), u, order + 1).subs(u, Y / (1 + T)) * Y ** (order + 1)
+                               / sp.factorial(order + 1)),
+        lambda F, Y, T, lo: [gt(T, 0), gt(Y - lo, 0), gt(-lo, 0)])
+
+
+@_lib('elementary')
+def power_monotone():
+    """u -> u^p is increasing on [0, oo) for p > 0: 0 <= a <= b implies a^p <= b^p."""
+    return Lemma(
+        "u^p is increasing (p > 0)", "0 <= a <= b implies a^p <= b^p for p > 0",
+        {"a": sp.Symbol("a", nonnegative=True), "b": sp.Symbol("b", nonnegative=True), "p": sp.Symbol("p", positive=True)},
+        lambda a, b, p: le(a ** p, b ** p),
+        lambda a, b, p: [ge(a, 0), ge(b - a, 0), gt(p, 0)])
+
+
+@_lib('elementary')
+def abs_between():
+    """c - r <= x <= c + r implies |x - c| <= r."""
+    return Lemma(
+        "|x - c| <= r from c - r <= x <= c + r", "c - r <= x <= c + r implies |x - c| <= r",
+        {"x": sp.Symbol("x", real=True), "c": sp.Symbol("c", real=True), "r": sp.Symbol("r", nonnegative=True)},
+        lambda x, c, r: le(sp.Abs(x - c), r),
+        lambda x, c, r: [ge(x - (c - r), 0), ge(c + r - x, 0)])
+
+
+@_lib('elementary')
+def liminf_monotone():
+    """Monotonicity of liminf: U_n >= V_n for every n implies liminf U_n >= liminf V_n."""
+    n = sp.Symbol("n", positive=True, integer=True)
+    return Lemma(
+        "monotonicity of liminf", "U_n >= V_n for all n implies liminf U_n >= liminf V_n",
+        {"U": sp.Symbol("U"), "V": sp.Symbol("V"), "n": n},
+        lambda U, V, n: ge(Liminf(U, n), Liminf(V, n)),
+        lambda U, V, n: [ge(U - V, 0)])
+
+
+@_lib('elementary')
+def liminf_of_limit():
+    """The definition of the limit: if V_n -> L then liminf V_n = L."""
+    n = sp.Symbol("n", positive=True, integer=True)
+    return Lemma(
+        "liminf of a convergent sequence", "V_n -> L implies liminf V_n = L",
+        {"V": sp.Symbol("V"), "n": n, "L": sp.Symbol("L")},
+        lambda V, n, L: eq(Liminf(V, n), L),
+        lambda V, n, L: [eq(sp.Limit(V, n, sp.oo), L)])
