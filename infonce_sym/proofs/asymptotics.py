@@ -1,0 +1,316 @@
+"""The asymptotics of Section 3 as theorems: explicit remainders (issue 9, item 4).
+
+Per anchor, with X = e^{s/tau}, mu = E X, V_j = X_j/mu - 1 i.i.d. (E V = 0, m_n = E V^n),
+Vbar the mean of k copies, and ``ell`` a lower bound of 1 + V = X/mu (ell <= 1; ell = e^{-2/tau}
+when |s| <= 1, since X >= e^{-1/tau} and mu <= e^{1/tau}):
+
+* **A2.32.lower / A2.32.upper / A2.32** -- (32) with an explicit remainder:
+  |k (log mu - E log muhat) - m2/2| <= (3 m2^2 + m4)^{3/4} / (3 ell^3 sqrt(k)).
+  Taylor of -log(1 + v) to order 2 with the Lagrange point v/(1+t) (so 1 + theta >= ell),
+  E Vbar = 0, E Vbar^2 = m2/k, |E Vbar^3/(1+theta)^3| <= E|Vbar|^3/ell^3, Lyapunov
+  E|Vbar|^3 <= (E Vbar^4)^{3/4} (Jensen, u^{3/4} concave), E Vbar^4 = (3(k-1) m2^2 + m4)/k^3.
+  m2 = Var(X)/mu^2 is the paper's Var/E^2.
+* **EXP.dcl.lower / EXP.dcl.upper** -- int CE - R~ = -E log(1 + Vbar) per anchor:
+  c1t/k + c2t/k^2 - B_lo/k^3 <= gap <= c1t/k + c2t/k^2 + B_up/k^3 with B_lo, B_up closed forms
+  in the moments and ell (Taylor to order 5, Lagrange remainder Vbar^6/(6 (1+theta)^6) in
+  [0, Vbar^6/(6 ell^6)], E Vbar^n exact by set partitions, then |q| k^{-n} <= |q| k^{-3}).
+* **EXP.infonce.lower / EXP.infonce.upper** -- the same for -E log(1 + Vbar + W/k), W = e^{p/tau}/mu
+  independent of the negatives (1 + Vbar + W/k >= 1 + Vbar >= ell).
+* :func:`a2_liminf` -- A.2's liminf from A2.32 (a builder for section3: same id and statement).
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from . import lemmas as L
+from .chain import (AsGap, Assumption, ByLemma, Derivation, Ea, Ex, Expm1, Identity, Lemma, NonNegative, Step,
+                    StepResult, eq, ge, le, parameter, random_symbol, relation_kind)
+from .expansions import FACTS, V, W, expansion_constants, j, m
+from .register import cite, derivation, register
+from .symbols import k, tau
+
+__all__ = ["ell", "LimitCheck", "a2_32", "expansion_bounds", "a2_liminf", "DERIVATIONS", "ORDER"]
+
+ORDER = 5                                            # Taylor degree of the expansions (remainder order 6)
+ell = parameter("ell_V", r"\ell", positive=True)     # 1 + V_j = X_j/mu >= ell, ell <= 1
+t_L = random_symbol("t_L", "t", positive=True)       # Lagrange point theta = eps/(1 + t)
+_u = sp.Symbol("u")
+_e = sp.Symbol("epsilon")
+# slack symbols (hypotheses >= 0)
+sig, sig_j, kap, rho, a_abs = sp.symbols("sigma sigma_j kappa rho a_abs", nonnegative=True)
+
+Vbar = sp.Sum(V(j), (j, 1, k)) / k
+S_V = sp.Sum(V(j), (j, 1, k))
+F_log = sp.Lambda(_e, -sp.log(1 + _e))
+# the moments the chains use: E V = 0, E V^n = m_n, E W^n (the a, b facts of the search expansion are not used)
+FACTS_V = {key: val for key, val in FACTS.items() if not key.atoms(sp.core.function.AppliedUndef)
+           or all(f.func == V for f in key.atoms(sp.core.function.AppliedUndef))}
+
+_ASSUMPTIONS = [
+    Assumption("E V = 0 (V = X/mu - 1)", eq(Ex(V(0)), 0)),
+    Assumption("1 + V_j = X_j/mu >= ell for every j (ell = e^{-2/tau} when |s| <= 1)", ge(1 + V(j), ell)),
+    Assumption("ell <= 1 (ell bounds X/mu below and E[X/mu] = 1)", le(ell, 1)),
+    "V_j = X_j/mu - 1 i.i.d. over the negatives, X_j = e^{s_j/tau}; m_n = E V^n",
+]
+
+
+class LimitCheck:
+    """``Limit(f, n, oo) = L`` by SymPy's ``limit`` (then ``simplify(value - L) == 0``)."""
+
+    def __call__(self, claim):
+        if relation_kind(claim) != "eq" or not isinstance(claim.lhs, sp.Limit):
+            return StepResult(False, "failed", "needs Limit(f, n, oo) = L")
+        f, n, point = claim.lhs.args[0], claim.lhs.args[1], claim.lhs.args[2]
+        val = sp.limit(f, n, point)
+        if sp.simplify(val - claim.rhs) != 0:
+            return StepResult(False, "failed", f"the limit is {val}, not {claim.rhs}")
+        return StepResult(True, "proved", f"CAS: limit = {val}")
+
+    def describe(self):
+        return "CAS limit"
+
+
+# ---------------------------------------------------------------- the pieces every chain uses
+def _range_check():
+    """sigma = 1 + Vbar - ell >= 0: the mean of the 1 + V_j - ell >= 0 (assumption), monotonicity of sums."""
+    return AsGap(ByLemma(L.sum_monotone(), {"U": sp.Lambda(j, ell / k), "V": sp.Lambda(j, (1 + V(j)) / k), "k": k},
+                         hyp_checks={0: NonNegative([sig_j / k], {sig_j: 1 + V(j) - ell})}))
+
+
+def _rho_check(extra, defs=None):
+    """rho = 1 + theta - ell >= 0 with theta = eps/(1+t), eps = Vbar + extra (extra >= 0):
+    1 + theta - ell = (t (1 - ell) + (1 + Vbar - ell) + extra)/(1 + t).  ``defs``: the name of eps."""
+    terms = [t_L * kap / (1 + t_L), sig / (1 + t_L)] + ([extra / (1 + t_L)] if extra != 0 else [])
+    return NonNegative(terms, {kap: 1 - ell, sig: 1 + Vbar - ell}, by={sig: _range_check()}, defs=defs)
+
+
+def _taylor_step(q, eps, E, context, order):
+    """q = context(E(Taylor polynomial + Lagrange remainder)) (library Taylor, point eps/(1+t))."""
+    lem = L.taylor_lagrange_point(order)
+    subs = {"F": F_log, "Y": eps, "T": t_L, "lo": -1}
+    concl, _ = lem.instantiate(subs)
+    extra = sp.expand(eps - Vbar)
+    # hypothesis 1: eps + 1 > 0, as ell + (1 + Vbar - ell) + extra
+    hyp1 = NonNegative([ell, sig] + ([extra] if extra != 0 else []), {sig: 1 + Vbar - ell}, by={sig: _range_check()})
+    rhs = context(E(concl.rhs))
+    return Step("Taylor", "A.1", eq(q, rhs),
+                f"-log(1 + eps) to order {order}, Lagrange remainder at theta = eps/(1+t), t > 0 "
+                "(1 + eps > 0: eps + 1 = ell + (1 + Vbar - ell) + ...)",
+                ByLemma(lem, subs, context=sp.Lambda(_u, context(E(_u))), hyp_checks={1: hyp1})), concl.rhs
+
+
+def _poly_tail(Q, head, sign):
+    """Q (a polynomial in 1/k) against head + sign * (sum_{n>=3} |q_n|)/k^3: returns (bound, witness
+    terms, slacks, by-checks).  q/k^n <= |q|/k^3 (and >= -|q|/k^3) for k >= 1: the gap is
+    (|q| -+ q)/k^n + |q| (k - 1)(1 + ... + k^{n-4})/k^n."""
+    h = sp.Symbol("h", positive=True)
+    poly = sp.expand(Q.subs(k, 1 / h))
+    lo_coeffs = sp.expand(poly - sum(poly.coeff(h, n) * h ** n for n in range(3, 20)) - head.subs(k, 1 / h))
+    if lo_coeffs != 0:
+        raise ValueError(f"head does not match the 1/k, 1/k^2 coefficients: {lo_coeffs}")
+    B, terms, hyps, by = sp.Integer(0), [], {}, {}
+    for n in range(3, 20):
+        q = sp.expand(poly.coeff(h, n))
+        if q == 0:
+            continue
+        aq = sp.Abs(q)
+        B += aq
+        if n > 3:
+            terms.append(aq * (k - 1) * sp.Add(*[k ** i for i in range(n - 3)]) / k ** n)
+        x = q if sign > 0 else -q            # the slack is |x| - x >= 0 (x <= |x|)
+        if sp.Abs(x) == x:
+            continue                          # x >= 0 by assumptions: |x| - x = 0
+        if sp.Abs(x) == -x:
+            terms.append(-2 * x / k ** n)
+            continue
+        s = sp.Symbol(f"a{n}", nonnegative=True)
+        hyps[s] = sp.Abs(x) - x
+        by[s] = AsGap(ByLemma(L.le_abs_difference(), {"x": x, "y": 0}))
+        terms.append(s / k ** n)
+    return B, terms, hyps, by
+
+
+# ---------------------------------------------------------------- (32) with its remainder
+@register("A2.32.lower", "A2.32.upper", "A2.32")
+def a2_32():
+    """A2.32.lower, A2.32.upper and A2.32 (|k gap - m2/2| <= C/sqrt(k))."""
+    q = k * Ex(F_log(Vbar))
+    E = Ex
+    step1, taylor = _taylor_step(q, Vbar, E, lambda e: k * e, 2)
+    theta = Vbar / (1 + t_L)
+    R3 = -Vbar ** 3 / (3 * (1 + theta) ** 3)
+    m2, m4 = m[2], m[4]
+    mid = m2 / 2 + k * Ex(R3)
+    step2 = Step("E Vbar = 0, E Vbar^2 = m2/k", "A.1", eq(k * E(taylor), mid),
+                 "linearity; E of powers of a mean of i.i.d. copies (set partitions)", Identity(facts=FACTS_V))
+    A3 = (Vbar ** 4) ** sp.Rational(3, 4)          # = |Vbar|^3
+    E4 = (3 * (k - 1) * m2 ** 2 + m4) / k ** 3     # E Vbar^4
+    C = (3 * m2 ** 2 + m4) ** sp.Rational(3, 4) / (3 * ell ** 3)
+    a_ = E4
+    b_ = (3 * m2 ** 2 + m4) / k ** 2
+    out = []
+    for sign, name in ((-1, "lower"), (1, "upper")):
+        # remainder: -+ |Vbar|^3/(3 ell^3) vs R3 = -Vbar^3/(3 (ell + rho)^3)
+        x = S_V if sign < 0 else -S_V            # slack |S| - x >= 0
+        wit = [S_V ** 2 * a_abs / (3 * k ** 3 * (ell + rho) ** 3)] + [
+            S_V ** 2 * sp.Abs(S_V) * sp.binomial(3, i) * ell ** (3 - i) * rho ** i / (3 * k ** 3 * ell ** 3 * (ell + rho) ** 3)
+            for i in range(1, 4)]
+        hyp = NonNegative(wit, {a_abs: sp.Abs(S_V) - x, rho: 1 + theta - ell},
+                          by={a_abs: AsGap(ByLemma(L.le_abs_difference(), {"x": x, "y": 0})), rho: _rho_check(0)})
+        if sign < 0:
+            mono = ByLemma(L.monotone(Ex), {"U": -A3 / (3 * ell ** 3), "V": R3}, context=sp.Lambda(_u, m2 / 2 + k * _u),
+                           hyp_checks={0: hyp})
+            rel = ge
+        else:
+            mono = ByLemma(L.monotone(Ex), {"U": R3, "V": A3 / (3 * ell ** 3)}, context=sp.Lambda(_u, m2 / 2 + k * _u),
+                           hyp_checks={0: hyp})
+            rel = le
+        r3 = m2 / 2 + sign * k * Ex(A3) / (3 * ell ** 3)
+        r4 = m2 / 2 + sign * k * Ex(Vbar ** 4) ** sp.Rational(3, 4) / (3 * ell ** 3)
+        r5 = m2 / 2 + sign * k * E4 ** sp.Rational(3, 4) / (3 * ell ** 3)
+        stmt = m2 / 2 + sign * C / sp.sqrt(k)
+        ctx = sp.Lambda(_u, m2 / 2 + sign * k * _u / (3 * ell ** 3))
+        steps = [
+            step1, step2,
+            Step("1 + theta >= ell", "A.1", rel(mid, r3),
+                 "|Vbar^3/(1+theta)^3| <= |Vbar|^3/ell^3: 1 + theta >= ell since theta lies between 0 and Vbar, "
+                 "1 + Vbar >= ell, ell <= 1 (monotonicity of E)", mono),
+            Step("Lyapunov", "A.1", rel(r3, r4), "E|Y|^3 <= (E Y^4)^{3/4}: Jensen for the concave u^{3/4} "
+                 "(replaces Marcinkiewicz-Zygmund)",
+                 ByLemma(L.jensen_concave(Ex), {"F": sp.Lambda(_u, _u ** sp.Rational(3, 4)), "Y": Vbar ** 4},
+                         context=ctx)),
+            Step("E Vbar^4", "A.1", eq(r4, r5), "E Vbar^4 = (3(k-1) m2^2 + m4)/k^3 (set partitions; E V = 0)",
+                 Identity(facts=FACTS_V)),
+            Step("k >= 1", "A.1", rel(r5, stmt), "(3(k-1) m2^2 + m4)/k^3 <= (3 m2^2 + m4)/k^2 and u^{3/4} increasing",
+                 ByLemma(L.power_monotone(), {"a": a_, "b": b_, "p": sp.Rational(3, 4)}, context=ctx,
+                         hyp_checks={1: NonNegative([3 * m2 ** 2 / k ** 3, (k - 1) * m4 / k ** 3])})),
+        ]
+        out.append(Derivation(
+            f"A2.32.{name}", f"(32) with an explicit remainder ({name} bound)", "App. A.1, (31)-(32)",
+            q, "ge" if sign < 0 else "le", stmt, steps, list(_ASSUMPTIONS),
+            notes="Per anchor: k (log mu - E log muhat) = k E[-log(1 + Vbar)] by (31).  With |s| <= 1, "
+                  "ell = e^{-2/tau}, so the constant is e^{6/tau} (3 m2^2 + m4)^{3/4}/3."))
+    lo, up = out
+    both = Derivation(
+        "A2.32", "(32) with an explicit remainder: |k gap - Var/(2 E^2)| <= C/sqrt(k)", "App. A.1, (31)-(32)",
+        sp.Abs(q - m2 / 2), "le", C / sp.sqrt(k),
+        [Step("both bounds", "(32)", le(sp.Abs(q - m2 / 2), C / sp.sqrt(k)), "A2.32.lower and A2.32.upper",
+              ByLemma(L.abs_between(), {"x": q, "c": m2 / 2, "r": C / sp.sqrt(k)},
+                      hyp_checks={0: AsGap(ByLemma(cite(lo), {})), 1: AsGap(ByLemma(cite(up), {}))}))],
+        list(_ASSUMPTIONS),
+        notes="Hence lim_k k (log mu - E log muhat) = m2/2 = Var(X)/(2 mu^2), the rate k^{-1/2} explicit.")
+    return [lo, up, both]
+
+
+# ---------------------------------------------------------------- the expansions with their remainder
+def _expansion_pair(name, title, eps, E, c1, c2):
+    """EXP.<name>.lower / .upper: c1/k + c2/k^2 -+ B/k^3 around E[-log(1 + eps)]."""
+    q = E(F_log(eps))
+    step1, taylor = _taylor_step(q, eps, E, lambda e: e, ORDER)
+    theta = eps / (1 + t_L)
+    N = ORDER + 1
+    R = eps ** N / (N * (1 + theta) ** N)                 # F^(6)(theta) eps^6/6! = eps^6/(6 (1+theta)^6)
+    ident = Identity(facts=FACTS_V)
+    P = sp.expand(ident.difference(E(taylor - R), 0))     # E of the Taylor polynomial: exact in 1/k
+    E6 = sp.expand(ident.difference(E(eps ** N), 0))
+    head = c1 / k + c2 / k ** 2
+    extra = sp.expand(eps - Vbar)
+    step2 = Step("i.i.d. means", "", eq(E(taylor), P + E(R)),
+                 "E of products of means of k i.i.d. copies (set partitions), E V = 0, E V^n = m_n, E W^n",
+                 Identity(facts=FACTS_V))
+    out = []
+    # eps named by a symbol inside the remainder checks when it is a sum (InfoNCE): the CAS then
+    # verifies a polynomial identity in eps instead of expanding (Vbar + W/k)^6
+    if extra != 0:
+        e_s = sp.Symbol("eps", real=True)
+        ren, defs, th = {eps: e_s}, {e_s: eps}, e_s / (1 + t_L)
+    else:
+        e_s, ren, defs, th = eps, {}, None, theta
+    # lower: the remainder is >= 0
+    wit0 = [e_s ** N / (N * (ell + rho) ** N)]
+    pos = NonNegative(wit0, {rho: 1 + th - ell}, rename=ren, by={rho: _rho_check(extra, defs)})
+    Bl, terms, hyps, by = _poly_tail(P, head, -1)
+    lower_stmt = head - Bl / k ** 3
+    out.append(Derivation(
+        f"EXP.{name}.lower", f"{title}: lower bound with explicit k^-3 remainder", "companion; (11), (32)", q, "ge",
+        lower_stmt,
+        [step1, step2,
+         Step("remainder >= 0", "", ge(P + E(R), P), "eps^6/(6 (1+theta)^6) >= 0 (1 + theta >= ell > 0)",
+              ByLemma(L.monotone(E), {"U": 0, "V": R}, context=sp.Lambda(_u, P + _u), hyp_checks={0: pos})),
+         Step("k >= 1", "", ge(P, lower_stmt), "q/k^n >= -|q|/k^3 for n >= 3",
+              NonNegative(terms, hyps, by=by))],
+        list(_ASSUMPTIONS)))
+    # upper: the remainder is <= eps^6/(6 ell^6)
+    wit = [sp.binomial(N, i) * ell ** (N - i) * rho ** i * e_s ** N / (N * ell ** N * (ell + rho) ** N)
+           for i in range(1, N + 1)]
+    bound = NonNegative(wit, {rho: 1 + th - ell}, rename=ren, by={rho: _rho_check(extra, defs)})
+    Q = sp.expand(P + E6 / (N * ell ** N))
+    Bu, terms, hyps, by = _poly_tail(Q, head, 1)
+    upper_stmt = head + Bu / k ** 3
+    r3 = P + E(eps ** N) / (N * ell ** N)
+    out.append(Derivation(
+        f"EXP.{name}.upper", f"{title}: upper bound with explicit k^-3 remainder", "companion; (11), (32)", q, "le",
+        upper_stmt,
+        [step1, step2,
+         Step("1 + theta >= ell", "", le(P + E(R), r3), "eps^6/(6 (1+theta)^6) <= eps^6/(6 ell^6) (monotonicity of E)",
+              ByLemma(L.monotone(E), {"U": R, "V": eps ** N / (N * ell ** N)}, context=sp.Lambda(_u, P + _u),
+                      hyp_checks={0: bound})),
+         Step("E eps^6", "", eq(r3, P + E6 / (N * ell ** N)), "E eps^6 exactly (set partitions)", Identity(facts=FACTS_V)),
+         Step("k >= 1", "", le(P + E6 / (N * ell ** N), upper_stmt), "q/k^n <= |q|/k^3 for n >= 3",
+              NonNegative(terms, hyps, by=by))],
+        list(_ASSUMPTIONS) + ([Assumption("W = e^{p/tau}/mu > 0 independent of the negatives")] if extra != 0 else [])))
+    return out
+
+
+@register("EXP.dcl.lower", "EXP.dcl.upper", "EXP.infonce.lower", "EXP.infonce.upper")
+def expansion_bounds():
+    """EXP.dcl.lower, EXP.dcl.upper, EXP.infonce.lower, EXP.infonce.upper."""
+    c = expansion_constants()
+    return (_expansion_pair("dcl", "int CE - R~ = -E log(1 + Vbar)", Vbar, Ex, c["c1t"], c["c2t"])
+            + _expansion_pair("infonce", "int CE - R = -E log(1 + Vbar + W/k)", Vbar + W / k,
+                              lambda e: Ea(Ex(e)), c["c1"], c["c2"]))
+
+
+# ---------------------------------------------------------------- A.2's liminf, from A2.32
+def a2_liminf(d_ratio, assumptions, errata=(), x=None, a=None):
+    """A2.liminf: liminf_k k (int CE - R~) >= (1 - a)(e^{1/tau} - 2)/16 for the example of A.2, concluded
+    from (32) with its remainder (A2.32.lower, ell = e^{-2/tau}) and A2.ratio.  ``d_ratio`` is the
+    derivation A2.ratio (its ``quantity`` is Var/E^2 of the A.2 law), ``assumptions`` those of A2.ratio."""
+    x = sp.exp(1 / tau) if x is None else x
+    lo = derivation("A2.32.lower")
+    ratio = d_ratio.quantity
+    liminf = d_ratio.statement / 2
+    e2 = sp.exp(-2 / tau)
+    q_k = k * Ex(F_log(Vbar))
+    low_k = lo.statement.subs(ell, e2)
+    cited = cite("A2.32.lower", {"ell": ell})
+    hyps = cited.instantiate({"ell": e2})[1]
+    idx = next(i for i, h in enumerate(hyps) if not h.has(V))      # e^{-2/tau} <= 1
+    Lr = Lemma.from_derivation(d_ratio, {})
+    m2 = m[2]
+    steps = [
+        Step("(32) with remainder", "(32)", ge(L.Liminf(q_k, k), L.Liminf(low_k, k)),
+             "k gap >= m2/2 - e^{6/tau}(3 m2^2 + m4)^{3/4}/(3 sqrt k) for every k (A2.32.lower, ell = e^{-2/tau})",
+             ByLemma(L.liminf_monotone(), {"U": q_k, "V": low_k, "n": k},
+                     hyp_checks={0: AsGap(ByLemma(cited, {"ell": e2},
+                                                  hyp_checks={idx: NonNegative([e2 * Expm1(2 / tau)])}))})),
+        Step("k -> oo", "(32)", eq(L.Liminf(low_k, k), m2 / 2), "the remainder is O(k^{-1/2})",
+             ByLemma(L.liminf_of_limit(), {"V": low_k, "n": k, "L": m2 / 2}, hyp_checks={0: LimitCheck()})),
+        Step("m2 = Var/E^2", "A.2", eq(m2 / 2, ratio / 2),
+             "m2 = E(X/mu - 1)^2 = Var(X)/mu^2 is the variance ratio of the A.2 law", Identity(defs={m2: ratio})),
+        Step("A2.ratio", "A.2", ge(ratio / 2, liminf), "A2.ratio", ByLemma(Lr, {}, context=sp.Lambda(_u, _u / 2))),
+    ]
+    ass = list(assumptions) + [
+        Assumption("E V = 0 (V = X/mu - 1)", eq(Ex(V(0)), 0)),
+        Assumption("1 + V_j = X_j/mu >= e^{-2/tau}: |s| <= 1", ge(1 + V(j), e2)),
+        "V_j = X_j/mu - 1, X_j = e^{s_j/tau}, s_j the similarity of the j-th negative under the A.2 law; "
+        "k (int CE - R~) = k E[-log(1 + Vbar)] per anchor by (31), the same law at every anchor"]
+    return Derivation("A2.liminf", "A.2: liminf_k k (CrossEnt - R~) >= (1 - a)(e^{1/tau} - 2)/16",
+                      "App. A.2, with (31)-(32)", L.Liminf(q_k, k), "ge", liminf, steps, ass, errata=list(errata))
+
+
+def __getattr__(name):
+    """``DERIVATIONS``: this module's registered results, built by the registry."""
+    if name == "DERIVATIONS":
+        return [derivation(i) for b in (a2_32, expansion_bounds) for i in b.registered_ids]
+    raise AttributeError(name)
