@@ -530,3 +530,97 @@ def liminf_of_limit():
         {"V": sp.Symbol("V"), "n": n, "L": sp.Symbol("L")},
         lambda V, n, L: eq(Liminf(V, n), L),
         lambda V, n, L: [eq(sp.Limit(V, n, sp.oo), L)])
+
+
+# ---------------------------------------------------------------- vectors of R^d with d symbolic (indexed sums), appended
+_l = sp.Symbol("l", integer=True, positive=True)      # coordinate index 1..d
+_dim = sp.Symbol("d", integer=True, positive=True)
+_ci = sp.Symbol("c", real=True)                        # the integration variable on [0, 1]
+
+
+def _nrm(u, d):
+    return sp.sqrt(sp.Sum(u(_l) ** 2, (_l, 1, d)))
+
+
+@_lib('Cauchy-Schwarz')
+def cauchy_schwarz_sum():
+    """|sum_{l<=d} u_l v_l| <= (sum_l u_l^2)^{1/2} (sum_l v_l^2)^{1/2} in R^d, d symbolic (u, v Lambdas of l)."""
+    return Lemma(
+        "Cauchy-Schwarz inequality in R^d", "|<u, v>| <= ||u||_2 ||v||_2, u, v in R^d",
+        {"u": sp.Lambda(_l, sp.Function("u", real=True)(_l)), "v": sp.Lambda(_l, sp.Function("v", real=True)(_l)),
+         "d": _dim},
+        lambda u, v, d: le(sp.Abs(sp.Sum(u(_l) * v(_l), (_l, 1, d))), _nrm(u, d) * _nrm(v, d)))
+
+
+@_lib('Minkowski')
+def minkowski_sum():
+    """||x + y|| <= ||x|| + ||y|| in R^d, d symbolic (x, y Lambdas of l)."""
+    return Lemma(
+        "Minkowski's inequality in R^d (triangle inequality of the norm)", "||x + y||_2 <= ||x||_2 + ||y||_2, x, y in R^d",
+        {"x": sp.Lambda(_l, sp.Function("x", real=True)(_l)), "y": sp.Lambda(_l, sp.Function("y", real=True)(_l)),
+         "d": _dim},
+        lambda x, y, d: le(sp.sqrt(sp.Sum((x(_l) + y(_l)) ** 2, (_l, 1, d))), _nrm(x, d) + _nrm(y, d)))
+
+
+@_lib('triangle')
+def norm_segment():
+    """||(1 - c) x + c y|| <= (1 - c) ||x|| + c ||y|| for c in [0, 1] (triangle inequality and homogeneity of the
+    norm), in R^d with d symbolic; hypotheses c >= 0 and 1 - c >= 0."""
+    return Lemma(
+        "norm of a convex combination of two vectors", "||(1-c) x + c y||_2 <= (1-c)||x||_2 + c||y||_2, c in [0, 1]",
+        {"x": sp.Lambda(_l, sp.Function("x", real=True)(_l)), "y": sp.Lambda(_l, sp.Function("y", real=True)(_l)),
+         "c": _ci, "d": _dim},
+        lambda x, y, c, d: le(sp.sqrt(sp.Sum(((1 - c) * x(_l) + c * y(_l)) ** 2, (_l, 1, d))),
+                              (1 - c) * _nrm(x, d) + c * _nrm(y, d)),
+        lambda x, y, c, d: [ge(c, 0), ge(1 - c, 0)])
+
+
+@_lib('triangle')
+def norm_convex_sum(index=_j):
+    """||sum_j p_j v_j|| <= sum_j p_j ||v_j|| in R^d (p_j >= 0), d and k symbolic; v a Lambda of (j, l)."""
+    return Lemma(
+        "triangle inequality (weighted sum of vectors of R^d)", "||sum_j p_j v_j||_2 <= sum_j p_j ||v_j||_2, p_j >= 0",
+        {"p": sp.Lambda(index, sp.Function("p")(index)),
+         "v": sp.Lambda((index, _l), sp.Function("v", real=True)(index, _l)), "k": sp.Symbol("k"), "d": _dim},
+        lambda p, v, k, d: le(sp.sqrt(sp.Sum(sp.Sum(p(index) * v(index, _l), (index, 1, k)) ** 2, (_l, 1, d))),
+                              sp.Sum(p(index) * sp.sqrt(sp.Sum(v(index, _l) ** 2, (_l, 1, d))), (index, 1, k))),
+        lambda p, v, k, d: [ge(p(index), 0)])
+
+
+@_lib('triangle')
+def abs_integral():
+    """|int_0^1 f| <= int_0^1 |f| (f integrable on [0, 1])."""
+    return Lemma(
+        "|int f| <= int |f|", "|int_0^1 f(c) dc| <= int_0^1 |f(c)| dc",
+        {"F": sp.Lambda(_u, sp.Function("F")(_u))},
+        lambda F: le(sp.Abs(sp.Integral(F(_ci), (_ci, 0, 1))), sp.Integral(sp.Abs(F(_ci)), (_ci, 0, 1))))
+
+
+@_lib('elementary')
+def integral_monotone():
+    """Monotonicity of the integral: f(c) <= g(c) for every c in [0, 1] implies int_0^1 f <= int_0^1 g.
+    The hypothesis is stated at the integration variable c (a check of it may use 0 <= c <= 1)."""
+    return Lemma(
+        "monotonicity of the integral", "f <= g on [0, 1] implies int_0^1 f <= int_0^1 g",
+        {"f": sp.Lambda(_u, sp.Function("f")(_u)), "g": sp.Lambda(_u, sp.Function("g")(_u))},
+        lambda f, g: le(sp.Integral(f(_ci), (_ci, 0, 1)), sp.Integral(g(_ci), (_ci, 0, 1))),
+        lambda f, g: [ge(g(_ci) - f(_ci), 0)])
+
+
+@_lib('elementary')
+def abs_scale_le():
+    """|w x| <= |x| for 0 <= w <= 1."""
+    return Lemma(
+        "|w x| <= |x| for w in [0, 1]", "|w x| <= |x| if 0 <= w <= 1",
+        {"w": sp.Symbol("w", real=True), "x": sp.Symbol("x", real=True)},
+        lambda w, x: le(sp.Abs(w * x), sp.Abs(x)),
+        lambda w, x: [ge(w, 0), ge(1 - w, 0)])
+
+
+@_lib('mean value theorem / FTC')
+def ftc_unit_interval():
+    """Fundamental theorem of calculus on [0, 1] with a real variable c: F(1) - F(0) = int_0^1 F'(c) dc (F in C^1[0, 1])."""
+    return Lemma(
+        "fundamental theorem of calculus", "F(1) - F(0) = int_0^1 F'(c) dc for F in C^1[0, 1]",
+        {"F": sp.Lambda(_u, sp.Function("F")(_u))},
+        lambda F: eq(F(1) - F(0), sp.Integral(sp.Derivative(F(_ci), _ci), (_ci, 0, 1))))
