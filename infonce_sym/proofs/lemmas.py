@@ -593,7 +593,7 @@ def abs_integral():
     return Lemma(
         "|int f| <= int |f|", "|int_0^1 f(c) dc| <= int_0^1 |f(c)| dc",
         {"F": sp.Lambda(_u, sp.Function("F")(_u))},
-        lambda F: le(sp.Abs(sp.Integral(F(_ci), (_ci, 0, 1))), sp.Integral(sp.Abs(F(_ci)), (_ci, 0, 1))))
+        lambda F: le(sp.Abs(sp.Integral(F(_ci), (_ci, 0, 1)), evaluate=False), sp.Integral(sp.Abs(F(_ci)), (_ci, 0, 1))))
 
 
 @_lib('elementary')
@@ -624,3 +624,14 @@ def ftc_unit_interval():
         "fundamental theorem of calculus", "F(1) - F(0) = int_0^1 F'(c) dc for F in C^1[0, 1]",
         {"F": sp.Lambda(_u, sp.Function("F")(_u))},
         lambda F: eq(F(1) - F(0), sp.Integral(sp.Derivative(F(_ci), _ci), (_ci, 0, 1))))
+
+
+# ---------------------------------------------------------------- for the search-ratio remainder bound (asymptotics), appended
+@_lib('elementary')
+def sqrt_product_monotone():
+    """sqrt(a) sqrt(b) <= sqrt(a) sqrt(c) for a >= 0 and 0 <= b <= c (sqrt increasing, times sqrt(a) >= 0)."""
+    return Lemma(
+        "sqrt(a) sqrt(b) <= sqrt(a) sqrt(c)", "a >= 0, 0 <= b <= c implies sqrt(a) sqrt(b) <= sqrt(a) sqrt(c)",
+        {"a": sp.Symbol("a", nonnegative=True), "b": sp.Symbol("b", nonnegative=True), "c": sp.Symbol("c", nonnegative=True)},
+        lambda a, b, c: le(sp.sqrt(a) * sp.sqrt(b), sp.sqrt(a) * sp.sqrt(c)),
+        lambda a, b, c: [ge(a, 0), ge(b, 0), ge(c - b, 0)])
