@@ -74,32 +74,55 @@ __all__ = [
     "StepResult", "Step", "Derivation", "DerivationResult", "Identity", "NonNegative",
     "ByLemma", "IntervalCertificate", "Lemma", "Ex", "Ea", "Expm1", "random_symbol",
     "random_family", "parameter", "canon", "eq", "le", "ge", "lt", "gt", "render_markdown",
-    "relation_kind", "LATEX_NAMES", "split", "Var", "iid_product_moment",
+    "relation_kind", "Parameter", "AnchorVariable", "NegativeVariable", "NegativeFamily",
+    "is_negative_random", "split", "Var", "iid_product_moment",
     "DoitIdentity", "SameIntegrand", "ExactInstance", "AsGap", "interval_value", "failed_steps", "Assumption", "Premise",
     "premise_matches", "cited_result", "ByCases", "make_relation", "numerically_zero",
 ]
 
-LATEX_NAMES: dict = {}           # Symbol -> LaTeX name used by the renderer
-_NEG_RANDOM: set = set()         # symbols / function classes random under Ex
-_PARAMS: set = set()             # symbols that are constants under Ea
+class _Named(sp.Symbol):
+    """A symbol with an optional LaTeX name (``tex``), kept through pickling."""
+    tex = None
+
+    def __new__(cls, name, latex=None, **assumptions):
+        obj = super().__new__(cls, name, **assumptions)
+        if latex is not None:
+            obj.tex = latex
+        return obj
+
+    def __getnewargs_ex__(self):
+        return (self.name, self.tex), self.assumptions0
+
+    def _latex(self, printer, **kwargs):
+        return self.tex if self.tex is not None else printer._print_Symbol(self)
+
+
+class Parameter(_Named):
+    """A deterministic model parameter (k, tau, D2, ...): constant under both expectations."""
+
+
+class AnchorVariable(_Named):
+    """A random variable of the anchor and its positive: integrated by ``Ea``, constant under ``Ex``.
+    (A plain ``sp.Symbol`` counts as one too: only a :class:`Parameter` is constant under ``Ea``.)"""
+
+
+class NegativeVariable(_Named):
+    """A random variable of the negatives / unseen data: random under ``Ex`` (and ``Ea``)."""
+
+
+class NegativeFamily(AppliedUndef):
+    """``X(j)``: the j-th of an i.i.d. family of the negatives (random under ``Ex``); ``X(0)`` is
+    the generic copy.  The family's class is made by :func:`random_family`."""
 
 
 def parameter(name, latex=None, **assumptions):
     """A deterministic model parameter (k, tau, D2, ...): constant under both expectations."""
-    s = sp.Symbol(name, **assumptions)
-    _PARAMS.add(s)
-    if latex:
-        LATEX_NAMES[s] = latex
-    return s
+    return Parameter(name, latex, **assumptions)
 
 
 def random_symbol(name, latex=None, **assumptions):
     """A random variable over the negatives / unseen data (random under ``Ex``)."""
-    s = sp.Symbol(name, **assumptions)
-    _NEG_RANDOM.add(s)
-    if latex:
-        LATEX_NAMES[s] = latex
-    return s
+    return NegativeVariable(name, latex, **assumptions)
 
 
 def _family_latex(self, printer, exp=None):
@@ -109,9 +132,12 @@ def _family_latex(self, printer, exp=None):
 
 def random_family(name, **assumptions):
     """An i.i.d. family ``X(j)`` (an undefined function of the index; ``X(0)`` is the generic copy)."""
-    f = sp.Function(name, _latex=_family_latex, **assumptions)
-    _NEG_RANDOM.add(f)
-    return f
+    return sp.Function(name, bases=(NegativeFamily,), _latex=_family_latex, **assumptions)
+
+
+def is_negative_random(atom) -> bool:
+    """Random under ``Ex``: a :class:`NegativeVariable` or a value of a :class:`NegativeFamily`."""
+    return isinstance(atom, (NegativeVariable, NegativeFamily))
 
 
 # ------------------------------------------------------------ relationals
@@ -247,9 +273,8 @@ class Var(sp.Function):
 
 
 def _has_neg_random(expr) -> bool:
-    if expr.free_symbols & _NEG_RANDOM:
-        return True
-    return any(type(f) in _NEG_RANDOM or f.func in _NEG_RANDOM for f in expr.atoms(AppliedUndef))
+    return any(is_negative_random(s) for s in expr.free_symbols) or \
+        any(is_negative_random(f) for f in expr.atoms(AppliedUndef))
 
 
 class Ex(Expectation):
@@ -268,8 +293,8 @@ class Ea(Expectation):
 
     @classmethod
     def is_const(cls, expr):
-        expr = expr.xreplace({a: sp.Symbol("_ea") for a in expr.atoms(Ea)})
-        return (expr.free_symbols <= _PARAMS | {sp.Symbol("_ea")} and not expr.atoms(AppliedUndef)
+        expr = expr.xreplace({a: Parameter("_ea") for a in expr.atoms(Ea)})
+        return (all(isinstance(s, Parameter) for s in expr.free_symbols) and not expr.atoms(AppliedUndef)
                 and not expr.atoms(Ex))
 
 
@@ -281,7 +306,7 @@ def _iid_family_index(s: sp.Sum):
 def _iid_ok(s: sp.Sum) -> bool:
     """The summand depends on the index only through i.i.d. random families."""
     j = s.limits[0][0]
-    fam = [a for a in s.function.atoms(AppliedUndef) if type(a) in _NEG_RANDOM or a.func in _NEG_RANDOM]
+    fam = [a for a in s.function.atoms(AppliedUndef) if is_negative_random(a)]
     rest = s.function.xreplace({a: sp.Dummy() for a in fam})
     return j not in rest.free_symbols and all(a.args == (j,) for a in fam)
 
@@ -385,9 +410,10 @@ def _apply(expr, defs=None, facts=None):
 # ------------------------------------------------------------ numeric guard
 
 def _random_value(obj, rng):
-    if obj.is_positive or (isinstance(obj, Expectation) and obj.args[0].is_positive):
+    inner = obj.args[0] if isinstance(obj, Expectation) else obj.function if isinstance(obj, sp.Sum) else None
+    if obj.is_positive or (inner is not None and inner.is_positive):
         return sp.Float(rng.uniform(0.5, 2.0), 30)
-    if obj.is_nonnegative:
+    if obj.is_nonnegative or (isinstance(obj, sp.Sum) and inner.is_nonnegative):   # a sum of terms >= 0
         return sp.Float(rng.uniform(0.1, 2.0), 30)
     if obj.is_negative:
         return sp.Float(-rng.uniform(0.5, 2.0), 30)
@@ -1275,7 +1301,7 @@ def failed_steps(derivation, result):
 # ------------------------------------------------------------ rendering
 
 def _tex(e):
-    return sp.latex(e, symbol_names=LATEX_NAMES)
+    return sp.latex(e)
 
 
 def render_markdown(d: Derivation, result: DerivationResult | None = None) -> str:

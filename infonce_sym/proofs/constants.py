@@ -68,12 +68,12 @@ def build(id, consts):
         raise ValueError(f"{id} has {len(default)} constant(s): {EXPLORABLE[id][1]}")
     c = tuple(_rat(x) for x in consts)
     if id == "P4":
-        return [S4.build_prop4(S4.LEMMA8, consts=c)[0]]
+        return [S4.build_prop4(consts=c)[0]]
     if id == "P4.sharp":
-        return [S4.build_prop4(S4.LEMMA8, sharp=c)[1]]
+        return [S4.build_prop4(sharp=c)[1]]
     if id in ("L1.50", "L1.50.sharp", "L1", "L1.sharp"):
         sharp = "sharp" in id
-        p4 = S4.build_prop4(S4.LEMMA8, sharp=c)[1] if sharp else S4.build_prop4(S4.LEMMA8, consts=c)[0]
+        p4 = S4.build_prop4(sharp=c)[1] if sharp else S4.build_prop4(consts=c)[0]
         l50 = S4.build_lemma1_tuple(p4, c, ".sharp" if sharp else "")
         if id.startswith("L1.50"):
             return [l50]

@@ -25,14 +25,15 @@ import sympy as sp
 from .chain import (Assumption, ByLemma, Derivation, Ea, Ex, Identity, Lemma, Step, eq, iid_product_moment,
                     parameter, random_family, random_symbol)
 from .lemmas import taylor_n
+from .register import derivation, register
 
 __all__ = ["MOMENTS", "expansion_constants", "anchor_moments", "constants", "model_constants",
            "DERIVATIONS", "evaluate"]
 
-k = parameter("k", positive=True, integer=True)
-tau = parameter("tau", r"\tau", positive=True)
+from .symbols import k, tau  # noqa: E402
 ORDER = 5                                   # Taylor degree; remainder E|mean|^6 = O(k^-3)
-m = {n: parameter(f"m{n}", f"m_{n}", real=True) for n in range(2, ORDER + 2)}
+m = {n: parameter(f"m{n}", f"m_{n}", **({"nonnegative": True} if n % 2 == 0 else {"real": True}))   # even moments >= 0
+     for n in range(2, ORDER + 2)}
 EW = {n: parameter(f"EW{n}" if n > 1 else "EW", rf"\mathbb{{E}}[W^{{{n}}}]" if n > 1 else r"\mathbb{E}[W]",
                    positive=True) for n in range(1, ORDER + 2)}
 E_b = {n: parameter(f"E_b{n}", rf"\mathbb{{E}}[b^{{{n}}}]", real=True) for n in range(2, ORDER + 2)}
@@ -187,6 +188,7 @@ def _search_derivation(const1, const2):
          f"the remainder is O(k^-3) (E|Bbar|^{ORDER} |Abar| = O(k^-3), 1 + Bbar bounded below)"])
 
 
+@register("EXP.infonce", "EXP.dcl", "EXP.search-dcl")
 def _derivations():
     c = expansion_constants()
     return [_series_derivation("EXP.infonce", "Expansion of int CE - R in 1/k", _mean(V) + W / k, c["c1"], c["c2"]),
@@ -194,7 +196,11 @@ def _derivations():
             _search_derivation(c["d1t"], c["d2t"])]
 
 
-DERIVATIONS = _derivations()
+def __getattr__(name):
+    """``DERIVATIONS``: this module's registered results, built by the registry."""
+    if name == "DERIVATIONS":
+        return [derivation(i) for i in _derivations.registered_ids]
+    raise AttributeError(name)
 
 
 # ---------------------------------------------------------------- numbers from models

@@ -9,18 +9,19 @@ negatives, ``Ea`` the anchor and positive.  Hypotheses enter as slack symbols
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
 from .chain import (AsGap, Assumption as As, Derivation, Ea, Ex, Expm1, ByLemma, Identity, Lemma, NonNegative,
                     Step, Var, eq, ge, gt, le, lt, parameter, random_family, random_symbol, split)
 from . import errata as _errata
 from . import lemmas as L
+from .register import cite, derivation, register
 
 # ---------------------------------------------------------------- symbols
-tau = parameter("tau", r"\tau", positive=True)
-k = parameter("k", positive=True, integer=True)
+from .symbols import D2, k, tau  # noqa: E402  (the shared universe)
 m = parameter("m", positive=True, integer=True)
-D2 = parameter("D2", r"\mathbb{E}\left|\frac{dM(Z,\cdot)}{d\pi}(Z')\right|^2", positive=True)
 b = parameter("b", positive=True)
 c = parameter("c", positive=True)
 ell = parameter("ell", r"\ell", nonnegative=True)
@@ -63,6 +64,7 @@ x = sp.exp(1 / tau)
 
 
 # ================================================================ (8)
+@register("Q-bounds.lower", "Q-bounds.upper")
 def _q_bounds():
     q = NA / Dn
     up = Derivation(
@@ -94,6 +96,7 @@ def _q_assumptions():
 
 
 # ================================================================ Lemma 2
+@register("L2.22", "L2.lower", "L2.upper")
 def _lemma2():
     fl = sp.Lambda(_y, sp.log(ell + _y))
     q22 = fl(b * mu_X) - Ex(fl(b * muhat_X))
@@ -136,7 +139,7 @@ def _lemma2():
     f1 = sp.Lambda(_y, sp.log(1 / k + _y))
     q2 = sp.log(b * mu_X) - Ex(f1(b * muhat_X))
     first, second = sp.log(b * mu_X) - f1(b * mu_X), f1(b * mu_X) - Ex(f1(b * muhat_X))
-    L22 = Lemma.from_derivation(l22, {"b": b, "c": c, "X": X, "ell": ell})
+    L22 = cite(l22, {"b": b, "c": c, "X": X, "ell": ell})       # the sibling built just above
     upper = Derivation(
         "L2.upper", "Lemma 2, upper bound", "App. A, Lemma 2, (20)-(22)", q2, "le",
         (sp.exp(2 * c) - 1) ** 2 / (8 * k),
@@ -163,22 +166,28 @@ def _lemma2():
                                                 hyp_checks={0: NonNegative([sp.exp(-c) * Expm1(u_)],
                                                                            {u_: X(0) + c})}))}))],
         assumptions)
-    return l22, upper, lower, L22
+    return [l22, lower, upper]
+
+
+def risk_definitions():
+    """The integrated cross-entropy ``ce`` (7), the InfoNCE risk ``R`` (2) and the DCL risk ``Rt`` (26)."""
+    return dict(ce=Ea(-P / tau + sp.log(mu_S)),
+                R=Ea(Ex(sp.log(1 + _sum(sp.exp((S(j) - P) / tau))))) - sp.log(k),
+                Rt=Ea(Ex(sp.log(_sum(sp.exp((S(j) - P) / tau))))) - sp.log(k))
 
 
 # ================================================================ Prop 1, DCL (11), Lemma 4
-def _section32(l22, upper, lower):
+@register("P1.lower", "P1.upper", "DCL-11.lower", "DCL-11.upper", "L4")
+def _section32():
     bP = sp.exp(-P / tau)
-    ce = Ea(-P / tau + sp.log(mu_S))                                          # (7) integrated
-    R = Ea(Ex(sp.log(1 + _sum(sp.exp((S(j) - P) / tau))))) - sp.log(k)        # (2)
-    Rt = Ea(Ex(sp.log(_sum(sp.exp((S(j) - P) / tau))))) - sp.log(k)           # (26)
+    ce, R, Rt = (risk_definitions()[n] for n in ("ce", "R", "Rt"))
     gap = ce - R
     per_anchor = Ea(sp.log(bP * mu_S) - Ex(sp.log(1 / k + bP * muhat_S)))
     subs = {"b": bP, "c": 1 / tau, "X": sp.Lambda(j, S(j) / tau)}
     rng = {0: NonNegative([u_ / tau], {u_: 1 - S(0)}), 1: NonNegative([u_ / tau], {u_: 1 + S(0)})}
-    Lup = Lemma.from_derivation(upper, {"b": b, "c": c, "X": X})
-    Llo = Lemma.from_derivation(lower, {"b": b, "c": c, "X": X})
-    L22 = Lemma.from_derivation(l22, {"b": b, "c": c, "X": X, "ell": ell})
+    Lup = cite("L2.upper", {"b": b, "c": c, "X": X})
+    Llo = cite("L2.lower", {"b": b, "c": c, "X": X})
+    L22 = cite("L2.22", {"b": b, "c": c, "X": X, "ell": ell})
     assumptions = [As("Z ~ pi, Z+ ~ M(Z, .), negatives i.i.d. pi (A); |phi| = 1"),
                    As("S <= 1", le(S(0), 1)), As("S >= -1", ge(S(0), -1)), As("P <= 1", le(P, 1)),
                    As("P >= -1", ge(P, -1)),
@@ -239,10 +248,11 @@ def _section32(l22, upper, lower):
          Step("constant", "", eq(Ea(Ex(2 / tau)), 2 / tau), "E of a constant", Identity())],
         assumptions[:3] + [As("mu <= e^{1/tau} (S <= 1, monotonicity of E)", le(sp.log(mu_S), 1 / tau), derived=True),
                            As("muhat >= e^{-1/tau} (every S_j >= -1)", ge(sp.log(muhat_S), -1 / tau), derived=True)])
-    return [p1l, p1u, dcl_lo, dcl_up, l4], dict(ce=ce, R=R, Rt=Rt)
+    return [p1l, p1u, dcl_lo, dcl_up, l4]
 
 
 # ================================================================ Lemma 3
+@register("L3.24", "L3.25", "L3")
 def _lemma3():
     m_sum = lambda e: sp.Sum(e, (j, 1, m))  # noqa: E731
     Ef = Ex(r(0) * f(0))                     # E_nu f
@@ -283,8 +293,7 @@ def _lemma3():
     q = sp.Abs(Ex(m_sum(f(j) * r(j)) / m_sum(r(j))) - Ef)
     t1, t2 = sp.Abs(Ex(A * B)), sp.Abs(Ex(A * (B - 1) ** 2 / B))
     inv = split(2, -B, (B - 1) ** 2 / B)
-    l24 = Lemma.from_derivation(d24, {})
-    l25 = Lemma.from_derivation(d25, {})
+    l24, l25 = cite(d24), cite(d25)                               # siblings built above
     main = Derivation(
         "L3", "Lemma 3: self-normalised importance sampling bias", "Lemma 3, App. A", q, "le", 4 * D / m,
         [Step("A/B", "proof of Lemma 3", eq(q, sp.Abs(Ex(A / B))), "definitions of A, B", Identity(defs=defs, facts=facts)),
@@ -299,12 +308,13 @@ def _lemma3():
          Step("(25)", "(25)", le(bound2 + t2, split(bound2, bound2)), "", ByLemma(l25, {}, context=sp.Lambda(_y, bound2 + _y))),
          Step("", "", eq(split(bound2, bound2), 4 * D / m), "", Identity())],
         assumptions, errata=[_errata.get("L3-B>0")])
-    return [d24, d25, main], main
+    return [d24, d25, main]
 
 
 # ================================================================ Prop 2 and (12)
-def _prop2(l3, q):
-    R, Rt = q["R"], q["Rt"]
+@register("DCL-12", "P2.28", "P2")
+def _prop2():
+    R, Rt = risk_definitions()["R"], risk_definitions()["Rt"]
     rs = _sum(r(j) * S(j)) / _sum(r(j))
     sce = Ea(-Ex(rs) / tau + Ex(sp.log(muhat_S)))                 # (9) with m = k
     facts = {Ex(r(0)): 1, Ea(P): Ea(Ex(r(0) * S(0))), Ea(Ex(r(0) ** 2)): D2}
@@ -314,7 +324,7 @@ def _prop2(l3, q):
                    As("(B): M(z,.) << pi, r(j) = dM(z,.)/dpi(xi_j) >= 0; xi_j i.i.d. pi; |P| <= 1"),
                    As("S <= 1", le(S(0), 1)), As("S >= -1", ge(S(0), -1)), As("P <= 1", le(P, 1)),
                    As("P >= -1", ge(P, -1))]
-    l3lem = Lemma.from_derivation(l3, {"m": m, "f": f, "r": r})
+    l3lem = cite("L3", {"m": m, "f": f, "r": r})
     b12 = 4 * D2 / (tau * k)
     d12 = Derivation(
         "DCL-12", "Search cross-entropy vs DCL risk, (12) = bound on (27)", "(12), (27), (29)-(30)",
@@ -345,8 +355,7 @@ def _prop2(l3, q):
          Step("constant", "", eq(Ea(Ex(b28)), b28), "E of a constant", Identity())],
         assumptions[3:] + [As("T = sum_j e^{(S_j - P)/tau} >= k e^{-2/tau} (each term >= e^{-2/tau}, |S_j - P| <= 2)",
                               ge(T, k * sp.exp(-2 / tau)), derived=True)])
-    L12 = Lemma.from_derivation(d12, {})
-    L28 = Lemma.from_derivation(d28, {})
+    L12, L28 = cite(d12), cite(d28)                               # siblings built above
     q = sp.Abs(sce - R)
     t1, t2 = sp.Abs(sce - Rt), sp.Abs(Rt - R)
     p2 = Derivation(
@@ -362,7 +371,14 @@ def _prop2(l3, q):
     return [d12, d28, p2]
 
 
+def a2_two_point_limit(N_):
+    """A.2: Var/E^2 of the two-point mixture (mass eps = 1/N at similarity 1) as delta -> 0."""
+    eps = 1 / N_
+    return eps * (1 - eps) * (x - 1) ** 2 / (1 + eps * (x - 1)) ** 2
+
+
 # ================================================================ A.1 remainder (corrected) and A.2
+@register("A1.32", "A2.eps", "A2.ratio", "A2.liminf", "A2.13")
 def _appendix():
     mu, d = mu_S, muhat_S - mu_S
     flog = sp.Lambda(_y, sp.log(_y))
@@ -411,7 +427,7 @@ def _appendix():
     EY2 = eps * x ** 2 + (1 - eps) * (v0 + m0 ** 2)
     ratio = (EY2 - EY ** 2) / EY ** 2
     formula = (eps * (1 - eps) * (x - m0) ** 2 + (1 - eps) * v0) / EY ** 2
-    Lim = eps * (1 - eps) * (x - 1) ** 2 / (1 + eps * (x - 1)) ** 2
+    Lim = a2_two_point_limit(N)
     u = em1 / N                                # eps (e^{1/tau} - 1)
     u0 = em1 / x                               # (e^{1/tau} - 1)/e^{1/tau}
     one_m_eps = (s1 + t_pos) / N               # 1 - eps = (N - 1)/N
@@ -432,7 +448,7 @@ def _appendix():
          Step("(e^{1/tau}-1)/e^{1/tau} >= 1/2", "A.2", ge(r3, r4), "", NonNegative([a1_pos * one_m_eps * em1 * t_pos / (8 * x)], hyp)),
          Step("N >= e^{1/tau} - 1", "A.2", ge(r4, r5), "", NonNegative([a1_pos * s1 / (8 * N)], hyp))],
         assumptions + [As("m0 = E e^{X0/tau}, v0 = Var e^{X0/tau} with |X0| <= delta")])
-    Lr = Lemma.from_derivation(d_ratio, {})
+    Lr = cite(d_ratio)                                            # the sibling built above
     liminf = (1 - a) * (x - 2) / 16
     d_lim = Derivation(
         "A2.liminf", "A.2: liminf_k k (CrossEnt - R~) >= (1 - a)(e^{1/tau} - 2)/16", "App. A.2, with (31)-(32)",
@@ -449,56 +465,64 @@ def _appendix():
          Step("a <= 1/65", "(13)", le(64 * D2 / ((1 - a) * tau * (x - 2)), b13), "64/(1-a) <= 65",
               NonNegative([65 * D2 * h65 / (a1_pos * tau * t_pos)], {**hyp, h65: sp.Rational(1, 65) - a}))],
         assumptions + [As("a <= 1/65", le(a, sp.Rational(1, 65)))])
-    stat = dict(eps_lower=sp.Rational(1, 2), eps_upper=sp.Integer(1), limit=Lim.subs(N, sp.ceiling(x - 1)),
-                ratio_lower=r5, liminf=liminf, ratio13=b13)
-    return [a1_, d_eps, d_ratio, d_lim, d13], stat
+    return [a1_, d_eps, d_ratio, d_lim, d13]
 
-
-# ================================================================ assemble
-_q = _q_bounds()
-_l22, _l2u, _l2l, _ = _lemma2()
-_s32, _defs = _section32(_l22, _l2u, _l2l)
-DEFS = _defs          # the integrated cross-entropy ce, the InfoNCE risk R and the DCL risk Rt (expressions)
-_l3s, _l3 = _lemma3()
-_p2s = _prop2(_l3, _defs)
-_app, _a2stat = _appendix()
-
-DERIVATIONS = _q + [_l22, _l2l, _l2u] + _s32 + _l3s + _p2s + _app
-BY_ID = {d.id: d for d in DERIVATIONS}
 
 # ---------------------------------------------------------------- statements for numerics
-STATEMENTS = {
-    "Q-bounds": {"lower": BY_ID["Q-bounds.lower"].statement, "upper": BY_ID["Q-bounds.upper"].statement},
-    "L2": {"lower": BY_ID["L2.lower"].statement, "upper": BY_ID["L2.upper"].statement},
-    "P1": {"lower": BY_ID["P1.lower"].statement, "upper": BY_ID["P1.upper"].statement},
-    "L3": {"upper": 4 * D2 / m},
-    "P2": {"upper": BY_ID["P2"].statement},
-    "DCL-11": {"lower": BY_ID["DCL-11.lower"].statement, "upper": BY_ID["DCL-11.upper"].statement},
-    "DCL-12": {"upper": BY_ID["DCL-12"].statement},
-    "L4": {"upper": BY_ID["L4"].statement},
-    "A2": _a2stat,
+@lru_cache(maxsize=1)
+def _statements():
+    st = lambda rid: derivation(rid).statement  # noqa: E731
+    return {
+        "Q-bounds": {"lower": st("Q-bounds.lower"), "upper": st("Q-bounds.upper")},
+        "L2": {"lower": st("L2.lower"), "upper": st("L2.upper")},
+        "P1": {"lower": st("P1.lower"), "upper": st("P1.upper")},
+        "L3": {"upper": 4 * D2 / m},
+        "P2": {"upper": st("P2")},
+        "DCL-11": {"lower": st("DCL-11.lower"), "upper": st("DCL-11.upper")},
+        "DCL-12": {"upper": st("DCL-12")},
+        "L4": {"upper": st("L4")},
+        "A2": {"eps_lower": derivation("A2.eps").quantity, "eps_upper": st("A2.eps"),
+               "limit": a2_two_point_limit(sp.ceiling(x - 1)), "ratio_lower": st("A2.ratio"),
+               "liminf": st("A2.liminf"), "ratio13": st("A2.13")},
+    }
+
+
+# the registered results of this module (the chains are built on first use, by the registry)
+IDS = [i for f in (_q_bounds, _lemma2, _section32, _lemma3, _prop2, _appendix) for i in f.registered_ids]
+_NAMED = {  # named statements: (id, which) in STATEMENTS
+    "q_lower": ("Q-bounds", "lower"), "q_upper": ("Q-bounds", "upper"),
+    "lemma2_lower": ("L2", "lower"), "lemma2_upper": ("L2", "upper"),
+    "prop1_lower": ("P1", "lower"), "prop1_upper": ("P1", "upper"),      # -log(1+e^{2/tau}/k), (e^{2/tau}-1)^2/(8k)
+    "lemma3_bound": ("L3", "upper"), "prop2_bound": ("P2", "upper"),      # 4 D2/m; 4 D2/(tau k) + log(1+e^{2/tau}/k)
+    "dcl_lower": ("DCL-11", "lower"), "dcl_upper": ("DCL-11", "upper"),
+    "dcl_search_bound": ("DCL-12", "upper"), "lemma4_bound": ("L4", "upper"),   # 4 D2/(tau k); 2/tau
+    "a2_ratio13": ("A2", "ratio13"),                                     # 65 D2/(tau (e^{1/tau} - 2))
 }
+
+
+def __getattr__(name):
+    """``DERIVATIONS``, ``BY_ID``, ``STATEMENTS``, ``DEFS`` and the named statements, from the registry."""
+    if name == "DERIVATIONS":
+        return [derivation(i) for i in IDS]
+    if name == "BY_ID":
+        return {i: derivation(i) for i in IDS}
+    if name == "STATEMENTS":
+        return _statements()
+    if name == "DEFS":
+        return risk_definitions()
+    if name in _NAMED:
+        id_, which = _NAMED[name]
+        return _statements()[id_][which]
+    raise AttributeError(name)
 
 
 def bound_args(id, which):
     """The argument order of :func:`bound_function` (symbols sorted by name)."""
-    return sorted(sp.sympify(STATEMENTS[id][which]).free_symbols, key=lambda s: s.name)
+    return sorted(sp.sympify(_statements()[id][which]).free_symbols, key=lambda s: s.name)
 
 
 def bound_function(id, which, module="numpy"):
     """``STATEMENTS[id][which]`` lambdified for ``module`` ("numpy" or "mpmath");
     arguments in the order of :func:`bound_args` (e.g. ``(k, tau)`` for P1)."""
-    expr = STATEMENTS[id][which]
+    expr = _statements()[id][which]
     return sp.lambdify(bound_args(id, which), expr, modules=module)
-
-
-# named statements (the same expressions as in STATEMENTS)
-q_lower, q_upper = STATEMENTS["Q-bounds"]["lower"], STATEMENTS["Q-bounds"]["upper"]
-lemma2_lower, lemma2_upper = STATEMENTS["L2"]["lower"], STATEMENTS["L2"]["upper"]
-prop1_lower, prop1_upper = STATEMENTS["P1"]["lower"], STATEMENTS["P1"]["upper"]   # -log(1+e^{2/tau}/k), (e^{2/tau}-1)^2/(8k)
-lemma3_bound = STATEMENTS["L3"]["upper"]                                           # 4 D2/m
-prop2_bound = STATEMENTS["P2"]["upper"]                                            # 4 D2/(tau k) + log(1+e^{2/tau}/k)
-dcl_lower, dcl_upper = STATEMENTS["DCL-11"]["lower"], STATEMENTS["DCL-11"]["upper"]
-dcl_search_bound = STATEMENTS["DCL-12"]["upper"]                                   # 4 D2/(tau k)
-lemma4_bound = STATEMENTS["L4"]["upper"]                                           # 2/tau
-a2_ratio13 = STATEMENTS["A2"]["ratio13"]                                           # 65 D2/(tau (e^{1/tau} - 2))

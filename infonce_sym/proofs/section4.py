@@ -17,6 +17,7 @@ from .chain import (AsGap, Assumption as As, ByCases, ByLemma, Derivation, DoitI
 from . import errata as _errata
 from . import statements as B4
 from . import lemmas as L
+from .register import cite, derivation, register
 
 # ---------------------------------------------------------------- symbols (shared with bounds_section4)
 tau, k, beta, n, delta = B4.tau, B4.k, B4.beta, B4.n, B4.delta
@@ -69,6 +70,7 @@ range_exact = sp.log((1 + k * sp.exp(2 / tau)) / (1 + k * sp.exp(-2 / tau)))
 x2 = sp.exp(2 / tau)
 
 
+@register("L5.range", "L5.exact", "L5")
 def _lemma5():
     T1, T2 = sp.symbols("T T'", positive=True)          # sum_j e^{s_j/tau}, s_j in [-2, 2]
     l1, l2 = sp.log(1 / k + T1 / k), sp.log(1 / k + T2 / k)
@@ -98,12 +100,16 @@ def _lemma5():
                        range_exact, [s_range, s_b_a], ass)
     l5 = Derivation("L5", "Lemma 5: |l(phi) - l(phi')| <= 4/tau", "Lemma 5, App. B", sp.Abs(l1 - l2), "le", 4 / tau,
                     [s_range, s_b_a, s_mid, s_ineq, s_end], ass)
-    return rng, exact, l5
+    return [rng, exact, l5]
 
 
-def _prop3(rng):
+P3_RAD = sp.Symbol("Rad", real=True)      # Rad of Prop. 3 (the constants explorer re-weights it)
+
+
+@register("P3.exact", "P3")
+def _prop3():
     Rpop, Eg, gbar = sp.symbols("R_pop Eg gbar", real=True)
-    Radg, Radl = sp.symbols("Rad_g Rad", real=True)
+    Radg, Radl = sp.Symbol("Rad_g", real=True), P3_RAD
     W = sp.Symbol("W", positive=True)
     c = sp.Symbol("c_delta", positive=True)          # sqrt(log(2/delta)/(2n))
     cdef = {c: _sqrt_conf()}
@@ -127,7 +133,7 @@ def _prop3(rng):
     s5b = Step("confidence term", "Prop. 3", eq(exact_rhs, exact_rhs.subs(cdef)), "c_delta = sqrt(log(2/delta)/(2n))",
                Identity(defs=cdef))
     s6_ = Step("b - a <= 4/tau", "Prop. 3; Lemma 5", le(exact_rhs, R_hat + 2 * Radl + 12 / tau * c),
-               "derivation L5.range", ByLemma(Lemma.from_derivation(rng, {}), {},
+               "derivation L5.range", ByLemma(cite("L5.range"), {},
                                               context=sp.Lambda(up, R_hat + 2 * Radl + 3 * up * c)))
     s7_ = Step("confidence term", "Prop. 3", eq(R_hat + 2 * Radl + 12 / tau * c, (R_hat + 2 * Radl + 12 / tau * c).subs(cdef)),
                "c_delta = sqrt(log(2/delta)/(2n))", Identity(defs=cdef))
@@ -139,7 +145,7 @@ def _prop3(rng):
                     exact_rhs.subs(cdef), [s1_, s2_, s3_, s4_, s5_, s5b], ass)
     p3 = Derivation("P3", "Proposition 3: R <= R_hat + 2 Rad + (12/tau) sqrt(log(2/delta)/(2n))", "Prop. 3, App. B",
                     Rpop, "le", (R_hat + 2 * Radl + 12 / tau * c).subs(cdef), [s1_, s2_, s3_, s4_, s5_, s6_, s7_], ass)
-    return ex, p3, dict(Rpop=Rpop, Rad=Radl)
+    return [ex, p3]
 
 
 # ================================================================ Lemma 6 (Gateaux derivative)
@@ -179,6 +185,7 @@ def lemma6_second(fx_, fy_, fzs, hx_, hy_, hzs, w=wts):
     return 2 * _ip(hx_, _add(G36(fx_, fzs, hzs, w), hy_, -1)) / tau + var / tau ** 2
 
 
+@register("L6", "L6.second")
 def _lemma6():
     fe = lambda f_, h_: _add(f_, h_, ve)  # noqa: E731
     Heps = H35(fe(fx, hx), fe(fy, hy), [fe(fz1, hz1), fe(fz2, hz2)])
@@ -206,9 +213,10 @@ def _lemma6():
                      [Step("d^2/d eps^2 at 0", "(35), (36)", eq(gat2, sec),
                            "log-sum-exp: second derivative = E_p[s''] + Var_p[s'] with s_j(eps) = <f+eps eta (x), f+eps eta (z_j)>/tau",
                            DoitIdentity())], ass)
-    return l6, l62
+    return _declared([l6, l62])
 
 
+@register("L6.path")
 def _lemma6_path():
     """l(phi) - l(phi') = int_0^1 dl(xi_c)[phi - phi'] dc, xi_c = phi' + c (phi - phi'), with (42) and Lemma 6."""
     c = sp.Symbol("c", nonnegative=True)
@@ -240,11 +248,86 @@ def _lemma6_path():
     s4_ = Step("(42)", "(42)", eq(gat, sp.Integral(formula, (cc, 0, 1))),
                "chain rule (42): dl(f)[eta] = e^H/(1/k + e^H) dH(f)[eta]; dH is given by Lemma 6 (derivation L6)",
                SameIntegrand())
-    return Derivation("L6.path", "Integral form of (43): l(phi) - l(phi') = int_0^1 dl(xi_c)[phi - phi'] dc",
+    return _declared(Derivation("L6.path", "Integral form of (43): l(phi) - l(phi') = int_0^1 dl(xi_c)[phi - phi'] dc",
                       "(42), (43), Lemma 6", q, "eq", sp.Integral(formula, (cc, 0, 1)), [s1_, s2_, s3_, s4_],
                       ["k = 2, d = 2; phi, phi' given by their values at z^a, z^+, z_1^-, z_2^- (symbolic vectors)",
                        "xi_c = phi' + c (phi - phi') (the paper's xi = (1 - c') phi + c' phi' with c' = 1 - c)",
-                       "the mean-value form (43) follows: the integral is at most sup_c |dl(xi_c)[phi - phi']|"])
+                       "the mean-value form (43) follows: the integral is at most sup_c |dl(xi_c)[phi - phi']|"]))
+
+
+# ================================================================ Lemma 7, Lemma 8 (App. B)
+xf = sp.Function("x", real=True)              # x_j in [-1, 1]
+af = sp.Function("a", nonnegative=True)       # a_j >= 0
+nDf = sp.Function("D", nonnegative=True)      # ||phi(z_j^-) - phi'(z_j^-)||
+Tden = sp.Symbol("T", positive=True)          # sum_l e^{x_l/tau}
+_Tsum = sp.Sum(sp.exp(xf(j) / tau), (j, 1, k))
+
+
+def _sum_lower(Tsym, Tsum):
+    """T - k e^{-1/tau} >= 0 for T = sum_j e^{x_j/tau}: termwise monotonicity of the sum, each
+    e^{x_j/tau} - e^{-1/tau} = e^{-1/tau} (e^{(x_j + 1)/tau} - 1) >= 0 from x_j >= -1."""
+    return AsGap(ByLemma(L.sum_monotone(), {"U": sp.Lambda(j, sp.exp(-1 / tau)), "V": sp.Lambda(j, sp.exp(xf(j) / tau)), "k": k},
+                         hyp_checks={0: NonNegative([sp.exp(-1 / tau) * Expm1(s5 / tau)], {s5: xf(j) + 1})}),
+                 defs={Tsym: Tsum})
+
+
+@register("L7")
+def _lemma7():
+    pj = sp.Lambda(j, sp.exp(xf(j) / tau) / Tden)
+    q = sp.Sum(sp.exp(xf(j) / tau) * af(j), (j, 1, k)) / Tden
+    s_p = Step("p_j", "proof of Lemma 7", eq(q, sp.Sum(pj(j) * af(j), (j, 1, k))),
+               "p_j = e^{x_j/tau} / sum_l e^{x_l/tau}", Identity())
+    jen = sp.Sum(pj(j) * af(j) ** beta, (j, 1, k)) ** (1 / beta)
+    s_j = Step("Jensen", "proof of Lemma 7", le(sp.Sum(pj(j) * af(j), (j, 1, k)), jen),
+               "u -> u^beta is convex for beta >= 1; the p_j are probability weights",
+               ByLemma(L.jensen_power_mean(), {"p": pj, "a": af, "beta": beta, "k": k},
+                       hyp_checks={0: NonNegative([s1], {s1: beta - 1}),
+                                   2: Identity(defs={Tden: _Tsum})}))
+    cap = sp.exp(2 / tau) / k
+    top = sp.Sum(cap * af(j) ** beta, (j, 1, k)) ** (1 / beta)
+    # e^{2/tau}/k - p_j = [e^{2/tau} (T - k e^{-1/tau}) + k (e^{1/tau} - e^{x_j/tau})] / (k T)
+    s_c = Step("p_j <= e^{2/tau}/k", "proof of Lemma 7", le(jen, top),
+               "e^{x_j/tau} <= e^{1/tau} (x_j <= 1) and T = sum_l e^{x_l/tau} >= k e^{-1/tau} (x_l >= -1); "
+               "then termwise monotonicity under u -> u^{1/beta}",
+               ByLemma(L.sum_monotone(), {"U": sp.Lambda(j, pj(j) * af(j) ** beta), "V": sp.Lambda(j, cap * af(j) ** beta),
+                                          "k": k},
+                       context=sp.Lambda(up, up ** (1 / beta)),
+                       hyp_checks={0: NonNegative([sp.exp(2 / tau) * s2 * af(j) ** beta / (k * Tden),
+                                                   s3 * af(j) ** beta / Tden],
+                                                  {s2: Tden - k * sp.exp(-1 / tau), s3: sp.exp(1 / tau) - sp.exp(xf(j) / tau)},
+                                                  by={s3: NonNegative([sp.exp(xf(j) / tau) * Expm1(s4 / tau)], {s4: 1 - xf(j)}),
+                                                      s2: _sum_lower(Tden, _Tsum)})}))
+    stmt = sp.exp(2 / (beta * tau)) * (sp.Sum(af(j) ** beta, (j, 1, k)) / k) ** (1 / beta)
+    s_e = Step("power mean", "Lemma 7", eq(top, stmt), "(e^{2/tau}/k)^{1/beta} = e^{2/(beta tau)} k^{-1/beta}", Identity())
+    return Derivation("L7", "Lemma 7: softmax average <= e^{2/(beta tau)} x power mean of order beta", "Lemma 7, App. B",
+                      q, "le", stmt, [s_p, s_j, s_c, s_e],
+                      [As("beta >= 1", ge(beta, 1)), As("x_j <= 1", le(xf(j), 1)), As("x_j >= -1", ge(xf(j), -1)),
+                       "k >= 1, tau > 0; a_1..a_k >= 0; T = sum_l e^{x_l/tau}"])
+
+
+@register("L8")
+def _lemma8():
+    nG = sp.Symbol("N_G", nonnegative=True)        # ||G_tau(f, phi - phi', pi_hat, z^a)||
+    pj = sp.Lambda(j, sp.exp(xf(j) / tau) / Tden)
+    mid = sp.Sum(pj(j) * nDf(j), (j, 1, k))
+    s_t = Step("triangle", "(41)", le(nG, mid),
+               "G_tau(f, phi - phi', pi_hat, z^a) = sum_j p_j Delta(z_j^-) by (36) with pi_hat = k^-1 sum_j delta_{z_j^-}; "
+               "triangle inequality",
+               ByLemma(L.norm_convex_combination(), {"normG": nG, "p": pj, "normv": nDf, "k": k}))
+    stmt7 = derivation("L7").statement.replace(af, nDf)
+    s_7 = Step("Lemma 7", "(41), Lemma 7", le(mid, stmt7),
+               "Lemma 7 with x_j = <f(z^a), f(z_j^-)> in [-1, 1] (||f||_{2,inf} <= 1) and a_j = ||Delta(z_j^-)||",
+               ByLemma(cite("L7", {"a": af}), {"a": nDf}))
+    s_pm = Step("PM", "Lemma 8", eq(stmt7, B4.BOUNDS["lemma8"]), "PM = (k^-1 sum_j ||Delta(z_j^-)||^beta)^{1/beta}",
+                Identity(defs={PM: (sp.Sum(nDf(j) ** beta, (j, 1, k)) / k) ** (1 / beta)}))
+    return Derivation("L8", "Lemma 8: ||G_tau(f, phi - phi', pi_hat, z^a)|| <= e^{2/(beta tau)} PM", "Lemma 8, (41)",
+                      nG, "le", B4.BOUNDS["lemma8"], [s_t, s_7, s_pm],
+                      [As("beta >= 1", ge(beta, 1)),
+                       As("x_j = <f(z^a), f(z_j^-)> <= 1 (||f||_{2,inf} <= 1, Cauchy-Schwarz)", le(xf(j), 1), derived=True),
+                       As("x_j >= -1 (||f||_{2,inf} <= 1, Cauchy-Schwarz)", ge(xf(j), -1), derived=True),
+                       "k >= 1, tau > 0; T = sum_l e^{x_l/tau}",
+                       "D(j) = ||phi(z_j^-) - phi'(z_j^-)||; N_G = ||G_tau(f, phi - phi', pi_hat, z^a)||"],
+                      errata=[_errata.get("L8-index")])
 
 
 # ================================================================ Prop. 4, the sharpened form, the Lipschitz route
@@ -274,7 +357,8 @@ def _cont_bound(c, default, key):
     return (ca * Da + cp * Dp + cn * _pmf * PM) / tau
 
 
-def _prop4(l8, consts=(4, 1, 3), sharp=(2, 1, 1)):
+@register("P4", "P4.sharp", "L18.linear", "L18")
+def build_prop4(consts=(4, 1, 3), sharp=(2, 1, 1)):
     """Prop. 4 with constants ``consts`` (paper route (44)-(49)) and its sharpened form with ``sharp``;
     constants the argument does not support fail at step (47)/(48) (a negative witness term) or (49)."""
     ca, cp, cn = (sp.nsimplify(x) for x in consts)
@@ -311,7 +395,7 @@ def _prop4(l8, consts=(4, 1, 3), sharp=(2, 1, 1)):
                NonNegative([Da * s1 / tau, Dp * s2 / tau, Da * s3 / tau, nG * s4 / tau,
                             (ca - 4) * Da / tau, (cp - 1) * Dp / tau, (cn - 3) * nG / tau],
                            {s1: 1 - nXp, s2: 1 - nXa, s3: 3 - nGd, s4: 3 - nXpa}))
-    L8 = Lemma.from_derivation(l8, {})
+    L8 = cite("L8")
     stmt4 = _cont_bound(consts, (4, 1, 3), "prop4")
     s49 = Step("(49)", "(49), Lemma 8", le(b47, stmt4),
                "||G(xi, Delta)|| <= e^{2/(beta tau)} PM (derivation L8 with f = xi, ||xi||_{2,inf} <= 1)",
@@ -392,7 +476,204 @@ def _prop4(l8, consts=(4, 1, 3), sharp=(2, 1, 1)):
     l18 = Derivation("L18", "(18) per negative: |dv_j| tau <= sqrt(6) (Da^2 + Dp^2 + D_j^2)^{1/2}", "(18)", q, "le",
                      sp.sqrt(6) * sp.sqrt(Da ** 2 + Dp ** 2 + Dm ** 2), [l1, l2, l3, l4, l5, l6, l7], ass18,
                      errata=[_errata.get("18-sqrt6")])
-    return [p4, p4s, lin, l18]
+    return _declared([p4, p4s, lin, l18])
+
+
+# ================================================================ (15)-(17), then (18): the Lipschitz route
+@register("L17")
+def _lipschitz_route():
+    sp_, sq_ = sp.symbols("s_+ s'_+", real=True)          # <phi(z^a), phi(z^+)>, the same for phi'
+    sf, sqf = sp.Function("s", real=True), sp.Function("s'", real=True)   # <phi(z^a), phi(z_j^-)>, ...
+    ell = lambda a_, b_: sp.log(1 / k + sp.Sum(sp.exp((b_(j) - a_) / tau), (j, 1, k)) / k)  # noqa: E731  (14)
+    v = sp.Lambda(j, (sp_ - sf(j)) / tau)                 # (15)
+    w = sp.Lambda(j, (sq_ - sqf(j)) / tau)
+    llog = lambda vv: sp.log(1 + sp.Sum(sp.exp(-vv(j)), (j, 1, k)))  # noqa: E731
+    q = sp.Abs(ell(sp_, sf) - ell(sq_, sqf))
+    s15 = Step("(15)", "(15), (14)", eq(q, sp.Abs(llog(v) - llog(w))),
+               "l(phi, z, k, tau) = l^log(v) - log k with v_j = <phi(z^a), phi(z^+) - phi(z_j^-)>/tau", Identity())
+    Vinf = sp.Symbol("V_inf", nonnegative=True)           # max_j |v_j - v'_j|
+    s16 = Step("(16)", "(16)", le(sp.Abs(llog(v) - llog(w)), Vinf),
+               "l^log is 1-Lipschitz for the sup norm [Lei et al. 2019]",
+               ByLemma(L.logsumexp_lipschitz(), {"v": v, "w": w, "m": Vinf, "k": k},
+                       hyp_checks={0: NonNegative([s1], {s1: Vinf - sp.Abs(v(j) - w(j))})}))
+    s17 = Step("(17)", "(17)", eq(Vinf, Mv / tau), "v_j - v'_j = (<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'(z^a), ...>)/tau",
+               Identity(defs={Vinf: Mv / tau}))
+    ass = ["(14): l = log(1/k + k^-1 sum_j e^{(s_j - s_+)/tau}), s_+ = <phi(z^a), phi(z^+)>, s_j = <phi(z^a), phi(z_j^-)>; "
+           "s'_+, s'_j the same for phi'",
+           As("V_inf = max_j |v_j - v'_j|, so V_inf >= |v_j - v'_j| for every j (definition of the max)",
+              ge(Vinf, sp.Abs(v(j) - w(j)))), "Mv = tau V_inf"]
+    l17 = Derivation("L17", "(15)-(17): |l(phi) - l(phi')| <= (1/tau) max_j |<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'...>|",
+                     "(15), (16), (17)", q, "le", B4.BOUNDS["lipschitz17"], [s15, s16, s17], ass)
+    return l17
+
+
+@register("L17-18")
+def _lipschitz_route_18():
+    l17, l18 = derivation("L17"), derivation("L18")
+    Dm = sp.Symbol("Dm", nonnegative=True)
+    q = l17.quantity
+    first = l17.steps
+    s18 = Step("(18) at the maximising j*", "(18)", le(Mv / tau, l18.statement / tau),
+               "Mv = |dv_{j*}| tau for a maximising j*; derivation L18 with Dm = ||Delta(z_{j*}^-)||",
+               ByLemma(cite("L18"), {}, context=sp.Lambda(u_, u_ / tau),
+                       defs={Mv: l18.quantity}))
+    s_mx = Step("Dm <= max_j", "(18)", le(l18.statement / tau, B4.BOUNDS["lipschitz18"]),
+                "||Delta(z_{j*}^-)|| <= Mx = max_j ||Delta(z_j^-)||; sqrt is increasing",
+                ByLemma(_quoted("Dm <= Mx", "||Delta(z_{j*}^-)||^2 <= max_j ||Delta(z_j^-)||^2", le(Dm ** 2, Mx ** 2)), {},
+                        context=sp.Lambda(up, sp.sqrt(6) / tau * sp.sqrt(Da ** 2 + Dp ** 2 + up))))
+    return _declared(Derivation("L17-18", "(17)-(18): |l(phi) - l(phi')| <= (sqrt 6/tau)(Da^2 + Dp^2 + max_j ||Delta(z_j^-)||^2)^{1/2}",
+                      "(15)-(18)", q, "le", B4.BOUNDS["lipschitz18"], first + [s18, s_mx],
+                      l17.assumptions + [As("Dm = ||Delta(z_{j*}^-)|| at a maximising j*, Mx = max_j ||Delta(z_j^-)||, so Dm^2 <= Mx^2",
+                                            le(Dm ** 2, Mx ** 2))],
+                      errata=[_errata.get("18-sqrt6")]))
+
+
+# ================================================================ Lemma 1: (50)-(52), both temperature cases
+dth = sp.Symbol("Dtheta", positive=True)          # ||theta - theta'||
+naf, npf = sp.Function("n_a", nonnegative=True), sp.Function("n_p", nonnegative=True)   # ||z_i^a||, ||z_i^+||
+zf = sp.Function("z", nonnegative=True)           # z(i, j) = ||z_ij^-||
+dlf = sp.Function("dl", nonnegative=True)         # |l(phi_theta, z_i) - l(phi_theta', z_i)|
+Daf, Dpf = (sp.Function(nm, nonnegative=True) for nm in ("Da", "Dp"))   # Da, Dp of tuple i
+_avg = lambda e_: sp.Sum(e_, (i, 1, n)) / n       # noqa: E731
+_rms = lambda e_: sp.sqrt(_avg(e_ ** 2))          # noqa: E731
+
+
+def build_lemma1_tuple(p4, consts, tag):
+    """(50) for one tuple: Prop. 4 (or its sharpened form; an id, or an explorer's variant) and (C)."""
+    p4 = derivation(p4) if isinstance(p4, str) else p4
+    ca, cp, cn = consts
+    dl, na, npos, m = sp.Symbol("dl", nonnegative=True), *sp.symbols("n_a n_p m", nonnegative=True)
+    b4 = p4.statement
+    s_p4 = Step(p4.id, p4.paper_ref, le(dl, b4), f"derivation {p4.id}", ByLemma(cite(p4), {}))
+    stmt = C_Phi * dth / tau * (ca * na + cp * npos + cn * _pmf * m)
+    s_c = Step("(C)", "(50), (C)", le(b4, stmt),
+               "(C): ||Delta(z)|| <= C_Phi ||z|| ||theta - theta'|| for Delta = phi_theta - phi_theta', hence "
+               "PM <= C_Phi ||theta - theta'|| m (the power mean is monotone and homogeneous)",
+               NonNegative([ca * s1 / tau, cp * s2 / tau, cn * _pmf * s3 / tau],
+                           {s1: C_Phi * dth * na - Da, s2: C_Phi * dth * npos - Dp, s3: C_Phi * dth * m - PM}))
+    d = Derivation(f"L1.50{tag}", f"(50) for one tuple, constants {list(consts)}", "(50)", dl, "le", stmt, [s_p4, s_c],
+                   [As("(C) at z^a: ||Delta(z^a)|| <= C_Phi ||z^a|| ||theta - theta'||", le(Da, C_Phi * dth * na)),
+                    As("(C) at z^+", le(Dp, C_Phi * dth * npos)),
+                    As("beta >= 1", ge(beta, 1)),
+                    As("PM <= C_Phi ||theta - theta'|| m ((C) at every z_j^-; the power mean is monotone and homogeneous)",
+                       le(PM, C_Phi * dth * m), derived=True),
+                    "n_a = ||z^a||, n_p = ||z^+||, m = (k^-1 sum_j ||z_j^-||^beta)^{1/beta}; "
+                    "dl = |l(phi_theta, z) - l(phi_theta', z)|, Dtheta = ||theta - theta'||"])
+    d.params = dict(dl=dl, na=na, np=npos, m=m)
+    return _declared(d)
+
+
+@register("L1.50")
+def _lemma1_tuple():
+    return build_lemma1_tuple("P4", (4, 1, 3), "")
+
+
+@register("L1.50.sharp")
+def _lemma1_tuple_sharp():
+    return build_lemma1_tuple("P4.sharp", (2, 1, 1), ".sharp")
+
+
+def build_lemma1(l50, consts, case, tag, paper):
+    """rho_n <= ... for one temperature case of (52): case 'lt1' (tau < 1, beta = 2/tau) or 'ge1'
+    (tau >= 1, beta = 1 v 2/tau in [1, 2] with beta tau = tau v 2 >= 2)."""
+    l50 = derivation(l50) if isinstance(l50, str) else l50
+    ca, cp, cn = consts
+    b = 2 / tau if case == "lt1" else beta
+    pmf = sp.exp(2 / (b * tau))
+    S = sp.Lambda(i, sp.Sum(zf(i, j) ** b, (j, 1, k)) / k)          # m_i^beta
+    m = sp.Lambda(i, S(i) ** (1 / b))
+    V = sp.Lambda(i, C_Phi * dth / tau * (ca * naf(i) + cp * npf(i) + cn * pmf * m(i)))
+    q = _rms(dlf(i))
+    P = l50.params
+    L50 = cite(l50, {"dl": P["dl"], "na": P["na"], "np": P["np"], "m": P["m"], "beta": beta,
+                                      "Da": Da, "Dp": Dp})
+    sub50 = {"dl": dlf(i), "na": naf(i), "np": npf(i), "m": m(i), "beta": b, "Da": Daf(i), "Dp": Dpf(i)}
+    beta_check = {2: NonNegative([1 / tau, s2 / tau], {s2: 1 - tau})} if case == "lt1" else {}
+    s50 = Step("(50)", "(50)", le(q, _rms(V(i))),
+               f"per tuple: derivation {l50.id}; squares, average over i, square root",
+               ByLemma(L.sum_monotone(i), {"U": sp.Lambda(i, dlf(i) ** 2), "V": sp.Lambda(i, V(i) ** 2), "k": n},
+                       context=sp.Lambda(up, sp.sqrt(up / n)),
+                       hyp_checks={0: NonNegative([s1 * (V(i) + dlf(i))], {s1: V(i) - dlf(i)},
+                                                  by={s1: AsGap(ByLemma(L50, sub50, hyp_checks=beta_check))})}))
+    inner = _rms(ca * naf(i) + cp * npf(i) + cn * pmf * m(i))
+    pre = C_Phi * dth / tau
+    s_f = Step("factor", "(50)", eq(_rms(V(i)), pre * inner), "C_Phi ||theta - theta'||/tau > 0", Identity())
+    mk = pre * (_rms(ca * naf(i)) + _rms(cp * npf(i)) + _rms(cn * pmf * m(i)))
+    s51 = Step("(51)", "(51)", le(pre * inner, mk), "triangle inequality in R^n (Minkowski)",
+               ByLemma(L.minkowski_mean(), {"xs": [sp.Lambda(i, ca * naf(i)), sp.Lambda(i, cp * npf(i)),
+                                                   sp.Lambda(i, cn * pmf * m(i))], "n": n},
+                       context=sp.Lambda(up, pre * up)))
+    Ra_, Rp_ = _rms(naf(i)), _rms(npf(i))
+    neg = _rms(m(i))
+    s_c = Step("constants out", "(51)", eq(mk, pre * (ca * Ra_ + cp * Rp_ + cn * pmf * neg)), "", Identity())
+    head = pre * (ca * Ra_ + cp * Rp_)
+    steps = [s50, s_f, s51, s_c]
+    if case == "lt1":
+        # m_i^2 = S_i^tau; Jensen for the concave u^tau (tau < 1), then sqrt
+        jen = sp.sqrt(_avg(S(i)) ** tau)
+        steps.append(Step("(52), tau < 1: Jensen", "(52)", le(pre * (ca * Ra_ + cp * Rp_ + cn * pmf * neg), head + cn * E * pre * jen),
+                          "beta = 2/tau: e^{2/(beta tau)} = e, m_i^2 = S_i^tau; u -> u^tau concave for tau <= 1",
+                          ByLemma(L.jensen_concave_power(i), {"p": sp.Lambda(i, 1 / n), "S": S, "g": tau, "k": n},
+                                  context=sp.Lambda(up, head + cn * E * pre * sp.sqrt(up)),
+                                  hyp_checks={0: NonNegative([s1], {s1: 1 - tau}), 2: DoitIdentity()})))
+        nn_def = (sp.Sum(sp.Sum(zf(i, j) ** (2 / tau), (j, 1, k)), (i, 1, n)) / (n * k)) ** (tau / 2)
+        steps.append(Step("Nn", "(52), Lemma 1", eq(head + cn * E * pre * jen, head + cn * E * pre * Nn),
+                          "Nn = ((nk)^-1 sum_ij ||z_ij^-||^{2/tau})^{tau/2} (1 ^ tau = tau)", Identity(defs={Nn: nn_def})))
+        ass_case = [As("tau < 1", lt(tau, 1)), "beta = 2/tau"]
+    else:
+        # m_i^2 = S_i^{2/beta} <= k^-1 sum_j z_ij^2 (power means, beta <= 2), then e^{2/(beta tau)} <= e
+        m2 = _rms(sp.sqrt(sp.Sum(zf(i, j) ** 2, (j, 1, k)) / k))
+        steps.append(Step("(52), tau >= 1: power means", "(52)",
+                          le(pre * (ca * Ra_ + cp * Rp_ + cn * pmf * neg), head + cn * pmf * pre * m2),
+                          "(k^-1 sum_j z^beta)^{2/beta} <= k^-1 sum_j z^2 for beta <= 2, termwise over i under sqrt",
+                          ByLemma(L.sum_monotone(i), {"U": sp.Lambda(i, m(i) ** 2),
+                                                      "V": sp.Lambda(i, sp.Sum(zf(i, j) ** 2, (j, 1, k)) / k), "k": n},
+                                  context=sp.Lambda(up, head + cn * pmf * pre * sp.sqrt(up / n)),
+                                  hyp_checks={0: AsGap(ByLemma(L.power_mean_monotone(j),
+                                                               {"p": sp.Lambda(j, 1 / k), "a": sp.Lambda(j, zf(i, j)),
+                                                                "r": beta, "s": 2, "k": k},
+                                                               hyp_checks={0: NonNegative([s2], {s2: 2 - beta}),
+                                                                           2: DoitIdentity()}))})))
+        steps.append(Step("e^{2/(beta tau)} <= e", "(52)", le(head + cn * pmf * pre * m2, head + cn * E * pre * m2),
+                          "beta tau = tau v 2 >= 2", NonNegative([cn * pre * m2 * pmf * Expm1(s3 / (beta * tau))],
+                                                                 {s3: beta * tau - 2})))
+        nn_def = sp.sqrt(sp.Sum(sp.Sum(zf(i, j) ** 2, (j, 1, k)), (i, 1, n)) / (n * k))
+        steps.append(Step("Nn", "(52), Lemma 1", eq(head + cn * E * pre * m2, head + cn * E * pre * Nn),
+                          "Nn = ((nk)^-1 sum_ij ||z_ij^-||^2)^{1/2} (1 ^ tau = 1)", Identity(defs={Nn: nn_def})))
+        ass_case = ["tau >= 1 and beta = 1 v 2/tau", As("beta >= 1", ge(beta, 1)), As("beta <= 2", le(beta, 2)),
+                    As("beta tau = tau v 2 >= 2", ge(beta * tau, 2))]
+    last = head + cn * E * pre * Nn
+    proof_form = C_Phi / tau * (ca * Ra + cp * Rp + cn * E * Nn) * dth
+    steps.append(Step("Ra, Rp", "Lemma 1", eq(last, proof_form), "Ra = (n^-1 sum ||z_i^a||^2)^{1/2}, Rp likewise",
+                      Identity(defs={Ra: Ra_, Rp: Rp_})))
+    stmt = proof_form
+    if paper:
+        stmt = B4.BOUNDS["lemma1_L"] * dth
+        steps.append(Step("<= 4e B_tau", "Lemma 1", le(proof_form, B4.BOUNDS["lemma1_L"].subs(B_tau, Ra + Rp + Nn) * dth),
+                          "4 <= 4e, 1 <= 4e, 3e <= 4e",
+                          NonNegative([(4 * E - ca) * Ra * pre, (4 * E - cp) * Rp * pre, (4 - cn) * E * Nn * pre])))
+        steps.append(Step("B_tau", "Lemma 1", eq(B4.BOUNDS["lemma1_L"].subs(B_tau, Ra + Rp + Nn) * dth, stmt),
+                          "B_tau = Ra + Rp + Nn", Identity(defs={B_tau: Ra + Rp + Nn})))
+    which = "Lemma 1" if paper else f"Lemma 1 with constants {list(consts)}"
+    title = f"{which}, case {'tau < 1' if case == 'lt1' else 'tau >= 1'} of (52): rho_n <= " + (
+        "(4e/tau) B_tau C_Phi ||theta - theta'||" if paper else "(C_Phi/tau)(%s Ra + %s Rp + %s e Nn) ||theta - theta'||" % consts)
+    return _declared(Derivation(f"L1{tag}.{'tau-lt-1' if case == 'lt1' else 'tau-ge-1'}", title, "Lemma 1, (50)-(52), App. B",
+                      q, "le", stmt, steps,
+                      [As("(C) at z_i^a, every tuple i", le(Daf(i), C_Phi * dth * naf(i))),
+                       As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i))),
+                       "(C); n tuples z_i, dl(i) = |l(phi_theta, z_i) - l(phi_theta', z_i)|, rho_n = (n^-1 sum_i dl(i)^2)^{1/2}",
+                       "n_a(i) = ||z_i^a||, n_p(i) = ||z_i^+||, z(i, j) = ||z_ij^-||; Dtheta = ||theta - theta'||"] + ass_case,
+                      errata=[_errata.get("L1-beta")] + ([_errata.get("L1-loose")] if paper else [])))
+
+
+@register("L1.tau-lt-1", "L1.tau-ge-1")
+def _lemma1():
+    return [build_lemma1("L1.50", (4, 1, 3), case, "", True) for case in ("lt1", "ge1")]
+
+
+@register("L1.sharp.tau-lt-1", "L1.sharp.tau-ge-1")
+def _lemma1_sharp():
+    return [build_lemma1("L1.50.sharp", (2, 1, 1), case, ".sharp", False) for case in ("lt1", "ge1")]
 
 
 # ================================================================ Prop. 5
@@ -408,7 +689,10 @@ def _l1_hypotheses():
             "beta := 1 v 2/tau in Lemma 1's case tau >= 1 (so 1 <= beta <= 2 and beta tau = tau v 2 >= 2 there)"]
 
 
-def _prop5(l1s, l1s_sharp):
+@register("P5.dudley", "P5.branch.ge1", "P5.branch.le1", "P5.a-ge-1", "P5.a-le-1", "P5.sharp.a-ge-1", "P5.sharp.a-le-1")
+def _prop5():
+    l1s = ["L1.tau-lt-1", "L1.tau-ge-1"]
+    l1s_sharp = ["L1.sharp.tau-lt-1", "L1.sharp.tau-ge-1"]
     Rad = sp.Symbol("Rad", real=True)
     logN = sp.Function("logN")
     c0 = 24 / sp.sqrt(n)
@@ -493,8 +777,8 @@ def _prop5(l1s, l1s_sharp):
     def cases(Lval, adef, stmt, tag, what, lemma_ref, l1s):
         # (53): rho_n <= L ||theta - theta'|| is Lemma 1 (both temperature cases of (52))
         bdef = "beta := 1 v 2/tau, tau >= 1"
-        l1_cases = ByCases([(lt(tau, 1), ByLemma(Lemma.from_derivation(l1s[0], {}), {})),
-                            (ge(tau, 1), ByLemma(Lemma.from_derivation(l1s[1], {}), {}))],
+        l1_cases = ByCases([(lt(tau, 1), ByLemma(cite(l1s[0]), {})),
+                            (ge(tau, 1), ByLemma(cite(l1s[1]), {}))],
                            case_facts={1: [(ge(beta, 1), bdef), (le(beta, 2), bdef), (ge(beta * tau, 2), bdef)]})
         l1_ass = _l1_hypotheses()
         caseA = Derivation(f"P5{tag}.a-ge-1", f"{what}, case a >= 1 (U = 4/tau)", "Prop. 5, proof", Rad, "le", stmt,
@@ -528,39 +812,38 @@ def _prop5(l1s, l1s_sharp):
     sharpA, sharpB = cases(L_sharp, {a: R * C_Phi * (2 * Ra + Rp + E * Nn) / 4}, B4.BOUNDS["prop5_sharp"], ".sharp",
                            "Proposition 5 with the sharpened Lemma 1 (L = (C_Phi/tau)(2 Ra + Rp + e Nn))",
                            "(C_Phi/tau)(2 Ra + Rp + e Nn) (derivations L1.sharp.*)", l1s_sharp)
-    return [dud, bge, ble, caseA, caseB, sharpA, sharpB]
+    return _declared([dud, bge, ble, caseA, caseB, sharpA, sharpB])
 
 
-def _theorem1(p3, p5s):
+@register("T1")
+def _theorem1():
     """Theorem 1: Prop. 2 (derivation P2 of Section 3, instantiated), Prop. 3 (P3) and Prop. 5 (both cases
     P5.a-ge-1 / P5.a-le-1, by a case split on a = e R B_tau C_Phi)."""
     from . import section3 as S3
     SCE, Rpop, Rad = sp.Symbol("SCE", real=True), sp.Symbol("R_pop", real=True), sp.Symbol("Rad", real=True)
     bias = B4.BOUNDS["theorem1_bias"]
     comp5 = (96 / tau * sp.sqrt(d_Theta / n)) * sp.Min(A * sp.sqrt(sp.log(3) + 1), sp.sqrt(sp.log(1 + 2 * A) + 1))
-    p2 = S3.BY_ID["P2"]
-    kD = {S3.k: k, S3.D2: D2}
-    R_expr = S3.DEFS["R"].xreplace(kD)
-    sce_expr = (p2.quantity.args[0].xreplace(kD) + R_expr)
+    p2, p3 = derivation("P2"), derivation("P3")
+    R_expr = S3.risk_definitions()["R"]             # the same k, tau, D2 as Section 4 (proofs.symbols)
+    sce_expr = p2.quantity.args[0] + R_expr
     defs = {SCE: sce_expr, Rpop: R_expr}
     s0 = Step("x <= y + |x - y|", "Theorem 1", le(SCE, Rpop + sp.Abs(SCE - Rpop)), "",
               ByLemma(L.le_abs_difference(), {"x": SCE, "y": Rpop}))
-    L2 = Lemma.from_derivation(p2, {"k": S3.k, "D2": S3.D2})
+    L2 = cite("P2", {"k": k, "D2": D2})
     s1_ = Step("Prop. 2", "Prop. 2", le(Rpop + sp.Abs(SCE - Rpop), Rpop + bias),
                "finite-k bias: derivation P2 with SCE = search cross-entropy (9), R_pop = R(phi; k, tau) (2)",
                ByLemma(L2, {"k": k, "D2": D2}, context=sp.Lambda(u_, Rpop + u_), defs=defs))
-    L3 = Lemma.from_derivation(p3, {})
+    L3 = cite("P3")
     s2_ = Step("Prop. 3", "Prop. 3", le(Rpop + bias, p3.statement + bias), "w.p. >= 1 - delta, for all phi (derivation P3)",
                ByLemma(L3, {}, context=sp.Lambda(u_, u_ + bias)))
     rest = p3.statement - 2 * Rad + bias
     adef = {A: E * R * B_tau * C_Phi}
-    five = {c.id: c for c in p5s}
     cut = {"A": sp.Symbol("a", positive=True)}
     s3_ = Step("Prop. 5", "Prop. 5", le(p3.statement + bias, rest + 2 * comp5),
                "complexity penalty (factor 2 x 96 = 192): derivations P5.a-ge-1 and P5.a-le-1, case split on a = e R B_tau C_Phi",
-               ByCases([(ge(a, 1), ByLemma(Lemma.from_derivation(five["P5.a-ge-1"], {}), {},
+               ByCases([(ge(a, 1), ByLemma(cite("P5.a-ge-1"), {},
                                            context=sp.Lambda(u_, rest + 2 * u_), defs=adef)),
-                        (le(a, 1), ByLemma(Lemma.from_derivation(five["P5.a-le-1"], {}), {},
+                        (le(a, 1), ByLemma(cite("P5.a-le-1"), {},
                                            context=sp.Lambda(u_, rest + 2 * u_), defs=adef))]))
     s4_ = Step("assemble", "Theorem 1", eq(rest + 2 * comp5, B4.BOUNDS["theorem1_rhs"]), "every const. explicit",
                Identity(defs=adef))
@@ -568,281 +851,20 @@ def _theorem1(p3, p5s):
            "(A), (B), (C); on the event of Prop. 3 (probability >= 1 - delta), for all phi in Phi",
            "SCE = similarity search expected cross-entropy; R_pop = R(phi; k, tau); A = a = e R B_tau(Z_1..Z_n) C_Phi"]
     ass += [a_ for a_ in p2.structured_assumptions() if a_.rel is not None and not a_.derived]
-    ass += [a_ for a_ in five["P5.a-ge-1"].structured_assumptions() if a_.rel is None or not a_.text.startswith("a = ")]
+    ass += [a_ for a_ in derivation("P5.a-ge-1").structured_assumptions() if a_.rel is None or not a_.text.startswith("a = ")]
     del cut
-    return Derivation("T1", "Theorem 1 with explicit constants (192 and 12)", "Theorem 1", SCE, "le", B4.BOUNDS["theorem1_rhs"],
-                      [s0, s1_, s2_, s3_, s4_], ass)
+    return _declared(Derivation("T1", "Theorem 1 with explicit constants (192 and 12)", "Theorem 1", SCE, "le",
+                                B4.BOUNDS["theorem1_rhs"], [s0, s1_, s2_, s3_, s4_], ass))
 
 
-# ================================================================ Lemma 7, Lemma 8 (App. B)
-xf = sp.Function("x", real=True)              # x_j in [-1, 1]
-af = sp.Function("a", nonnegative=True)       # a_j >= 0
-nDf = sp.Function("D", nonnegative=True)      # ||phi(z_j^-) - phi'(z_j^-)||
-Tden = sp.Symbol("T", positive=True)          # sum_l e^{x_l/tau}
-_Tsum = sp.Sum(sp.exp(xf(j) / tau), (j, 1, k))
+def _declared(ds):
+    """The declared verdict (:data:`CONDITIONAL`) and generality (:data:`GENERALITY`) of each result."""
+    for d_ in ds if isinstance(ds, list) else [ds]:
+        if d_.id in CONDITIONAL:
+            d_.verdict = "conditional"
+        d_.generality = GENERALITY.get(d_.id, d_.generality)
+    return ds
 
-
-def _sum_lower(Tsym, Tsum):
-    """T - k e^{-1/tau} >= 0 for T = sum_j e^{x_j/tau}: termwise monotonicity of the sum, each
-    e^{x_j/tau} - e^{-1/tau} = e^{-1/tau} (e^{(x_j + 1)/tau} - 1) >= 0 from x_j >= -1."""
-    return AsGap(ByLemma(L.sum_monotone(), {"U": sp.Lambda(j, sp.exp(-1 / tau)), "V": sp.Lambda(j, sp.exp(xf(j) / tau)), "k": k},
-                         hyp_checks={0: NonNegative([sp.exp(-1 / tau) * Expm1(s5 / tau)], {s5: xf(j) + 1})}),
-                 defs={Tsym: Tsum})
-
-
-def _lemma7():
-    pj = sp.Lambda(j, sp.exp(xf(j) / tau) / Tden)
-    q = sp.Sum(sp.exp(xf(j) / tau) * af(j), (j, 1, k)) / Tden
-    s_p = Step("p_j", "proof of Lemma 7", eq(q, sp.Sum(pj(j) * af(j), (j, 1, k))),
-               "p_j = e^{x_j/tau} / sum_l e^{x_l/tau}", Identity())
-    jen = sp.Sum(pj(j) * af(j) ** beta, (j, 1, k)) ** (1 / beta)
-    s_j = Step("Jensen", "proof of Lemma 7", le(sp.Sum(pj(j) * af(j), (j, 1, k)), jen),
-               "u -> u^beta is convex for beta >= 1; the p_j are probability weights",
-               ByLemma(L.jensen_power_mean(), {"p": pj, "a": af, "beta": beta, "k": k},
-                       hyp_checks={0: NonNegative([s1], {s1: beta - 1}),
-                                   2: Identity(defs={Tden: _Tsum})}))
-    cap = sp.exp(2 / tau) / k
-    top = sp.Sum(cap * af(j) ** beta, (j, 1, k)) ** (1 / beta)
-    # e^{2/tau}/k - p_j = [e^{2/tau} (T - k e^{-1/tau}) + k (e^{1/tau} - e^{x_j/tau})] / (k T)
-    s_c = Step("p_j <= e^{2/tau}/k", "proof of Lemma 7", le(jen, top),
-               "e^{x_j/tau} <= e^{1/tau} (x_j <= 1) and T = sum_l e^{x_l/tau} >= k e^{-1/tau} (x_l >= -1); "
-               "then termwise monotonicity under u -> u^{1/beta}",
-               ByLemma(L.sum_monotone(), {"U": sp.Lambda(j, pj(j) * af(j) ** beta), "V": sp.Lambda(j, cap * af(j) ** beta),
-                                          "k": k},
-                       context=sp.Lambda(up, up ** (1 / beta)),
-                       hyp_checks={0: NonNegative([sp.exp(2 / tau) * s2 * af(j) ** beta / (k * Tden),
-                                                   s3 * af(j) ** beta / Tden],
-                                                  {s2: Tden - k * sp.exp(-1 / tau), s3: sp.exp(1 / tau) - sp.exp(xf(j) / tau)},
-                                                  by={s3: NonNegative([sp.exp(xf(j) / tau) * Expm1(s4 / tau)], {s4: 1 - xf(j)}),
-                                                      s2: _sum_lower(Tden, _Tsum)})}))
-    stmt = sp.exp(2 / (beta * tau)) * (sp.Sum(af(j) ** beta, (j, 1, k)) / k) ** (1 / beta)
-    s_e = Step("power mean", "Lemma 7", eq(top, stmt), "(e^{2/tau}/k)^{1/beta} = e^{2/(beta tau)} k^{-1/beta}", Identity())
-    return Derivation("L7", "Lemma 7: softmax average <= e^{2/(beta tau)} x power mean of order beta", "Lemma 7, App. B",
-                      q, "le", stmt, [s_p, s_j, s_c, s_e],
-                      [As("beta >= 1", ge(beta, 1)), As("x_j <= 1", le(xf(j), 1)), As("x_j >= -1", ge(xf(j), -1)),
-                       "k >= 1, tau > 0; a_1..a_k >= 0; T = sum_l e^{x_l/tau}"])
-
-
-def _lemma8(l7):
-    nG = sp.Symbol("N_G", nonnegative=True)        # ||G_tau(f, phi - phi', pi_hat, z^a)||
-    pj = sp.Lambda(j, sp.exp(xf(j) / tau) / Tden)
-    mid = sp.Sum(pj(j) * nDf(j), (j, 1, k))
-    s_t = Step("triangle", "(41)", le(nG, mid),
-               "G_tau(f, phi - phi', pi_hat, z^a) = sum_j p_j Delta(z_j^-) by (36) with pi_hat = k^-1 sum_j delta_{z_j^-}; "
-               "triangle inequality",
-               ByLemma(L.norm_convex_combination(), {"normG": nG, "p": pj, "normv": nDf, "k": k}))
-    stmt7 = l7.statement.replace(af, nDf)
-    s_7 = Step("Lemma 7", "(41), Lemma 7", le(mid, stmt7),
-               "Lemma 7 with x_j = <f(z^a), f(z_j^-)> in [-1, 1] (||f||_{2,inf} <= 1) and a_j = ||Delta(z_j^-)||",
-               ByLemma(Lemma.from_derivation(l7, {"a": af}), {"a": nDf}))
-    s_pm = Step("PM", "Lemma 8", eq(stmt7, B4.BOUNDS["lemma8"]), "PM = (k^-1 sum_j ||Delta(z_j^-)||^beta)^{1/beta}",
-                Identity(defs={PM: (sp.Sum(nDf(j) ** beta, (j, 1, k)) / k) ** (1 / beta)}))
-    return Derivation("L8", "Lemma 8: ||G_tau(f, phi - phi', pi_hat, z^a)|| <= e^{2/(beta tau)} PM", "Lemma 8, (41)",
-                      nG, "le", B4.BOUNDS["lemma8"], [s_t, s_7, s_pm],
-                      [As("beta >= 1", ge(beta, 1)),
-                       As("x_j = <f(z^a), f(z_j^-)> <= 1 (||f||_{2,inf} <= 1, Cauchy-Schwarz)", le(xf(j), 1), derived=True),
-                       As("x_j >= -1 (||f||_{2,inf} <= 1, Cauchy-Schwarz)", ge(xf(j), -1), derived=True),
-                       "k >= 1, tau > 0; T = sum_l e^{x_l/tau}",
-                       "D(j) = ||phi(z_j^-) - phi'(z_j^-)||; N_G = ||G_tau(f, phi - phi', pi_hat, z^a)||"],
-                      errata=[_errata.get("L8-index")])
-
-
-# ================================================================ (15)-(17), then (18): the Lipschitz route
-def _lipschitz_route():
-    sp_, sq_ = sp.symbols("s_+ s'_+", real=True)          # <phi(z^a), phi(z^+)>, the same for phi'
-    sf, sqf = sp.Function("s", real=True), sp.Function("s'", real=True)   # <phi(z^a), phi(z_j^-)>, ...
-    ell = lambda a_, b_: sp.log(1 / k + sp.Sum(sp.exp((b_(j) - a_) / tau), (j, 1, k)) / k)  # noqa: E731  (14)
-    v = sp.Lambda(j, (sp_ - sf(j)) / tau)                 # (15)
-    w = sp.Lambda(j, (sq_ - sqf(j)) / tau)
-    llog = lambda vv: sp.log(1 + sp.Sum(sp.exp(-vv(j)), (j, 1, k)))  # noqa: E731
-    q = sp.Abs(ell(sp_, sf) - ell(sq_, sqf))
-    s15 = Step("(15)", "(15), (14)", eq(q, sp.Abs(llog(v) - llog(w))),
-               "l(phi, z, k, tau) = l^log(v) - log k with v_j = <phi(z^a), phi(z^+) - phi(z_j^-)>/tau", Identity())
-    Vinf = sp.Symbol("V_inf", nonnegative=True)           # max_j |v_j - v'_j|
-    s16 = Step("(16)", "(16)", le(sp.Abs(llog(v) - llog(w)), Vinf),
-               "l^log is 1-Lipschitz for the sup norm [Lei et al. 2019]",
-               ByLemma(L.logsumexp_lipschitz(), {"v": v, "w": w, "m": Vinf, "k": k},
-                       hyp_checks={0: NonNegative([s1], {s1: Vinf - sp.Abs(v(j) - w(j))})}))
-    s17 = Step("(17)", "(17)", eq(Vinf, Mv / tau), "v_j - v'_j = (<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'(z^a), ...>)/tau",
-               Identity(defs={Vinf: Mv / tau}))
-    ass = ["(14): l = log(1/k + k^-1 sum_j e^{(s_j - s_+)/tau}), s_+ = <phi(z^a), phi(z^+)>, s_j = <phi(z^a), phi(z_j^-)>; "
-           "s'_+, s'_j the same for phi'",
-           As("V_inf = max_j |v_j - v'_j|, so V_inf >= |v_j - v'_j| for every j (definition of the max)",
-              ge(Vinf, sp.Abs(v(j) - w(j)))), "Mv = tau V_inf"]
-    l17 = Derivation("L17", "(15)-(17): |l(phi) - l(phi')| <= (1/tau) max_j |<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'...>|",
-                     "(15), (16), (17)", q, "le", B4.BOUNDS["lipschitz17"], [s15, s16, s17], ass)
-    return l17
-
-
-def _lipschitz_route_18(l17, l18):
-    Dm = sp.Symbol("Dm", nonnegative=True)
-    q = l17.quantity
-    first = l17.steps
-    s18 = Step("(18) at the maximising j*", "(18)", le(Mv / tau, l18.statement / tau),
-               "Mv = |dv_{j*}| tau for a maximising j*; derivation L18 with Dm = ||Delta(z_{j*}^-)||",
-               ByLemma(Lemma.from_derivation(l18, {}), {}, context=sp.Lambda(u_, u_ / tau),
-                       defs={Mv: l18.quantity}))
-    s_mx = Step("Dm <= max_j", "(18)", le(l18.statement / tau, B4.BOUNDS["lipschitz18"]),
-                "||Delta(z_{j*}^-)|| <= Mx = max_j ||Delta(z_j^-)||; sqrt is increasing",
-                ByLemma(_quoted("Dm <= Mx", "||Delta(z_{j*}^-)||^2 <= max_j ||Delta(z_j^-)||^2", le(Dm ** 2, Mx ** 2)), {},
-                        context=sp.Lambda(up, sp.sqrt(6) / tau * sp.sqrt(Da ** 2 + Dp ** 2 + up))))
-    return Derivation("L17-18", "(17)-(18): |l(phi) - l(phi')| <= (sqrt 6/tau)(Da^2 + Dp^2 + max_j ||Delta(z_j^-)||^2)^{1/2}",
-                      "(15)-(18)", q, "le", B4.BOUNDS["lipschitz18"], first + [s18, s_mx],
-                      l17.assumptions + [As("Dm = ||Delta(z_{j*}^-)|| at a maximising j*, Mx = max_j ||Delta(z_j^-)||, so Dm^2 <= Mx^2",
-                                            le(Dm ** 2, Mx ** 2))],
-                      errata=[_errata.get("18-sqrt6")])
-
-
-# ================================================================ Lemma 1: (50)-(52), both temperature cases
-dth = sp.Symbol("Dtheta", positive=True)          # ||theta - theta'||
-naf, npf = sp.Function("n_a", nonnegative=True), sp.Function("n_p", nonnegative=True)   # ||z_i^a||, ||z_i^+||
-zf = sp.Function("z", nonnegative=True)           # z(i, j) = ||z_ij^-||
-dlf = sp.Function("dl", nonnegative=True)         # |l(phi_theta, z_i) - l(phi_theta', z_i)|
-Daf, Dpf = (sp.Function(nm, nonnegative=True) for nm in ("Da", "Dp"))   # Da, Dp of tuple i
-_avg = lambda e_: sp.Sum(e_, (i, 1, n)) / n       # noqa: E731
-_rms = lambda e_: sp.sqrt(_avg(e_ ** 2))          # noqa: E731
-
-
-def _lemma1_tuple(p4, consts, tag):
-    """(50) for one tuple: Prop. 4 (or its sharpened form) and (C)."""
-    ca, cp, cn = consts
-    dl, na, npos, m = sp.Symbol("dl", nonnegative=True), *sp.symbols("n_a n_p m", nonnegative=True)
-    b4 = p4.statement
-    s_p4 = Step(p4.id, p4.paper_ref, le(dl, b4), f"derivation {p4.id}", ByLemma(Lemma.from_derivation(p4, {}), {}))
-    stmt = C_Phi * dth / tau * (ca * na + cp * npos + cn * _pmf * m)
-    s_c = Step("(C)", "(50), (C)", le(b4, stmt),
-               "(C): ||Delta(z)|| <= C_Phi ||z|| ||theta - theta'|| for Delta = phi_theta - phi_theta', hence "
-               "PM <= C_Phi ||theta - theta'|| m (the power mean is monotone and homogeneous)",
-               NonNegative([ca * s1 / tau, cp * s2 / tau, cn * _pmf * s3 / tau],
-                           {s1: C_Phi * dth * na - Da, s2: C_Phi * dth * npos - Dp, s3: C_Phi * dth * m - PM}))
-    d = Derivation(f"L1.50{tag}", f"(50) for one tuple, constants {list(consts)}", "(50)", dl, "le", stmt, [s_p4, s_c],
-                   [As("(C) at z^a: ||Delta(z^a)|| <= C_Phi ||z^a|| ||theta - theta'||", le(Da, C_Phi * dth * na)),
-                    As("(C) at z^+", le(Dp, C_Phi * dth * npos)),
-                    As("beta >= 1", ge(beta, 1)),
-                    As("PM <= C_Phi ||theta - theta'|| m ((C) at every z_j^-; the power mean is monotone and homogeneous)",
-                       le(PM, C_Phi * dth * m), derived=True),
-                    "n_a = ||z^a||, n_p = ||z^+||, m = (k^-1 sum_j ||z_j^-||^beta)^{1/beta}; "
-                    "dl = |l(phi_theta, z) - l(phi_theta', z)|, Dtheta = ||theta - theta'||"])
-    d.params = dict(dl=dl, na=na, np=npos, m=m)
-    return d
-
-
-def _lemma1(l50, consts, case, tag, paper):
-    """rho_n <= ... for one temperature case of (52): case 'lt1' (tau < 1, beta = 2/tau) or 'ge1'
-    (tau >= 1, beta = 1 v 2/tau in [1, 2] with beta tau = tau v 2 >= 2)."""
-    ca, cp, cn = consts
-    b = 2 / tau if case == "lt1" else beta
-    pmf = sp.exp(2 / (b * tau))
-    S = sp.Lambda(i, sp.Sum(zf(i, j) ** b, (j, 1, k)) / k)          # m_i^beta
-    m = sp.Lambda(i, S(i) ** (1 / b))
-    V = sp.Lambda(i, C_Phi * dth / tau * (ca * naf(i) + cp * npf(i) + cn * pmf * m(i)))
-    q = _rms(dlf(i))
-    P = l50.params
-    L50 = Lemma.from_derivation(l50, {"dl": P["dl"], "na": P["na"], "np": P["np"], "m": P["m"], "beta": beta,
-                                      "Da": Da, "Dp": Dp})
-    sub50 = {"dl": dlf(i), "na": naf(i), "np": npf(i), "m": m(i), "beta": b, "Da": Daf(i), "Dp": Dpf(i)}
-    beta_check = {2: NonNegative([1 / tau, s2 / tau], {s2: 1 - tau})} if case == "lt1" else {}
-    s50 = Step("(50)", "(50)", le(q, _rms(V(i))),
-               f"per tuple: derivation {l50.id}; squares, average over i, square root",
-               ByLemma(L.sum_monotone(i), {"U": sp.Lambda(i, dlf(i) ** 2), "V": sp.Lambda(i, V(i) ** 2), "k": n},
-                       context=sp.Lambda(up, sp.sqrt(up / n)),
-                       hyp_checks={0: NonNegative([s1 * (V(i) + dlf(i))], {s1: V(i) - dlf(i)},
-                                                  by={s1: AsGap(ByLemma(L50, sub50, hyp_checks=beta_check))})}))
-    inner = _rms(ca * naf(i) + cp * npf(i) + cn * pmf * m(i))
-    pre = C_Phi * dth / tau
-    s_f = Step("factor", "(50)", eq(_rms(V(i)), pre * inner), "C_Phi ||theta - theta'||/tau > 0", Identity())
-    mk = pre * (_rms(ca * naf(i)) + _rms(cp * npf(i)) + _rms(cn * pmf * m(i)))
-    s51 = Step("(51)", "(51)", le(pre * inner, mk), "triangle inequality in R^n (Minkowski)",
-               ByLemma(L.minkowski_mean(), {"xs": [sp.Lambda(i, ca * naf(i)), sp.Lambda(i, cp * npf(i)),
-                                                   sp.Lambda(i, cn * pmf * m(i))], "n": n},
-                       context=sp.Lambda(up, pre * up)))
-    Ra_, Rp_ = _rms(naf(i)), _rms(npf(i))
-    neg = _rms(m(i))
-    s_c = Step("constants out", "(51)", eq(mk, pre * (ca * Ra_ + cp * Rp_ + cn * pmf * neg)), "", Identity())
-    head = pre * (ca * Ra_ + cp * Rp_)
-    steps = [s50, s_f, s51, s_c]
-    if case == "lt1":
-        # m_i^2 = S_i^tau; Jensen for the concave u^tau (tau < 1), then sqrt
-        jen = sp.sqrt(_avg(S(i)) ** tau)
-        steps.append(Step("(52), tau < 1: Jensen", "(52)", le(pre * (ca * Ra_ + cp * Rp_ + cn * pmf * neg), head + cn * E * pre * jen),
-                          "beta = 2/tau: e^{2/(beta tau)} = e, m_i^2 = S_i^tau; u -> u^tau concave for tau <= 1",
-                          ByLemma(L.jensen_concave_power(i), {"p": sp.Lambda(i, 1 / n), "S": S, "g": tau, "k": n},
-                                  context=sp.Lambda(up, head + cn * E * pre * sp.sqrt(up)),
-                                  hyp_checks={0: NonNegative([s1], {s1: 1 - tau}), 2: DoitIdentity()})))
-        nn_def = (sp.Sum(sp.Sum(zf(i, j) ** (2 / tau), (j, 1, k)), (i, 1, n)) / (n * k)) ** (tau / 2)
-        steps.append(Step("Nn", "(52), Lemma 1", eq(head + cn * E * pre * jen, head + cn * E * pre * Nn),
-                          "Nn = ((nk)^-1 sum_ij ||z_ij^-||^{2/tau})^{tau/2} (1 ^ tau = tau)", Identity(defs={Nn: nn_def})))
-        ass_case = [As("tau < 1", lt(tau, 1)), "beta = 2/tau"]
-    else:
-        # m_i^2 = S_i^{2/beta} <= k^-1 sum_j z_ij^2 (power means, beta <= 2), then e^{2/(beta tau)} <= e
-        m2 = _rms(sp.sqrt(sp.Sum(zf(i, j) ** 2, (j, 1, k)) / k))
-        steps.append(Step("(52), tau >= 1: power means", "(52)",
-                          le(pre * (ca * Ra_ + cp * Rp_ + cn * pmf * neg), head + cn * pmf * pre * m2),
-                          "(k^-1 sum_j z^beta)^{2/beta} <= k^-1 sum_j z^2 for beta <= 2, termwise over i under sqrt",
-                          ByLemma(L.sum_monotone(i), {"U": sp.Lambda(i, m(i) ** 2),
-                                                      "V": sp.Lambda(i, sp.Sum(zf(i, j) ** 2, (j, 1, k)) / k), "k": n},
-                                  context=sp.Lambda(up, head + cn * pmf * pre * sp.sqrt(up / n)),
-                                  hyp_checks={0: AsGap(ByLemma(L.power_mean_monotone(j),
-                                                               {"p": sp.Lambda(j, 1 / k), "a": sp.Lambda(j, zf(i, j)),
-                                                                "r": beta, "s": 2, "k": k},
-                                                               hyp_checks={0: NonNegative([s2], {s2: 2 - beta}),
-                                                                           2: DoitIdentity()}))})))
-        steps.append(Step("e^{2/(beta tau)} <= e", "(52)", le(head + cn * pmf * pre * m2, head + cn * E * pre * m2),
-                          "beta tau = tau v 2 >= 2", NonNegative([cn * pre * m2 * pmf * Expm1(s3 / (beta * tau))],
-                                                                 {s3: beta * tau - 2})))
-        nn_def = sp.sqrt(sp.Sum(sp.Sum(zf(i, j) ** 2, (j, 1, k)), (i, 1, n)) / (n * k))
-        steps.append(Step("Nn", "(52), Lemma 1", eq(head + cn * E * pre * m2, head + cn * E * pre * Nn),
-                          "Nn = ((nk)^-1 sum_ij ||z_ij^-||^2)^{1/2} (1 ^ tau = 1)", Identity(defs={Nn: nn_def})))
-        ass_case = ["tau >= 1 and beta = 1 v 2/tau", As("beta >= 1", ge(beta, 1)), As("beta <= 2", le(beta, 2)),
-                    As("beta tau = tau v 2 >= 2", ge(beta * tau, 2))]
-    last = head + cn * E * pre * Nn
-    proof_form = C_Phi / tau * (ca * Ra + cp * Rp + cn * E * Nn) * dth
-    steps.append(Step("Ra, Rp", "Lemma 1", eq(last, proof_form), "Ra = (n^-1 sum ||z_i^a||^2)^{1/2}, Rp likewise",
-                      Identity(defs={Ra: Ra_, Rp: Rp_})))
-    stmt = proof_form
-    if paper:
-        stmt = B4.BOUNDS["lemma1_L"] * dth
-        steps.append(Step("<= 4e B_tau", "Lemma 1", le(proof_form, B4.BOUNDS["lemma1_L"].subs(B_tau, Ra + Rp + Nn) * dth),
-                          "4 <= 4e, 1 <= 4e, 3e <= 4e",
-                          NonNegative([(4 * E - ca) * Ra * pre, (4 * E - cp) * Rp * pre, (4 - cn) * E * Nn * pre])))
-        steps.append(Step("B_tau", "Lemma 1", eq(B4.BOUNDS["lemma1_L"].subs(B_tau, Ra + Rp + Nn) * dth, stmt),
-                          "B_tau = Ra + Rp + Nn", Identity(defs={B_tau: Ra + Rp + Nn})))
-    which = "Lemma 1" if paper else f"Lemma 1 with constants {list(consts)}"
-    title = f"{which}, case {'tau < 1' if case == 'lt1' else 'tau >= 1'} of (52): rho_n <= " + (
-        "(4e/tau) B_tau C_Phi ||theta - theta'||" if paper else "(C_Phi/tau)(%s Ra + %s Rp + %s e Nn) ||theta - theta'||" % consts)
-    return Derivation(f"L1{tag}.{'tau-lt-1' if case == 'lt1' else 'tau-ge-1'}", title, "Lemma 1, (50)-(52), App. B",
-                      q, "le", stmt, steps,
-                      [As("(C) at z_i^a, every tuple i", le(Daf(i), C_Phi * dth * naf(i))),
-                       As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i))),
-                       "(C); n tuples z_i, dl(i) = |l(phi_theta, z_i) - l(phi_theta', z_i)|, rho_n = (n^-1 sum_i dl(i)^2)^{1/2}",
-                       "n_a(i) = ||z_i^a||, n_p(i) = ||z_i^+||, z(i, j) = ||z_ij^-||; Dtheta = ||theta - theta'||"] + ass_case,
-                      errata=[_errata.get("L1-beta")] + ([_errata.get("L1-loose")] if paper else []))
-
-
-def _ids(ds):
-    """Derivations by id: a chain cites another by its id, never by a position in a list."""
-    return {d.id: d for d in ds}
-
-
-_l5r, _l5e, _l5 = _lemma5()
-_p3e, _p3, _p3syms = _prop3(_l5r)
-_l6, _l62 = _lemma6()
-_l6p = _lemma6_path()
-_l7 = _lemma7()
-_l8 = _lemma8(_l7)
-_p4s = _prop4(_l8)
-_p4 = _ids(_p4s)
-_l17 = _lipschitz_route()
-_l1718 = _lipschitz_route_18(_l17, _p4["L18"])
-_l1_tuple = _lemma1_tuple(_p4["P4"], (4, 1, 3), "")
-_l1_tuple_sharp = _lemma1_tuple(_p4["P4.sharp"], (2, 1, 1), ".sharp")
-_l1 = _ids([_lemma1(_l1_tuple, (4, 1, 3), case, "", True) for case in ("lt1", "ge1")]
-           + [_lemma1(_l1_tuple_sharp, (2, 1, 1), case, ".sharp", False) for case in ("lt1", "ge1")])
-_p5s = _prop5([_l1["L1.tau-lt-1"], _l1["L1.tau-ge-1"]], [_l1["L1.sharp.tau-lt-1"], _l1["L1.sharp.tau-ge-1"]])
-_t1 = _theorem1(_p3, _p5s)
-
-DERIVATIONS = ([_l5r, _l5e, _l5, _p3e, _p3, _l6, _l62, _l6p, _l7, _l8] + _p4s + [_l17, _l1718, _l1_tuple, _l1_tuple_sharp]
-               + list(_l1.values()) + _p5s + [_t1])
 
 # Declared verdicts that are not "proved", with what they are conditional on (the run reports the same).
 CONDITIONAL = {
@@ -856,9 +878,6 @@ CONDITIONAL = {
     "P5.sharp.a-le-1": "as P5.sharp.a-ge-1",
     "T1": "cites P5.a-ge-1 / P5.a-le-1 (conditional, through Lemma 1 and P4's (43)); P2 and P3 are proved",
 }
-for _d in DERIVATIONS:
-    if _d.id in CONDITIONAL:
-        _d.verdict = "conditional"
 
 # What the chains cover where it is less than the paper's statement (rendered, audited; not checked in general).
 GENERALITY = {
@@ -877,16 +896,25 @@ GENERALITY = {
     "P5.sharp.a-ge-1": "through Lemma 1 and P4.sharp: vectors of R^2", "P5.sharp.a-le-1": "as P5.sharp.a-ge-1",
     "T1": "through Prop. 5, Lemma 1 and P4: vectors of R^2",
 }
-for _d in DERIVATIONS:
-    _d.generality = GENERALITY.get(_d.id, _d.generality)
-
-BY_ID = {d.id: d for d in DERIVATIONS}
-
-# public builders: the constants explorer (proofs.constants) rebuilds these chains with other constants
-build_prop4, build_lemma1_tuple, build_lemma1 = _prop4, _lemma1_tuple, _lemma1
-LEMMA8 = _l8
-P3_RAD = _p3syms["Rad"]
+# the constants explorer (proofs.constants) rebuilds build_prop4 / build_lemma1_tuple / build_lemma1 with
+# other constants
 sqrt_conf = _sqrt_conf
+
+
+IDS = [i_ for f_ in (_lemma5, _prop3, _lemma6, _lemma6_path, _lemma7, _lemma8, build_prop4, _lipschitz_route,
+                     _lipschitz_route_18, _lemma1_tuple, _lemma1_tuple_sharp, _lemma1, _lemma1_sharp, _prop5, _theorem1)
+       for i_ in f_.registered_ids]
+
+
+def __getattr__(name):
+    """``DERIVATIONS`` and ``BY_ID``: this module's registered results, built by the registry."""
+    from .register import ids
+    mine = [i_ for i_ in ids() if i_ in IDS]
+    if name == "DERIVATIONS":
+        return [derivation(i_) for i_ in mine]
+    if name == "BY_ID":
+        return {i_: derivation(i_) for i_ in mine}
+    raise AttributeError(name)
 
 
 

@@ -29,6 +29,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from ..errors import InputError
+from . import register as _register
 from .chain import interval_value
 
 __all__ = ["registry", "derivation", "statement", "Statement", "ALIASES", "interval_value"]
@@ -51,32 +52,14 @@ DOMAINS = {
 _DEFAULT_DOMAIN = {"delta": (0.01, 0.9), "beta": (1.0, 8.0), "tau": (0.1, 4.0), "D2": (1.0, 20.0)}
 
 
-def _derivations():
-    from . import all_derivations
-    return all_derivations()
-
-
-@lru_cache(maxsize=1)
-def _by_id():
-    out = {}
-    for d in _derivations():
-        if d.id in out:
-            raise ValueError(f"derivation id {d.id!r} registered twice")
-        out[d.id] = d
-    return out
-
-
 def registry() -> list:
     """Every registered id: the derivations, then the case-split statements of ``ALIASES``."""
-    return list(_by_id()) + list(ALIASES)
+    return _register.ids() + list(ALIASES)
 
 
 def derivation(id: str):
-    """The registered derivation ``id``."""
-    try:
-        return _by_id()[id]
-    except KeyError:
-        raise InputError("id", f"unknown result {id!r}; known: {', '.join(registry())}") from None
+    """The registered derivation ``id`` (built on first use)."""
+    return _register.derivation(id)
 
 
 def _abbreviations():

@@ -56,6 +56,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import InputError, check_k, check_positive, check_probability, check_tau
+from .symbols import D2, k, tau     # shared with Section 3
 
 __all__ = [
     "SYMBOLS", "BOUNDS", "BOUND_ARGS", "CONSTANTS", "bound", "expression",
@@ -64,13 +65,13 @@ __all__ = [
 ]
 
 # ----------------------------------------------------------------------------- symbols
-tau, k, beta, n, delta = sp.symbols("tau k beta n delta", positive=True)
+beta, n, delta = sp.symbols("beta n delta", positive=True)
 d_Theta, R, C_Phi, B_tau = sp.symbols("d_Theta R C_Phi B_tau", positive=True)
 a, A = sp.symbols("a A", positive=True)
 Da, Dp, PM, Mx, Mv = sp.symbols("Da Dp PM Mx Mv", nonnegative=True)
 Ra, Rp, Nn, B_max = sp.symbols("Ra Rp Nn B_max", nonnegative=True)
 L, U, eps = sp.symbols("L U epsilon", positive=True)
-D2, R_hat = sp.symbols("D2 R_hat", real=True)
+R_hat = sp.Symbol("R_hat", real=True)
 
 SYMBOLS = {s.name: s for s in (tau, k, beta, n, delta, d_Theta, R, C_Phi, B_tau, a, A, Da, Dp,
                                PM, Mx, Mv, Ra, Rp, Nn, B_max, L, U, eps, D2, R_hat)}

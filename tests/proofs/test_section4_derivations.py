@@ -30,7 +30,7 @@ def _p4_sharp_issue_counterexample():
     """Issue 9: P4.sharp with the bound's constants [1, 1, 1] and the slack 2 - N1 of step "(47), Lemma 8"
     edited to 1 - N1 (the statement is false: 1.998 > 1 at k = 1000)."""
     from infonce_sym.proofs.chain import NonNegative
-    d = S4.build_prop4(S4.LEMMA8, sharp=(1, 1, 1))[1]
+    d = S4.build_prop4(sharp=(1, 1, 1))[1]
     step = next(s for s in d.steps if s.name == "(47), Lemma 8")
     chk = step.check
     N1 = next(x for x in chk.hyps[S4.s1].free_symbols if x.name == "N_1")
@@ -49,7 +49,7 @@ def test_issue_counterexample_p4_sharp_111_is_not_proved():
 
 
 def test_p4_sharp_with_111_fails_at_a_named_step():
-    d = S4.build_prop4(S4.LEMMA8, sharp=(1, 1, 1))[1]
+    d = S4.build_prop4(sharp=(1, 1, 1))[1]
     res = d.run()
     failed = [s.name for s, r in zip(d.steps, res.steps) if not r.ok]
     assert res.verdict == "failed" and failed == ["(47), Lemma 8"]
@@ -57,7 +57,7 @@ def test_p4_sharp_with_111_fails_at_a_named_step():
 
 def test_lemma1_with_111_is_not_proved():
     """Issue 9: Lemma 1 built with (1, 1, 1) must not be proved, in both temperature cases."""
-    for p4 in (S4.BY_ID["P4"], S4.build_prop4(S4.LEMMA8, consts=(1, 1, 1))[0]):
+    for p4 in (S4.BY_ID["P4"], S4.build_prop4(consts=(1, 1, 1))[0]):
         l50 = S4.build_lemma1_tuple(p4, (1, 1, 1), "")
         assert l50.run().verdict != "proved"
         for case in ("lt1", "ge1"):
