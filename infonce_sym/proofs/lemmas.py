@@ -231,14 +231,17 @@ def mohri_3_3():
 @_lib('Dudley (24/sqrt n)')
 def dudley():
     """Dudley's entropy integral, [Wainwright, 2019, eq. 5.48] as used in (54):
-    Rad <= (24/sqrt(n)) int_0^D sqrt(log N(eps)) d eps, D >= the diameter of the class."""
+    Rad <= (24/sqrt(n)) int_0^D sqrt(log N(eps)) d eps, where the class lies within D of one of its
+    members (``rad``: rho_n(phi, phi_0) for every phi), so that N(eps) = 1 and the integrand vanishes
+    for eps >= D."""
     e = sp.Symbol("epsilon", positive=True)
     return Lemma(
-        "Dudley's entropy integral", "Rad_n <= (24/sqrt(n)) int_0^D sqrt(log N(eps)) deps",
+        "Dudley's entropy integral", "Rad_n <= (24/sqrt(n)) int_0^D sqrt(log N(eps)) deps, the class within D of phi_0",
         {"Rad": sp.Symbol("Rad"), "logN": sp.Lambda(_u, sp.Function("logN")(_u)),
-         "n": sp.Symbol("n", positive=True, integer=True), "D": sp.Symbol("D", positive=True)},
-        lambda Rad, logN, n, D: le(Rad, 24 / sp.sqrt(n) * sp.Integral(sp.sqrt(logN(e)), (e, 0, D))),
-        lambda Rad, logN, n, D: [gt(n, 0), ge(D, 0)])
+         "n": sp.Symbol("n", positive=True, integer=True), "D": sp.Symbol("D", positive=True),
+         "rad": sp.Symbol("rho_0", nonnegative=True)},
+        lambda Rad, logN, n, D, rad: le(Rad, 24 / sp.sqrt(n) * sp.Integral(sp.sqrt(logN(e)), (e, 0, D))),
+        lambda Rad, logN, n, D, rad: [gt(n, 0), ge(D, 0), ge(D, rad)])
 
 
 # ---------------------------------------------------------------- for Section 4 (App. B), appended

@@ -70,9 +70,12 @@ range_exact = sp.log((1 + k * sp.exp(2 / tau)) / (1 + k * sp.exp(-2 / tau)))
 x2 = sp.exp(2 / tau)
 
 
+L5_T, L5_T2 = sp.symbols("T T'", positive=True)       # Lemma 5: sum_j e^{s_j/tau}, s_j in [-2, 2], for phi and phi'
+
+
 @register("L5.range", "L5.exact", "L5")
 def _lemma5():
-    T1, T2 = sp.symbols("T T'", positive=True)          # sum_j e^{s_j/tau}, s_j in [-2, 2]
+    T1, T2 = L5_T, L5_T2
     l1, l2 = sp.log(1 / k + T1 / k), sp.log(1 / k + T2 / k)
     hyp_checks = {}
     for idx, T in ((0, T1), (2, T2)):
@@ -689,7 +692,7 @@ def _l1_hypotheses():
             "beta := 1 v 2/tau in Lemma 1's case tau >= 1 (so 1 <= beta <= 2 and beta tau = tau v 2 >= 2 there)"]
 
 
-@register("P5.dudley", "P5.branch.ge1", "P5.branch.le1", "P5.a-ge-1", "P5.a-le-1", "P5.sharp.a-ge-1", "P5.sharp.a-le-1")
+@register("P5.dudley", "P5.radius", "P5.branch.ge1", "P5.branch.le1", "P5.a-ge-1", "P5.a-le-1", "P5.sharp.a-ge-1", "P5.sharp.a-le-1")
 def _prop5():
     l1s = ["L1.tau-lt-1", "L1.tau-ge-1"]
     l1s_sharp = ["L1.sharp.tau-lt-1", "L1.sharp.tau-ge-1"]
@@ -699,7 +702,7 @@ def _prop5():
     e = eps
     Jint = sp.Integral(sp.sqrt(logN(e)), (e, 0, U))
     s_d = Step("Dudley (54)", "(54)", le(Rad, c0 * Jint), "Dudley's entropy integral, upper limit U = 4/tau ^ LR",
-               ExactInstance(L.dudley(), {"Rad": Rad, "logN": sp.Lambda(up, logN(up)), "n": n, "D": U}))
+               ExactInstance(L.dudley(), {"Rad": Rad, "logN": sp.Lambda(up, logN(up)), "n": n, "D": U, "rad": _rho_n()}))
     Kint = sp.Integral(sp.sqrt(sp.log(1 + 2 * R * Lc / e)), (e, 0, U))
     s_c = Step("covering numbers", "(53), [Wainwright, eq. 5.9]", le(c0 * Jint, c0 * sp.sqrt(d_Theta) * Kint),
                "N(eps, Phi, rho) <= N(eps/L, Theta) <= (1 + 2RL/eps)^{d_Theta}",
@@ -730,9 +733,11 @@ def _prop5():
     ass = [As("(53): rho_n(phi_theta, phi_theta') <= L ||theta - theta'|| for all theta, theta' in the ball of radius R "
               "(the covering numbers of the ball then give log N(eps, Phi, rho_n) <= d_Theta log(1 + 2RL/eps))",
               le(_rho_n(), Lc * dth)),
-           "(C); U = 4/tau ^ LR",
-           "N(eps, Phi, rho) = 1 for eps >= U (Lemma 5; the ball of radius LR about phi_theta0), so the integral "
-           "of (54) may stop at U (erratum P5-diameter)"]
+           As("the class lies within U of phi_theta0: rho_n(phi_theta, phi_theta0) <= U for every theta of the ball "
+              "(so N(eps, Phi, rho_n) = 1 for eps >= U and the integral of (54) stops at U; erratum P5-diameter); "
+              "here Dtheta = ||theta - theta0||", ge(U, _rho_n())),
+           "(C); U = 4/tau ^ LR (the radius hypothesis is discharged by P5.radius for U = 4/tau and by Lemma 1 "
+           "with ||theta - theta0|| <= R for U = LR)"]
     dud = Derivation("P5.dudley", "Prop. 5 before the case split: Rad <= (24/sqrt n) sqrt(d) U (log(1 + 2RL/U) + 1)^{1/2}",
                      "(54) and the display after it", Rad, "le", B4.BOUNDS["dudley_cs"], [s_d, s_c, s_cs, s_a, s_l, s_e], ass,
                      errata=[_errata.get("P5-diameter"), _errata.get("P5-antiderivative"), _errata.get("P5-dudley-source")],
@@ -741,6 +746,25 @@ def _prop5():
                            "P5-dudley-source; `infonce-sym prove P5 --constants C` re-runs Prop. 5 with another constant). "
                            "The Cauchy-Schwarz display of the paper is garbled in the text conversion; the antiderivative "
                            "above is the one the proof needs (checked by differentiation; erratum P5-antiderivative).")
+    # the radius for U = 4/tau: every per-tuple change of the loss is at most 4/tau (Lemma 5)
+    T_i, T0_i = sp.Function("T", positive=True), sp.Function("T_0", positive=True)   # T of tuple i, for phi and phi_0
+    loss_i = lambda T_: sp.log(1 / k + T_(i) / k)  # noqa: E731   (14) as in Lemma 5
+    L5 = cite("L5", {"T": L5_T, "T'": L5_T2})
+    rad4 = sp.sqrt(sp.Sum((4 / tau) ** 2, (i, 1, n)) / n)
+    dl_def = As("dl(i) = |l(phi, z_i) - l(phi_0, z_i)| with l = log(1/k + T_i/k) of (14) (Lemma 5's form; "
+                "T_i = sum_j e^{s_ij/tau})", eq(dlf(i), sp.Abs(loss_i(T_i) - loss_i(T0_i))))
+    s_r1 = Step("Lemma 5 per tuple", "Lemma 5; (54)", le(_rho_n(), rad4),
+                "|l(phi, z_i) - l(phi_0, z_i)| <= 4/tau for every tuple (derivation L5); squares, average, square root",
+                ByLemma(L.sum_monotone(i), {"U": sp.Lambda(i, dlf(i) ** 2), "V": sp.Lambda(i, (4 / tau) ** 2), "k": n},
+                        context=sp.Lambda(up, sp.sqrt(up / n)),
+                        hyp_checks={0: NonNegative([s1 * (4 / tau + dlf(i))], {s1: 4 / tau - dlf(i)},
+                                                   by={s1: AsGap(ByLemma(L5, {"T": T_i(i), "T'": T0_i(i)}),
+                                                                 defs={dlf(i): sp.Abs(loss_i(T_i) - loss_i(T0_i))})})}))
+    s_r2 = Step("average of a constant", "", eq(rad4, 4 / tau), "", Identity())
+    radius = Derivation("P5.radius", "The class lies within 4/tau of phi_0: rho_n(phi, phi_0) <= 4/tau", "Lemma 5, (54)",
+                        _rho_n(), "le", 4 / tau, [s_r1, s_r2],
+                        [dl_def,
+                         "rho_n(phi, phi_0) = (n^-1 sum_i dl(i)^2)^{1/2}; every phi of the class (unit embeddings)"])
     Ld = Lemma.from_derivation(dud, {"U": U, "L": Lc})
     Lval = 4 * E * B_tau * C_Phi / tau
     sq = sp.sqrt(d_Theta / n)
@@ -781,10 +805,18 @@ def _prop5():
                             (ge(tau, 1), ByLemma(cite(l1s[1]), {}))],
                            case_facts={1: [(ge(beta, 1), bdef), (le(beta, 2), bdef), (ge(beta * tau, 2), bdef)]})
         l1_ass = _l1_hypotheses()
+        # U = LR: rho_n(phi_theta, phi_theta0) <= L ||theta - theta0|| (Lemma 1) <= L R (the ball)
+        ball_radius = ByCases([(cond, NonNegative([Lval * s1, s2], {s1: R - dth, s2: Lval * dth - _rho_n()},
+                                                  by={s2: AsGap(ByLemma(cite(lid), {}))}))
+                               for cond, lid in ((lt(tau, 1), l1s[0]), (ge(tau, 1), l1s[1]))],
+                              case_facts={1: [(ge(beta, 1), bdef), (le(beta, 2), bdef), (ge(beta * tau, 2), bdef)]})
+        ball = As("theta in the ball of radius R about theta0: ||theta - theta0|| <= R (Dtheta at theta' = theta0)",
+                  le(dth, R))
         caseA = Derivation(f"P5{tag}.a-ge-1", f"{what}, case a >= 1 (U = 4/tau)", "Prop. 5, proof", Rad, "le", stmt,
                            [Step("Dudley, U = 4/tau", "(54)", le(Rad, B4.BOUNDS["dudley_cs"].subs({U: 4 / tau, Lc: Lval})),
                                  f"derivation P5.dudley with U = 4/tau, L = {lemma_ref}",
-                                 ByLemma(Ld, {"U": 4 / tau, "L": Lval}, hyp_checks={0: l1_cases})),
+                                 ByLemma(Ld, {"U": 4 / tau, "L": Lval},
+                                         hyp_checks={0: l1_cases, 1: ByLemma(cite(radius), {})})),
                             Step("a = tau R L/4", "Prop. 5", eq(B4.BOUNDS["dudley_cs"].subs({U: 4 / tau, Lc: Lval}), big * lg),
                                  "2RL/(4/tau) = 2a", Identity(defs=adef)),
                             Step("min branch", "Sec. 4.2", eq(big * lg, stmt), "a sqrt(log 3 + 1) >= sqrt(log(1+2a)+1) (P5.branch.ge1)",
@@ -792,11 +824,12 @@ def _prop5():
                                          hyp_checks={0: ByLemma(Lemma.from_derivation(bge, {"a": a}),
                                                                 {"a": a}, context=sp.Lambda(up, sp.sqrt(up)),
                                                                 hyp_checks={0: NonNegative([s1], {s1: a - 1})})}))],
-                           [As(f"a = {adef[a]} >= 1, i.e. 4/tau <= LR", ge(a, 1))] + l1_ass)
+                           [As(f"a = {adef[a]} >= 1, i.e. 4/tau <= LR", ge(a, 1)), dl_def] + l1_ass)
         caseB = Derivation(f"P5{tag}.a-le-1", f"{what}, case a <= 1 (U = LR)", "Prop. 5, proof", Rad, "le", stmt,
                            [Step("Dudley, U = LR", "(54)", le(Rad, B4.BOUNDS["dudley_cs"].subs({U: Lval * R, Lc: Lval})),
-                                 "derivation P5.dudley with U = LR", ByLemma(Ld, {"U": Lval * R, "L": Lval},
-                                                                             hyp_checks={0: l1_cases})),
+                                 "derivation P5.dudley with U = LR; the radius: Lemma 1 at theta' = theta0 and "
+                                 "||theta - theta0|| <= R",
+                                 ByLemma(Ld, {"U": Lval * R, "L": Lval}, hyp_checks={0: l1_cases, 1: ball_radius})),
                             Step("a = tau R L/4", "Prop. 5", eq(B4.BOUNDS["dudley_cs"].subs({U: Lval * R, Lc: Lval}), big * al),
                                  "LR = 4a/tau", Identity(defs=adef)),
                             Step("min branch", "Sec. 4.2", eq(big * al, stmt), "a sqrt(log 3 + 1) <= sqrt(log(1+2a)+1) (P5.branch.le1)",
@@ -804,7 +837,7 @@ def _prop5():
                                          hyp_checks={0: ByLemma(Lemma.from_derivation(ble, {"a": a}),
                                                                 {"a": a}, context=sp.Lambda(up, sp.sqrt(up)),
                                                                 hyp_checks={0: NonNegative([s1], {s1: 1 - a})})}))],
-                           [As(f"a = {adef[a]} <= 1, i.e. LR <= 4/tau", le(a, 1))] + l1_ass)
+                           [As(f"a = {adef[a]} <= 1, i.e. LR <= 4/tau", le(a, 1)), ball] + l1_ass)
         return caseA, caseB
 
     caseA, caseB = cases(Lval, adef, B4.BOUNDS["prop5"], "", "Proposition 5", "4e B C/tau (Lemma 1)", l1s)
@@ -812,7 +845,7 @@ def _prop5():
     sharpA, sharpB = cases(L_sharp, {a: R * C_Phi * (2 * Ra + Rp + E * Nn) / 4}, B4.BOUNDS["prop5_sharp"], ".sharp",
                            "Proposition 5 with the sharpened Lemma 1 (L = (C_Phi/tau)(2 Ra + Rp + e Nn))",
                            "(C_Phi/tau)(2 Ra + Rp + e Nn) (derivations L1.sharp.*)", l1s_sharp)
-    return _declared([dud, bge, ble, caseA, caseB, sharpA, sharpB])
+    return _declared([dud, radius, bge, ble, caseA, caseB, sharpA, sharpB])
 
 
 @register("T1")
@@ -851,7 +884,9 @@ def _theorem1():
            "(A), (B), (C); on the event of Prop. 3 (probability >= 1 - delta), for all phi in Phi",
            "SCE = similarity search expected cross-entropy; R_pop = R(phi; k, tau); A = a = e R B_tau(Z_1..Z_n) C_Phi"]
     ass += [a_ for a_ in p2.structured_assumptions() if a_.rel is not None and not a_.derived]
-    ass += [a_ for a_ in derivation("P5.a-ge-1").structured_assumptions() if a_.rel is None or not a_.text.startswith("a = ")]
+    for case in ("P5.a-ge-1", "P5.a-le-1"):
+        ass += [a_ for a_ in derivation(case).structured_assumptions()
+                if (a_.rel is None or not a_.text.startswith("a = ")) and all(a_.text != b_.text for b_ in ass if hasattr(b_, "text"))]
     del cut
     return _declared(Derivation("T1", "Theorem 1 with explicit constants (192 and 12)", "Theorem 1", SCE, "le",
                                 B4.BOUNDS["theorem1_rhs"], [s0, s1_, s2_, s3_, s4_], ass))

@@ -142,8 +142,10 @@ def test_quoted_lemmas_for_section4_instantiate():
     assert not mohri(le(Eg, mean + Rad + 3 * sp.sqrt(sp.log(40) / (2 * n)))).ok
     e = sp.Symbol("epsilon", positive=True)
     logN = sp.Lambda(y, 3 * sp.log(1 + 2 / y))
-    dud = ByLemma(L.dudley(), {"Rad": Rad, "logN": logN, "n": n, "D": 2 * x})
-    assert dud(le(Rad, 24 / sp.sqrt(n) * sp.Integral(sp.sqrt(3 * sp.log(1 + 2 / e)), (e, 0, 2 * x)))).ok
+    rad = sp.Symbol("rho_0", nonnegative=True)
+    dud = ByLemma(L.dudley(), {"Rad": Rad, "logN": logN, "n": n, "D": 2 * x, "rad": rad})
+    res = dud(le(Rad, 24 / sp.sqrt(n) * sp.Integral(sp.sqrt(3 * sp.log(1 + 2 / e)), (e, 0, 2 * x))))
+    assert res.ok and [str(p.rel) for p in res.premises] == ["2*x >= rho_0"]      # the radius hypothesis stays a premise
     for lem in (L.cauchy_schwarz(Ex), L.cauchy_schwarz_integral(), L.mohri_3_3(), L.dudley(), L.popoviciu(sp.Function("Var"))):
         t = lem.template()          # the conclusion over the lemma's own parameters: a relation, not a constant
         assert isinstance(t, sp.core.relational.Relational) and t not in (sp.true, sp.false), lem.name
