@@ -344,6 +344,37 @@ class FiniteModel:
             emb.append([x / norm for x in row])
         return pi, M, emb
 
+    def arb_arrays(self, prec: int):
+        """(pi, M, Gram) in FLINT arb at ``prec`` bits, from the decimals given: pi and the rows
+        of M as lists of arb, the Gram matrix <phi(z), phi(z')> as an arb_mat (one product in C).
+
+        Rows that do not sum to one exactly (pi, M) or have no exact unit norm (embedding) are
+        renormalised in arb, as in ``exact_arrays``; the exact test runs on the decimals (Python's
+        decimal module), so the usual spec, whose rows sum to one as written, is not divided.
+        Cached per precision (the model is immutable).
+        """
+        cache = self.__dict__.setdefault("_arb_arrays", {})
+        if prec in cache:
+            return cache[prec]
+        saved = flint.ctx.prec
+        flint.ctx.prec = prec
+        try:
+            exact_pi, exact_M, exact_emb = self.exact
+            pi = _arb_probabilities(exact_pi if exact_pi is not None else self.pi)
+            M = [_arb_probabilities(row) for row in (exact_M if exact_M is not None else self.M)]
+            rows = []
+            for row in (exact_emb if exact_emb is not None else self.embedding):
+                values = [_arb_decimal(x) for x in row]
+                if _exact_sum(row, squares=True) != 1:
+                    norm = sum((v * v for v in values), flint.arb(0)).sqrt()
+                    values = [v / norm for v in values]
+                rows.append(values)
+            A = flint.arb_mat(rows)
+            out = cache[prec] = (pi, M, A * A.transpose())
+            return out
+        finally:
+            flint.ctx.prec = saved
+
     def gram(self, ctx):
         """The similarities <phi(z), phi(z')> at the precision of ``ctx``: one arb matrix product
         (FLINT) at 20 guard bits, rounded to ``ctx`` (N^2 d products in C, not in Python)."""
@@ -394,6 +425,52 @@ class FiniteModel:
     def to_json(self) -> str:
         return json.dumps({"pi": list(self.pi), "M": [list(r) for r in self.M],
                            "embedding": [list(r) for r in self.embedding]})
+
+
+def _decimal_of(x):
+    """An entry as the exact rational it was given as (Decimal or Fraction); floats by their repr."""
+    if isinstance(x, (Decimal, Fraction)):
+        return x
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return Decimal(int(x))
+    if isinstance(x, str):
+        return Decimal(x)
+    return Decimal(repr(float(x)))
+
+
+def _arb_decimal(x):
+    """An entry in arb at the current precision (a ball around the decimal given)."""
+    x = _decimal_of(x)
+    if isinstance(x, Fraction):
+        return flint.arb(x.numerator) / x.denominator
+    return flint.arb(str(x))
+
+
+def _exact_sum(values, squares=False):
+    """The exact sum of the entries (or of their squares) as given; None if Decimal arithmetic
+    at 2000 digits could not hold it exactly."""
+    import decimal
+    values = [_decimal_of(v) for v in values]
+    if any(isinstance(v, Fraction) for v in values):
+        values = [Fraction(v) for v in values]
+        return sum((v * v for v in values) if squares else values, Fraction(0))
+    with decimal.localcontext() as dctx:
+        dctx.prec = 2000
+        dctx.traps[decimal.Inexact] = False
+        dctx.clear_flags()
+        total = sum((v * v for v in values) if squares else values, Decimal(0))
+        if dctx.flags[decimal.Inexact]:
+            return None
+    return total
+
+
+def _arb_probabilities(entries):
+    """A probability vector in arb: the decimals given, divided by their sum unless it is 1 exactly."""
+    values = [_arb_decimal(x) for x in entries]
+    if _exact_sum(entries) != 1:
+        total = sum(values, flint.arb(0))
+        values = [v / total for v in values]
+    return values
 
 
 def _exact_copy(x):

@@ -1,0 +1,198 @@
+"""The exact route for finite models: anchors built in arb, outer integrals on fixed panels.
+
+A finite model (``models.laws.FiniteModel``) gives, for each anchor state z with pi(z) > 0,
+atoms s_j = <phi(z), phi(z_j)> carrying the negative weight pi(z_j), the positive weight
+M(z, z_j) and the density ratio r_j = M(z, z_j)/pi(z_j).  ``exact.py`` turns each anchor into
+transforms of these atoms (``exact.Anchor``) and every quantity into outer integrals over c
+(MATH.md, "Exact finite-k values").  This module builds those anchors directly from the arb
+Gram matrix (no mpf round trip) and gives them a cheaper outer rule:
+
+* Exactly equal atoms of one anchor (equal similarity and density ratio) are one atom, and
+  anchors with equal laws are one anchor (as in App. A.2's symmetric model: one anchor, two atoms).
+* The outer integrands are analytic in y = log c in the strip |Im y| < pi/2 and bounded there
+  by a multiple of their size on the real line: e^{-c x} with Re(c) = |c| cos(Im y) > 0 keeps
+  |sum_j w_j e^{-c x_j}| <= sum_j w_j e^{-Re(c) x_j}.  So Gauss-Legendre panels of a fixed width
+  PANEL_WIDTH in y converge geometrically at a known rate: an n-node rule on a panel of
+  half-width h errs by about rho^(-2n) with rho = d/h + sqrt(1 + (d/h)^2) for the strip half-width
+  d (Bernstein ellipse; d = STRIP, a little inside pi/2).  The node count is chosen from that
+  rate for the digits asked, not adapted panel by panel (the adaptive rule of ``exact.py``
+  spends about four times the nodes on these smooth integrands).
+
+The precision check is that of ``exact.py``: a second pass at GUARD more digits with the panels
+REFINED times narrower and the node count raised for the higher precision, so no node is shared.
+"""
+from __future__ import annotations
+
+import math
+
+import flint
+
+from ..models.quadrature import gauss_legendre_arb
+from .exact import Anchor
+from ..models.laws import AnchorLaw
+
+arb = flint.arb
+
+__all__ = ["finite_anchors", "fixed_panel_integral", "estimated_seconds", "random_sphere_model",
+           "benchmark_exact_finite", "PANEL_WIDTH", "STRIP", "SECONDS_PER_ANCHOR", "SECONDS_PER_PAIR"]
+
+# width of the outer panels in y = log c (divided by the refinement in the precision check)
+PANEL_WIDTH = 4.0
+# the strip half-width in y assumed by the node count (the integrands are analytic for
+# |Im y| < pi/2 = 1.5708; measured convergence rates correspond to about 1.6-1.75)
+STRIP = 1.4
+
+
+def panel_nodes(dps: int, width: float) -> int:
+    """Gauss-Legendre nodes for 10^-(dps + 8) on a panel of ``width`` in y (strip STRIP)."""
+    ratio = 2 * STRIP / width
+    rho = ratio + math.sqrt(1 + ratio * ratio)
+    return int(math.ceil((dps + 8) / (2 * math.log10(rho)))) + 2
+
+
+def fixed_panel_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None):
+    """int_0^oo of ``count`` integrands: ``heads`` on [0, t0], then Gauss-Legendre panels of
+    width PANEL_WIDTH/refinement in y = log c from log t0 upwards (the interface of
+    ``exact._outer_integral``).  The march ends at y_end = log(decay_floor) (beyond which every
+    integrand is below 10^-dps of its scale) or, past y_past, as soon as the last panel's peak
+    times the distance left is below 10^-dps of every total."""
+    width = arb(PANEL_WIDTH) / arb(refinement)
+    nodes = panel_nodes(dps, float(width))
+    prec = flint.ctx.prec + 20
+    gx, gw = gauss_legendre_arb(nodes, prec)
+    half = width / 2
+    steps = [half * x for x in gx]
+    weights = [half * w for w in gw]
+    eps = arb(10) ** (-dps)
+    y_past_exp = (dps * arb(10).log() + 20).log() if y_past is None else y_past
+    y_end = decay_floor.log()
+    if y_end.mid() < (y_past_exp + 1).mid():
+        y_end = y_past_exp + 1
+    totals = list(heads)
+    y = t0.log().mid()
+    while y.mid() < y_end.mid():
+        mid = y + half
+        peaks = [arb(0)] * count
+        for step, weight in zip(steps, weights):
+            values = integrand((mid + step).exp())
+            for i, v in enumerate(values):
+                totals[i] += weight * v
+                a = abs(v)
+                if a.mid() > peaks[i].mid():
+                    peaks[i] = a
+        y = (y + width).mid()
+        if y.mid() > y_past_exp.mid() and all(
+                (p * (y_end - y + 1)).mid() < (eps * abs(tot)).mid() for p, tot in zip(peaks, totals)):
+            break
+    return totals
+
+
+def finite_anchors(model, tau, terms, big):
+    """The anchors of a finite model at the current FLINT precision (``exact.Anchor`` objects
+    whose outer integrals run on fixed panels), equal atoms and equal laws merged exactly."""
+    pi, M, gram = model.arb_arrays(flint.ctx.prec)
+    n = len(pi)
+    dominated = model.dominated
+    zero = arb(0)
+    positive = [not v.is_zero() for v in pi]
+    merged = {}
+    for i in range(n):
+        if not positive[i]:
+            continue
+        row = [gram[i, j] for j in range(n)]
+        Mi = M[i]
+        groups = {}
+        for j in range(n):
+            q = Mi[j]
+            if not positive[j] and q.is_zero():
+                continue
+            ratio = (q / pi[j]) if (dominated and positive[j]) else zero
+            key = (row[j].mid().man_exp(), ratio.mid().man_exp() if dominated else None)
+            entry = groups.get(key)
+            if entry is None:
+                groups[key] = [row[j], pi[j] if positive[j] else zero, q, ratio]
+            else:
+                entry[1] += pi[j] if positive[j] else zero
+                entry[2] += q
+        keys = sorted(groups, key=lambda key: (groups[key][0].mid(), groups[key][3].mid()))
+        entries = [groups[key] for key in keys]
+        signature = tuple((key, e[1].mid().man_exp(), e[2].mid().man_exp()) for key, e in zip(keys, entries))
+        if signature in merged:
+            merged[signature][0] += pi[i]
+        else:
+            merged[signature] = [pi[i], entries]
+    anchors = []
+    for weight, entries in merged.values():
+        s = tuple(e[0] for e in entries)
+        law = AnchorLaw(weight, s, tuple(e[1] for e in entries),
+                        tuple(e[3] for e in entries) if dominated else None, s, tuple(e[2] for e in entries))
+        anchor = Anchor(law, tau, terms, big)
+        anchor.outer_integral = fixed_panel_integral
+        # band sums (Taylor prefix series + band exponentials shared by the weight vectors) at
+        # every size: exact.py sums up to 64 atoms directly, which for a finite anchor costs each
+        # weight vector its own exponentials at every node (2.3x slower at N = 60)
+        for atoms in (anchor.negatives, anchor.positives, anchor.ratio):
+            if atoms is not None:
+                atoms.direct = False
+        anchors.append(anchor)
+    return anchors
+
+
+# CPU seconds of the exact route at 30 digits (both passes of the precision check), measured on
+# the project machine with ``benchmark_exact_finite`` (random models on S^7, tau = 0.5, k = 8 and
+# 10^6): N = 30: 2.5 s, N = 60: 6.5 s, N = 120: 20 s, i.e. about SECONDS_PER_ANCHOR per anchor (its
+# series and heads) plus SECONDS_PER_PAIR per (anchor, atom) pair (the band sums at the nodes).
+SECONDS_PER_ANCHOR = 0.056
+SECONDS_PER_PAIR = 0.9e-3
+
+
+def estimated_seconds(states: int, k: int, digits: int) -> float:
+    """A rough (factor 2) estimate of the CPU seconds of ``exact_values`` on a finite model of
+    ``states`` states (N anchors x N atoms; merging equal states only makes it cheaper); the node
+    count and the cost of an arb operation both grow with the working digits."""
+    dps = digits + 12 + 2 * math.log10(max(k, 1))
+    scale = (dps / 45) ** 1.5
+    return scale * (SECONDS_PER_ANCHOR * states + SECONDS_PER_PAIR * states * states)
+
+
+def random_sphere_model(states: int, dim: int = 8, seed: int = 0):
+    """A benchmark model: states uniform on S^{dim-1}, pi and M random with all entries > 0
+    (numpy Generator seeded with ``seed``), every row normalised in float64."""
+    import numpy as np
+    from ..models.laws import FiniteModel
+    rng = np.random.default_rng(seed)
+    emb = rng.standard_normal((states, dim))
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    pi = rng.random(states) + 0.1
+    pi /= pi.sum()
+    M = rng.random((states, states)) ** 4 + 0.01
+    M /= M.sum(axis=1, keepdims=True)
+    return FiniteModel(pi, M, emb, description=f"random(N={states}, d={dim}, seed={seed})")
+
+
+def benchmark_exact_finite(sizes=(30, 120, 500, 2000), ks=(8, 10**6), digits: int = 30, tau: str = "0.5",
+                           max_seconds: float = 600.0, out=print):
+    """CPU seconds of ``exact_values`` (both passes) on random models of each size, for each k;
+    sizes whose estimate exceeds ``max_seconds`` are listed with the estimate, not run."""
+    import time
+    from .exact import exact_values
+    rows = []
+    for n in sizes:
+        model = None
+        for k in ks:
+            estimate = estimated_seconds(n, k, digits)
+            row = {"states": n, "k": k, "digits": digits, "tau": tau, "estimated_seconds": estimate}
+            if estimate > max_seconds:
+                row["status"] = f"not run: estimated {estimate:.3g} s > {max_seconds:g} s"
+                out(f"  N={n:5d} k={k:<8d} {row['status']}")
+                rows.append(row)
+                continue
+            model = model or random_sphere_model(n)
+            start = time.process_time()
+            ev = exact_values(model, tau, k, digits=digits)
+            row.update(cpu_seconds=time.process_time() - start, agreement_digits=ev.agreement_digits,
+                       risk=ev.as_strings()["risk"], status="ok")
+            out(f"  N={n:5d} k={k:<8d} {row['cpu_seconds']:8.2f} s CPU (estimate {estimate:.3g})  agreement "
+                f"{ev.agreement_digits:.1f} digits  R = {row['risk']}")
+            rows.append(row)
+    return rows
