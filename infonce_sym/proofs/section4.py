@@ -16,6 +16,7 @@ from .chain import (AsGap, Assumption as As, ByCases, ByLemma, Derivation, DoitI
                     NonNegative, SameIntegrand, Step, eq, ge, le, lt)
 from . import errata as _errata
 from . import statements as B4
+from . import continuity as C
 from . import lemmas as L
 from .register import cite, derivation, register
 
@@ -360,7 +361,7 @@ def _cont_bound(c, default, key):
     return (ca * Da + cp * Dp + cn * _pmf * PM) / tau
 
 
-@register("P4", "P4.sharp", "L18.linear", "L18")
+@register("P4", "P4.sharp")
 def build_prop4(consts=(4, 1, 3), sharp=(2, 1, 1)):
     """Prop. 4 with constants ``consts`` (paper route (44)-(49)) and its sharpened form with ``sharp``;
     constants the argument does not support fail at step (47)/(48) (a negative witness term) or (49)."""
@@ -441,45 +442,58 @@ def build_prop4(consts=(4, 1, 3), sharp=(2, 1, 1)):
                             As("(47) ||xi(z^a)|| <= 1", le(nXa, 1), derived=True),
                             As("||G(xi, Delta) - Delta(z^+)|| <= ||G(xi, Delta)|| + ||Delta(z^+)|| (triangle inequality)",
                                le(N2, nG + Dp), derived=True)])
-    # --- the Lipschitz route (17)-(18): one negative
-    ua, upl, um, va, vp, vm = (_vec(nm) for nm in ("u_a", "u_p", "u_m", "v_a", "v_p", "v_m"))
+    return _declared([p4, p4s])
+
+
+@register("L18.linear", "L18")
+def _lemma18():
+    """(17)-(18) for one negative, vectors of R^d for every d (indexed sums over the coordinates l)."""
+    F = {nm: sp.Function(nm, real=True) for nm in ("u_a", "u_p", "u_m", "v_a", "v_p", "v_m")}
+    ua, upl, um, va, vp, vm = (C.vec(F[nm](C.l)) for nm in ("u_a", "u_p", "u_m", "v_a", "v_p", "v_m"))
+    lc, dim = C.l, C.d
+    minus = lambda x, y: C.vec(x(lc) - y(lc))  # noqa: E731
     Dm = sp.Symbol("Dm", nonnegative=True)
-    q = sp.Abs(_ip(ua, _add(upl, um, -1)) - _ip(va, _add(vp, vm, -1)))
-    K1 = _ip(_add(ua, va, -1), _add(upl, um, -1))
-    dd = _add(_add(upl, vp, -1), _add(um, vm, -1), -1)
-    K2 = _ip(va, dd)
+    q = sp.Abs(C.ip(ua, minus(upl, um)) - C.ip(va, minus(vp, vm)))
+    K1 = C.ip(minus(ua, va), minus(upl, um))
+    dd = C.vec((upl(lc) - vp(lc)) - (um(lc) - vm(lc)))
+    K2 = C.ip(va, dd)
     l1 = Step("split", "(18)", eq(q, sp.Abs(K1 + K2)), "<u^a, u^+ - u^-> - <v^a, v^+ - v^-> = <u^a - v^a, u^+ - u^-> + "
-              "<v^a, Delta^+ - Delta^->", Identity())
+              "<v^a, Delta^+ - Delta^->", C.SumIdentity())
     l2 = Step("triangle", "(18)", le(sp.Abs(K1 + K2), sp.Abs(K1) + sp.Abs(K2)), "",
               ByLemma(L.triangle_n(), {"xs": [K1, K2]}))
-    c1 = _norm(_add(ua, va, -1)) * _norm(_add(upl, um, -1))
-    c2 = _norm(va) * _norm(dd)
-    l3 = Step("Cauchy-Schwarz 1", "(18)", le(sp.Abs(K1) + sp.Abs(K2), c1 + sp.Abs(K2)), "",
-              ByLemma(L.cauchy_schwarz_norms(), {"u": _add(ua, va, -1), "v": _add(upl, um, -1),
-                                                 "nu": _norm(_add(ua, va, -1)), "nv": _norm(_add(upl, um, -1))},
-                      context=sp.Lambda(up, up + sp.Abs(K2)), hyp_checks={0: Identity(), 1: Identity()}))
-    l4 = Step("Cauchy-Schwarz 2", "(18)", le(c1 + sp.Abs(K2), c1 + c2), "",
-              ByLemma(L.cauchy_schwarz_norms(), {"u": va, "v": dd, "nu": _norm(va), "nv": _norm(dd)},
-                      context=sp.Lambda(up, c1 + up), hyp_checks={0: Identity(), 1: Identity()}))
+    c1 = C.norm(minus(ua, va)) * C.norm(minus(upl, um))
+    c2 = C.norm(va) * C.norm(dd)
+    l3 = Step("Cauchy-Schwarz 1", "(18)", le(sp.Abs(K1) + sp.Abs(K2), c1 + sp.Abs(K2)), "in R^d",
+              ByLemma(L.cauchy_schwarz_sum(), {"u": minus(ua, va), "v": minus(upl, um), "d": dim},
+                      context=sp.Lambda(up, up + sp.Abs(K2))))
+    l4 = Step("Cauchy-Schwarz 2", "(18)", le(c1 + sp.Abs(K2), c1 + c2), "in R^d",
+              ByLemma(L.cauchy_schwarz_sum(), {"u": va, "v": dd, "d": dim}, context=sp.Lambda(up, c1 + up)))
     Npm, Nva, Ndd = sp.symbols("N_pm N_va N_dd", nonnegative=True)
-    l5 = Step("norms", "(18)", eq(c1 + c2, Da * Npm + Nva * Ndd), "name the norms",
-              Identity(defs={Da: _norm(_add(ua, va, -1)), Npm: _norm(_add(upl, um, -1)), Nva: _norm(va), Ndd: _norm(dd)}))
+    names = {Da: C.norm(minus(ua, va)), Npm: C.norm(minus(upl, um)), Nva: C.norm(va), Ndd: C.norm(dd)}
+    l5 = Step("norms", "(18)", eq(c1 + c2, Da * Npm + Nva * Ndd), "name the norms", Identity(defs=names))
+    unit = {C.ip(x_, x_): 1 for x_ in (upl, um, va)}
+    ndefs = {Npm: names[Npm], Nva: names[Nva], Ndd: names[Ndd], Dp: C.norm(minus(upl, vp)), Dm: C.norm(minus(um, vm))}
     l6 = Step("unit vectors", "(18)", le(Da * Npm + Nva * Ndd, 2 * Da + Dp + Dm),
-              "||u^+ - u^-|| <= 2, ||v^a|| = 1, ||Delta^+ - Delta^-|| <= ||Delta^+|| + ||Delta^-||",
-              NonNegative([Da * s1, Ndd * s2, s3], {s1: 2 - Npm, s2: 1 - Nva, s3: Dp + Dm - Ndd}))
+              "||u^+ - u^-|| <= ||u^+|| + ||u^-|| = 2 and ||Delta^+ - Delta^-|| <= ||Delta^+|| + ||Delta^-|| (Minkowski), "
+              "||v^a|| = 1",
+              NonNegative([Da * s1, Ndd * s2, s3], {s1: 2 - Npm, s2: 1 - Nva, s3: Dp + Dm - Ndd},
+                          by={s1: AsGap(ByLemma(L.minkowski_sum(), {"x": upl, "y": C.vec(-um(lc)), "d": dim}),
+                                        defs={**ndefs, **unit}),
+                              s2: NonNegative([], defs={**ndefs, **unit}),
+                              s3: AsGap(ByLemma(L.minkowski_sum(), {"x": minus(upl, vp), "y": C.vec(vm(lc) - um(lc)),
+                                                                    "d": dim}), defs=ndefs)}))
     l7 = Step("Cauchy-Schwarz in R^3", "(18)", le(2 * Da + Dp + Dm, sp.sqrt(6) * sp.sqrt(Da ** 2 + Dp ** 2 + Dm ** 2)),
               "(2, 1, 1) has norm sqrt(6)", ByLemma(L.cauchy_schwarz_vectors(), {"a": [2, 1, 1], "b": [Da, Dp, Dm]}))
-    ass18 = ["u^a, u^+, u^- (phi at z^a, z^+, z_j^-) and v^a, v^+, v^- (phi') unit vectors of R^2; Delta = u - v",
-             As("||u^+ - u^-|| <= 2 (unit vectors, triangle inequality)", le(Npm, 2), derived=True),
-             As("||v^a|| = 1", le(Nva, 1), derived=True),
-             As("||Delta^+ - Delta^-|| <= ||Delta^+|| + ||Delta^-|| (triangle inequality)", le(Ndd, Dp + Dm), derived=True),
+    ass18 = ["u^a, u^+, u^- (phi at z^a, z^+, z_j^-) and v^a, v^+, v^- (phi') vectors of R^d (every d); Delta = u - v; "
              "Da = ||Delta^a||, Dp = ||Delta^+||, Dm = ||Delta^-|| (one negative j)"]
+    ass18 += [As(f"||{nm}|| = 1 (unit embeddings)", eq(unit_key, 1))
+              for nm, unit_key in zip(("u^+", "u^-", "v^a"), unit)]
     lin = Derivation("L18.linear", "(17)-(18) per negative: |dv_j| tau <= 2 Da + Dp + D_j", "(18) (companion)", q, "le",
                      2 * Da + Dp + Dm, [l1, l2, l3, l4, l5, l6], ass18)
     l18 = Derivation("L18", "(18) per negative: |dv_j| tau <= sqrt(6) (Da^2 + Dp^2 + D_j^2)^{1/2}", "(18)", q, "le",
                      sp.sqrt(6) * sp.sqrt(Da ** 2 + Dp ** 2 + Dm ** 2), [l1, l2, l3, l4, l5, l6, l7], ass18,
                      errata=[_errata.get("18-sqrt6")])
-    return _declared([p4, p4s, lin, l18])
+    return _declared([lin, l18])
 
 
 # ================================================================ (15)-(17), then (18): the Lipschitz route
@@ -526,8 +540,9 @@ def _lipschitz_route_18():
                         context=sp.Lambda(up, sp.sqrt(6) / tau * sp.sqrt(Da ** 2 + Dp ** 2 + up))))
     return _declared(Derivation("L17-18", "(17)-(18): |l(phi) - l(phi')| <= (sqrt 6/tau)(Da^2 + Dp^2 + max_j ||Delta(z_j^-)||^2)^{1/2}",
                       "(15)-(18)", q, "le", B4.BOUNDS["lipschitz18"], first + [s18, s_mx],
-                      l17.assumptions + [As("Dm = ||Delta(z_{j*}^-)|| at a maximising j*, Mx = max_j ||Delta(z_j^-)||, so Dm^2 <= Mx^2",
-                                            le(Dm ** 2, Mx ** 2))],
+                      l17.assumptions + [a_ for a_ in l18.structured_assumptions() if a_.rel is not None]
+                      + [As("Dm = ||Delta(z_{j*}^-)|| at a maximising j*, Mx = max_j ||Delta(z_j^-)||, so Dm^2 <= Mx^2",
+                            le(Dm ** 2, Mx ** 2))],
                       errata=[_errata.get("18-sqrt6")]))
 
 
@@ -921,9 +936,6 @@ GENERALITY = {
     "L6.path": "k = 2 negatives and d = 2",
     "P4": "vectors of R^2 (symbolic components) for the regrouping and Cauchy-Schwarz steps; general d not checked",
     "P4.sharp": "vectors of R^2 (symbolic components); general d not checked",
-    "L18.linear": "unit vectors of R^2 (symbolic components); general d not checked",
-    "L18": "unit vectors of R^2 (symbolic components); general d not checked",
-    "L17-18": "through L18: unit vectors of R^2",
     "L1.50": "through P4: vectors of R^2", "L1.50.sharp": "through P4.sharp: vectors of R^2",
     "L1.tau-lt-1": "through P4 (L1.50): vectors of R^2", "L1.tau-ge-1": "through P4 (L1.50): vectors of R^2",
     "L1.sharp.tau-lt-1": "through P4.sharp: vectors of R^2", "L1.sharp.tau-ge-1": "through P4.sharp: vectors of R^2",
@@ -936,7 +948,7 @@ GENERALITY = {
 sqrt_conf = _sqrt_conf
 
 
-IDS = [i_ for f_ in (_lemma5, _prop3, _lemma6, _lemma6_path, _lemma7, _lemma8, build_prop4, _lipschitz_route,
+IDS = [i_ for f_ in (_lemma5, _prop3, _lemma6, _lemma6_path, _lemma7, _lemma8, build_prop4, _lemma18, _lipschitz_route,
                      _lipschitz_route_18, _lemma1_tuple, _lemma1_tuple_sharp, _lemma1, _lemma1_sharp, _prop5, _theorem1)
        for i_ in f_.registered_ids]
 
