@@ -198,7 +198,7 @@ def _check_risk(args):
     if args.model == "finite":
         from ..quantities.exact_finite import estimated_seconds
         n = args.finite_model.size
-        _refuse_if_too_costly(args, estimated_seconds(n, args.k, args.digits),
+        _refuse_if_too_costly(args, estimated_seconds(args.finite_model, args.tau, args.k, args.digits),
                               f"--spec {shown_path(args.spec)} (N = {n} states)")
 
 

@@ -140,19 +140,29 @@ def finite_anchors(model, tau, terms, big):
 
 # CPU seconds of the exact route at 30 digits (both passes of the precision check), measured on
 # the project machine with ``benchmark_exact_finite`` (random models on S^7, tau = 0.5, k = 8 and
-# 10^6): N = 30: 2.5 s, N = 60: 6.5 s, N = 120: 20 s, i.e. about SECONDS_PER_ANCHOR per anchor (its
-# series and heads) plus SECONDS_PER_PAIR per (anchor, atom) pair (the band sums at the nodes).
+# 10^6): N = 30: 2.7 s, N = 120: 16-23 s, i.e. about SECONDS_PER_ANCHOR per anchor (its series and
+# heads, and the Taylor sums at the nodes) plus SECONDS_PER_PAIR per (anchor, atom) pair (the band
+# exponentials).  The per-anchor part grows with the outer range in y = log c, about
+# (spread of the similarities)/tau + 12 (16 for these models at tau = 0.5; tau = 0.01, N = 30: 15.5 s).
 SECONDS_PER_ANCHOR = 0.056
 SECONDS_PER_PAIR = 0.9e-3
 
 
-def estimated_seconds(states: int, k: int, digits: int) -> float:
-    """A rough (factor 2) estimate of the CPU seconds of ``exact_values`` on a finite model of
-    ``states`` states (N anchors x N atoms; merging equal states only makes it cheaper); the node
-    count and the cost of an arb operation both grow with the working digits."""
-    dps = digits + 12 + 2 * math.log10(max(k, 1))
+def estimated_seconds(model, tau, k: int, digits: int) -> float:
+    """A rough (within a factor of 2, mostly above) estimate of the CPU seconds of ``exact_values``
+    on a finite model: N anchors x N atoms (merging equal states only makes it cheaper), the outer
+    range from the float64 similarities' spread / tau, the node count and the cost of an arb
+    operation both growing with the working digits."""
+    import numpy as np
+    pi, _, emb = model.arrays()
+    live = pi > 0
+    states = int(live.sum())
+    gram = emb[live] @ emb[live].T
+    spread = float(np.mean(gram.max(axis=1) - gram.min(axis=1))) if states > 1 else 0.0
+    range_factor = (spread / float(tau) + 12) / 16
+    dps = digits + 12 + 2 * math.log10(max(int(k), 1))
     scale = (dps / 45) ** 1.5
-    return scale * (SECONDS_PER_ANCHOR * states + SECONDS_PER_PAIR * states * states)
+    return scale * (SECONDS_PER_ANCHOR * range_factor * states + SECONDS_PER_PAIR * states * states)
 
 
 def random_sphere_model(states: int, dim: int = 8, seed: int = 0):
@@ -180,14 +190,14 @@ def benchmark_exact_finite(sizes=(30, 120, 500, 2000), ks=(8, 10**6), digits: in
     for n in sizes:
         model = None
         for k in ks:
-            estimate = estimated_seconds(n, k, digits)
+            model = model or random_sphere_model(n)
+            estimate = estimated_seconds(model, tau, k, digits)
             row = {"states": n, "k": k, "digits": digits, "tau": tau, "estimated_seconds": estimate}
             if estimate > max_seconds:
                 row["status"] = f"not run: estimated {estimate:.3g} s > {max_seconds:g} s"
                 out(f"  N={n:5d} k={k:<8d} {row['status']}")
                 rows.append(row)
                 continue
-            model = model or random_sphere_model(n)
             start = time.process_time()
             ev = exact_values(model, tau, k, digits=digits)
             row.update(cpu_seconds=time.process_time() - start, agreement_digits=ev.agreement_digits,
