@@ -25,7 +25,7 @@ import sympy as sp
 from . import lemmas as L
 from .chain import (AsGap, Assumption, ByLemma, Derivation, Ea, Ex, Expm1, Identity, Lemma, NonNegative, Step,
                     StepResult, eq, ge, le, parameter, random_symbol, relation_kind)
-from .expansions import FACTS, V, W, expansion_constants, j, m
+from .expansions import E_ab, E_b, FACTS, V, W, af, bf, expansion_constants, j, m
 from .register import cite, derivation, register
 from .symbols import k, tau
 
@@ -271,6 +271,116 @@ def expansion_bounds():
                               lambda e: Ea(Ex(e)), c["c1"], c["c2"]))
 
 
+# ---------------------------------------------------------------- the search ratio with its remainder
+r_lo = parameter("r_lo", r"r_{\min}", positive=True)     # r_j = 1 + b_j = dM(z, .)/dpi(xi_j) >= r_lo > 0
+E_aab = {n: parameter(f"E_aab{n}" if n else "E_aa", rf"\mathbb{{E}}[a^2 b^{{{n}}}]" if n else r"\mathbb{E}[a^2]",
+                      **({"nonnegative": True} if n % 2 == 0 else {"real": True})) for n in range(5)}
+zeta = sp.Symbol("zeta", nonnegative=True)
+zeta_j = sp.Symbol("zeta_j", nonnegative=True)
+Abar_s = sp.Sum(af(j), (j, 1, k)) / k
+Bbar_s = sp.Sum(bf(j), (j, 1, k)) / k
+FACTS_AB = {Ex(af(0)): 0, Ex(bf(0)): 0, **{Ex(bf(0) ** n): E_b[n] for n in E_b},
+            **{Ex(af(0) * bf(0) ** n): E_ab[n] for n in E_ab}, **{Ex(af(0) ** 2 * bf(0) ** n): E_aab[n] for n in E_aab}}
+_SEARCH_ASSUMPTIONS = [
+    Assumption("E a = 0 (a = r (s - E[r s]))", eq(Ex(af(0)), 0)),
+    Assumption("E b = 0 (b = r - 1, E r = 1)", eq(Ex(bf(0)), 0)),
+    Assumption("r_j = 1 + b_j >= r_lo > 0 for every j", ge(1 + bf(j), r_lo)),
+    "a_j = r_j (s_j - E[r s]), b_j = r_j - 1 i.i.d. over the unseen points, r = dM(z, .)/dpi (assumption (B))",
+]
+
+
+def _geometric(order):
+    """1/(1+x) = sum_{n<N} (-x)^n + (-x)^N/(1+x) (x != -1): an algebraic identity, checked by the CAS."""
+    def concl(x):
+        return eq(1 / (1 + x), sp.Add(*[(-x) ** n for n in range(order)]) + (-x) ** order / (1 + x))
+    return Lemma(f"finite geometric series (order {order})", "1/(1+x) = sum_(n<N) (-x)^n + (-x)^N/(1+x)",
+                 {"x": sp.Symbol("x")}, concl, lambda x: [concl(sp.Symbol("x", positive=True))], source="checked")
+
+
+def _zeta_check():
+    """zeta = 1 + Bbar - r_lo >= 0: the mean of the r_j - r_lo >= 0 (monotonicity of sums)."""
+    return AsGap(ByLemma(L.sum_monotone(), {"U": sp.Lambda(j, r_lo / k), "V": sp.Lambda(j, (1 + bf(j)) / k), "k": k},
+                         hyp_checks={0: NonNegative([zeta_j / k], {zeta_j: 1 + bf(j) - r_lo})}))
+
+
+def _abs_sum_bound(expr_k):
+    """(sum_n |e_n|)/k^3 >= expr_k = sum_{n>=3} e_n/k^n (no terms below k^-3): (bound, NonNegative witness)."""
+    B, terms, hyps, by = _poly_tail(expr_k, sp.Integer(0), 1)
+    return B, terms, hyps, by
+
+
+@register("EXP.search-dcl.lower", "EXP.search-dcl.upper")
+def search_bounds():
+    """search CE - R~ = -(1/tau) E[Abar/(1 + Bbar)] per anchor within d1t/k + d2t/k^2 -+ B/k^3:
+    geometric series to order 5, remainder (1/tau) E[Abar Bbar^5/(1 + Bbar)], Cauchy-Schwarz with
+    X = Abar Bbar^2, Y = Bbar^3/(1 + Bbar), 1 + Bbar >= r_lo, and E[Abar^2 Bbar^4], E Bbar^6 exact."""
+    c = expansion_constants()
+    head = c["d1t"] / k + c["d2t"] / k ** 2
+    A_, B_ = Abar_s, Bbar_s
+    q = -Ex(A_ / (1 + B_)) / tau
+    geo = sp.Add(*[(-B_) ** n for n in range(ORDER)])
+    rem = A_ * B_ ** ORDER / (1 + B_)
+    ident = Identity(facts=FACTS_AB)
+    P = sp.expand(ident.difference(-Ex(A_ * geo) / tau, 0))
+    X_, Y_ = A_ * B_ ** 2, B_ ** 3 / (1 + B_)
+    G = sp.expand(ident.difference(Ex(X_ ** 2), 0))          # E[Abar^2 Bbar^4]
+    E6 = sp.expand(ident.difference(Ex(B_ ** 6), 0))         # E Bbar^6
+    BG, tG, hG, byG = _abs_sum_bound(G)
+    BE, tE, hE, byE = _abs_sum_bound(E6)
+    step1 = Step("geometric series", "", eq(q, -Ex(A_ * geo) / tau + Ex(rem) / tau),
+                 f"1/(1+B) = sum_(n<{ORDER}) (-B)^n + (-B)^{ORDER}/(1+B)",
+                 ByLemma(_geometric(ORDER), {"x": B_}, context=sp.Lambda(_u, -Ex(A_ * _u) / tau),
+                         hyp_checks={0: Identity()}))
+    step2 = Step("i.i.d. means", "", eq(-Ex(A_ * geo) / tau + Ex(rem) / tau, P + Ex(rem) / tau),
+                 "E of products of means (set partitions), E a = E b = 0", Identity(facts=FACTS_AB))
+    # E[Y^2] <= E[Bbar^6]/r_lo^2 since (1 + Bbar)^2 >= r_lo^2: the gap is Bbar^6 (2 r_lo zeta + zeta^2)/(r_lo^2 (r_lo + zeta)^2)
+    sB = sp.Symbol("s_B", real=True)
+    yb = NonNegative([sB ** 6 * (2 * r_lo * zeta + zeta ** 2) / (k ** 6 * r_lo ** 2 * (r_lo + zeta) ** 2)],
+                     {zeta: 1 + sB / k - r_lo}, rename={sp.Sum(bf(j), (j, 1, k)): sB},
+                     by={zeta: NonNegative([zeta], {zeta: 1 + B_ - r_lo}, by={zeta: _zeta_check()},
+                                           defs={sB: sp.Sum(bf(j), (j, 1, k))})})
+    yb_check = AsGap(ByLemma(L.monotone(Ex), {"U": Y_ ** 2, "V": B_ ** 6 / r_lo ** 2}, hyp_checks={0: yb}))
+    zeta_by = NonNegative([zeta], {zeta: 1 + B_ - r_lo}, by={zeta: _zeta_check()}, defs={sB: sp.Sum(bf(j), (j, 1, k))})
+    y2_pos = AsGap(ByLemma(L.monotone(Ex), {"U": 0, "V": Y_ ** 2}, hyp_checks={0: NonNegative(
+        [sB ** 6 / (k ** 6 * (r_lo + zeta) ** 2)], {zeta: 1 + sB / k - r_lo}, rename={sp.Sum(bf(j), (j, 1, k)): sB},
+        by={zeta: zeta_by})}))
+    out = []
+    for sign, name in ((-1, "lower"), (1, "upper")):
+        rel = ge if sign < 0 else le
+        ctx = sp.Lambda(_u, P + sign * _u / tau)
+        s3 = P + sign * sp.Abs(Ex(rem)) / tau
+        s4 = P + sign * sp.sqrt(Ex(X_ ** 2)) * sp.sqrt(Ex(Y_ ** 2)) / tau
+        s5 = P + sign * sp.sqrt(Ex(X_ ** 2)) * sp.sqrt(Ex(B_ ** 6)) / (r_lo * tau)
+        s6 = P + sign * sp.sqrt(Ex(X_ ** 2)) * sp.sqrt(BE / k ** 3) / (r_lo * tau)
+        s7 = P + sign * sp.sqrt(BG / k ** 3) * sp.sqrt(BE / k ** 3) / (r_lo * tau)
+        Bp, terms, hyps, by = _poly_tail(P, head, sign)
+        stmt = head + sign * (Bp + sp.sqrt(BG) * sp.sqrt(BE) / (r_lo * tau)) / k ** 3
+        steps = [
+            step1, step2,
+            Step("x <= |x|", "", rel(P + Ex(rem) / tau, s3), "the remainder by its absolute value",
+                 ByLemma(L.le_abs_difference(), {"x": sign * Ex(rem), "y": 0}, context=sp.Lambda(_u, P + sign * _u / tau))),
+            Step("Cauchy-Schwarz", "", rel(s3, s4), "|E[X Y]| <= sqrt(E X^2) sqrt(E Y^2), X = Abar Bbar^2, "
+                 "Y = Bbar^3/(1 + Bbar)", ByLemma(L.cauchy_schwarz(Ex), {"X": X_, "Y": Y_}, context=ctx)),
+            Step("1 + Bbar >= r_lo", "", rel(s4, s5), "E[Bbar^6/(1 + Bbar)^2] <= E[Bbar^6]/r_lo^2",
+                 ByLemma(L.sqrt_product_monotone(), {"a": Ex(X_ ** 2), "b": Ex(Y_ ** 2), "c": Ex(B_ ** 6) / r_lo ** 2},
+                         context=ctx, hyp_checks={1: y2_pos, 2: yb_check})),
+            Step("E Bbar^6", "", rel(s5, s6), "E Bbar^6 (exact, set partitions) <= (sum |e_n|)/k^3",
+                 ByLemma(L.sqrt_product_monotone(), {"a": Ex(X_ ** 2), "b": Ex(B_ ** 6), "c": BE / k ** 3},
+                         context=sp.Lambda(_u, P + sign * _u / (r_lo * tau)),
+                         hyp_checks={2: NonNegative(tE, hE, by=byE, facts=FACTS_AB)})),
+            Step("E Abar^2 Bbar^4", "", rel(s6, s7), "E[Abar^2 Bbar^4] (exact, set partitions) <= (sum |g_n|)/k^3",
+                 ByLemma(L.sqrt_product_monotone(), {"a": BE / k ** 3, "b": Ex(X_ ** 2), "c": BG / k ** 3},
+                         context=sp.Lambda(_u, P + sign * _u / (r_lo * tau)),
+                         hyp_checks={2: NonNegative(tG, hG, by=byG, facts=FACTS_AB)})),
+            Step("k >= 1", "", rel(s7, stmt), "q/k^n vs |q|/k^3 for n >= 3", NonNegative(terms, hyps, by=by)),
+        ]
+        out.append(Derivation(
+            f"EXP.search-dcl.{name}", f"search CE - R~ = -(1/tau) E[Abar/(1+Bbar)]: {name} bound with explicit k^-3 "
+            "remainder", "companion; (12), Lemma 3", q, "ge" if sign < 0 else "le", stmt, steps,
+            list(_SEARCH_ASSUMPTIONS)))
+    return out
+
+
 # ---------------------------------------------------------------- A.2's liminf, from A2.32
 def a2_liminf(d_ratio, assumptions, errata=(), x=None, a=None):
     """A2.liminf: liminf_k k (int CE - R~) >= (1 - a)(e^{1/tau} - 2)/16 for the example of A.2, concluded
@@ -312,5 +422,5 @@ def a2_liminf(d_ratio, assumptions, errata=(), x=None, a=None):
 def __getattr__(name):
     """``DERIVATIONS``: this module's registered results, built by the registry."""
     if name == "DERIVATIONS":
-        return [derivation(i) for b in (a2_32, expansion_bounds) for i in b.registered_ids]
+        return [derivation(i) for b in (a2_32, expansion_bounds, search_bounds) for i in b.registered_ids]
     raise AttributeError(name)

@@ -15,6 +15,11 @@ Method (exact up to the stated remainder): Taylor polynomial of the function of 
 sample means (Lagrange remainder of order 6 in the means, E|mean|^6 = O(k^-3)), then
 E[prod of sums of i.i.d. copies] by the set-partition formula
 (:func:`~infonce_sym.derivation.iid_product_moment`), then collection in 1/k.
+
+EXP.* are exact identities whose statement keeps the Lagrange remainder as an expectation; the
+remainders are bounded explicitly (c1/k + c2/k^2 -+ B/k^3, B a closed form in the moments and the
+lower bounds ell of X/mu, r_lo of dM/dpi) in :mod:`~infonce_sym.proofs.asymptotics`:
+EXP.dcl.lower/upper, EXP.infonce.lower/upper, EXP.search-dcl.lower/upper.
 """
 from __future__ import annotations
 
@@ -153,7 +158,8 @@ def _series_derivation(id, title, eps, const1, const2):
               Identity(facts=FACTS)),
          Step("collect", "", eq(exact + remainder, stmt), "collect the 1/k and 1/k^2 coefficients", Identity())],
         _CENTRED + ["V_j = X_j/mu - 1 i.i.d., W = e^{p/tau}/mu independent of the V_j; bounded",
-         f"the remainder is O(k^-3): E|eps|^{ORDER + 1} = O(k^-3) and 1 + theta >= min(1, 1 + eps) > 0 bounded below",
+         "the remainder is kept exactly (an expectation); its explicit bound B/k^3 is proved in "
+         f"{id}.lower / {id}.upper",
          "the terms of order k^-3 and beyond are exact (listed in the statement)"])
 
 
@@ -185,7 +191,8 @@ def _search_derivation(const1, const2):
               Identity(facts=FACTS)),
          Step("collect", "", eq(exact + rem, stmt), "collect the 1/k and 1/k^2 coefficients", Identity())],
         _CENTRED + ["a = r (s - E[r s]), b = r - 1 i.i.d. over the unseen points; 1 + Bbar > 0 a.s.",
-         f"the remainder is O(k^-3) (E|Bbar|^{ORDER} |Abar| = O(k^-3), 1 + Bbar bounded below)"])
+         "the remainder is kept exactly (an expectation); its explicit bound B/k^3 is proved in "
+         "EXP.search-dcl.lower / EXP.search-dcl.upper"])
 
 
 @register("EXP.infonce", "EXP.dcl", "EXP.search-dcl")
