@@ -9,14 +9,18 @@ Gram matrix (no mpf round trip) and gives them a cheaper outer rule:
 
 * Exactly equal atoms of one anchor (equal similarity and density ratio) are one atom, and
   anchors with equal laws are one anchor (as in App. A.2's symmetric model: one anchor, two atoms).
-* The outer integrands are analytic in y = log c in the strip |Im y| < pi/2 and bounded there
-  by a multiple of their size on the real line: e^{-c x} with Re(c) = |c| cos(Im y) > 0 keeps
-  |sum_j w_j e^{-c x_j}| <= sum_j w_j e^{-Re(c) x_j}.  So Gauss-Legendre panels of a fixed width
+* The outer integrands (e^{-kc} - L(c)^k P(c), k c A(c) B(c)^{k-1} with L, P, A, B finite sums
+  of w_j e^{-c x_j}) are entire in c, hence analytic in y = log c, and in the strip
+  |Im y| < pi/2 their parts stay bounded by their sizes on the real line: Re(c) = |c| cos(Im y) > 0
+  keeps |sum_j w_j e^{-c x_j}| <= sum_j |w_j| e^{-Re(c) x_j}.  So Gauss-Legendre panels of a fixed width
   PANEL_WIDTH in y converge geometrically at a known rate: an n-node rule on a panel of
   half-width h errs by about rho^(-2n) with rho = d/h + sqrt(1 + (d/h)^2) for the strip half-width
   d (Bernstein ellipse; d = STRIP, a little inside pi/2).  The node count is chosen from that
   rate for the digits asked, not adapted panel by panel (the adaptive rule of ``exact.py``
-  spends about four times the nodes on these smooth integrands).
+  spends about three times the nodes on these integrands: 840 against 288 per integral for a
+  random N = 30 model at tau = 0.5, k = 8, 45 working digits).
+* Every anchor's atoms are summed by bands (Taylor prefix series below c x = 1, exponentials
+  shared by the weight vectors above), also below 64 atoms, where ``exact.py`` sums directly.
 
 The precision check is that of ``exact.py``: a second pass at GUARD more digits with the panels
 REFINED times narrower and the node count raised for the higher precision, so no node is shared.
