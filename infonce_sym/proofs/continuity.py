@@ -10,7 +10,8 @@ embeddings are families ``phi_a(l) = phi(z^a)_l``, ``phi_p(l)``, ``phi_n(j, l) =
 (the same for phi'); a finitely supported mu is ``sum_{j<=m} w(j) delta_{z_j}`` with ``m``
 symbolic.  Prop. 4 needs H_tau only at mu = pi_hat^- (k atoms of weight 1/k), so Lemma 6 is
 proved for finitely supported mu -- the general mu of the paper (dominated convergence) is not
-checked, and the derivations say so in ``generality``.
+checked, and L6 / L6.second say so in ``generality``; every other chain here is at the paper's generality
+(``generality`` empty): every d, every k.
 
 Checks on indexed sums (:class:`SumIdentity`, :class:`IntegrandIdentity`): derivatives are
 evaluated (``doit``), then both sides are put in a *sum normal form* (:func:`sum_normal`):
@@ -38,6 +39,13 @@ The chains (ids as in :mod:`infonce_sym.proofs.section4`):
   Cauchy-Schwarz, (47)/(48) derived from xi = (1 - c) phi + c phi' and the unit norms (citations of
   ``P4.47`` ... below), (49) a citation of L8 with f = xi, and int_0^1 (bound) dc = bound.
 
+Where the CAS's assumptions are not enough: a softmax normaliser ``T = sum_l e^{...}`` (a sum of k >= 1
+exponentials) is renamed to a positive symbol in the checks of ``p_j >= 0`` (a definition premise ``T :=
+...``, rendered), and the range ``0 <= c <= 1`` is used only inside the hypothesis "for every c in [0, 1]" of
+the monotonicity of the integral (:class:`OnUnitInterval` discharges it there), so it is not an assumption of
+P4.  The only relational assumptions of P4 / P4.sharp are beta >= 1 and the unit norms of phi, phi' at the
+k + 2 points (:func:`unit_norm_assumptions`); those of L8 are beta >= 1 and ||f|| <= 1 at z^a, z_j^-.
+
 Helper derivations (cited, each proved): ``P4.47`` (||(1 - c) u + c v|| <= 1 for unit u, v and
 c in [0, 1]), ``P4.47.plus`` / ``P4.47.minus`` (||xi +- (u - v)|| <= 3), ``P4.48``
 (||G(xi, xi - Delta)|| <= 3), ``P4.G1`` (||G(xi, xi)|| <= 1, for the sharpened form).
@@ -51,11 +59,13 @@ from sympy.core.function import AppliedUndef
 
 from .chain import (AsGap, Assumption as As, ByLemma, Derivation, ExactInstance, Identity, Lemma, NonNegative,
                     Step, StepResult, eq, ge, le)
+from . import errata as _errata
 from . import lemmas as L
 from . import statements as B4
 
-__all__ = ["sum_normal", "SumIdentity", "IntegrandIdentity", "build_lemma6", "build_lemma6_path", "build_lemma7",
-           "build_lemma8", "build_norm_lemmas", "build_prop4", "build_all", "ip", "norm"]
+__all__ = ["sum_normal", "SumIdentity", "IntegrandIdentity", "write_out_sums", "GapOf", "UnderAbs", "OnUnitInterval", "build_lemma6", "build_lemma6_path", "build_lemma7",
+           "build_lemma8", "build_norm_lemmas", "build_softmax_norms", "build_prop4", "build_all", "ip", "norm",
+           "unit_norm_assumptions", "HELPER_IDS"]
 
 # ---------------------------------------------------------------- symbols
 tau, k, beta = B4.tau, B4.k, B4.beta
@@ -164,12 +174,13 @@ def _evaluate_derivatives(e):
 SIZES = {d: 3, m: 3, k: 3}
 
 
-def _random_instance(expr, rng, sizes=SIZES):
-    """``expr`` at concrete sizes (sums written out) and random values of every family and symbol."""
+def write_out_sums(expr, sizes=SIZES):
+    """``expr`` at concrete sizes (e.g. ``{d: 3, k: 5}``) with every finite sum written out (innermost first, so no
+    bound index is captured)."""
     e = expr.xreplace(sizes)
 
-    def write_out(x):           # innermost sums first (replace is bottom-up), so no bound index is captured
-        (v, lo, hi), = x.limits if len(x.limits) == 1 else (None,)
+    def write_out(x):
+        (v, lo, hi), = x.limits
         return sp.Add(*[x.function.xreplace({v: i}) for i in range(int(lo), int(hi) + 1)])
 
     def split(x):               # a multiple sum as nested single sums
@@ -178,7 +189,12 @@ def _random_instance(expr, rng, sizes=SIZES):
             out = sp.Sum(out, lim)
         return out
     e = e.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) > 1, split)
-    e = e.replace(lambda x: isinstance(x, sp.Sum), write_out)
+    return e.replace(lambda x: isinstance(x, sp.Sum), write_out)
+
+
+def _random_instance(expr, rng, sizes=SIZES):
+    """``expr`` at concrete sizes (sums written out) and random values of every family and symbol."""
+    e = write_out_sums(expr, sizes)
     fam = sorted(e.atoms(AppliedUndef), key=sp.default_sort_key)
     e = e.xreplace({a: sp.Float(rng.uniform(-0.7, 0.7), 30) for a in fam})
     vals = {}
@@ -187,7 +203,7 @@ def _random_instance(expr, rng, sizes=SIZES):
     return e.xreplace(vals)
 
 
-def spot_zero(expr, trials=2, seed=7, sizes=SIZES):
+def spot_zero(expr, trials=1, seed=7, sizes=SIZES):
     """True when ``expr`` vanishes (to 1e-15 relative) at ``trials`` random concrete instances."""
     rng = random.Random(seed)
     for _ in range(trials):
@@ -309,7 +325,7 @@ def build_lemma6():
     gen = ("every d and every finitely supported mu (m atoms, m symbolic); a general mu in P(Z) (the paper's "
            "dominated-convergence step) is not checked -- Prop. 4 needs mu = pi_hat^- only")
     l6 = Derivation("L6", "Lemma 6: the Gateaux derivative of H_tau", "Lemma 6, (35)-(40)", gat, "eq", form,
-                    [s37, s40, s36], ass, generality=gen)
+                    [s37, s40, s36], ass, generality=gen, errata=[_errata.get("L6-G-args"), _errata.get("L6-lhs-rhs")])
     gat2 = sp.Subs(sp.Derivative(Heps, (ve, 2)), ve, 0)
     p = e0 / den
     Aj = ip(f_x, _at(h_z, j)) + ip(h_x, _at(f_z, j))
@@ -466,6 +482,11 @@ def _unit_assumptions():
     return out
 
 
+def unit_norm_assumptions():
+    """The unit-norm assumptions of P4 / P4.sharp (a chain citing them, e.g. L1.50, needs the same)."""
+    return _unit_assumptions()
+
+
 def _c_range():
     return [As("c >= 0 (xi = (1 - c) phi + c phi', c in [0, 1])", ge(c, 0)), As("c <= 1", sp.Le(c, 1, evaluate=False))]
 
@@ -504,8 +525,7 @@ def build_lemma6_path(l6):
            "the mean-value form (43) follows: the integral is at most sup_c |dl(xi_c)[phi - phi']| (used by P4 through "
            "|int f| <= int |f| and the monotonicity of the integral)"]
     out = Derivation("L6.path", "Integral form of (43): l(phi) - l(phi') = int_0^1 dl(xi_c)[phi - phi'] dc",
-                     "(42), (43), Lemma 6", q, "eq", stmt, [s1, s2, s3, s4, s5], ass,
-                     generality="every d and every k (the embeddings' values at the k + 2 points of the tuple)")
+                     "(42), (43), Lemma 6", q, "eq", stmt, [s1, s2, s3, s4, s5], ass, errata=[_errata.get("P4-pi-minus")])
     out.params = {"weight": wgt, "lemma6": c6.rhs}      # the integrand is weight * lemma6 (for the citing P4)
     return out
 
@@ -562,8 +582,7 @@ def build_lemma7():
     return Derivation("L7", "Lemma 7: softmax average <= e^{2/(beta tau)} x power mean of order beta", "Lemma 7, App. B",
                       q, "le", stmt, [s_T, s_p, s_j, s_c, s_e],
                       [As("beta >= 1", ge(beta, 1)), As("x_j <= 1", le(xf(j), 1)), As("x_j >= -1", ge(xf(j), -1)),
-                       As("a_j >= 0", ge(af(j), 0)), "k >= 1, tau > 0"],
-                      generality="every k (symbolic)")
+                       As("a_j >= 0", ge(af(j), 0)), "k >= 1, tau > 0"])
 
 
 f_a, f_n = _fam("f_a"), _fam("f_n")          # f(z^a)_l, f(z_j^-)_l: any f with ||f||_{2,inf} <= 1
@@ -614,8 +633,7 @@ def build_lemma8(l7):
            "f: Z -> R^d, phi, phi': Z -> S^{d-1} at z^a, z_1^-..z_k^- (d, k symbolic); Delta = phi - phi'; "
            "pi_hat = k^-1 sum_j delta_{z_j^-}"]
     return Derivation("L8", "Lemma 8: ||G_tau(f, phi - phi', pi_hat, z^a)|| <= e^{2/(beta tau)} PM", "Lemma 8, (41)",
-                      q, "le", B4.BOUNDS["lemma8"], [s_g, s_t, s_q, s_7, s_pm], ass,
-                      generality="every d and every k (symbolic)")
+                      q, "le", B4.BOUNDS["lemma8"], [s_g, s_t, s_q, s_7, s_pm], ass, errata=[_errata.get("L8-index")])
 
 
 # ================================================================ (47), (48): norms along the segment, derived
@@ -640,7 +658,7 @@ def build_norm_lemmas():
     s_a = Step("convexity of the norm", "(47)", tri, "||(1-c) u + c v|| <= (1-c)||u|| + c||v||, c in [0, 1]", ByLemma(ns, sub))
     s_b = Step("unit vectors", "(47)", eq(tri.rhs, 1), "||u|| = ||v|| = 1", Identity(facts=_unit_facts(U_, V_)))
     n47 = Derivation("P4.47", "(47): ||(1 - c) u + c v|| <= 1 for unit u, v and c in [0, 1]", "(47)", tri.lhs, "le", sp.Integer(1),
-                     [s_a, s_b], _unit_uv() + _c_range(), generality="every d")
+                     [s_a, s_b], _unit_uv() + _c_range())
     L47 = Lemma.from_derivation(n47, {"u": U_, "v": V_, "c": c})
     out = [n47]
     for tag, sg in (("plus", 1), ("minus", -1)):
@@ -659,7 +677,7 @@ def build_norm_lemmas():
                    ByLemma(L47, {"u": U_, "v": V_, "c": c}, context=sp.Lambda(up, up + m2.rhs)))
         st4 = Step("unit vectors", "(47)", eq(r3, 3), "||u|| = ||v|| = 1", Identity(facts=_unit_facts(U_, V_)))
         out.append(Derivation(f"P4.47.{tag}", f"(47): ||(1 - c) u + c v {'+' if sg > 0 else '-'} (u - v)|| <= 3",
-                              "(47)", m1.lhs, "le", sp.Integer(3), [st1, st2, st3, st4], _unit_uv() + _c_range(), generality="every d"))
+                              "(47)", m1.lhs, "le", sp.Integer(3), [st1, st2, st3, st4], _unit_uv() + _c_range()))
     return out
 
 
@@ -705,7 +723,7 @@ def build_softmax_norms(n47s):
                                                            by={s1: _cite47(L47m, phi_n, psi_n, j)})})),
         Step("sum_j p_j = 1", "(48)", eq(mono.rhs, 3), "the softmax weights sum to 1", SumIdentity("sum_j p_j = 1"))]
     n48 = Derivation("P4.48", "(48): ||G(xi, xi) - G(xi, Delta)|| <= 3", "(47), (48)", q48, "le", sp.Integer(3), steps48,
-                     _neg_unit() + _c_range(), generality="every d and every k")
+                     _neg_unit() + _c_range())
     # P4.G1 (the sharpened form)
     mk = L.minkowski_sum()
     mxp = vec(-xi_p(l))
@@ -729,8 +747,7 @@ def build_softmax_norms(n47s):
         Step("sum_j p_j = 1", "", eq(mono1.rhs + 1, 2), "the softmax weights sum to 1", SumIdentity("sum_j p_j = 1"))]
     unit_p = [a for a in _unit_assumptions() if "z^+" in a.text]
     nG1 = Derivation("P4.G1", "||G(xi, xi) - xi(z^+)|| <= 2 (G(xi, xi) a convex combination of vectors of norm <= 1)",
-                     "(47), (36)", m1.lhs, "le", sp.Integer(2), stepsG, unit_p + _neg_unit() + _c_range(),
-                     generality="every d and every k")
+                     "(47), (36)", m1.lhs, "le", sp.Integer(2), stepsG, unit_p + _neg_unit() + _c_range())
     return [n48, nG1]
 
 
@@ -843,10 +860,9 @@ def build_prop4(l8, consts=(4, 1, 3), sharp=(2, 1, 1), l6p=None, helpers=None):
         "xi = (1 - c) phi + c phi', c in [0, 1] the variable of the integral form of (43)",
         "l(phi) = log(1/k + k^-1 sum_j e^{<phi(z^a), phi(z_j^-) - phi(z^+)>/tau}) (14); G(xi, g) = sum_j p_j g(z_j^-) with "
         "p_j = e^{<xi(z^a), xi(z_j^-)>/tau} / sum_l e^{<xi(z^a), xi(z_l^-)>/tau} (36) at pi_hat^-"]
-    gen = "every d and every k (symbolic); the embeddings' values at the k + 2 points of the tuple"
     p4 = Derivation("P4", "Proposition 4 (constants 4/tau, 1/tau, (3/tau) e^{2/(beta tau)})" if tuple(consts) == (4, 1, 3)
                     else f"Proposition 4 with constants {list(consts)}", "Prop. 4, (42)-(49)",
-                    q, "le", stmt4, head + steps4, ass, generality=gen)
+                    q, "le", stmt4, head + steps4, ass, errata=[_errata.get("P4-pi-minus")])
     # --- sharpened: Cauchy-Schwarz on Lemma 6's two inner products directly
     pairs_s = [(D_a, vec(Gxx(l) - xi_p(l))), (xi_a, vec(GxD(l) - D_p(l)))]
 
@@ -859,7 +875,7 @@ def build_prop4(l8, consts=(4, 1, 3), sharp=(2, 1, 1), l6p=None, helpers=None):
         return wt, hy, by_
     steps_s, stmt_s = tail("Lemma 6", pairs_s, None, w47s, "(47), Lemma 8", ".sharp", sharp, "prop4_sharp", (2, 1, 1))
     p4s = Derivation("P4.sharp", f"Proposition 4 sharpened: constants {list(sharp)}", "Prop. 4 (companion), Lemma 6, (47), (49)",
-                     q, "le", stmt_s, head + steps_s, ass, generality=gen)
+                     q, "le", stmt_s, head + steps_s, ass)
     return [p4, p4s]
 
 
