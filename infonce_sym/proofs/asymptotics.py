@@ -244,10 +244,29 @@ def _expansion_pair(name, title, eps, E, c1, c2):
     wit = [sp.binomial(N, i) * ell ** (N - i) * rho ** i * e_s ** N / (N * ell ** N * (ell + rho) ** N)
            for i in range(1, N + 1)]
     bound = NonNegative(wit, {rho: 1 + th - ell}, rename=ren, by={rho: _rho_check(extra, defs)})
-    Q = sp.expand(P + E6 / (N * ell ** N))
-    Bu, terms, hyps, by = _poly_tail(Q, head, 1)
-    upper_stmt = head + Bu / k ** 3
     r3 = P + E(eps ** N) / (N * ell ** N)
+    if extra == 0:
+        # DCL: E Vbar^6 = [15 (k-1)(k-2) m2^3 + (k-1)(15 m2 m4 + 10 m3^2) + m6]/k^5 <= B6/k^3 (set partitions
+        # into blocks of size >= 2; k(k-1).../k^6 <= k^-3), then the Taylor polynomial's tail by |h_n|/k^3
+        m2, m3, m4, m6 = m[2], m[3], m[4], m[6]
+        B6 = 15 * m2 ** 3 + 15 * m2 * m4 + 10 * m3 ** 2 + m6
+        if sp.expand(E6 - (15 * (k - 1) * (k - 2) * m2 ** 3 + (k - 1) * (15 * m2 * m4 + 10 * m3 ** 2) + m6) / k ** 5) != 0:
+            raise ValueError("E Vbar^6 is not the set-partition formula")
+        w6 = [15 * m2 ** 3 * (3 * (k - 1) + 1) / k ** 5, (15 * m2 * m4 + 10 * m3 ** 2) * ((k - 1) * k + 1) / k ** 5,
+              m6 * (k - 1) * (k + 1) / k ** 5]
+        Bp, terms, hyps, by = _poly_tail(P, head, 1)
+        upper_stmt = head + (Bp + B6 / (N * ell ** N)) / k ** 3
+        r5 = P + B6 / (N * ell ** N * k ** 3)
+        tail = [Step("E Vbar^6 <= B6/k^3", "", le(P + E6 / (N * ell ** N), r5),
+                     "15 m2^3 (k-1)(k-2) + (15 m2 m4 + 10 m3^2)(k-1) + m6 <= k^2 B6 for k >= 1",
+                     NonNegative([t / (N * ell ** N) for t in w6])),
+                Step("k >= 1", "", le(r5, upper_stmt), "q/k^n <= |q|/k^3 for n >= 3", NonNegative(terms, hyps, by=by))]
+    else:
+        Q = sp.expand(P + E6 / (N * ell ** N))
+        Bu, terms, hyps, by = _poly_tail(Q, head, 1)
+        upper_stmt = head + Bu / k ** 3
+        tail = [Step("k >= 1", "", le(P + E6 / (N * ell ** N), upper_stmt), "q/k^n <= |q|/k^3 for n >= 3",
+                     NonNegative(terms, hyps, by=by))]
     out.append(Derivation(
         f"EXP.{name}.upper", f"{title}: upper bound with explicit k^-3 remainder", "companion; (11), (32)", q, "le",
         upper_stmt,
@@ -255,9 +274,8 @@ def _expansion_pair(name, title, eps, E, c1, c2):
          Step("1 + theta >= ell", "", le(P + E(R), r3), "eps^6/(6 (1+theta)^6) <= eps^6/(6 ell^6) (monotonicity of E)",
               ByLemma(L.monotone(E), {"U": R, "V": eps ** N / (N * ell ** N)}, context=sp.Lambda(_u, P + _u),
                       hyp_checks={0: bound})),
-         Step("E eps^6", "", eq(r3, P + E6 / (N * ell ** N)), "E eps^6 exactly (set partitions)", Identity(facts=FACTS_V)),
-         Step("k >= 1", "", le(P + E6 / (N * ell ** N), upper_stmt), "q/k^n <= |q|/k^3 for n >= 3",
-              NonNegative(terms, hyps, by=by))],
+         Step("E eps^6", "", eq(r3, P + E6 / (N * ell ** N)), "E eps^6 exactly (set partitions)", Identity(facts=FACTS_V))]
+        + tail,
         list(_ASSUMPTIONS) + ([Assumption("W = e^{p/tau}/mu > 0 independent of the negatives")] if extra != 0 else [])))
     return out
 
@@ -396,7 +414,7 @@ def a2_liminf(d_ratio, assumptions, errata=(), x=None, a=None):
     cited = cite("A2.32.lower", {"ell": ell})
     hyps = cited.instantiate({"ell": e2})[1]
     idx = next(i for i, h in enumerate(hyps) if not h.has(V))      # e^{-2/tau} <= 1
-    Lr = Lemma.from_derivation(d_ratio, {})
+    Lr = cite(d_ratio)                                   # the sibling built by section3's builder
     m2 = m[2]
     steps = [
         Step("(32) with remainder", "(32)", ge(L.Liminf(q_k, k), L.Liminf(low_k, k)),
