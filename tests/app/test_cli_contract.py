@@ -426,11 +426,44 @@ def test_readme_examples_run_as_written(argv, capsys, monkeypatch):
         json.loads(out)
 
 
+def _ignores_sigint(pid):
+    """Whether process ``pid`` ignores SIGINT (its SigIgn mask in /proc; None if unreadable)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    mask = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:")), 16)
+    return bool(mask >> (signal.SIGINT - 1) & 1)
+
+
+def _pool_started(pid):
+    """Whether verify (process ``pid``) is past its pool's start-up: two spawned workers of its
+    session, each ignoring SIGINT, and ``pid`` itself no longer ignoring it (it ignores SIGINT while
+    it starts the workers). Read from /proc; None where there is no /proc."""
+    if not Path("/proc/self/status").exists():
+        return None
+    workers = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (entry.name.isdigit() and b"spawn_main" in (entry / "cmdline").read_bytes()
+                    and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[3]) == pid):
+                workers.append(_ignores_sigint(entry.name))
+        except OSError:               # the process has ended meanwhile
+            continue
+    return len(workers) >= 2 and all(workers) and _ignores_sigint(pid) is False
+
+
 def test_ctrl_c_during_verify_ends_workers_with_one_line(tmp_path):
     """SIGINT to the whole process group, as a terminal's Ctrl-C: no traceback from any worker."""
     proc = subprocess.Popen(CLI + ["verify", "--quick", "--out", str(tmp_path)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(20)            # past the pool's start-up (workers are started with SIGINT ignored)
+    # past the pool's start-up (workers are started with SIGINT ignored), then into the work units;
+    # without /proc, a fixed wait that is past it
+    deadline = time.monotonic() + 120
+    while (started := _pool_started(proc.pid)) is False:
+        assert proc.poll() is None and time.monotonic() < deadline, "verify's pool did not start"
+        time.sleep(0.2)
+    time.sleep(1 if started else 20)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

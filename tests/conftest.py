@@ -1,0 +1,62 @@
+"""Test scheduling only (no fixtures, no checks): which tests share a worker, and which start first.
+
+With `--dist loadgroup` (pyproject.toml) pytest-xdist hands out tests one at a time, except the
+files of KEEP_TOGETHER, whose tests share a costly module fixture: each of those goes to one worker
+whole, so the fixture runs once. (xdist's own `xdist_group` mark does not group under pytest 9:
+xdist 3.8 renames `item._nodeid`, which pytest 9 no longer reads; the grouping is done here.)
+The known-long tests start first (longest-processing-time-first), so that the two workers of a
+2-core machine end together instead of one waiting on a long test started last. Neither changes
+what any test checks."""
+import pytest
+
+# files whose tests share a module-scoped fixture too costly to run once per worker
+KEEP_TOGETHER = (
+    "tests/app/test_verify.py",                      # one verify --quick on a Dask LocalCluster
+)
+
+# nodeid prefixes, longest first (per-test CPU seconds measured on 2 cores, Dec 2026); a prefix that
+# no longer matches anything is harmless
+LONG_FIRST = (
+    "tests/app/test_verify.py",                      # one verify --quick on a Dask LocalCluster
+    "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_every_kind_are_killed",
+    "tests/quantities/test_exact_concentrated.py",
+    "tests/quantities/test_exact.py::test_sphere_hard_cases_against_reference",
+    "tests/proofs/test_prove_cli.py::test_audit_json",
+    "tests/app/test_notebooks.py::test_notebook_executes",
+    "tests/proofs/test_section3_derivations.py::test_every_step_fails_when_mutated",
+    "tests/quantities/test_exact_finite.py",
+    "tests/app/test_cli_contract.py::test_ctrl_c_during_verify",
+    "tests/app/test_cli_contract.py::test_digits_100_is_confirmed",
+    "tests/proofs/test_section3_derivations.py::test_rendered_files_are_up_to_date",
+)
+
+
+def _rank(nodeid):
+    for i, prefix in enumerate(LONG_FIRST):
+        if nodeid.startswith(prefix):
+            return i
+    return len(LONG_FIRST)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Stable sort: the listed tests first, in the order listed; every other test keeps its place."""
+    items.sort(key=lambda item: _rank(item.nodeid))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadgroup`: one test per work unit, one file per unit for KEEP_TOGETHER (and the
+    `@group` suffix of xdist_group marks honoured, should xdist add it again)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class OneTestOrOneFile(LoadGroupScheduling):
+        def _split_scope(self, nodeid):
+            scope = super()._split_scope(nodeid)
+            if scope != nodeid:                          # an xdist_group suffix
+                return scope
+            path = nodeid.split("::", 1)[0]
+            return path if path in KEEP_TOGETHER else nodeid
+
+    return OneTestOrOneFile(config, log)
