@@ -158,7 +158,7 @@ def _model_options(p, kappa_range, dim_range=RANGES["dim"]):
                 default="4")
     path_option(p, "--spec", "finite: model file {\"pi\": [...], \"M\": [[...]], \"embedding\": [[...]]}, "
                 f"N = 1..{RANGES['finite_states'][1]} states (risk at 30 digits: N = 120 in about 20 s CPU, "
-                "N = 500 in 4 min; an estimate beyond --max-seconds is refused)", "file")
+                "N = 500 in 5 min; an estimate beyond --max-seconds is refused)", "file")
     real_option(p, "--delta", "example-a2: inner product of distinct vectors", 0, 1, default="0", hi_open=True)
     real_option(p, "--mixing", "example-a2: M = (1 - mixing) I + mixing pi", 0, 1, default="0.5")
 

@@ -38,7 +38,8 @@ from ..models.laws import AnchorLaw
 arb = flint.arb
 
 __all__ = ["finite_anchors", "fixed_panel_integral", "estimated_seconds", "random_sphere_model",
-           "benchmark_exact_finite", "PANEL_WIDTH", "STRIP", "SECONDS_PER_ANCHOR", "SECONDS_PER_PAIR"]
+           "benchmark_exact_finite", "PANEL_WIDTH", "STRIP", "SECONDS_PER_ANCHOR", "SECONDS_PER_PAIR",
+           "SECONDS_PER_TAYLOR_PAIR"]
 
 # width of the outer panels in y = log c (divided by the refinement in the precision check)
 PANEL_WIDTH = 4.0
@@ -143,13 +144,18 @@ def finite_anchors(model, tau, terms, big):
 
 
 # CPU seconds of the exact route at 30 digits (both passes of the precision check), measured on
-# the project machine with ``benchmark_exact_finite`` (random models on S^7, tau = 0.5, k = 8 and
-# 10^6): N = 30: 2.7 s, N = 120: 16-23 s, i.e. about SECONDS_PER_ANCHOR per anchor (its series and
-# heads, and the Taylor sums at the nodes) plus SECONDS_PER_PAIR per (anchor, atom) pair (the band
-# exponentials).  The per-anchor part grows with the outer range in y = log c, about
-# (spread of the similarities)/tau + 12 (16 for these models at tau = 0.5; tau = 0.01, N = 30: 15.5 s).
+# the project machine with ``benchmark_exact_finite`` (random models on S^7, tau = 0.5):
+#   k = 8:     N = 30: 2.7 s, N = 120: 20-23 s, N = 500: 277 s;
+#   k = 10^6:  N = 30: 3.3 s, N = 120: 16 s,    N = 500: 112 s;
+# i.e. about SECONDS_PER_ANCHOR per anchor (its series and heads, the Taylor sums at the nodes)
+# plus, per (anchor, atom) pair, SECONDS_PER_PAIR when the atoms reach the band of direct
+# exponentials (c x > 1 somewhere in the outer range, c up to ~100/k) and SECONDS_PER_TAYLOR_PAIR
+# (the prefix tables only) when k is so large that they never do.  The per-anchor part grows
+# with the outer range in y = log c, about (spread of the similarities)/tau + 12 (16 for these
+# models at tau = 0.5; tau = 0.01, N = 30: 15.5 s).
 SECONDS_PER_ANCHOR = 0.056
 SECONDS_PER_PAIR = 0.9e-3
+SECONDS_PER_TAYLOR_PAIR = 0.25e-3
 
 
 def estimated_seconds(model, tau, k: int, digits: int) -> float:
@@ -163,10 +169,14 @@ def estimated_seconds(model, tau, k: int, digits: int) -> float:
     states = int(live.sum())
     gram = emb[live] @ emb[live].T
     spread = float(np.mean(gram.max(axis=1) - gram.min(axis=1))) if states > 1 else 0.0
-    range_factor = (spread / float(tau) + 12) / 16
+    tau = float(tau)
+    range_factor = (spread / tau + 12) / 16
+    # x = e^{s/tau}/mu <= e^{spread/tau}: the band is reached when c x > 1 for some c <~ 100/k
+    banded = math.log(max(int(k), 1)) < math.log(100) + spread / tau
+    pair = SECONDS_PER_PAIR if banded else SECONDS_PER_TAYLOR_PAIR
     dps = digits + 12 + 2 * math.log10(max(int(k), 1))
     scale = (dps / 45) ** 1.5
-    return scale * (SECONDS_PER_ANCHOR * range_factor * states + SECONDS_PER_PAIR * states * states)
+    return scale * (SECONDS_PER_ANCHOR * range_factor * states + pair * states * states)
 
 
 def random_sphere_model(states: int, dim: int = 8, seed: int = 0):
