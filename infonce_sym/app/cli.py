@@ -29,7 +29,7 @@ RANGES = {
     "tau": (Decimal("0.01"), Decimal(100)),
     "dim": (2, 10**5),
     "dim_exact": (2, 4096),
-    "kappa_exact": (Decimal(0), Decimal(1000)),     # above, the search CE's ratio rule can exceed its budget
+    "kappa_exact": (Decimal(0), Decimal(10**4)),    # issue 10's range; above ~1000 the search CE runs on per-c cells
     "kappa_expand": (Decimal(0), Decimal(50)),      # the expansion's moments use the plain sphere rule
     "kappa_mc": (Decimal(0), Decimal(10**6)),
     "k_exact": (1, 10**9),

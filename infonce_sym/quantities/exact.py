@@ -28,6 +28,12 @@ The sphere (``_SphereAnchor``): each law has its own density-adapted rule in the
 (``models.quadrature.sphere_density_rule``): pi for the negatives, the vMF positive
 similarity (concentrated near s = 1 at width ~1/kappa when kappa >> d) for the positives, and
 for the ratio integral pi's masses on [s_cut, 1] at s-steps 1/kappa, the scale of e^{-c r}.
+Where that fixed rule would need more than RATIO_RULE_PANELS panels (kappa above ~1000), the
+ratio integral instead builds its rule per outer node c (``_RatioCells``): in u = kappa (1 - s),
+r = r_top e^{-u}, and e^{-cr} changes on the unit scale in u only near its transition
+u_c = log(c r_top); unit cells there, cells as wide as pi's or M's density allows elsewhere
+(where e^{-cr} is 0 or 1 to working precision, or its power series in c r has a few terms), from
+a cache of aligned dyadic cells that neighbouring c share.
 ∫CE and E|dM/dpi|^2 are closed forms (scaled Bessel functions, log domain).  Where a value is
 a difference of much larger parts (R = ∫CE - gap), the precision is raised by the digits lost.
 
@@ -35,7 +41,8 @@ The precision check: the second pass recomputes everything from scratch at GUARD
 digits with every rule refined (REFINED: panels 1.25x narrower and more nodes per panel, so
 that no node of the first pass is reused, the theta ranges extended by GUARD digits of mass,
 the adaptive outer panels accepted against a 10^-GUARD tighter tolerance and capped 1.25x
-narrower).  Quadrature, truncation and rounding errors of the first pass therefore change in
+narrower; the per-c cells of ``_RatioCells`` sit on a lattice 1.25x finer, each with more
+nodes, and the Gauss rule of its head in c has more nodes).  Quadrature, truncation and rounding errors of the first pass therefore change in
 the second; the agreement of the two is reported and must reach the digits asked for.  The
 closed forms are computed in arb, whose balls bound their own rounding.  The shared parts
 (the transform identities, the band/Taylor split) are exact identities, checked against
@@ -74,9 +81,9 @@ REFINED = 1.25
 # the 32 guard bits.
 TAYLOR_CUT = 1
 
-# the ratio rule of the sphere (s-steps 1/kappa) is refused beyond this many panels (~40 nodes
-# each): about a minute of CPU
-MAX_RATIO_PANELS = 6000
+# the fixed ratio rule of the sphere (s-steps 1/kappa, ~40 nodes each) serves up to this many
+# panels; beyond, the per-c cells of ``_RatioCells``
+RATIO_RULE_PANELS = 1500
 
 QUANTITIES = ("risk", "cross_entropy_limit", "search_cross_entropy", "density_ratio_second_moment")
 
@@ -426,13 +433,15 @@ def _legendre_tail(nodes, prec):
 MIN_PANEL, MAX_PANEL = arb(1) / 8, arb(32)
 
 
-def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None):
+def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None,
+                    max_panel=MAX_PANEL, scale_floor=None):
     """int_0^oo of ``count`` integrands, as int G(e^y) dy with Gauss-Legendre panels in y = log t.
 
     ``integrand(t)`` returns the list of G_i(t) = t f_i(t) (the integrands against dt/t).
     Below t0 the integrals are ``heads`` (from power series).  Above, the panels adapt:
     a panel is accepted when the two highest Legendre coefficients of the interpolant through
-    its nodes are below 10^-dps of the running totals (else it is halved), and the next panel
+    its nodes are below 10^-dps of the running totals (or of ``scale_floor``, a lower estimate of
+    the final totals, if larger; else it is halved), and the next panel
     doubles while they stay far below (geometric panels where the integrand is smooth, e.g. the
     far tail at small k); the widths lie in [MIN_PANEL, MAX_PANEL]/refinement.  Panels march
     upwards until every integrand, which decreases in t past t = dps log 10, times the distance
@@ -471,11 +480,15 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
         return sums, peaks, errors
 
     y = t0.log().mid()
-    h_min, h_max = (MIN_PANEL / refinement).mid(), (MAX_PANEL / refinement).mid()
+    h_min, h_max = (MIN_PANEL / refinement).mid(), (max_panel / refinement).mid()
     width = (4 / refinement).mid()
     while y.mid() < y_end.mid():
         sums, peaks, errors = panel(y, y + width)
         scale = [_arb_max(abs(tot + s), abs(s)) for tot, s in zip(totals, sums)]
+        if scale_floor is not None:
+            # a lower estimate of the final totals: early panels of a growing integrand are
+            # judged against it, not against the small running totals
+            scale = [_arb_max(sc, fl) for sc, fl in zip(scale, scale_floor)]
         ratio = max(((e / (eps * sc)).mid() if sc.mid() > 0 else (arb(0) if e.is_zero() else arb(1e300)))
                     for e, sc in zip(errors, scale))
         if ratio > 1 and width > h_min:
@@ -621,7 +634,9 @@ class _SphereAnchor:
       is the lower end of pi's range, or at large k a point below which all k negatives fall with
       probability < 10^-(dps+5), lowered by (dps log 10 + log k + 10)/kappa so that atoms
       below it weigh < 10^-dps e^-10/k against one above: ignoring them changes E[sum r f/sum r]
-      by < 10^-dps.
+      by < 10^-dps.  When that rule would exceed RATIO_RULE_PANELS panels (counted at refinement
+      1, so that both passes of the precision check take the same route), ``cells`` holds the
+      per-c cells of ``_RatioCells`` instead, over all of [-1, 1] (no s_cut).
     """
 
     def __init__(self, model, tau, tau_value, kappa_text, terms, big, dps, refinement, k_min):
@@ -650,6 +665,7 @@ class _SphereAnchor:
         self.mean_negative_ratio_rule = arb(0)
         self.r = True
         self.ratio = None
+        self.cells = None
         if self.r_constant or k_min == 1:
             return
         # the ratio's rule
@@ -668,15 +684,13 @@ class _SphereAnchor:
         theta_hi = max(hi_m, theta_cut)
         theta_lo = min(lo_m, lo_p)
         covers = theta_hi >= hi_p
-        # the ratio rule has about kappa (s_hi - s_lo) panels of s-width 1/kappa
-        panels = kappa_f * (math.cos(theta_lo) - math.cos(theta_hi)) * refinement
-        if panels > MAX_RATIO_PANELS:
-            raise ArithmeticError(
-                f"search_cross_entropy: the ratio integral needs the law of e^(kappa s) under pi at "
-                f"the scale 1/kappa over s in [{math.cos(theta_hi):.3g}, {math.cos(theta_lo):.3g}], about "
-                f"{panels:.3g} quadrature panels (more than {MAX_RATIO_PANELS}, which take about a minute "
-                f"of CPU); this route cannot do kappa = {kappa_text} at d = {dim}, k = {k_min} in "
-                f"reasonable time")
+        # the fixed ratio rule has about kappa (s_hi - s_lo) panels of s-width 1/kappa; beyond
+        # RATIO_RULE_PANELS (counted at refinement 1, so that both passes take the same route) the
+        # ratio integral runs on per-c cells instead (``_RatioCells``)
+        panels = kappa_f * (math.cos(theta_lo) - math.cos(theta_hi))
+        if panels > RATIO_RULE_PANELS:
+            self.cells = _RatioCells(dim, kappa_text, self.m, dps, refinement)
+            return
         sr, ar = map(_arbs_mid, sphere_density_rule(dim, "0", min(1 / kappa_f, 0.5), dps, refinement,
                                                      theta_lo, theta_hi, True))
         if covers:
@@ -757,6 +771,275 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
     floor = big / an.r_min * (1 if not zero.is_zero() else 2 / k_min)
     return _outer_integral(integrand, len(kks), floor, refinement, dps, heads, c0,
                            y_past=(big / k_min).log())
+
+
+class _RatioCells:
+    """The law of r = e^{kappa s}/Z_d(kappa) under pi on cells of the line u = kappa (1 - s) in
+    [0, 2 kappa] (r = r_top e^{-u}), for the ratio integral at large kappa.
+
+    At an outer node c the integrands e^{-cr}, 1 - e^{-cr} change on the unit scale in u only
+    near the transition u_c = log(c r_top) (c r = 1); a fixed rule at that scale over the whole
+    line would need ~kappa panels.  So the rule is built per c from cells of a lattice of
+    spacing h0 = 1/refinement in u, aligned dyadic cells (width 2^j h0 at a multiple of it),
+    each a Gauss-Legendre rule in theta (s = cos theta, pi's density c_d sin^(d-2) theta)
+    computed once and cached (neighbouring c share most cells):
+
+    * W, u in [u_c - B, u_c + 2] (B = log(dps log 10 + 20)): unit cells;
+    * above W, e^{-cr} < e^-(dps log 10 + 20): 1 - e^{-cr} = 1 there, so only pi's mass (for
+      1 - T) and M's mass (for the numerator) enter, on cells widened as far as pi's (or M's) log
+      density changes by at most 8 (4 for M) per cell, clipped to pi's (M's) range;
+    * below W (c r < e^-2): T on pi-adapted cells that also widen with the depth u - u_c, and
+      1 - T and the numerator (integrands ~ c dM, ~ (s - m) dM) on M-adapted cells, marching
+      down until a cell adds less than 10^-(dps+3) of the running totals.
+
+    T = E e^{-cr} and 1 - T are summed separately (each without cancellation), the numerator
+    E[r (s - m)(e^{-cr} - 1)] as -E_M[(s - m)(1 - e^{-cr})] when the transition lies above the
+    mean m of M and as E_M[(s - m) e^{-cr}] below it (equal since E_M[s - m] = 0).
+    """
+
+    def __init__(self, dim, kappa_text, m, dps, refinement):
+        self.dim = dim
+        self.kappa = arb(kappa_text)
+        self.kappa_f = float(kappa_text)
+        self.refinement = refinement
+        self.h0 = arb(1) / arb(refinement)
+        self.h0_f = 1 / refinement
+        self.u_end = 2 * self.kappa_f
+        self.last = int(math.ceil(self.u_end / self.h0_f - 1e-9))     # lattice points 0..last
+        self.nodes = 12 + int(0.45 * dps) + int(4 * (refinement - 1))
+        self.gx, self.gw = gauss_legendre_arb(self.nodes, flint.ctx.prec)
+        d = arb(dim)
+        self.log_cd = (d / 2).lgamma() - ((d - 1) / 2).lgamma() - arb.pi().log() / 2
+        self.log_z = log_partition_arb(dim, self.kappa)
+        self.log_r_top = self.kappa - self.log_z                      # r at s = 1
+        self.m = m
+        self.big = dps * math.log(10) + 20
+        self.width_above = math.log(self.big)
+        self.eps = arb(10) ** (-(dps + 12))
+        lo_p, hi_p = sphere_theta_range(dim, 0.0, dps + 12)
+        lo_m, hi_m = sphere_theta_range(dim, self.kappa_f, dps + 12)
+        self.pi_range = (self._index_below(self._u_of(lo_p)), self._index_above(self._u_of(hi_p)))
+        self.m_range = (self._index_below(self._u_of(lo_m)), self._index_above(self._u_of(hi_m)))
+        self.u_mean = float(self.kappa_f * (1 - float(m.mid())))
+        self._cells = {}
+        self._drops = {}
+        # below depth ``deep`` (c r < e^-deep) 1 - e^{-cr} is POWERS terms of its series
+        self.powers = 8
+        self.deep = (dps + 5) * math.log(10) / self.powers
+
+    # ---------------------------------------------------------------- the lattice
+    def _u_of(self, theta):
+        return self.kappa_f * (1 - math.cos(theta))
+
+    def _index_below(self, u):
+        return max(0, min(self.last, int(math.floor(u / self.h0_f))))
+
+    def _index_above(self, u):
+        return max(0, min(self.last, int(math.ceil(u / self.h0_f))))
+
+    def _theta_f(self, j):
+        if j >= self.last:
+            return math.pi
+        return math.acos(max(-1.0, 1 - j * self.h0_f / self.kappa_f))
+
+    def _drop(self, ja, jb, b):
+        """About how far the log density (d - 2) log sin theta + b cos theta moves on the cell."""
+        key = (ja, jb, b)
+        got = self._drops.get(key)
+        if got is None:
+            got = self._drops[key] = self._drop_uncached(ja, jb, b)
+        return got
+
+    def _drop_uncached(self, ja, jb, b):
+        ta, tb = self._theta_f(ja), self._theta_f(jb)
+        h = tb - ta
+        if h > 0.5 / self.refinement:
+            return math.inf
+        slope = curv = 0.0
+        for t in (ta, tb):
+            sin, cos = math.sin(t), math.cos(t)
+            if self.dim > 2:
+                if sin > 1e-300:
+                    slope = max(slope, (self.dim - 2) * abs(cos) / sin)
+                    curv = max(curv, (self.dim - 2) / sin ** 2)
+                elif self.dim - 2 > self.nodes:
+                    # sin^(d-2) theta at theta = 0 or pi: a polynomial the rule does not integrate
+                    return math.inf
+            slope = max(slope, abs(b * sin))
+            curv = max(curv, abs(b * cos))
+        return slope * h + math.sqrt(curv) * h
+
+    def decompose(self, ja, jb, allowed):
+        """[ja, jb) as aligned dyadic cells (ja, ja + w), each as wide as ``allowed`` permits."""
+        j = ja
+        while j < jb:
+            w = 1
+            while j % (2 * w) == 0 and j + 2 * w <= jb and allowed(j, j + 2 * w):
+                w *= 2
+            yield j, j + w
+            j += w
+
+    def cell(self, ja, jb):
+        """(r, pi weights, M weights times (s - m), power sums) of the cell's nodes (cached);
+        the power sums are P_j = sum pw r^j and G_j = sum g r^j, j = 0..POWERS."""
+        key = (ja, jb)
+        got = self._cells.get(key)
+        if got is not None:
+            return got
+        kappa = self.kappa
+        ta = arb(0) if ja == 0 else (1 - ja * self.h0 / kappa).acos()
+        tb = arb.pi() if jb >= self.last else (1 - jb * self.h0 / kappa).acos()
+        half, mid = (tb - ta) / 2, (ta + tb) / 2
+        r, pw, g = [], [], []
+        power = self.dim - 2
+        for xi, wi in zip(self.gx, self.gw):
+            sin, cos = (mid + half * xi).sin_cos()
+            log_w = self.log_cd + power * sin.log() if power else self.log_cd
+            w = wi * half * log_w.exp()
+            ri = (kappa * cos - self.log_z).exp()
+            r.append(ri)
+            pw.append(w)
+            g.append(w * ri * (cos - self.m))
+        zero = arb(0)
+        sums_p, sums_g = [], []
+        p_pow, g_pow = pw, g
+        for _ in range(self.powers + 1):
+            sums_p.append(sum(p_pow, zero))
+            sums_g.append(sum(g_pow, zero))
+            p_pow = list(map(_mul, p_pow, r))
+            g_pow = list(map(_mul, g_pow, r))
+        got = self._cells[key] = (r, pw, g, sums_p, sums_g)
+        return got
+
+    # ---------------------------------------------------------------- the transforms at c
+    def transforms(self, c):
+        """(log E e^{-cr}, E[r (s - m)(e^{-cr} - 1)]) at c (arb); the log is None for -infinity."""
+        u_c = float((c.log() + self.log_r_top).mid())
+        h0 = self.h0_f
+        j0 = self._index_below(u_c - self.width_above)
+        j1 = self._index_above(u_c + 2)
+        upper_form = u_c < self.u_mean            # numerator as -E_M[(s - m)(1 - e^{-cr})]
+        small_form = u_c < self.kappa_f           # transition above s = 0: sum 1 - T, else T
+        nc = -c
+        zero = arb(0)
+        T_w = eps_w = first = zero
+        # W: unit cells, direct exponentials
+        for j in range(j0, j1):
+            r, pw, g, _, _ = self.cell(j, j + 1)
+            cr = [nc * v for v in r]
+            e = list(map(arb.exp, cr))
+            one_minus = [-(x.expm1()) if x.mid() > -1 else 1 - y for x, y in zip(cr, e)]
+            T_w += sum(map(_mul, pw, e), zero)
+            eps_w += sum(map(_mul, pw, one_minus), zero)
+            first += (-sum(map(_mul, g, one_minus), zero) if upper_form else sum(map(_mul, g, e), zero))
+        # pi's mass above W (small form) or below it (else), M's above W (upper form)
+        lo, hi = self.pi_range
+        pi_cells = (self.decompose(lo, min(hi, j0), self._pi_cell) if small_form
+                    else self.decompose(max(lo, j1), hi, self._pi_cell))
+        pi_mass = sum((self.cell(ja, jb)[3][0] for ja, jb in pi_cells), zero)
+        if upper_form:
+            lo, hi = self.m_range
+            first -= sum((self.cell(ja, jb)[4][0] for ja, jb in self.decompose(lo, min(hi, j0), self._m_cell)),
+                         zero)
+        # below W (c r < e^-2): 1 - e^{-cr} on M-adapted cells, until negligible; direct
+        # exponentials down to depth DEEP, the power sums (c r < e^-DEEP: POWERS terms) below
+        eps_below = zero
+        eps_scale = eps_w + (pi_mass if small_form else zero)
+        first_scale = abs(first)
+        powers = self.powers
+        c_pow = [arb(1)]
+        for j in range(1, powers + 1):
+            c_pow.append(c_pow[-1] * c / j)                  # c^j / j!
+
+        def m_deep(a, b):
+            # e^{-u} (and e^{-2u} in the upper form's numerator) change by <= 4.5 per cell near
+            # W; deeper cells carry exponentially less of the totals, so may be coarser
+            return self._drop(a, b, self.kappa_f) <= 4.5 + max(0.0, a * h0 - u_c) / 12
+        for ja, jb in self.decompose(j1, self.last, m_deep):
+            r, pw, g, sp, sg = self.cell(ja, jb)
+            if ja * h0 - u_c < self.deep:
+                one_minus = [-(nc * v).expm1() for v in r]
+                d_eps = sum(map(_mul, pw, one_minus), zero)
+                if upper_form:
+                    d_first = -sum(map(_mul, g, one_minus), zero)
+                else:
+                    d_first = sum(map(_mul, g, map(arb.exp, map(nc.__mul__, r))), zero)
+            else:
+                # 1 - e^{-x} = sum_{j >= 1} (-1)^(j+1) x^j / j!
+                d_eps = sum(((cj if j % 2 else -cj) * pj for j, (cj, pj) in enumerate(zip(c_pow, sp)) if j),
+                            zero)
+                terms = [(cj if j % 2 else -cj) * gj for j, (cj, gj) in enumerate(zip(c_pow, sg)) if j]
+                d_first = -sum(terms, zero) if upper_form else sg[0] - sum(terms, zero)
+            eps_below += d_eps
+            first += d_first
+            eps_scale = _arb_max(eps_scale, abs(eps_w + eps_below))
+            first_scale = _arb_max(first_scale, abs(first))
+            # negligible, and M's density falling with depth (the node of least r is the deepest)
+            deep, shallow = (g[0], g[-1]) if r[0].mid() < r[-1].mid() else (g[-1], g[0])
+            if ((abs(d_eps) <= self.eps * eps_scale) and (abs(d_first) <= self.eps * first_scale)
+                    and abs(deep).mid() < abs(shallow).mid()):
+                break
+        if small_form:
+            log_transform = (-(pi_mass + eps_w + eps_below)).log1p()
+        else:
+            log_transform = _log_or_none(T_w + pi_mass - eps_below)
+        return log_transform, first
+
+    def _pi_cell(self, a, b):
+        return self._drop(a, b, 0.0) <= 8
+
+    def _m_cell(self, a, b):
+        return self._drop(a, b, self.kappa_f) <= 4.5
+
+
+def _ratio_bias_cells(an, ks, refinement, dps):
+    """``_ratio_bias_sphere`` on the per-c cells of ``_RatioCells`` (kappa large): the same outer
+    integral in y = log c, and below c1 (c r < e^-2 wherever pi or M has mass, (k-1) c <= 8) a
+    Gauss-Legendre rule in c itself, where the integrand is a smooth function of c."""
+    kks = [arb(k) for k in ks]
+    cells = an.cells
+
+    def values(c):
+        log_transform, first = cells.transforms(c)
+        if log_transform is None:
+            return [arb(0)] * len(kks)
+        return [kk * first * ((kk - 1) * log_transform).exp() for kk in kks]
+
+    def integrand(c):
+        return [c * v for v in values(c)]
+
+    u_top = min(cells.pi_range[0], cells.m_range[0]) * cells.h0
+    c1 = ((u_top - 2 - cells.log_r_top).exp())
+    k_max = max(kks, key=lambda v: v.mid())
+    c1 = _arb_max(-c1, -8 / k_max)
+    c1 = (-c1).mid()
+    nodes = 10 + int(0.4 * dps) + int(4 * (refinement - 1))
+    gx, gw = gauss_legendre_arb(nodes, flint.ctx.prec + 20)
+    heads = [arb(0)] * len(kks)
+    half = c1 / 2
+    for xi, wi in zip(gx, gw):
+        heads = [h + wi * half * v for h, v in zip(heads, values(half * (1 + xi)))]
+    big = dps * arb(10).log() + 20
+    k_min = min(kks, key=lambda v: v.mid())
+    log_r_min = cells.log_r_top - 2 * cells.kappa
+    floor = 2 * big / k_min * (-log_r_min).exp()
+    y_past = (big / k_min).log()
+    # the integrands (<= 0: E_M[(s - m) h(s)] <= 0 for h = e^{-cr} - 1 decreasing in s) grow like
+    # c^2 above the head, so the running totals are no measure of the error allowed there: a scan
+    # in steps of 16 in log c, until they have fallen to 1/1000 of their peaks, gives those
+    # peaks, and the totals are at least 1/100 of a peak (the integrands change on the unit
+    # scale in log c or slower); a low estimate only costs panels
+    peaks = [arb(0)] * len(kks)
+    y, y_end = c1.log(), floor.log()
+    while y.mid() < y_end.mid():
+        got = [abs(v) for v in integrand(y.exp())]
+        peaks = [_arb_max(p, v) for p, v in zip(peaks, got)]
+        if y.mid() > y_past.mid() and all((v * 1000).mid() < p.mid() for p, v in zip(peaks, got)):
+            break
+        y += 16
+    return _outer_integral(integrand, len(kks), floor, refinement, dps, heads, c1, y_past=y_past,
+                           max_panel=_arb_max(MAX_PANEL, cells.kappa / 4),
+                           scale_floor=[p / 100 for p in peaks])
 
 
 def _series_terms(dps):
@@ -866,7 +1149,8 @@ def _compute_at_precision(ctx, model, tau_value, ks, loss, refinement):
     sphere_bias = {}
     if sphere and dominated and ratio_ks and not anchors[0].r_constant:
         sphere_bias = dict(zip(ratio_ks, _checked(
-            "search_cross_entropy", lambda: _ratio_bias_sphere(anchors[0], ratio_ks, refinement, dps))))
+            "search_cross_entropy", lambda: (_ratio_bias_cells if anchors[0].cells is not None
+                                             else _ratio_bias_sphere)(anchors[0], ratio_ks, refinement, dps))))
     out = []
     for index, k in enumerate(ks):
         values, gaps, undefined = {}, {}, {}

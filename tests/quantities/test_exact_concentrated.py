@@ -7,8 +7,14 @@
   no Taylor band, no FLINT;
 * d = 3, k = 1: R = E log(1 + e^{(s-p)/tau}) with the s-integral in closed form (dilogarithm)
   and mpmath.quad over p;
-* d >= 128: a 2-D mpmath.quad (k = 1) and Monte Carlo with scipy.stats.vonmises_fisher (k > 1),
-  with its 95% interval.
+* d >= 64: a 2-D mpmath.quad (k = 1) and Monte Carlo with scipy.stats.vonmises_fisher (k > 1),
+  with its 95% interval;
+* kappa in (1000, 10^4], where the search CE runs on the per-c cells of ``_RatioCells``: the same
+  independent routes, the d = 3 ones in the variable u = kappa (1 - p) (the positive law is
+  e^{-u} du) and over log c on geometric points.
+
+Each model's values come from one exact_values call with ks=[...] shared by its tests (module
+cache); the digits are as few as the comparison needs.
 """
 import math
 
@@ -16,10 +22,18 @@ import mpmath
 import numpy as np
 import pytest
 
+from functools import lru_cache
+
 from infonce_sym.models import FiniteModel, SphereModel
 from infonce_sym.quantities.exact import exact_values
 
 mp = mpmath.mp
+
+
+@lru_cache(maxsize=None)
+def _values(dim, kappa, tau, ks, digits):
+    """{k: ExactValues} from one exact_values call (shared by the tests of a model)."""
+    return {ev.k: ev for ev in exact_values(SphereModel(dim, float(kappa)), tau, ks=list(ks), digits=digits)}
 
 
 def _closed_forms(dim, kappa, tau):
@@ -88,10 +102,14 @@ def test_d3_tau001_k1_against_dilogarithm_route():
     assert mpmath.nstr(ev.values["risk"], 17) == "3.0911046177811156"
 
 
+# d = 3 models and the ks their tests use (one exact_values call each)
+D3_KS = {(4, "0.01"): (10,), (20, "0.5"): (10,), (1000, "0.1"): (16,)}
+
+
 @pytest.mark.parametrize("kappa,tau,k", [(4, "0.01", 10), (20, "0.5", 10), (1000, "0.1", 16)])
 def test_d3_against_closed_form_transforms(kappa, tau, k):
-    digits = 25
-    info = exact_values(SphereModel(3, float(kappa)), tau, k, digits=digits)
+    digits = 20
+    info = _values(3, kappa, tau, D3_KS[(kappa, tau)], digits)[k]
     with mpmath.workdps(digits + 10):
         ce, d2, _ = _closed_forms(3, kappa, tau)
         gap = _d3_gap(kappa, tau, k)
@@ -124,8 +142,8 @@ def _d3_search_bias(kappa, k):
 
 @pytest.mark.parametrize("kappa,tau,k", [(4, "0.01", 10), (20, "0.5", 10)])
 def test_d3_search_cross_entropy_against_closed_form_transforms(kappa, tau, k):
-    digits = 25
-    ev = exact_values(SphereModel(3, float(kappa)), tau, k, digits=digits)
+    digits = 20
+    ev = _values(3, kappa, tau, D3_KS[(kappa, tau)], digits)[k]
     with mpmath.workdps(digits + 30):      # the numerator cancels to E r (s - m) = 0 at small t
         ce, _, _ = _closed_forms(3, kappa, tau)
         dcl_gap = _d3_gap(kappa, tau, k, dcl=True)
@@ -160,7 +178,8 @@ def _mc(dim, kappa, tau, k, samples, seed):
 @pytest.mark.parametrize("dim,kappa,tau,k,samples", [(3, 1000, "0.1", 16, 5000),
                                                       (128, 100, "0.02", 4096, 1500)])
 def test_against_monte_carlo_with_scipy_vmf(dim, kappa, tau, k, samples):
-    ev = exact_values(SphereModel(dim, float(kappa)), tau, k, digits=20)
+    ev = (_values(3, kappa, tau, D3_KS[(kappa, tau)], 20)[k] if dim == 3
+          else exact_values(SphereModel(dim, float(kappa)), tau, k, digits=8))
     for (estimate, se), key in zip(_mc(dim, kappa, float(tau), k, samples, seed=[10, dim, k]),
                                    ("risk", "search_cross_entropy")):
         assert abs(float(ev.values[key]) - estimate) <= 4 * se, (key, float(ev.values[key]), estimate, se)
@@ -192,13 +211,13 @@ def test_table_points_closed_forms_and_k1_two_dimensional_quadrature():
 def test_issue_table_points_pass_the_precision_check():
     """The points of issue 10's table that once failed (exit 1) now pass at 30 digits; their
     closed forms agree with mpmath's to 30 digits."""
-    for dim, kappa, tau, k in [(512, 200, "0.01", 10**9), (512, 200, "0.01", 1), (256, 400, "0.07", 65536)]:
-        ev = exact_values(SphereModel(dim, float(kappa)), tau, k, digits=30)
-        assert ev.agreement_digits >= 30
-        with mpmath.workdps(45):
-            ce, d2, _ = _closed_forms(dim, kappa, tau)
-            assert _close(ev.values["cross_entropy_limit"], ce, 30)
-            assert _close(ev.values["density_ratio_second_moment"], d2, 30)
+    for dim, kappa, tau, ks in [(512, 200, "0.01", (1, 10**9)), (256, 400, "0.07", (65536,))]:
+        for ev in exact_values(SphereModel(dim, float(kappa)), tau, ks=list(ks), digits=30):
+            assert ev.agreement_digits >= 30
+            with mpmath.workdps(45):
+                ce, d2, _ = _closed_forms(dim, kappa, tau)
+                assert _close(ev.values["cross_entropy_limit"], ce, 30)
+                assert _close(ev.values["density_ratio_second_moment"], d2, 30)
 
 
 def test_k_sweep_equals_single_values():
@@ -248,3 +267,98 @@ def test_kappa_read_as_the_decimal_typed():
         assert _close(ev.values["density_ratio_second_moment"], kappa / mp.tanh(kappa), 30)
         ce = -(1 / mp.tanh(kappa) - 1 / kappa) / tau + mp.log(tau * mp.sinh(1 / tau))
         assert _close(ev.values["cross_entropy_limit"], ce, 30)
+
+
+# ---------------------------------------------------------------- kappa in (1000, 10^4]
+
+def _d3_risk_k1_u(kappa, tau):
+    """R at k = 1 for d = 3 (the dilogarithm inner integral) over u = kappa (1 - p), whose law is
+    e^{-u} du / (1 - e^{-2 kappa}) on [0, 2 kappa]: no 1/kappa-wide features in u."""
+    kappa, tau = mp.mpf(kappa), mp.mpf(tau)
+    norm = -mp.expm1(-2 * kappa)
+
+    def f(u):
+        p = 1 - u / kappa
+        inner = tau / 2 * (mp.polylog(2, -mp.exp((-1 - p) / tau)) - mp.polylog(2, -mp.exp((1 - p) / tau)))
+        return mp.exp(-u) / norm * inner
+    return mp.quad(f, [0, 1, 3, 8, 20, 50, 120, 2 * kappa])
+
+
+def _d3_search_bias_log_points(kappa, k):
+    """``_d3_search_bias`` (closed-form transforms, E1) with the log c range cut at geometric points
+    between the two transitions (b = c e^kappa/Z = 1 and a = c e^-kappa/Z = 1), unit ones near them."""
+    kappa = mp.mpf(kappa)
+    z = mp.sinh(kappa) / kappa
+    m = 1 / mp.tanh(kappa) - 1 / kappa
+
+    def integrand(y):
+        c = mp.exp(y)
+        a, b = c * mp.exp(-kappa) / z, c * mp.exp(kappa) / z
+        ea, eb = mp.exp(-a), mp.exp(-b)
+        e1a, e1b = mp.expint(1, a), mp.expint(1, b)
+        log_part = ea * mp.log(a) - eb * mp.log(b) + e1a - e1b
+        num = ((log_part + mp.log(z / c) * (ea - eb)) / kappa - m * (ea - eb)) / (2 * kappa * c)
+        transform = (e1a - e1b) / (2 * kappa)
+        return k * num * transform ** (k - 1) * c
+    y0, y1 = mp.log(z) - kappa, mp.log(z) + kappa
+    near = lambda y: [y + j for j in range(-12, 13, 2)]
+    far = [y0 + 12 * 2 ** j for j in range(1, 40) if y0 + 12 * 2 ** j < y1 - 12]
+    return mp.quad(integrand, [y0 - 70, y0 - 40, y0 - 25] + near(y0) + far + near(y1) + [y1 + 25, y1 + 40])
+
+
+@pytest.mark.parametrize("kappa,tau,ks", [(10**4, "0.1", (1, 16, 10**6)), (2000, "0.01", (1, 16))])
+def test_d3_large_kappa_against_closed_form_routes(kappa, tau, ks):
+    """d = 3, kappa > 1000 (search CE on the per-c cells): R at k = 1 by the dilogarithm route in u,
+    R and R~ at k > 1 by the closed-form transforms, the search CE by the E1 transforms over log c,
+    E|dM/dpi|^2 = kappa coth kappa (elementary) and ∫CE by mpmath's Bessel functions."""
+    digits = 15
+    values = _values(3, kappa, tau, ks, digits)
+    with mpmath.workdps(digits + 10):
+        ce, _, _ = _closed_forms(3, kappa, tau)
+        second = mp.mpf(kappa) / mp.tanh(kappa)
+        assert _close(values[1].values["risk"], _d3_risk_k1_u(kappa, tau), digits)
+        for k in ks:
+            assert _close(values[k].values["cross_entropy_limit"], ce, digits)
+            assert _close(values[k].values["density_ratio_second_moment"], second, digits)
+    for k in ks[1:]:
+        with mpmath.workdps(digits + 10):
+            gap = _d3_gap(kappa, tau, k)
+            dcl_gap = _d3_gap(kappa, tau, k, dcl=True)
+            assert _close(values[k].values["risk"], ce - gap, digits)
+            assert _close(values[k].gaps["infonce_minus_dcl_risk"], dcl_gap - gap, digits - 2)
+        with mpmath.workdps(digits + 30):     # the numerator cancels to E r (s - m) = 0 at small c
+            search = ce - dcl_gap - _d3_search_bias_log_points(kappa, k) / mp.mpf(tau)
+            assert _close(values[k].values["search_cross_entropy"], search, digits)
+
+
+def _k1_risk_two_dimensional(dim, kappa, tau):
+    """R at k = 1 = E log(1 + e^{(s-p)/tau}) by a 2-D mpmath.quad over the densities of s (pi) and
+    of p (vMF positive), each on +-14 of its widths about its mean (mpmath's Bessel functions)."""
+    tau = mp.mpf(tau)
+    _, _, mean = _closed_forms(dim, kappa, tau)
+    nu = mp.mpf(dim) / 2 - 1
+    c_d = mp.gamma(mp.mpf(dim) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(dim - 1) / 2))
+    log_z = mp.loggamma(nu + 1) + nu * mp.log(2 / mp.mpf(kappa)) + mp.log(mp.besseli(nu, kappa))
+    neg = lambda s: c_d * (1 - s * s) ** ((dim - 3) / mp.mpf(2))
+    pos = lambda p: neg(p) * mp.exp(kappa * p - log_z)
+    w_s = min(14 / mp.sqrt(dim), 1)
+    # the width of p from the curvature of its log density at the mean, then its variance
+    guess = 1 / mp.sqrt((dim - 3) * (1 + mean ** 2) / (1 - mean ** 2) ** 2 + kappa / 10)
+    window = mp.linspace(max(mean - 30 * guess, -1), min(mean + 30 * guess, 1), 13)
+    w_p = 14 * mp.sqrt(mp.quad(lambda p: pos(p) * (p - mean) ** 2, window))
+    return mp.quad(lambda p, s: pos(p) * neg(s) * mp.log1p(mp.exp((s - p) / tau)),
+                   mp.linspace(max(mean - w_p, -1), min(mean + w_p, 1), 3), mp.linspace(-w_s, w_s, 3))
+
+
+@pytest.mark.parametrize("dim,kappa,tau,k,samples", [(64, 10**4, "0.05", 16, 4000),
+                                                      (768, 2000, "0.1", 256, 1500)])
+def test_large_kappa_against_two_dimensional_quadrature_and_monte_carlo(dim, kappa, tau, k, samples):
+    """d = 64 and 768, kappa > 1000: R at k = 1 by a 2-D quadrature, R and the search CE at k > 1
+    inside 4 standard errors of Monte Carlo with scipy's von Mises-Fisher sampler."""
+    values = _values(dim, kappa, tau, (1, k), 8)
+    with mpmath.workdps(15):
+        assert _close(values[1].values["risk"], _k1_risk_two_dimensional(dim, kappa, tau), 8)
+    ev = values[k]
+    for (estimate, se), key in zip(_mc(dim, kappa, float(tau), k, samples, seed=[11, dim, k]),
+                                   ("risk", "search_cross_entropy")):
+        assert abs(float(ev.values[key]) - estimate) <= 4 * se, (key, float(ev.values[key]), estimate, se)
