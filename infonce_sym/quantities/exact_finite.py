@@ -39,7 +39,7 @@ arb = flint.arb
 
 __all__ = ["finite_anchors", "fixed_panel_integral", "estimated_seconds", "random_sphere_model",
            "benchmark_exact_finite", "PANEL_WIDTH", "STRIP", "SECONDS_PER_ANCHOR", "SECONDS_PER_PAIR",
-           "SECONDS_PER_TAYLOR_PAIR"]
+           "SECONDS_PER_TAYLOR_PAIR", "REFERENCE_RANGE"]
 
 # width of the outer panels in y = log c (divided by the refinement in the precision check)
 PANEL_WIDTH = 4.0
@@ -144,39 +144,61 @@ def finite_anchors(model, tau, terms, big):
 
 
 # CPU seconds of the exact route at 30 digits (both passes of the precision check), measured on
-# the project machine with ``benchmark_exact_finite`` (random models on S^7, tau = 0.5):
-#   k = 8:     N = 30: 2.7 s, N = 120: 20-23 s, N = 500: 277 s;
-#   k = 10^6:  N = 30: 3.3 s, N = 120: 16 s,    N = 500: 112 s;
-# i.e. about SECONDS_PER_ANCHOR per anchor (its series and heads, the Taylor sums at the nodes)
-# plus, per (anchor, atom) pair, SECONDS_PER_PAIR when the atoms reach the band of direct
-# exponentials (c x > 1 somewhere in the outer range, c up to ~100/k) and SECONDS_PER_TAYLOR_PAIR
-# (the prefix tables only) when k is so large that they never do.  The per-anchor part grows
-# with the outer range in y = log c, about (spread of the similarities)/tau + 12 (16 for these
-# models at tau = 0.5; tau = 0.01, N = 30: 15.5 s).
+# the project machine with ``benchmark_exact_finite`` (random models on S^7):
+#   tau = 0.5,  k = 8:     N = 30: 2.7 s, N = 120: 20-23 s, N = 500: 277 s;
+#   tau = 0.5,  k = 10^6:  N = 30: 3.3 s, N = 120: 16 s,    N = 500: 112 s;
+#   tau = 0.01, k = 8: N = 30: 15.5 s;  k = 10^6: N = 30: 3.1 s;
+# i.e. per anchor about SECONDS_PER_ANCHOR per REFERENCE_RANGE of the outer range in y = log c (its
+# series and heads, the Taylor sums at the nodes), plus per (anchor, atom) pair SECONDS_PER_PAIR
+# when the atoms reach the band of direct exponentials (c v > 1 within the range) and
+# SECONDS_PER_TAYLOR_PAIR (the prefix tables only) when they never do.
 SECONDS_PER_ANCHOR = 0.056
+REFERENCE_RANGE = 12.0          # the outer range of the tau = 0.5, k = 8 models above
 SECONDS_PER_PAIR = 0.9e-3
 SECONDS_PER_TAYLOR_PAIR = 0.25e-3
 
 
-def estimated_seconds(model, tau, k: int, digits: int) -> float:
-    """A rough (within a factor of 2, mostly above) estimate of the CPU seconds of ``exact_values``
-    on a finite model: N anchors x N atoms (merging equal states only makes it cheaper), the outer
-    range from the float64 similarities' spread / tau, the node count and the cost of an arb
-    operation both growing with the working digits."""
+def _outer_range(model, tau: float, k: int, dps: int, rows: int = 64):
+    """(range in y = log c of the outer integral, whether atoms reach the band), from float64
+    similarities of up to ``rows`` anchors: with v = e^{s/tau}/mu (E_pi v = 1), the rule starts
+    at c0 = min(1/(64 v_max), e^-4/k) and the integrand (e^{-kc} - E[e^{-cv}]^k ...) ends once
+    E[e^{-cv}]^k < e^-B, B = dps log 10: at c ~ B/k when the pi-mass below 1/c has fallen under
+    e^{-B/k}, i.e. c_end ~ (B/k) max(1, 1/v_q) with v_q the e^{1-B/k}-quantile of v."""
     import numpy as np
     pi, _, emb = model.arrays()
-    live = pi > 0
-    states = int(live.sum())
-    gram = emb[live] @ emb[live].T
-    spread = float(np.mean(gram.max(axis=1) - gram.min(axis=1))) if states > 1 else 0.0
-    tau = float(tau)
-    range_factor = (spread / tau + 12) / 16
-    # x = e^{s/tau}/mu <= e^{spread/tau}: the band is reached when c x > 1 for some c <~ 100/k
-    banded = math.log(max(int(k), 1)) < math.log(100) + spread / tau
+    live = np.flatnonzero(pi > 0)
+    weights = pi[live]
+    big = dps * math.log(10)
+    spans, banded = [], False
+    for i in live[:: max(1, len(live) // rows)][:rows]:
+        log_x = emb[live] @ emb[i] / tau
+        top = log_x.max()
+        log_v = log_x - (top + math.log(float(np.sum(weights * np.exp(log_x - top)))))
+        order = np.argsort(log_v)
+        level = min(1.0, math.exp(1 - big / k))
+        cumulative = np.cumsum(weights[order])
+        q = min(int(np.searchsorted(cumulative, level)), len(order) - 1)
+        log_v_max, log_v_q = float(log_v.max()), float(log_v[order[q]])
+        y_start = -max(math.log(64) + log_v_max, 4 + math.log(k))
+        y_end = math.log(big / k) + max(0.0, -log_v_q)
+        spans.append(y_end - y_start)
+        banded = banded or y_end + log_v_max > 0
+    return float(np.mean(spans)), banded
+
+
+def estimated_seconds(model, tau, k: int, digits: int) -> float:
+    """A rough (within a factor of 2 at the measured points above) estimate of the CPU seconds of ``exact_values`` on a finite model:
+    N anchors x N atoms (merging equal states only makes it cheaper), the outer range from the
+    float64 similarity laws (``_outer_range``), the node count and the cost of an arb operation
+    both growing with the working digits."""
+    import numpy as np
+    k = max(int(k), 1)
+    dps = digits + 12 + 2 * math.log10(k)
+    states = int(np.count_nonzero(np.asarray(model.pi) > 0))
+    span, banded = _outer_range(model, float(tau), k, dps)
     pair = SECONDS_PER_PAIR if banded else SECONDS_PER_TAYLOR_PAIR
-    dps = digits + 12 + 2 * math.log10(max(int(k), 1))
     scale = (dps / 45) ** 1.5
-    return scale * (SECONDS_PER_ANCHOR * range_factor * states + pair * states * states)
+    return scale * (SECONDS_PER_ANCHOR * span / REFERENCE_RANGE * states + pair * states * states)
 
 
 def random_sphere_model(states: int, dim: int = 8, seed: int = 0):
