@@ -901,15 +901,22 @@ class _RatioCells:
             pw.append(w)
             g.append(w * ri * (cos - self.m))
         zero = arb(0)
-        sums_p, sums_g = [], []
-        p_pow, g_pow = pw, g
-        for _ in range(self.powers + 1):
-            sums_p.append(sum(p_pow, zero))
-            sums_g.append(sum(g_pow, zero))
-            p_pow = list(map(_mul, p_pow, r))
-            g_pow = list(map(_mul, g_pow, r))
-        got = self._cells[key] = (r, pw, g, sums_p, sums_g)
+        # the power sums of order >= 1 are formed when first asked for (deep cells only)
+        got = self._cells[key] = (r, pw, g, [sum(pw, zero)], [sum(g, zero)])
         return got
+
+    def power_sums(self, cell):
+        """P_j and G_j, j = 0..POWERS, of a cell from ``cell``."""
+        r, pw, g, sums_p, sums_g = cell
+        if len(sums_p) == 1:
+            zero = arb(0)
+            p_pow, g_pow = pw, g
+            for _ in range(self.powers):
+                p_pow = list(map(_mul, p_pow, r))
+                g_pow = list(map(_mul, g_pow, r))
+                sums_p.append(sum(p_pow, zero))
+                sums_g.append(sum(g_pow, zero))
+        return sums_p, sums_g
 
     # ---------------------------------------------------------------- the transforms at c
     def transforms(self, c):
@@ -956,7 +963,8 @@ class _RatioCells:
             # W; deeper cells carry exponentially less of the totals, so may be coarser
             return self._drop(a, b, self.kappa_f) <= 4.5 + max(0.0, a * h0 - u_c) / 12
         for ja, jb in self.decompose(j1, self.last, m_deep):
-            r, pw, g, sp, sg = self.cell(ja, jb)
+            cell = self.cell(ja, jb)
+            r, pw, g = cell[:3]
             if ja * h0 - u_c < self.deep:
                 one_minus = [-(nc * v).expm1() for v in r]
                 d_eps = sum(map(_mul, pw, one_minus), zero)
@@ -966,6 +974,7 @@ class _RatioCells:
                     d_first = sum(map(_mul, g, map(arb.exp, map(nc.__mul__, r))), zero)
             else:
                 # 1 - e^{-x} = sum_{j >= 1} (-1)^(j+1) x^j / j!
+                sp, sg = self.power_sums(cell)
                 d_eps = sum(((cj if j % 2 else -cj) * pj for j, (cj, pj) in enumerate(zip(c_pow, sp)) if j),
                             zero)
                 terms = [(cj if j % 2 else -cj) * gj for j, (cj, gj) in enumerate(zip(c_pow, sg)) if j]
