@@ -126,11 +126,13 @@ def test_mutants_of_the_small_chains_are_all_killed(chains):
     assert res["survivors"] == [], res["survivors"][:3]
 
 
-def test_sampled_mutants_of_l8_and_p4_sharp_are_killed(chains):
-    """One mutant per kind of L8 and P4.sharp (seeded; the full run of every chain is in the report)."""
+def test_mutants_of_l8_are_all_killed(chains):
+    """Every mutant of L8 (claims, slacks, witnesses, its citation of L7 and of the library lemmas).  The chains
+    with integrals (L6.path, P4, P4.sharp) are left to ``infonce-sym derivations --mutate``: the equivalence
+    filter of the mutants evaluates their integrands, which takes minutes."""
     from infonce_sym.proofs.mutants import run_mutants
-    res = run_mutants([chains["L8"], chains["P4.sharp"]], sample=1, seed=1)
-    assert res["mutants"] >= 8
+    res = run_mutants([chains["L8"]])
+    assert res["mutants"] >= 60 and res["by_kind"]["citation"]["mutants"] > 0
     assert res["survivors"] == [], res["survivors"][:3]
 
 
