@@ -1,16 +1,21 @@
-"""Benchmark of ``infonce-sym embeddings`` at scale: prints seconds per stage and peak memory.
+"""Benchmark of ``infonce-sym embeddings`` at scale: CPU seconds, wall seconds, peak memory.
 
 Synthetic embeddings shaped like a trained model's (positive cosine about 0.86, negative cosine
-about 0.01 +- 0.09): n pairs at dimension d, written as float32 .npy, then the full command.
+about 0.01 +- 0.09), unit-norm float32 rows, n pairs at dimension d written as .npy, then the full
+command in a subprocess. CPU is user + system of the command and all its worker processes; the peak
+memory is the largest sum of the resident sizes of the command's process tree (sampled every 0.2 s),
+and, beside it, the largest single process (what ``/usr/bin/time -v`` reports).
 
     python scripts/bench_embeddings.py --n 10000 --d 768 --tau 0.05
-    /usr/bin/time -v python scripts/bench_embeddings.py ...     # peak memory of everything
+    python scripts/bench_embeddings.py --n 30000 -- --memory-limit 2GB --workers 2
 
 The figures are measurements, not tests.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import resource
 import subprocess
 import sys
@@ -31,6 +36,28 @@ def make(n, d, seed=0):
     return a.astype(np.float32), p.astype(np.float32)
 
 
+def _tree_rss_mb(root: int) -> float:
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        try:
+            with open(f"/proc/{pid}/status") as fh:
+                total += next((int(line.split()[1]) for line in fh if line.startswith("VmRSS:")), 0)
+        except OSError:
+            pass
+        stack += children.get(pid, [])
+    return total / 1024
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=10000)
@@ -42,19 +69,29 @@ def main():
         a, p = make(args.n, args.d)
         np.save(Path(tmp) / "a.npy", a)
         np.save(Path(tmp) / "p.npy", p)
-        cmd = [sys.executable, "-c", "import sys; from infonce_sym.app.cli import main; sys.exit(main())", "embeddings", "--anchors", str(Path(tmp) / "a.npy"),
+        del a, p
+        cmd = [sys.executable, "-m", "infonce_sym.app.cli", "embeddings", "--anchors", str(Path(tmp) / "a.npy"),
                "--positives", str(Path(tmp) / "p.npy"), "--tau", args.tau, "--json", *args.extra]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        res = subprocess.run(cmd, capture_output=True, text=True)
+        with open(Path(tmp) / "out.json", "w") as out_fh, open(Path(tmp) / "err.txt", "w") as err_fh:
+            proc = subprocess.Popen(cmd, stdout=out_fh, stderr=err_fh)
+            peak_tree = 0.0
+            while proc.poll() is None:
+                peak_tree = max(peak_tree, _tree_rss_mb(proc.pid))
+                time.sleep(0.2)
         wall = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    if res.returncode != 0:
-        print(res.stderr.strip())
-        return res.returncode
-    import json
-    out = json.loads(res.stdout)
-    print(f"n = {args.n}, d = {args.d}, tau = {args.tau}: {wall:.1f} s wall ({out['seconds']} s in the analysis), "
-          f"peak memory of one process {peak:.0f} MB")
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            print((Path(tmp) / "err.txt").read_text().strip())
+            return proc.returncode
+        out = json.loads((Path(tmp) / "out.json").read_text())
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    peak_one = after.ru_maxrss / 1024
+    print(f"n = {args.n}, d = {args.d}, tau = {args.tau} {' '.join(args.extra)}: {cpu:.1f} s CPU, {wall:.1f} s wall "
+          f"({out['seconds']} s in the analysis), peak memory {peak_tree:.0f} MB for the process tree "
+          f"(largest process {peak_one:.0f} MB)")
+    print(f"  stages (s): {out.get('seconds_by_stage')}; streaming: {out.get('streaming')}")
     for row in out["by_k"]:
         print(f"  k = {row['k']:>8}: gap {row['gap']:.6g} +- {row['gap_error_bound']:.1e}")
     print(f"  k for gap: {out['k_for_gap']}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ import numpy as np
 from ..errors import InputError
 from ..quantities import empirical as emp
 
-__all__ = ["analyse", "expansion_values", "prop1_bounds", "dcl_bounds", "compare_versions",
+__all__ = ["analyse", "RowSource", "Streaming", "tables_unit", "mc_unit", "block_rows", "remember", "DEFAULT_MEMORY_LIMIT", "expansion_values", "prop1_bounds", "dcl_bounds", "compare_versions",
            "write_report", "TAU_SWEEP_FACTORS", "GAP_THRESHOLDS", "DEFAULT_KS"]
 
 DEFAULT_KS = (1, 16, 256, 4096, 65536, 10 ** 6)
@@ -92,23 +93,268 @@ def _num(x):
     return None if x is None else float(x)
 
 
+# ------------------------------------------------------------------ where the rows are, and the work units
+@dataclass(frozen=True)
+class RowSource:
+    """The rows of the empirical model, as each work unit reads them: ``files`` holds
+    (option, path, key, column) for anchors, positives and (optionally) negatives, read with
+    :func:`embeddings_io.load_matrix` (memory-mapped for .npy) inside the unit, so that only paths and
+    row ranges travel to a worker; or ``arrays`` (in-process use) in their place. The matrices are raw:
+    each unit normalises the rows it uses."""
+    files: tuple = ()
+    negatives_from: str = "positives"
+    exclude_own: bool = False
+    arrays: tuple = ()
+    rescaled_rows: int = 0
+
+    def open(self):
+        """(anchors, positives, pool) as array-likes (memory maps for .npy files)."""
+        if self.arrays:
+            a, p, *q = self.arrays
+        else:
+            key = (self.files, self.negatives_from)
+            if key not in _OPENED:
+                from .embeddings_io import load_matrix
+                _OPENED.clear()
+                _OPENED[key] = [load_matrix(opt, path, k, col, check=False) for opt, path, k, col in self.files]
+            a, p, *q = _OPENED[key]
+        pool = q[0] if q else (p if self.negatives_from == "positives" else a)
+        return a, p, pool
+
+    def shape(self):
+        a, p, pool = self.open()
+        return a.shape[0], a.shape[1], pool.shape[0]
+
+    @property
+    def pool_name(self):
+        return "negatives" if (len(self.files) > 2 or len(self.arrays) > 2) else self.negatives_from
+
+    def including_own(self):
+        return RowSource(self.files, self.negatives_from, False, self.arrays, self.rescaled_rows)
+
+    @classmethod
+    def from_model(cls, model: emp.EmpiricalPairs):
+        return cls(negatives_from="positives", exclude_own=model.exclude_own,
+                   arrays=(model.anchors, model.positives, model.pool), rescaled_rows=model.rescaled_rows)
+
+
+_OPENED: dict = {}                  # per process: the opened files of the last source
+
+
+def remember(source: RowSource, arrays):
+    """Let this process's work units use ``arrays`` (already loaded and checked) for ``source``'s files."""
+    _OPENED.clear()
+    _OPENED[(source.files, source.negatives_from)] = list(arrays)
+
+
+def _partials(values):
+    return emp.exact_partials(values)
+
+
+def tables_unit(source: RowSource, start: int, stop: int, taus, main_ks, sweep_ks, with_dcl: bool,
+                keep: bool = True, hold: bool = False):
+    """One work unit: anchors start..stop-1, their similarities computed once (the pool read once),
+    then for each tau (the first is the main one) the tables and the exact partial sums of the
+    per-anchor gaps at each k >= 2; with ``keep`` also the per-anchor vectors of the main tau, with
+    ``hold`` its tables too (for the k-for-gap search in the main process)."""
+    anchors, positives, pool = source.open()
+    pool_size = pool.shape[0] - (1 if source.exclude_own else 0)
+    s, p = emp.block_similarities(anchors, positives, pool, start, stop, source.exclude_own)
+    res = []
+    for i, tau in enumerate(taus):
+        dcl = with_dcl and i == 0
+        tab = emp.block_tables(s, p, tau, pool_size, dcl)
+        r = {"ce": _partials(tab.cross_entropy_terms), "gap1": _partials(tab.gap1),
+             "dcl_gap1": _partials(tab.dcl_gap1),
+             "gap1_err": _partials(np.abs(tab.gap1) + np.abs(tab.log_w) + 1),
+             "dcl_gap1_err": _partials(np.abs(tab.dcl_gap1) + 1),
+             "by_k": {k: emp.anchor_gap_sums(tab, k, dcl) for k in (main_ks if i == 0 else sweep_ks) if k >= 2}}
+        if keep and i == 0:
+            r["log_w"], r["moments"], r["ce_terms"] = tab.log_w, tab.moments, tab.cross_entropy_terms
+            if hold:
+                r["tables"] = (tab.L, tab.log_phi, tab.log_phi_up)
+        res.append(r)
+        del tab
+    return start, stop, res
+
+
+def mc_unit(source: RowSource, tau, k, samples, seed, b, loss):
+    """One Monte Carlo work unit: block b of the tuples at k (SeedSequence(seed, spawn_key=(k, b)))."""
+    anchors, positives, pool = source.open()
+    return emp.mc_losses(anchors, positives, pool, source.exclude_own, tau, k, samples, seed, b, loss)
+
+
+def _map(executor, fn, jobs):
+    if executor is None:
+        return (fn(*j) for j in jobs)
+    return executor.map(fn, *zip(*jobs)) if jobs else iter(())
+
+
+PARENT_RESERVE = 400 * 2 ** 20      # the main process: Python, NumPy, SymPy (c1, c2), the per-anchor vectors
+WORKER_RESERVE = 150 * 2 ** 20      # one worker process: Python, NumPy, the opened files' pages
+DEFAULT_MEMORY_LIMIT = 2 * 10 ** 9
+
+
+def block_rows(n, pool_size, taus, memory_limit=DEFAULT_MEMORY_LIMIT, workers: int = 1, remote: bool = False,
+               held: int = 0):
+    """Anchors per work unit so that the processes together stay within ``memory_limit`` bytes:
+    the main process's reserve, and per worker its reserve and one block (:func:`emp.block_bytes` at the
+    smallest tau, whose grid is the longest). ``remote`` (a Dask cluster): the limit is per worker.
+    ``held``: bytes the main process keeps (the main tau's tables, when they fit)."""
+    vectors = 120 * n + held
+    budget = memory_limit - WORKER_RESERVE if remote else \
+        (memory_limit - PARENT_RESERVE - vectors - (workers if workers > 1 else 0) * WORKER_RESERVE) / max(1, workers)
+    per_row = emp.block_bytes(1, pool_size, min(taus))
+    rows = int(budget // per_row)
+    if rows < 1:
+        need = (PARENT_RESERVE + vectors + workers * (WORKER_RESERVE + per_row)) / 1e6
+        raise InputError("memory-limit", f"is too small for this model: one block of anchors needs about "
+                         f"{need:.0f} MB in all (pool {pool_size} rows)")
+    return min(n, rows)
+
+
+class _Sums:
+    """Exact partial sums (:func:`emp.exact_partials`) gathered over blocks; ``total(key) / n``."""
+
+    def __init__(self):
+        self.parts = {}
+
+    def add(self, key, partials):
+        self.parts.setdefault(key, []).extend(partials)
+
+    def mean(self, key, n):
+        return math.fsum(self.parts[key]) / n
+
+
+def _gap_values(sums: _Sums, ks, n, with_dcl):
+    """GapValues of one tau from the gathered sums (as :func:`emp.gaps_at` on the whole tables)."""
+    gap, dcl, err, derr = (np.zeros(len(ks)) for _ in range(4))
+    for a, k in enumerate(ks):
+        if k == 1:
+            gap[a], dcl[a] = sums.mean("gap1", n), sums.mean("dcl_gap1", n)
+            err[a] = 64 * emp.EPS * sums.mean("gap1_err", n)
+            derr[a] = err[a] if with_dcl else 64 * emp.EPS * sums.mean("dcl_gap1_err", n)
+            continue
+        gap[a], err[a] = sums.mean((k, "gap"), n), sums.mean((k, "gap_error"), n)
+        if with_dcl:
+            dcl[a], derr[a] = sums.mean((k, "dcl"), n), sums.mean((k, "dcl_error"), n)
+        else:
+            dcl[a] = derr[a] = np.nan
+    return emp.GapValues(k=list(ks), gap=gap, dcl_gap=dcl, error=err, dcl_error=derr,
+                         cross_entropy_limit=sums.mean("ce", n))
+
+
+class _Tables:
+    """What :func:`expansion_values` and the report need of the main tau's tables (per-anchor vectors)."""
+
+    def __init__(self, n):
+        self.log_w = np.empty(n)
+        self.cross_entropy_terms = np.empty(n)
+        self.moments = {f"m{r}": np.empty(n) for r in range(2, 7)}
+
+    @property
+    def cross_entropy_limit(self) -> float:
+        return math.fsum(self.cross_entropy_terms) / self.cross_entropy_terms.size
+
+
+class Streaming:
+    """The row blocks and the executor of one analysis: ``evaluate(taus, ks...)`` is one pass over
+    all anchors (each block a work unit; the pool read once per block)."""
+
+    def __init__(self, source: RowSource, executor=None, memory_limit=DEFAULT_MEMORY_LIMIT, workers: int = 1,
+                 remote: bool = False, rows: int | None = None, taus=(1.0,), label: str = "in-process",
+                 held: int = 0):
+        self.source = source
+        self.n, self.dim, pool_rows = source.shape()
+        self.pool_size = pool_rows - (1 if source.exclude_own else 0)
+        self.rows = rows or block_rows(self.n, self.pool_size, taus, memory_limit, workers, remote, held)
+        self.executor, self.label, self.memory_limit = executor, label, memory_limit
+        self.passes = 0
+
+    def blocks(self):
+        return [(a, min(self.n, a + self.rows)) for a in range(0, self.n, self.rows)]
+
+    def evaluate(self, taus, main_ks, sweep_ks=(), with_dcl=False, keep=False, source=None, hold=False):
+        """One pass: per tau the gathered sums; with ``keep`` also the main tau's per-anchor vectors
+        (with ``hold`` the main tau's whole :class:`emp.AnchorTables` in their place)."""
+        src = source or self.source
+        self.passes += 1
+        jobs = [(src, a, b, tuple(taus), tuple(main_ks), tuple(sweep_ks), with_dcl, keep, hold)
+                for a, b in self.blocks()]
+        sums = [_Sums() for _ in taus]
+        tab = _Tables(self.n) if keep else None
+        if hold:
+            y0, N = emp.grid_size(taus[0], self.pool_size)
+            tab.tau, tab.y0, tab.log_c, tab.extras = taus[0], y0, y0 + emp.STEP * np.arange(N), {"with_dcl": with_dcl}
+            tab.L, tab.log_phi, tab.log_phi_up = (np.empty((self.n, N)) for _ in range(3))
+        for start, stop, res in _map(self.executor, tables_unit, jobs):
+            for acc, r in zip(sums, res):
+                for key in ("ce", "gap1", "dcl_gap1", "gap1_err", "dcl_gap1_err"):
+                    acc.add(key, r[key])
+                for k, parts in r["by_k"].items():
+                    for nm, p in parts.items():
+                        acc.add((k, nm), p)
+            if keep:
+                r = res[0]
+                tab.log_w[start:stop] = r["log_w"]
+                tab.cross_entropy_terms[start:stop] = r["ce_terms"]
+                for key in tab.moments:
+                    tab.moments[key][start:stop] = r["moments"][key]
+                if hold:
+                    tab.L[start:stop], tab.log_phi[start:stop], tab.log_phi_up[start:stop] = r["tables"]
+        return sums, tab
+
+    def monte_carlo(self, tau, k, samples, seed, loss, ce_terms):
+        """The Monte Carlo of :func:`emp.monte_carlo_gap`, one work unit per block of tuples."""
+        jobs = [(self.source, tau, k, samples, seed, b, loss) for b in range(emp.mc_block_count(samples))]
+        losses, diffs = [], []
+        for idx, val in _map(self.executor, mc_unit, jobs):
+            losses.append(val)
+            diffs.append(ce_terms[idx] - val)
+        return {"risk": emp.mc_summary(np.concatenate(losses)), "gap": emp.mc_summary(np.concatenate(diffs)),
+                "k": k, "seed": seed}
+
+
 # ------------------------------------------------------------------ the analysis
-def analyse(model: emp.EmpiricalPairs, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
+def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
             mc_samples: int = 4096, seed: int = 0, beside_default: bool = True, digits: int | None = None,
-            workers: int | None = None, with_dcl: bool | None = None, tau_factors=None) -> dict:
+            workers: int | None = None, with_dcl: bool | None = None, tau_factors=None, executor=None,
+            memory_limit: int = DEFAULT_MEMORY_LIMIT, block_rows: int | None = None, executor_label=None,
+            hold_tables: bool | None = None) -> dict:
     """Everything ``infonce-sym embeddings`` reports, as one JSON-able dict.
 
+    ``model``: an :class:`emp.EmpiricalPairs` or a :class:`RowSource` (files read by the work units).
+    The anchors go in row blocks (``block_rows``, default: from ``memory_limit``, bytes for all
+    processes together, or per worker with a Dask executor) through ``executor`` (any
+    ``concurrent.futures.Executor``; None: this process); the numbers do not depend on the blocks or
+    the executor (per-anchor values, exactly rounded sums, Monte Carlo streams per block of tuples).
     ``with_dcl`` (default: when n * pool <= LARGE or loss == "dcl") builds the tables the DCL
     gap needs at small k, which reach much further in t than InfoNCE's; without them the DCL gap
     is given at k = 1 only (closed form).  ``tau_factors`` default: TAU_SWEEP_FACTORS, or
     TAU_SWEEP_FACTORS_LARGE when n * pool > LARGE."""
-    tau_f = float(tau)
+    in_memory = isinstance(model, emp.EmpiricalPairs)
+    source = RowSource.from_model(model) if in_memory else model
+    tau_f = emp.check_tau_range(float(tau))
     t0 = time.perf_counter()
-    large = model.n * model.pool_size > LARGE
+    n, dim, pool_rows = source.shape()
+    pool_size = pool_rows - (1 if source.exclude_own else 0)
+    large = n * pool_size > LARGE
     if with_dcl is None:
         with_dcl = loss == "dcl" or not large
     if tau_factors is None:
         tau_factors = TAU_SWEEP_FACTORS_LARGE if large else TAU_SWEEP_FACTORS
+    lo_tau, hi_tau = emp.TAU_RANGE
+    sweep = [tau_f * f for f in tau_factors if f != 1.0 and lo_tau <= tau_f * f <= hi_tau] if tau_sweep else []
+    remote = executor is not None and executor_label is not None and executor_label.startswith("dask")
+    label = executor_label or ("in-process" if executor is None else f"process pool ({workers})")
+    table_bytes = 3 * 8 * n * emp.grid_size(tau_f, pool_size)[1]
+    hold = table_bytes <= memory_limit / 4 if hold_tables is None else hold_tables   # kept: no further pass
+    run = Streaming(source, executor, memory_limit, workers or 1, remote, block_rows, [tau_f] + sweep, label,
+                    table_bytes if hold else 0)
+    ks = [emp.check_k(k) for k in ks]
+    for k in ks:
+        if k > emp.K_MAX:
+            raise InputError("k", f"must be <= {emp.K_MAX:.0e} for the empirical model, got {k}")
     stages = {}
     mark = [time.perf_counter()]
 
@@ -117,14 +363,19 @@ def analyse(model: emp.EmpiricalPairs, tau, ks=DEFAULT_KS, loss: str = "infonce"
         stages[name] = round(now - mark[0], 2)
         mark[0] = now
 
-    tab = emp.anchor_tables(model, tau_f, with_dcl=with_dcl, workers=workers)
-    stage("tables")
-    gv = emp.gaps_at(tab, ks, with_dcl=with_dcl)
+    powers = [2 ** j for j in range(40)]
+    dcl_search = loss == "dcl"
+    main_ks = sorted(set(ks) | set(powers))
+    sums, tab = run.evaluate([tau_f] + sweep, main_ks, ks, with_dcl, keep=True, hold=hold)
+    stage("tables_and_gaps")
+    gv_all = _gap_values(sums[0], main_ks, n, with_dcl)
+    pick = [main_ks.index(k) for k in ks]
+    gv = emp.GapValues(k=ks, gap=gv_all.gap[pick], dcl_gap=gv_all.dcl_gap[pick], error=gv_all.error[pick],
+                       dcl_error=gv_all.dcl_error[pick], cross_entropy_limit=gv_all.cross_entropy_limit)
     if not with_dcl:
-        gv.dcl_gap = np.array([float(np.mean(tab.dcl_gap1)) if k == 1 else np.nan for k in gv.k])
-        gv.dcl_error = np.array([64 * emp.EPS * float(np.mean(np.abs(tab.dcl_gap1) + 1)) if k == 1 else np.nan
+        gv.dcl_gap = np.array([sums[0].mean("dcl_gap1", n) if k == 1 else np.nan for k in gv.k])
+        gv.dcl_error = np.array([64 * emp.EPS * sums[0].mean("dcl_gap1_err", n) if k == 1 else np.nan
                                  for k in gv.k])
-    stage("gaps")
     consts = expansion_values(tab)
     stage("c1_c2")
     by_k = []
@@ -142,14 +393,22 @@ def analyse(model: emp.EmpiricalPairs, tau, ks=DEFAULT_KS, loss: str = "infonce"
             "dcl_holds": (None if not np.isfinite(gv.dcl_gap[a]) else
                           bool(dlo - gv.dcl_error[a] <= gv.dcl_gap[a] <= dhi + gv.dcl_error[a])),
         })
-    k_for = emp.k_for_gap(tab, GAP_THRESHOLDS, loss)
+    name = "dcl_gap" if dcl_search else "gap"
+    scan = np.abs(getattr(gv_all, name))[[main_ks.index(k) for k in powers]]
+
+    def evaluate(kk):
+        if hold:                                    # the same per-anchor values and exact sums as a pass
+            return np.abs(getattr(emp.gaps_at(tab, kk, with_dcl=with_dcl), name))
+        s2, _ = run.evaluate([tau_f], kk, (), with_dcl)     # one more pass over the anchors (main tau only)
+        return np.abs(getattr(_gap_values(s2[0], kk, n, with_dcl), name))
+    k_for = emp.k_for_gap_search(evaluate, GAP_THRESHOLDS, 39, scan)
     stage("k_for_gap")
     out = {
-        "n": model.n, "dim": model.dim, "tau": str(tau), "loss": loss,
-        "pool": model.pool_name, "pool_size": model.pool_size, "exclude_own": model.exclude_own,
-        "normalised": True, "rows_rescaled": model.rescaled_rows,
-        "cross_entropy_limit": tab.cross_entropy_limit,
-        "cross_entropy_limit_error_bound": _ce_error(model, tau_f),
+        "n": n, "dim": dim, "tau": str(tau), "loss": loss,
+        "pool": source.pool_name, "pool_size": pool_size, "exclude_own": source.exclude_own,
+        "normalised": True, "rows_rescaled": source.rescaled_rows,
+        "cross_entropy_limit": gv.cross_entropy_limit,
+        "cross_entropy_limit_error_bound": _ce_error(dim, tau_f),
         "c1": _num(consts["c1"]), "c2": _num(consts["c2"]), "c1_dcl": _num(consts["c1t"]),
         "c2_dcl": _num(consts["c2t"]),
         "by_k": by_k,
@@ -159,66 +418,68 @@ def analyse(model: emp.EmpiricalPairs, tau, ks=DEFAULT_KS, loss: str = "infonce"
                    f"in log t with step {emp.STEP} (error bound: |T_h - T_2h| + rounding + neglected terms)"),
     }
     if not with_dcl:
-        out["dcl_note"] = (f"DCL gaps at k >= 2 skipped (n * pool = {model.n * model.pool_size} > {LARGE:.0e}); "
+        out["dcl_note"] = (f"DCL gaps at k >= 2 skipped (n * pool = {n * pool_size} > {LARGE:.0e}); "
                            "--loss dcl computes them")
     if tau_sweep:
-        out["tau_sweep"] = _tau_sweep(model, tau_f, [k for k in gv.k], workers, tau_factors, (tab, gv))
-        stage("tau_sweep")
+        rows = []
+        for f in tau_factors:
+            t = tau_f * f
+            if not lo_tau <= t <= hi_tau:
+                continue
+            if f == 1.0:
+                g, ce = gv, gv.cross_entropy_limit
+            else:
+                acc = sums[1 + sweep.index(t)]
+                g = _gap_values(acc, ks, n, False)
+                ce = g.cross_entropy_limit
+            rows.append({"tau": t, "cross_entropy_limit": ce,
+                         "by_k": [{"k": k, "gap": float(g.gap[a]), "gap_error_bound": float(g.error[a]),
+                                   "prop1_upper": prop1_bounds(k, t)[1]} for a, k in enumerate(g.k)]})
+        out["tau_sweep"] = rows
     if mc_samples:
-        out["monte_carlo"] = _mc_check(model, tau_f, gv, loss, mc_samples, seed)
+        out["monte_carlo"] = _mc_check(run, tau_f, gv, loss, mc_samples, seed, tab.cross_entropy_terms)
         stage("monte_carlo")
-    if beside_default and model.exclude_own:
-        other = emp.EmpiricalPairs(model.anchors, model.positives, model.pool, False, model.pool_name,
-                                   model.rescaled_rows)
-        t2 = emp.anchor_tables(other, tau_f, with_dcl=False, workers=workers)
-        g2 = emp.gaps_at(t2, ks, with_dcl=False)
-        out["own_row_included"] = {"cross_entropy_limit": t2.cross_entropy_limit,
+    if beside_default and source.exclude_own:
+        s2, _ = run.evaluate([tau_f], ks, (), False, source=source.including_own())
+        g2 = _gap_values(s2[0], ks, n, False)
+        out["own_row_included"] = {"cross_entropy_limit": g2.cross_entropy_limit,
                                    "by_k": [{"k": k, "risk": float(g2.risk[a]), "gap": float(g2.gap[a]),
                                              "gap_error_bound": float(g2.error[a])}
                                             for a, k in enumerate(g2.k)]}
     if digits is not None:
-        out["digits"] = _digits_check(model, tau, [k for k in gv.k if k <= 10 ** 9], digits, gv)
+        if in_memory:
+            small = model
+        else:
+            a_, p_, q_ = source.open()
+            small = emp.make_pairs(a_, p_, q_ if source.pool_name == "negatives" else None,
+                                   source.negatives_from, source.exclude_own)
+        out["digits"] = _digits_check(small, tau, [k for k in gv.k if k <= 10 ** 9], digits, gv)
     out["seconds"] = round(time.perf_counter() - t0, 2)
     out["seconds_by_stage"] = stages
+    out["streaming"] = {"block_rows": run.rows, "blocks": len(run.blocks()), "passes": run.passes,
+                        "tables_held": hold,
+                        "memory_limit_bytes": memory_limit, "executor": run.label}
     out["_tables"] = tab
     return out
 
 
-def _ce_error(model, tau):
+def _ce_error(dim, tau):
     """Rounding of the float64 similarities (|error| <= 2 d eps per entry) moves log mu_i and
     <a_i,p_i>/tau by at most 2 d eps/tau each, plus the log-sum-exp's own rounding."""
-    return 4 * model.dim * emp.EPS / tau + 16 * emp.EPS * (1 + 2 / tau)
+    return 4 * dim * emp.EPS / tau + 16 * emp.EPS * (1 + 2 / tau)
 
 
 def _finite(x):
     return float(x) if np.isfinite(x) else None
 
 
-def _tau_sweep(model, tau, ks, workers, factors, given):
-    rows = []
-    lo, hi = emp.TAU_RANGE
-    for f in factors:
-        t = tau * f
-        if not lo <= t <= hi:
-            continue
-        if f == 1.0:
-            tab, g = given
-        else:
-            tab = emp.anchor_tables(model, t, with_dcl=False, workers=workers)
-            g = emp.gaps_at(tab, ks, with_dcl=False)
-        rows.append({"tau": t, "cross_entropy_limit": tab.cross_entropy_limit,
-                     "by_k": [{"k": k, "gap": float(g.gap[a]), "gap_error_bound": float(g.error[a]),
-                               "prop1_upper": prop1_bounds(k, t)[1]} for a, k in enumerate(g.k)]})
-    return rows
-
-
-def _mc_check(model, tau, gv, loss, samples, seed):
+def _mc_check(run, tau, gv, loss, samples, seed, ce_terms):
     """Monte Carlo of ∫CE - R (paired: CE_i - loss) at the k <= MC_MAX_K of the list."""
     rows = []
     for a, k in enumerate(gv.k):
         if k > MC_MAX_K:
             continue
-        mc = emp.monte_carlo_gap(model, tau, k, samples, seed, loss)
+        mc = run.monte_carlo(tau, k, samples, seed, loss, ce_terms)
         exact = float(gv.gap[a] if loss == "infonce" else gv.dcl_gap[a])
         g = mc["gap"]
         z = (g["estimate"] - exact) / g["stderr"] if g["stderr"] > 0 else None     # None: no spread to judge

@@ -85,7 +85,16 @@ def add_parser(subparsers):
                    help="skip the tau sweep (tau x 0.5, 0.7, 1, 1.4, 2 within the range; x 0.5, 1, 2 when "
                         "n * pool > 4e7) (default: sweep)")
     e.add_argument("--workers", metavar="N", default=None,
-                   help="processes for the tables, an integer in [1, 64] (default 2 when n * pool > 4e7, else 1)")
+                   help="local worker processes, each taking blocks of anchors, an integer in [1, 64] (1: this "
+                        "process) (default 2 when n * pool > 4e7, else 1)")
+    e.add_argument("--memory-limit", metavar="SIZE", default="2GB",
+                   help="memory for all processes together (per worker with --scheduler): the anchors go in "
+                        "blocks sized to fit, the inputs memory-mapped (.npy), nothing n x pool held; a size "
+                        "like 2GB, 500MB, 1.5GiB (default 2GB)")
+    e.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the blocks on a running dask.distributed scheduler (tcp://host:8786); the workers "
+                        "read the files themselves, so the paths must be valid on them; same numbers as the "
+                        "local run (pip install \"infonce-sym[dask]\") (default: local)")
     e.add_argument("--json", action="store_true", help="print one JSON object (default: a text summary)")
     e.add_argument("--out", metavar="DIR", default=None,
                    help="also write report.md, gap_vs_k.png and tau_sweep.png into DIR (created if missing) "
@@ -143,6 +152,23 @@ def read_tau(args) -> str:
     if not lo <= tau <= hi:
         raise InputError(flag, f"must give tau in [{lo:f}, {hi:f}], got {text!r} (tau = {shown})")
     return shown
+
+
+_UNITS = {"": 1, "B": 1, "KB": 10 ** 3, "MB": 10 ** 6, "GB": 10 ** 9, "TB": 10 ** 12,
+          "KIB": 2 ** 10, "MIB": 2 ** 20, "GIB": 2 ** 30, "TIB": 2 ** 40}
+
+
+def read_memory(text) -> int:
+    """--memory-limit: a size such as 2GB, 500MB, 1.5GiB (bytes without a unit), at least 100MB."""
+    import re
+    what = "a size such as 2GB, 500MB or 1.5GiB (at least 100MB)"
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([A-Za-z]*)\s*", str(text))
+    if not m or m.group(2).upper() not in _UNITS:
+        raise InputError("--memory-limit", f"must be {what}, got {text!r}")
+    value = int(Decimal(m.group(1)) * _UNITS[m.group(2).upper()])
+    if value < 10 ** 8:
+        raise InputError("--memory-limit", f"must be {what}, got {text!r}")
+    return value
 
 
 def read_ks(text) -> list:
@@ -211,10 +237,13 @@ def run(args) -> int:
     if args.exclude_own and len(arrays) > 2 and arrays[2].shape[0] != arrays[0].shape[0]:
         raise InputError("--exclude-own", f"{args.negatives}: needs one pool row per anchor ({arrays[0].shape[0]}), "
                          f"has {arrays[2].shape[0]}")
-    names = tuple(f for f, _ in files) + (("--negatives",) if len(files) == 2 else ())
-    model = emp.make_pairs(arrays[0], arrays[1], arrays[2] if len(arrays) > 2 else None,
-                           negatives_from, args.exclude_own, names=names[:3])
-    other = None
+    if args.exclude_own and arrays[0].shape[0] < 2:
+        raise InputError("--exclude-own", "needs at least 2 pairs")
+    model = other = None
+    if args.compare is not None or digits is not None:       # small models: the rows in memory
+        names = tuple(f for f, _ in files) + (("--negatives",) if len(files) == 2 else ())
+        model = emp.make_pairs(arrays[0], arrays[1], arrays[2] if len(arrays) > 2 else None,
+                               negatives_from, args.exclude_own, names=names[:3])
     if args.compare is not None:
         ckeys = _names("--compare-key", args.compare_key, 2) if args.compare_key else keys[:2]
         c = _load([("--compare", args.compare[0]), ("--compare", args.compare[1])], ckeys, cols[:2])
@@ -227,11 +256,39 @@ def run(args) -> int:
         if other.anchors.shape != model.anchors.shape:
             raise InputError("--compare", f"{args.compare[0]}: shape {other.anchors.shape} does not match the "
                              f"anchors' {model.anchors.shape}")
-    if digits is not None and model.n * model.pool_size > DIGITS_SMALL_N:
+    pool_rows = arrays[2].shape[0] if len(arrays) > 2 else arrays[0].shape[0]
+    pool_size = pool_rows - (1 if args.exclude_own else 0)
+    if digits is not None and arrays[0].shape[0] * pool_size > DIGITS_SMALL_N:
         raise InputError("--digits", f"needs n * pool <= {DIGITS_SMALL_N} (the arb route works atom by atom); "
-                         f"this model has {model.n} x {model.pool_size}")
-    result = app.analyse(model, tau_text, ks, loss, tau_sweep=not args.no_tau_sweep, mc_samples=samples,
-                         seed=seed, digits=digits, workers=workers)
+                         f"this model has {arrays[0].shape[0]} x {pool_size}")
+    from .embeddings_io import rescaled_rows
+    source = app.RowSource(files=tuple((flag, str(path), key, col) for (flag, path), key, col in zip(files, keys, cols)),
+                           negatives_from=negatives_from, exclude_own=bool(args.exclude_own),
+                           rescaled_rows=sum(rescaled_rows(a) for a in arrays))
+    app.remember(source, arrays)              # this process has them open already
+    memory_limit = read_memory(args.memory_limit)
+    large = arrays[0].shape[0] * pool_size > app.LARGE
+    executor, label = None, "in-process"
+    if args.scheduler is not None:
+        if args.workers is not None:
+            raise InputError("--workers", "is for the local process pool; with --scheduler the cluster's workers are used")
+        from .verify import dask_executor
+        executor, label = dask_executor(args.scheduler), f"dask ({args.scheduler})"
+        workers = 1
+    else:
+        if workers is None:
+            import os
+            workers = min(2, os.cpu_count() or 1) if large else 1
+        if workers > 1:
+            from .verify import default_executor
+            executor, label = default_executor(workers), f"process pool ({workers})"
+    try:
+        result = app.analyse(source, tau_text, ks, loss,
+                             tau_sweep=not args.no_tau_sweep, mc_samples=samples, seed=seed, digits=digits,
+                             workers=workers, executor=executor, memory_limit=memory_limit, executor_label=label)
+    finally:
+        if executor is not None:
+            executor.shutdown()
     if other is not None:
         result["compare"] = app.compare_versions(model, other, tau_text, ks, max(2, samples or 2048), seed, loss)
     result.pop("_tables", None)

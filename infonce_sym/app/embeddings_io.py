@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["load_matrix", "FORMATS", "check_matrix"]
+__all__ = ["load_matrix", "FORMATS", "check_matrix", "rescaled_rows"]
 
 FORMATS = (".npy", ".npz", ".safetensors", ".parquet", ".pt")
 
@@ -156,8 +156,10 @@ def _load_pt(option, path, key):
     return obj.detach().cpu().numpy()
 
 
-def load_matrix(option: str, text, key: str | None = None, column: str | None = None) -> np.ndarray:
-    """The n x d matrix in file ``text`` (checked; memory-mapped for .npy)."""
+def load_matrix(option: str, text, key: str | None = None, column: str | None = None,
+                check: bool = True) -> np.ndarray:
+    """The n x d matrix in file ``text`` (checked; memory-mapped for .npy). ``check=False`` skips the
+    scan of every row for NaN and zero rows (a work unit re-opening a file the main process checked)."""
     path = Path(text)
     if not str(text):
         raise InputError(option, "must be a file path, got ''")
@@ -185,4 +187,14 @@ def load_matrix(option: str, text, key: str | None = None, column: str | None = 
         arr = _load_parquet(option, path, column)
     else:
         arr = _load_pt(option, path, key)
-    return check_matrix(option, path, arr)
+    return check_matrix(option, path, arr) if check else arr
+
+
+def rescaled_rows(arr, tol: float = 1e-6) -> int:
+    """Rows whose norm differs from 1 by more than ``tol`` (in slices: memory-mapped files)."""
+    step = max(1, 2_000_000 // max(1, arr.shape[1]))
+    count = 0
+    for start in range(0, arr.shape[0], step):
+        block = np.asarray(arr[start:start + step], dtype=np.float64)
+        count += int(np.count_nonzero(np.abs(np.sqrt(np.einsum("ij,ij->i", block, block)) - 1) > tol))
+    return count

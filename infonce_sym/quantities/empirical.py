@@ -45,7 +45,9 @@ from .loss import loss_from_similarities
 
 __all__ = ["EmpiricalPairs", "make_pairs", "AnchorTables", "anchor_tables", "gaps_at",
            "GapValues", "k_for_gap", "brute_force_risk", "monte_carlo_gap", "continuity_sample",
-           "mc_blocks", "normalise_rows", "similarity_chunks", "similarity_rows", "check_tau_range", "grid_size",
+           "mc_blocks", "mc_draw", "mc_block_count", "mc_losses", "mc_summary", "tuple_similarities_rows",
+           "normalise_rows", "unit_rows", "block_similarities", "block_tables", "block_bytes",
+           "anchor_gap_sums", "exact_partials", "k_for_gap_search", "k_for_gap_candidates", "POOL_CHUNK", "similarity_chunks", "similarity_rows", "check_tau_range", "grid_size",
            "LawModel", "EPS", "STEP",
            "TAU_RANGE", "K_MAX"]
 
@@ -156,6 +158,59 @@ def similarity_chunks(model: EmpiricalPairs, chunk: int):
         yield (start, stop) + similarity_rows(model, start, stop)
 
 
+POOL_CHUNK = 4096                # pool rows normalised and multiplied at a time (fixed, whatever the row block)
+
+
+def unit_rows(arr, start: int, stop: int) -> np.ndarray:
+    """Rows start..stop-1 of ``arr`` (any array-like, a memory map say; checked elsewhere) as float64
+    unit vectors; each row's value depends on that row only."""
+    out = np.array(arr[start:stop], dtype=np.float64)
+    out /= np.sqrt(np.einsum("ij,ij->i", out, out))[:, None]
+    return out
+
+
+def block_similarities(anchors, positives, pool, start: int, stop: int, exclude_own: bool = False):
+    """S = <a_i, q_j> (B x pool, float64) and p = <a_i, p_i> for anchors start..stop-1 from the raw
+    (unnormalised, possibly memory-mapped) matrices: the pool is read once, POOL_CHUNK rows at a time,
+    normalised on the fly; under exclude_own the own column is removed."""
+    a = unit_rows(anchors, start, stop)
+    p = np.einsum("ij,ij->i", a, unit_rows(positives, start, stop))
+    m = pool.shape[0]
+    s = np.empty((stop - start, m))
+    # a block of one row goes to the matrix product as two (a 1-row product is a matrix-vector
+    # product, which BLAS sums in another order): the similarities do not depend on the block
+    a2 = np.vstack([a, a]) if a.shape[0] == 1 else a
+    for j in range(0, m, POOL_CHUNK):
+        q = unit_rows(pool, j, min(m, j + POOL_CHUNK))
+        s[:, j:j + q.shape[0]] = (a2 @ q.T)[:a.shape[0]]
+    del a, a2
+    if exclude_own:
+        keep = np.ones(s.shape, dtype=bool)
+        keep[np.arange(stop - start), np.arange(start, stop)] = False
+        s = s[keep].reshape(stop - start, m - 1)
+    return s, p
+
+
+def block_tables(s, p, tau, pool_size: int, with_dcl: bool = True) -> AnchorTables:
+    """:class:`AnchorTables` of one block of anchors from its similarities (:func:`block_similarities`):
+    the same grid as :func:`anchor_tables` (it depends on tau and the pool size only)."""
+    tau = check_tau_range(tau)
+    y0, N = grid_size(tau, pool_size)
+    t = _row_tables(s, p, tau, y0, N, with_dcl)
+    return AnchorTables(tau=tau, y0=y0, log_c=y0 + STEP * np.arange(N), L=t["L"], log_phi=t["log_phi"],
+                        log_phi_up=t["log_phi_up"], log_w=t["log_w"], log_mu=t["log_mu"],
+                        positive_similarity=np.asarray(p, dtype=float), moments=t["moments"],
+                        gap1=t["gap1"], dcl_gap1=t["dcl_gap1"], mean_log_x=t["mean_log_x"],
+                        pool_size=pool_size, extras={"with_dcl": with_dcl})
+
+
+def block_bytes(rows: int, pool_size: int, tau: float) -> int:
+    """Working memory of one block of ``rows`` anchors (similarities and temporaries of
+    :func:`_row_tables`, about 14 float64 per similarity; its per-node arrays, about 40 float64 per
+    grid node), an upper estimate measured on n = 10^4, d = 768."""
+    return rows * (14 * 8 * pool_size + 40 * 8 * grid_size(tau, pool_size)[1])
+
+
 def _chunk_rows(model: EmpiricalPairs, budget: int = 1_000_000) -> int:
     return max(1, min(model.n, budget // max(1, model.pool.shape[0])))
 
@@ -196,7 +251,8 @@ class AnchorTables:
 
     @property
     def cross_entropy_limit(self) -> float:
-        return float(np.mean(self.cross_entropy_terms))
+        terms = self.cross_entropy_terms
+        return math.fsum(terms) / terms.size          # correctly rounded sum: any row blocking
 
 
 def _row_tables(s, p, tau, y0, N, with_dcl=True):
@@ -266,11 +322,12 @@ def _row_tables(s, p, tau, y0, N, with_dcl=True):
     decay = np.exp(-h * np.arange(TAYLOR_TERMS + 1))[:, None]
     alt = ((-1.0) ** np.arange(TAYLOR_TERMS + 1) / _FACT)[:, None]
     low = np.empty((B, N))
-    Q = np.zeros((TAYLOR_TERMS + 1, B))
+    Q = np.zeros((B, TAYLOR_TERMS + 1))                 # one row per anchor: each sum along a row, so an
+    decay, alt = decay.T, alt.T                          # anchor's value does not depend on the block
     for node in range(N - 1, -1, -1):
         Q *= decay
-        Q += D[:, :, node]
-        low[:, node] = (alt * Q).sum(axis=0)
+        Q += D[:, :, node].T
+        low[:, node] = (alt * Q).sum(axis=1)
     low /= m
     del D, Q
     # the direct band: nodes e_j .. e_j + nb - 1, only those an anchor needs
@@ -409,20 +466,28 @@ NODE_BLOCK = 64
 
 def _anchor_gaps(tab: AnchorTables, k: int, rows: slice, names=("gap", "dcl")):
     """Per-anchor gap integrals at one k >= 2 (trapezoid in y = log t) and their error bounds:
-    |T_h - T_2h| + rounding (L_err) + the neglected far atoms (L_up) + the two ends."""
+    |T_h - T_2h| + rounding (L_err) + the neglected far atoms (L_up) + the two ends.
+
+    Each anchor's value depends on its own table row only (its first node m0_i from its own W_i,
+    node blocks aligned to absolute node numbers, its own stop), so the values do not depend on
+    which other anchors share the call: any row blocking gives the same numbers, bit for bit."""
     h = STEP
     N = tab.log_c.size
-    w_max = max(0.0, float(np.max(tab.log_w[rows])))
-    m0 = max(0, int(math.ceil((LOG_T_LOW - w_max - math.log(k) - tab.y0) / h)))
+    log_w = tab.log_w[rows]
+    B = log_w.size
+    m0 = np.ceil((LOG_T_LOW - np.maximum(0.0, log_w) - math.log(k) - tab.y0) / h).astype(np.int64)
+    m0 = np.maximum(0, m0)
     m0 -= m0 % 2                                         # the 2h rule uses the even nodes
-    w = np.exp(tab.log_w[rows])[:, None]
-    B = w.shape[0]
+    w = np.exp(log_w)[:, None]
     fine = {nm: np.zeros(B) for nm in names}
     coarse = {nm: np.zeros(B) for nm in names}
     err = {nm: np.zeros(B) for nm in names}
-    m = m0
+    live = np.ones(B, dtype=bool)                        # anchors whose integrand is not yet negligible
+    m = int(m0.min()) // NODE_BLOCK * NODE_BLOCK if B else N
     while m < N:
         sl = slice(m, min(N, m + NODE_BLOCK))
+        nodes = np.arange(sl.start, sl.stop)
+        use = live[:, None] & (nodes[None, :] >= m0[:, None])
         c = np.exp(tab.log_c[sl])[None, :]
         t = k * c
         e_t = np.exp(-t)
@@ -431,8 +496,8 @@ def _anchor_gaps(tab: AnchorTables, k: int, rows: slice, names=("gap", "dcl")):
         region2 = ~np.isnan(lphi)
         kphi = k * lphi
         kphi_up = k * tab.log_phi_up[rows, sl]
-        even = ((np.arange(sl.start, sl.stop) - m0) % 2 == 0)[None, :]
-        alive = bool(t[0, 0] < 100)
+        even = (nodes % 2 == 0)[None, :]
+        alive = np.full(B, bool(t[0, 0] < 100))
         with np.errstate(over="ignore", invalid="ignore"):
             kL = k * L
             # rounding allowance of the exponent: region (i) relative to L (the centred series),
@@ -447,20 +512,54 @@ def _anchor_gaps(tab: AnchorTables, k: int, rows: slice, names=("gap", "dcl")):
                 ea = np.exp(lea)
                 use_expm1 = (A < 0.5) & (~region2 | small_t)
                 f = np.where(use_expm1, e_t * np.expm1(A), ea - e_t)
-                f[np.isnan(f)] = 0.0
+                f[np.isnan(f) | ~use] = 0.0
                 fine[nm] += h * f.sum(axis=1)
                 coarse[nm] += 2 * h * np.where(even, f, 0.0).sum(axis=1)
                 trunc = np.where(region2, np.exp(kphi_up - shift) - ea, 0.0)
                 bound = ea * (err_exp + 4 * EPS * (np.abs(lea) + shift)) + trunc + 4 * EPS * np.abs(f)
-                bound[~np.isfinite(bound)] = 0.0
+                bound[~np.isfinite(bound) | ~use] = 0.0
                 err[nm] += h * bound.sum(axis=1)
-                alive = alive or bool(np.any(ea > 1e-40))
+                alive |= np.any(use & (ea > 1e-40), axis=1)
+        live &= alive | (m0 >= sl.stop)                  # an anchor not yet started stays live
         m = sl.stop
-        if not alive:
+        if not live.any():
             break
-    t_low = math.exp(tab.y0 + h * m0) * k
+    t_low = np.exp(tab.y0 + h * m0) * k
     tail = t_low * (1 + w[:, 0]) + math.exp(-LIMIT_LOG)
     return {nm: (fine[nm], np.abs(fine[nm] - coarse[nm]) + err[nm] + tail) for nm in names}
+
+
+def exact_partials(values, partials=None) -> list:
+    """Shewchuk's partials: a short list of floats whose exact sum is the exact sum of ``values``
+    (and of ``partials``).  ``math.fsum`` of the partials of several blocks is the correctly rounded
+    total, whatever the blocking."""
+    partials = [] if partials is None else list(partials)
+    for x in np.asarray(values, dtype=float).ravel().tolist():
+        i = 0
+        for y in partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo:
+                partials[i] = lo
+                i += 1
+            x = hi
+        partials[i:] = [x]
+    return partials
+
+
+def anchor_gap_sums(tab: AnchorTables, k: int, with_dcl: bool = True, rows_per_block: int = 2048) -> dict:
+    """Exact partials (:func:`exact_partials`) of the per-anchor gaps and error bounds at one k >= 2
+    over all anchors of ``tab``: keys gap, gap_error (and dcl, dcl_error)."""
+    names = ("gap", "dcl") if with_dcl else ("gap",)
+    out = {}
+    for start in range(0, tab.L.shape[0], rows_per_block):
+        res = _anchor_gaps(tab, k, slice(start, min(tab.L.shape[0], start + rows_per_block)), names)
+        for nm in names:
+            out[nm] = exact_partials(res[nm][0], out.get(nm))
+            out[nm + "_error"] = exact_partials(res[nm][1], out.get(nm + "_error"))
+    return out
 
 
 def gaps_at(tab: AnchorTables, ks, with_dcl: bool = True, rows_per_block: int = 2048) -> GapValues:
@@ -475,63 +574,81 @@ def gaps_at(tab: AnchorTables, ks, with_dcl: bool = True, rows_per_block: int = 
     gap, dcl, err, derr = (np.zeros(len(ks)) for _ in range(4))
     for a, k in enumerate(ks):
         if k == 1:
-            gap[a] = float(np.mean(tab.gap1))
-            dcl[a] = float(np.mean(tab.dcl_gap1))
+            gap[a] = math.fsum(tab.gap1) / n
+            dcl[a] = math.fsum(tab.dcl_gap1) / n
             err[a] = derr[a] = 64 * EPS * float(np.mean(np.abs(tab.gap1) + np.abs(tab.log_w) + 1))
             continue
-        g_sum = d_sum = e_sum = de_sum = 0.0
-        for start in range(0, n, rows_per_block):
-            res = _anchor_gaps(tab, k, slice(start, min(n, start + rows_per_block)),
-                               ("gap", "dcl") if with_dcl else ("gap",))
-            g_sum += res["gap"][0].sum()
-            e_sum += res["gap"][1].sum()
-            if with_dcl:
-                d_sum += res["dcl"][0].sum()
-                de_sum += res["dcl"][1].sum()
-        gap[a], err[a] = g_sum / n, e_sum / n
-        dcl[a], derr[a] = (d_sum / n, de_sum / n) if with_dcl else (np.nan, np.nan)
+        sums = anchor_gap_sums(tab, k, with_dcl, rows_per_block)
+        gap[a], err[a] = math.fsum(sums["gap"]) / n, math.fsum(sums["gap_error"]) / n
+        dcl[a], derr[a] = ((math.fsum(sums["dcl"]) / n, math.fsum(sums["dcl_error"]) / n) if with_dcl
+                           else (np.nan, np.nan))
     return GapValues(k=ks, gap=gap, dcl_gap=dcl, error=err, dcl_error=derr,
                      cross_entropy_limit=tab.cross_entropy_limit)
 
 
 def k_for_gap(tab: AnchorTables, thresholds=(0.1, 0.01, 0.001), loss: str = "infonce", max_power: int = 39):
     """For each threshold: the least k with |gap(k)| <= threshold, beyond the last doubling
-    k = 2^j (j <= max_power) at which |gap| still exceeds it (bisection in that bracket);
+    k = 2^j (j <= max_power) at which |gap| still exceeds it (see :func:`k_for_gap_search`);
     None when |gap(2^max_power)| still exceeds it."""
     name = "gap" if loss == "infonce" else "dcl_gap"
+
+    def evaluate(ks):
+        return np.abs(getattr(gaps_at(tab, ks, with_dcl=(loss == "dcl")), name))
+    return k_for_gap_search(evaluate, thresholds, max_power)
+
+
+def k_for_gap_candidates(lo, hi, glo, ghi, thr) -> list:
+    """Points of (lo, hi) to evaluate next: the regula falsi estimate in log|gap| against log k (the
+    gap is close to c1/k) and offsets +-1, 2, 4, ... from it, so that one pass of evaluations over
+    all anchors shrinks the bracket to about the estimate's own error."""
+    if glo > 0 and ghi > 0 and glo > ghi:
+        a, b = math.log(lo), math.log(hi)
+        frac = (math.log(glo) - math.log(thr)) / (math.log(glo) - math.log(ghi))
+        est = int(round(math.exp(a + min(max(frac, 0.0), 1.0) * (b - a))))
+    else:
+        est = (lo + hi) // 2
+    est = min(max(est, lo + 1), hi - 1)
+    pts = {est, (lo + hi) // 2}
+    off = 1
+    while off < hi - lo:
+        pts.update((est + off, est - off))
+        off *= 2
+    return sorted(x for x in pts if lo < x < hi)
+
+
+def k_for_gap_search(evaluate, thresholds=(0.1, 0.01, 0.001), max_power: int = 39, scan=None):
+    """The k-for-gap search with ``evaluate(list of k) -> |gap| at each`` (one pass over the anchors
+    per call, so that a streaming run can evaluate many k at once). ``scan``: |gap| at k = 2^0..2^max_power
+    if already known. The bracket (lo, hi), |gap(lo)| > thr >= |gap(hi)|, starts at the last doubling
+    above thr; each pass evaluates :func:`k_for_gap_candidates` and keeps the last sampled point above thr
+    and the next one, until hi = lo + 1."""
     powers = [2 ** j for j in range(max_power + 1)]
-    scan = np.abs(getattr(gaps_at(tab, powers, with_dcl=(loss == "dcl")), name))
-    out = {}
+    scan = np.asarray(evaluate(powers) if scan is None else scan, dtype=float)
+    out, brackets = {}, {}
     for thr in thresholds:
         above = np.flatnonzero(scan > thr)
         if above.size == 0:
             out[thr] = 1
-            continue
-        j = int(above[-1])
-        if j == max_power:
+        elif above[-1] == max_power:
             out[thr] = None
-            continue
-        lo, hi = powers[j], powers[j + 1]             # |gap(lo)| > thr >= |gap(hi)|
-        glo, ghi = scan[j], scan[j + 1]
-        step = 0
-        while hi - lo > 1:
-            # regula falsi on log|gap| against log k (the gap is close to c1/k), every third step
-            # a bisection, so that the bracket always shrinks
-            if step % 3 == 2 or not (glo > 0 and ghi > 0):
-                mid = (lo + hi) // 2
-            else:
-                a, b = math.log(lo), math.log(hi)
-                frac = (math.log(glo) - math.log(thr)) / (math.log(glo) - math.log(ghi))
-                mid = int(round(math.exp(a + min(max(frac, 0.0), 1.0) * (b - a))))
-                mid = min(max(mid, lo + 1), hi - 1)
-            val = abs(float(getattr(gaps_at(tab, [mid], with_dcl=(loss == "dcl")), name)[0]))
-            if val > thr:
-                lo, glo = mid, val
-            else:
-                hi, ghi = mid, val
-            step += 1
-        out[thr] = hi
-    return out
+        else:
+            j = int(above[-1])
+            brackets[thr] = (powers[j], powers[j + 1], float(scan[j]), float(scan[j + 1]))
+    while brackets:
+        cand = {thr: k_for_gap_candidates(*br, thr) for thr, br in brackets.items() if br[1] - br[0] > 1}
+        for thr in [t for t in brackets if t not in cand]:
+            out[thr] = brackets.pop(thr)[1]
+        if not cand:
+            break
+        ks = sorted(set().union(*cand.values()))
+        vals = dict(zip(ks, np.asarray(evaluate(ks), dtype=float).tolist()))
+        for thr, pts in cand.items():
+            lo, hi, glo, ghi = brackets[thr]
+            seq = [(lo, glo)] + [(x, vals[x]) for x in pts] + [(hi, ghi)]
+            i = max(i for i, (_, g) in enumerate(seq) if i == 0 or g > thr)
+            (lo, glo), (hi, ghi) = seq[i], seq[i + 1]
+            brackets[thr] = (lo, hi, glo, ghi)
+    return {thr: out[thr] for thr in thresholds}
 
 
 # ------------------------------------------------------------------ independent routes
@@ -561,19 +678,62 @@ Z95 = 1.959963984540054
 MC_BLOCK = 256                    # tuples per work unit (one SeedSequence child each)
 
 
+def mc_draw(n: int, pool_size: int, exclude_own: bool, k: int, samples: int, seed: int, b: int):
+    """Block b of MC_BLOCK tuples (the last one shorter): anchor indices and the k pool rows of each,
+    from SeedSequence(seed, spawn_key=(k, b)) -- a work unit draws its own block."""
+    size = min(MC_BLOCK, samples - b * MC_BLOCK)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(k, b))))
+    anchors = rng.integers(0, n, size=size)
+    neg = rng.integers(0, pool_size, size=(size, k))
+    if exclude_own:                                  # index j >= i means pool row j + 1
+        neg = neg + (neg >= anchors[:, None])
+    return anchors, neg
+
+
+def mc_block_count(samples: int) -> int:
+    return -(-samples // MC_BLOCK)
+
+
 def mc_blocks(model: EmpiricalPairs, k: int, samples: int, seed: int):
     """Yield (anchor index, negative pool-row matrix) per block of MC_BLOCK tuples; block b at k
     uses SeedSequence(seed, spawn_key=(k, b)), so the draws do not depend on how blocks are grouped
     and different k use independent streams."""
-    m = model.pool_size
-    for b, start in enumerate(range(0, samples, MC_BLOCK)):
-        size = min(MC_BLOCK, samples - start)
-        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(k, b))))
-        anchors = rng.integers(0, model.n, size=size)
-        neg = rng.integers(0, m, size=(size, k))
-        if model.exclude_own:                        # index j >= i means pool row j + 1
-            neg = neg + (neg >= anchors[:, None])
-        yield anchors, neg
+    for b in range(mc_block_count(samples)):
+        yield mc_draw(model.n, model.pool_size, model.exclude_own, k, samples, seed, b)
+
+
+def tuple_similarities_rows(anchors, positives, pool, idx, neg):
+    """As :func:`_tuple_similarities`, from the raw (unnormalised, memory-mapped) matrices: only the
+    rows a block of tuples uses are read and normalised (each row as :func:`unit_rows` does)."""
+    uniq, order = np.unique(idx, return_inverse=True)
+    a = unit_rows(anchors[uniq], 0, uniq.size)[order]
+    p = np.einsum("bd,bd->b", a, unit_rows(positives[uniq], 0, uniq.size)[order])
+    m = pool.shape[0]
+    if 4 * neg.shape[1] < m:                          # few negatives: gather them
+        rows, inv = np.unique(neg, return_inverse=True)
+        q = unit_rows(pool[rows], 0, rows.size)
+        inv = inv.reshape(neg.shape)
+        s = np.stack([q[inv[r]] @ a[r] for r in range(a.shape[0])])
+    else:                                            # (block, m), pool chunk by chunk
+        s = np.empty((a.shape[0], m))
+        for j in range(0, m, POOL_CHUNK):
+            q = unit_rows(pool, j, min(m, j + POOL_CHUNK))
+            s[:, j:j + q.shape[0]] = a @ q.T
+        s = np.take_along_axis(s, neg, axis=1)
+    return np.clip(s, -1.0, 1.0), np.clip(p, -1.0, 1.0)
+
+
+def mc_losses(anchors, positives, pool, exclude_own: bool, tau, k: int, samples: int, seed: int, b: int,
+              loss: str = "infonce"):
+    """One Monte Carlo work unit: the anchor indices and the losses of block b's tuples."""
+    idx, neg = mc_draw(anchors.shape[0], pool.shape[0] - (1 if exclude_own else 0), exclude_own, k, samples, seed, b)
+    s, p = tuple_similarities_rows(anchors, positives, pool, idx, neg)
+    return idx, loss_from_similarities(p, s, tau, loss)
+
+
+def mc_summary(values) -> dict:
+    """Estimate, standard error, 95% interval of the mean of ``values``."""
+    return _summary(np.asarray(values, dtype=float))
 
 
 def _tuple_similarities(model: EmpiricalPairs, anchors, neg):
