@@ -1310,10 +1310,12 @@ def _agreement(first, second, floor_digits=60):
     return worst
 
 
-# the points of issue 10's table (d, kappa, tau, k)
+# the points of issue 10's table (d, kappa, tau, k), then kappa = 2000 .. 10^4 (the per-c cells)
 BENCHMARK_POINTS = ((512, 200.0, "0.01", 10**9), (512, 200.0, "0.01", 1), (128, 100.0, "0.02", 4096),
                     (1024, 100.0, "0.01", 1), (256, 400.0, "0.07", 65536), (3, 1000.0, "0.1", 16),
-                    (3, 20.0, "0.5", 10), (3, 4.0, "0.01", 1), (3, 4.0, "0.01", 10))
+                    (3, 20.0, "0.5", 10), (3, 4.0, "0.01", 1), (3, 4.0, "0.01", 10),
+                    (3, 2000.0, "0.1", 16), (768, 5000.0, "0.05", 65536), (64, 10000.0, "0.05", 16),
+                    (768, 10000.0, "0.01", 10**9))
 
 
 def benchmark_exact(digits: int = 30, points=BENCHMARK_POINTS, sweep=(16, 8.0, "0.1"), out=print):
