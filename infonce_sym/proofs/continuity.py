@@ -752,11 +752,12 @@ def build_softmax_norms(n47s):
 
 
 # ================================================================ Prop. 4 and its sharpened form
-def _cont_bound(cs, default, key, PMx=PM):
-    if tuple(cs) == tuple(default) and PMx is PM:
+def _cont_bound(cs, default, key):
+    """(c_a Da + c_p Dp + c_n e^{2/(beta tau)} PM)/tau; the statements module's expression for the default constants."""
+    if tuple(cs) == tuple(default):
         return B4.BOUNDS[key]
     ca, cp, cn = (sp.nsimplify(x) for x in cs)
-    return (ca * Da + cp * Dp + cn * _pmf * PMx) / tau
+    return (ca * Da + cp * Dp + cn * _pmf * PM) / tau
 
 
 def _under(name, ref, reason, f, g, pointwise):
@@ -764,10 +765,6 @@ def _under(name, ref, reason, f, g, pointwise):
     sub = {"f": sp.Lambda(c, f), "g": sp.Lambda(c, g)}
     return Step(name, ref, le(sp.Integral(f, (c, 0, 1)), sp.Integral(g, (c, 0, 1))), reason + " (for every c in [0, 1]; "
                 "monotonicity of the integral)", ExactInstance(L.integral_monotone(), sub, hyp_checks={0: OnUnitInterval(pointwise)}))
-
-
-def _cs(u, v):
-    return ByLemma(L.cauchy_schwarz_sum(), {"u": u, "v": v, "d": d})
 
 
 def build_prop4(l8, consts=(4, 1, 3), sharp=(2, 1, 1), l6p=None, helpers=None):

@@ -9,7 +9,7 @@ from sympy.core.function import AppliedUndef
 
 from infonce_sym.proofs import continuity as C
 from infonce_sym.proofs import statements as B4
-from infonce_sym.proofs.chain import Lemma, relation_kind
+from infonce_sym.proofs.chain import relation_kind
 from infonce_sym.quantities.loss import infonce_loss
 
 IDS = ["L6", "L6.second", "L6.path", "L7", "L8", "P4.47", "P4.47.plus", "P4.47.minus", "P4.48", "P4.G1", "P4", "P4.sharp"]
