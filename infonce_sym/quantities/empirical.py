@@ -530,23 +530,17 @@ def _anchor_gaps(tab: AnchorTables, k: int, rows: slice, names=("gap", "dcl")):
 
 
 def exact_partials(values, partials=None) -> list:
-    """Shewchuk's partials: a short list of floats whose exact sum is the exact sum of ``values``
-    (and of ``partials``).  ``math.fsum`` of the partials of several blocks is the correctly rounded
-    total, whatever the blocking."""
-    partials = [] if partials is None else list(partials)
-    for x in np.asarray(values, dtype=float).ravel().tolist():
-        i = 0
-        for y in partials:
-            if abs(x) < abs(y):
-                x, y = y, x
-            hi = x + y
-            lo = y - (hi - x)
-            if lo:
-                partials[i] = lo
-                i += 1
-            x = hi
-        partials[i:] = [x]
-    return partials
+    """A short list of floats whose exact sum is the exact sum of ``values`` (and of ``partials``):
+    s_1 = fsum(values), s_2 = fsum(values, -s_1), ... until the remainder is exactly 0 (a nonzero sum of
+    doubles is at least 2^-1074, so fsum, correctly rounded, returns 0 only for an exact 0).  ``math.fsum``
+    of the partials of several blocks is the correctly rounded total, whatever the blocking."""
+    vals = np.asarray(values, dtype=float).ravel().tolist() + list(partials or [])
+    out = []
+    while True:
+        rest = math.fsum(vals + [-x for x in out])
+        if rest == 0.0:
+            return out
+        out.append(rest)
 
 
 def anchor_gap_sums(tab: AnchorTables, k: int, with_dcl: bool = True, rows_per_block: int = 2048) -> dict:
@@ -599,8 +593,7 @@ def k_for_gap(tab: AnchorTables, thresholds=(0.1, 0.01, 0.001), loss: str = "inf
 
 def k_for_gap_candidates(lo, hi, glo, ghi, thr) -> list:
     """Points of (lo, hi) to evaluate next: the regula falsi estimate in log|gap| against log k (the
-    gap is close to c1/k) and offsets +-1, 2, 4, ... from it, so that one pass of evaluations over
-    all anchors shrinks the bracket to about the estimate's own error."""
+    gap is close to c1/k), its neighbours and the midpoint, evaluated in one pass over the anchors."""
     if glo > 0 and ghi > 0 and glo > ghi:
         a, b = math.log(lo), math.log(hi)
         frac = (math.log(glo) - math.log(thr)) / (math.log(glo) - math.log(ghi))
@@ -608,11 +601,7 @@ def k_for_gap_candidates(lo, hi, glo, ghi, thr) -> list:
     else:
         est = (lo + hi) // 2
     est = min(max(est, lo + 1), hi - 1)
-    pts = {est, (lo + hi) // 2}
-    off = 1
-    while off < hi - lo:
-        pts.update((est + off, est - off))
-        off *= 2
+    pts = {est - 1, est, est + 1, (lo + hi) // 2}      # the midpoint: the bracket at least halves
     return sorted(x for x in pts if lo < x < hi)
 
 
