@@ -134,8 +134,9 @@ class RowSource:
 
     @classmethod
     def from_model(cls, model: emp.EmpiricalPairs):
-        return cls(negatives_from="positives", exclude_own=model.exclude_own,
-                   arrays=(model.anchors, model.positives, model.pool), rescaled_rows=model.rescaled_rows)
+        arrays = (model.anchors, model.positives) + ((model.pool,) if model.pool_name == "negatives" else ())
+        return cls(negatives_from="positives" if model.pool_name == "negatives" else model.pool_name,
+                   exclude_own=model.exclude_own, arrays=arrays, rescaled_rows=model.rescaled_rows)
 
 
 _OPENED: dict = {}                  # per process: the opened files of the last source
