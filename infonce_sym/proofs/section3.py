@@ -448,14 +448,9 @@ def _appendix():
          Step("(e^{1/tau}-1)/e^{1/tau} >= 1/2", "A.2", ge(r3, r4), "", NonNegative([a1_pos * one_m_eps * em1 * t_pos / (8 * x)], hyp)),
          Step("N >= e^{1/tau} - 1", "A.2", ge(r4, r5), "", NonNegative([a1_pos * s1 / (8 * N)], hyp))],
         assumptions + [As("m0 = E e^{X0/tau}, v0 = Var e^{X0/tau} with |X0| <= delta")])
-    Lr = cite(d_ratio)                                            # the sibling built above
     liminf = (1 - a) * (x - 2) / 16
-    d_lim = Derivation(
-        "A2.liminf", "A.2: liminf_k k (CrossEnt - R~) >= (1 - a)(e^{1/tau} - 2)/16", "App. A.2, with (31)-(32)",
-        ratio / 2, "ge", liminf,
-        [Step("(32)", "(32)", ge(ratio / 2, liminf), "liminf k(...) >= Var/(2 E^2) by (32); A2.ratio",
-              ByLemma(Lr, {}, context=sp.Lambda(_y, _y / 2)))],
-        assumptions, errata=[_errata.get("A2-k")])
+    from .asymptotics import a2_liminf         # (32) with its explicit remainder (A2.32.lower), then A2.ratio
+    d_lim = a2_liminf(d_ratio, assumptions, errata=[_errata.get("A2-k")])
     q13 = (4 * D2 / tau) / liminf
     b13 = 65 * D2 / (tau * (x - 2))
     d13 = Derivation(

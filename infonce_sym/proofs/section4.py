@@ -191,258 +191,52 @@ def lemma6_second(fx_, fy_, fzs, hx_, hy_, hzs, w=wts):
 
 @register("L6", "L6.second")
 def _lemma6():
-    fe = lambda f_, h_: _add(f_, h_, ve)  # noqa: E731
-    Heps = H35(fe(fx, hx), fe(fy, hy), [fe(fz1, hz1), fe(fz2, hz2)])
-    gat = sp.Subs(sp.Derivative(Heps, ve), ve, 0)
-    split37 = -_ip(fe(fx, hx), fe(fy, hy)) / tau + sp.log(
-        sp.Add(*[wj * sp.exp(_ip(fe(fx, hx), fe(fz, hz)) / tau) for wj, fz, hz in zip(wts, FZ, HZ)]))
-    s37 = Step("(37)", "(37)", eq(gat, sp.Subs(sp.Derivative(split37, ve), ve, 0)),
-               "H = -<f(x), f(y)>/tau + log int e^{<f(x), f(z)>/tau} mu(dz)", DoitIdentity())
-    num = sp.Add(*[wj * (_ip(fx, hz) + _ip(hx, fz)) * sp.exp(_ip(fx, fz) / tau) / tau for wj, fz, hz in zip(wts, FZ, HZ)])
-    den = sp.Add(*[wj * sp.exp(_ip(fx, fz) / tau) for wj, fz in zip(wts, FZ)])
-    d40 = -(_ip(fx, hy) + _ip(hx, fy)) / tau + num / den
-    s40 = Step("(38)-(40)", "(38), (39), (40)", eq(sp.Subs(sp.Derivative(split37, ve), ve, 0), d40),
-               "derivative of the bilinear term (38); chain rule (39), (40) (the CAS differentiates)",
-               DoitIdentity())
-    form = lemma6_formula(fx, fy, FZ, hx, hy, HZ)
-    s36 = Step("(36)", "(36), Lemma 6", eq(d40, form), "definition (36) of G_tau; (40) minus (38)", Identity())
-    ass = ["d = 2, mu = w_1 delta_{z_1} + w_2 delta_{z_2} (weights > 0; G is a ratio so sum w = 1 is not needed)",
-           "f(x), f(y), f(z_j), eta(.) arbitrary vectors of R^2 (symbolic components)"]
-    l6 = Derivation("L6", "Lemma 6: the Gateaux derivative of H_tau", "Lemma 6, (35)-(40)", gat, "eq", form,
-                    [s37, s40, s36], ass, errata=[_errata.get("L6-G-args")])
-    gat2 = sp.Subs(sp.Derivative(Heps, (ve, 2)), ve, 0)
-    sec = lemma6_second(fx, fy, FZ, hx, hy, HZ)
-    l62 = Derivation("L6.second", "Second Gateaux derivative of H_tau (variance under the softmax weights)",
-                     "Lemma 6 (companion)", gat2, "eq", sec,
-                     [Step("d^2/d eps^2 at 0", "(35), (36)", eq(gat2, sec),
-                           "log-sum-exp: second derivative = E_p[s''] + Var_p[s'] with s_j(eps) = <f+eps eta (x), f+eps eta (z_j)>/tau",
-                           DoitIdentity())], ass)
-    return _declared([l6, l62])
+    """Lemma 6 and its second derivative in R^d for every d, mu finitely supported (proofs.continuity)."""
+    return _declared(C.build_lemma6())
 
 
 @register("L6.path")
 def _lemma6_path():
-    """l(phi) - l(phi') = int_0^1 dl(xi_c)[phi - phi'] dc, xi_c = phi' + c (phi - phi'), with (42) and Lemma 6."""
-    c = sp.Symbol("c", nonnegative=True)
-    P = {nm: _vec("phi_" + nm) for nm in ("a", "p", "n1", "n2")}
-    Q = {nm: _vec("phi'_" + nm) for nm in ("a", "p", "n1", "n2")}
-    Dl = {nm: _add(P[nm], Q[nm], -1) for nm in P}
-    w2 = (sp.Rational(1, 2), sp.Rational(1, 2))     # the empirical measure of k = 2 negatives
-
-    def ell(F):
-        return sp.log(sp.Rational(1, 2) + sp.exp(H35(F["a"], F["p"], [F["n1"], F["n2"]], w2)))
-
-    xi = {nm: _add(Q[nm], Dl[nm], c) for nm in P}
-    path = sp.Lambda(c, ell(xi))
-    q = ell(P) - ell(Q)
-    s1_ = Step("endpoints", "(43)", eq(q, path(1) - path(0)), "xi_1 = phi, xi_0 = phi'", Identity())
-    integ = L.ftc_path().instantiate({"F": path})[0].rhs
-    s2_ = Step("FTC", "(43)", eq(path(1) - path(0), integ), "fundamental theorem of calculus along the segment",
-               ExactInstance(L.ftc_path(), {"F": path}))
-    xe = {nm: _add(xi[nm], Dl[nm], ve) for nm in P}
-    cc = integ.limits[0][0]
-    gat = sp.Integral(sp.Subs(sp.Derivative(ell(xe), ve), ve, 0).subs(c, cc), (cc, 0, 1))
-    s3_ = Step("d/dc = Gateaux derivative", "(42), (43)", eq(integ, gat),
-               "d/dc l(xi_c) = dl(xi_c)[phi - phi'] (the CAS differentiates both)", SameIntegrand())
-    Hx = H35(xi["a"], xi["p"], [xi["n1"], xi["n2"]], w2)
-    wgt = sp.exp(Hx) / (sp.Rational(1, 2) + sp.exp(Hx))
-    dH = sp.Subs(sp.Derivative(H35(xe["a"], xe["p"], [xe["n1"], xe["n2"]], w2), ve), ve, 0)
-    formula = wgt * dH
-    formula = formula.subs(c, cc)
-    s4_ = Step("(42)", "(42)", eq(gat, sp.Integral(formula, (cc, 0, 1))),
-               "chain rule (42): dl(f)[eta] = e^H/(1/k + e^H) dH(f)[eta]; dH is given by Lemma 6 (derivation L6)",
-               SameIntegrand())
-    return _declared(Derivation("L6.path", "Integral form of (43): l(phi) - l(phi') = int_0^1 dl(xi_c)[phi - phi'] dc",
-                      "(42), (43), Lemma 6", q, "eq", sp.Integral(formula, (cc, 0, 1)), [s1_, s2_, s3_, s4_],
-                      ["k = 2, d = 2; phi, phi' given by their values at z^a, z^+, z_1^-, z_2^- (symbolic vectors)",
-                       "xi_c = phi' + c (phi - phi') (the paper's xi = (1 - c') phi + c' phi' with c' = 1 - c)",
-                       "the mean-value form (43) follows: the integral is at most sup_c |dl(xi_c)[phi - phi']|"]))
+    """(43) as an integral along xi_c = (1 - c) phi + c phi', citing L6 (every d, k)."""
+    return _declared(C.build_lemma6_path(derivation("L6")))
 
 
-# ================================================================ Lemma 7, Lemma 8 (App. B)
-xf = sp.Function("x", real=True)              # x_j in [-1, 1]
-af = sp.Function("a", nonnegative=True)       # a_j >= 0
-nDf = sp.Function("D", nonnegative=True)      # ||phi(z_j^-) - phi'(z_j^-)||
-Tden = sp.Symbol("T", positive=True)          # sum_l e^{x_l/tau}
-_Tsum = sp.Sum(sp.exp(xf(j) / tau), (j, 1, k))
-
-
-def _sum_lower(Tsym, Tsum):
-    """T - k e^{-1/tau} >= 0 for T = sum_j e^{x_j/tau}: termwise monotonicity of the sum, each
-    e^{x_j/tau} - e^{-1/tau} = e^{-1/tau} (e^{(x_j + 1)/tau} - 1) >= 0 from x_j >= -1."""
-    return AsGap(ByLemma(L.sum_monotone(), {"U": sp.Lambda(j, sp.exp(-1 / tau)), "V": sp.Lambda(j, sp.exp(xf(j) / tau)), "k": k},
-                         hyp_checks={0: NonNegative([sp.exp(-1 / tau) * Expm1(s5 / tau)], {s5: xf(j) + 1})}),
-                 defs={Tsym: Tsum})
-
-
+# ================================================================ Lemma 7, Lemma 8 (App. B), in R^d (proofs.continuity)
 @register("L7")
 def _lemma7():
-    pj = sp.Lambda(j, sp.exp(xf(j) / tau) / Tden)
-    q = sp.Sum(sp.exp(xf(j) / tau) * af(j), (j, 1, k)) / Tden
-    s_p = Step("p_j", "proof of Lemma 7", eq(q, sp.Sum(pj(j) * af(j), (j, 1, k))),
-               "p_j = e^{x_j/tau} / sum_l e^{x_l/tau}", Identity())
-    jen = sp.Sum(pj(j) * af(j) ** beta, (j, 1, k)) ** (1 / beta)
-    s_j = Step("Jensen", "proof of Lemma 7", le(sp.Sum(pj(j) * af(j), (j, 1, k)), jen),
-               "u -> u^beta is convex for beta >= 1; the p_j are probability weights",
-               ByLemma(L.jensen_power_mean(), {"p": pj, "a": af, "beta": beta, "k": k},
-                       hyp_checks={0: NonNegative([s1], {s1: beta - 1}),
-                                   2: Identity(defs={Tden: _Tsum})}))
-    cap = sp.exp(2 / tau) / k
-    top = sp.Sum(cap * af(j) ** beta, (j, 1, k)) ** (1 / beta)
-    # e^{2/tau}/k - p_j = [e^{2/tau} (T - k e^{-1/tau}) + k (e^{1/tau} - e^{x_j/tau})] / (k T)
-    s_c = Step("p_j <= e^{2/tau}/k", "proof of Lemma 7", le(jen, top),
-               "e^{x_j/tau} <= e^{1/tau} (x_j <= 1) and T = sum_l e^{x_l/tau} >= k e^{-1/tau} (x_l >= -1); "
-               "then termwise monotonicity under u -> u^{1/beta}",
-               ByLemma(L.sum_monotone(), {"U": sp.Lambda(j, pj(j) * af(j) ** beta), "V": sp.Lambda(j, cap * af(j) ** beta),
-                                          "k": k},
-                       context=sp.Lambda(up, up ** (1 / beta)),
-                       hyp_checks={0: NonNegative([sp.exp(2 / tau) * s2 * af(j) ** beta / (k * Tden),
-                                                   s3 * af(j) ** beta / Tden],
-                                                  {s2: Tden - k * sp.exp(-1 / tau), s3: sp.exp(1 / tau) - sp.exp(xf(j) / tau)},
-                                                  by={s3: NonNegative([sp.exp(xf(j) / tau) * Expm1(s4 / tau)], {s4: 1 - xf(j)}),
-                                                      s2: _sum_lower(Tden, _Tsum)})}))
-    stmt = sp.exp(2 / (beta * tau)) * (sp.Sum(af(j) ** beta, (j, 1, k)) / k) ** (1 / beta)
-    s_e = Step("power mean", "Lemma 7", eq(top, stmt), "(e^{2/tau}/k)^{1/beta} = e^{2/(beta tau)} k^{-1/beta}", Identity())
-    return Derivation("L7", "Lemma 7: softmax average <= e^{2/(beta tau)} x power mean of order beta", "Lemma 7, App. B",
-                      q, "le", stmt, [s_p, s_j, s_c, s_e],
-                      [As("beta >= 1", ge(beta, 1)), As("x_j <= 1", le(xf(j), 1)), As("x_j >= -1", ge(xf(j), -1)),
-                       "k >= 1, tau > 0; a_1..a_k >= 0; T = sum_l e^{x_l/tau}"])
+    return _declared(C.build_lemma7())
 
 
 @register("L8")
 def _lemma8():
-    nG = sp.Symbol("N_G", nonnegative=True)        # ||G_tau(f, phi - phi', pi_hat, z^a)||
-    pj = sp.Lambda(j, sp.exp(xf(j) / tau) / Tden)
-    mid = sp.Sum(pj(j) * nDf(j), (j, 1, k))
-    s_t = Step("triangle", "(41)", le(nG, mid),
-               "G_tau(f, phi - phi', pi_hat, z^a) = sum_j p_j Delta(z_j^-) by (36) with pi_hat = k^-1 sum_j delta_{z_j^-}; "
-               "triangle inequality",
-               ByLemma(L.norm_convex_combination(), {"normG": nG, "p": pj, "normv": nDf, "k": k}))
-    stmt7 = derivation("L7").statement.replace(af, nDf)
-    s_7 = Step("Lemma 7", "(41), Lemma 7", le(mid, stmt7),
-               "Lemma 7 with x_j = <f(z^a), f(z_j^-)> in [-1, 1] (||f||_{2,inf} <= 1) and a_j = ||Delta(z_j^-)||",
-               ByLemma(cite("L7", {"a": af}), {"a": nDf}))
-    s_pm = Step("PM", "Lemma 8", eq(stmt7, B4.BOUNDS["lemma8"]), "PM = (k^-1 sum_j ||Delta(z_j^-)||^beta)^{1/beta}",
-                Identity(defs={PM: (sp.Sum(nDf(j) ** beta, (j, 1, k)) / k) ** (1 / beta)}))
-    return Derivation("L8", "Lemma 8: ||G_tau(f, phi - phi', pi_hat, z^a)|| <= e^{2/(beta tau)} PM", "Lemma 8, (41)",
-                      nG, "le", B4.BOUNDS["lemma8"], [s_t, s_7, s_pm],
-                      [As("beta >= 1", ge(beta, 1)),
-                       As("x_j = <f(z^a), f(z_j^-)> <= 1 (||f||_{2,inf} <= 1, Cauchy-Schwarz)", le(xf(j), 1), derived=True),
-                       As("x_j >= -1 (||f||_{2,inf} <= 1, Cauchy-Schwarz)", ge(xf(j), -1), derived=True),
-                       "k >= 1, tau > 0; T = sum_l e^{x_l/tau}",
-                       "D(j) = ||phi(z_j^-) - phi'(z_j^-)||; N_G = ||G_tau(f, phi - phi', pi_hat, z^a)||"],
-                      errata=[_errata.get("L8-index")])
+    """Lemma 8 with G = sum_j p_j Delta(z_j^-) represented; cites L7."""
+    return _declared(C.build_lemma8(derivation("L7")))
 
 
-# ================================================================ Prop. 4, the sharpened form, the Lipschitz route
+# ================================================================ Prop. 4 and its sharpened form (proofs.continuity), (18)
 def _quoted(name, statement, concl):
     return Lemma(name, statement, {}, lambda: concl)
 
 
-def _cs_steps(prefix, terms, pairs, ref):
-    """Cauchy-Schwarz on each |<u, v>| of ``(sum_i |I_i|)/tau`` in turn (one step per inner product)."""
-    steps, cur = [], list(terms)
-    for idx, (u, v) in enumerate(pairs):
-        new = cur[:idx] + [_norm(u) * _norm(v)] + cur[idx + 1:]
-        rest = sp.Add(*(cur[:idx] + cur[idx + 1:]))
-        steps.append(Step(f"{prefix} Cauchy-Schwarz {idx + 1}", ref, le(sp.Add(*cur) / tau, sp.Add(*new) / tau),
-                          "|<u, v>| <= ||u|| ||v||",
-                          ByLemma(L.cauchy_schwarz_norms(), {"u": u, "v": v, "nu": _norm(u), "nv": _norm(v)},
-                                  context=sp.Lambda(up, (rest + up) / tau), hyp_checks={0: Identity(), 1: Identity()})))
-        cur = new
-    return steps, sp.Add(*cur)
+@register("P4.47", "P4.47.plus", "P4.47.minus")
+def _norm_lemmas():
+    """(47): norms of xi = (1 - c) phi + c phi' (and xi +- Delta) for unit phi, phi', c in [0, 1]."""
+    return _declared(C.build_norm_lemmas())
 
 
-def _cont_bound(c, default, key):
-    """(c_a Da + c_p Dp + c_n e^{2/(beta tau)} PM)/tau; the statements module's expression for the paper's constants."""
-    if tuple(c) == tuple(default):
-        return B4.BOUNDS[key]
-    ca, cp, cn = (sp.nsimplify(x) for x in c)
-    return (ca * Da + cp * Dp + cn * _pmf * PM) / tau
+@register("P4.48", "P4.G1")
+def _softmax_norms():
+    """(48): norms of the softmax averages G(xi, .) of (36)."""
+    return _declared(C.build_softmax_norms([derivation(i_) for i_ in ("P4.47", "P4.47.plus", "P4.47.minus")]))
 
 
 @register("P4", "P4.sharp")
 def build_prop4(consts=(4, 1, 3), sharp=(2, 1, 1)):
-    """Prop. 4 with constants ``consts`` (paper route (44)-(49)) and its sharpened form with ``sharp``;
-    constants the argument does not support fail at step (47)/(48) (a negative witness term) or (49)."""
-    ca, cp, cn = (sp.nsimplify(x) for x in consts)
-    sa, sp_, sn = (sp.nsimplify(x) for x in sharp)
-    dl = sp.Symbol("dl", nonnegative=True)          # |l(phi) - l(phi')|
-    vDa, vG, vXp, vXa, vGD, vDp = (_vec(nm) for nm in ("Delta_a", "G_xixi", "xi_p", "xi_a", "G_xiDelta", "Delta_p"))
-    Hs = sp.Symbol("H_xi", real=True)
-    wgt = sp.exp(Hs) / (1 / k + sp.exp(Hs))
-    J1, J2 = _ip(vDa, _add(vG, vXp, -1)), _ip(vXa, _add(vGD, vDp, -1))
-    mvt = Step("(43)", "(42), (43), Lemma 6", eq(dl, wgt * sp.Abs(J1 + J2) / tau),
-               "mean value theorem along xi = (1-c) phi + c phi', chain rule (42), Lemma 6 (derivations L6, L6.path)",
-               ByLemma(_quoted("(43): mean value theorem with (42) and Lemma 6", "l(phi) - l(phi') = w dH(xi)[Delta]",
-                               eq(dl, wgt * sp.Abs(J1 + J2) / tau)), {}))
-    nXp, nXa, nGd, nXpa, nG, N1, N2 = sp.symbols("N_xip N_xia N_Gdiff N_xiaDa N_G N_1 N_2", nonnegative=True)
-    # --- the paper's route: regrouping (44)-(46)
-    I = [_ip(vDa, _scale(-1, vXp)), _ip(vDp, _scale(-1, vXa)), _ip(vDa, _add(vG, vGD, -1)), _ip(_add(vXa, vDa), vGD)]
-    S4 = sp.Add(*I)
-    reg = Step("(44)-(46)", "(44)-(46)", eq(wgt * sp.Abs(J1 + J2) / tau, wgt * sp.Abs(S4) / tau),
-               "regrouping of the inner products (vectors in R^2, symbolic components)", Identity())
-    w1 = Step("w <= 1", "proof of Prop. 4", le(wgt * sp.Abs(S4) / tau, sp.Abs(S4) / tau),
-              "e^H/(1/k + e^H) <= 1", NonNegative([sp.Abs(S4) / (tau * (1 + k * sp.exp(Hs)))]))
-    tri = Step("triangle", "proof of Prop. 4", le(sp.Abs(S4) / tau, sp.Add(*[sp.Abs(t) for t in I]) / tau),
-               "|sum| <= sum | |", ByLemma(L.triangle_n(), {"xs": I}, context=sp.Lambda(up, up / tau)))
-    cs, last = _cs_steps("(44)-(46)", [sp.Abs(t) for t in I],
-                         [(vDa, _scale(-1, vXp)), (vDp, _scale(-1, vXa)), (vDa, _add(vG, vGD, -1)), (_add(vXa, vDa), vGD)],
-                         "(44)-(46)")
-    named = (Da * nXp + Dp * nXa + Da * nGd + nXpa * nG) / tau
-    ren = Step("norms", "(44)-(46)", eq(last / tau, named), "name the norms",
-               Identity(defs={Da: _norm(vDa), Dp: _norm(vDp), nXp: _norm(vXp), nXa: _norm(vXa),
-                              nGd: _norm(_add(vG, vGD, -1)), nXpa: _norm(_add(vXa, vDa)), nG: _norm(vGD)}))
-    b47 = (ca * Da + cp * Dp + cn * nG) / tau
-    s47 = Step("(47), (48)", "(47), (48)", le(named, b47),
-               "||xi(z^+)||, ||xi(z^a)|| <= 1; ||G(xi, xi - Delta)|| <= ||xi - Delta||_inf <= 3; ||xi(z^a) + Delta(z^a)|| <= 3",
-               NonNegative([Da * s1 / tau, Dp * s2 / tau, Da * s3 / tau, nG * s4 / tau,
-                            (ca - 4) * Da / tau, (cp - 1) * Dp / tau, (cn - 3) * nG / tau],
-                           {s1: 1 - nXp, s2: 1 - nXa, s3: 3 - nGd, s4: 3 - nXpa}))
-    L8 = cite("L8")
-    stmt4 = _cont_bound(consts, (4, 1, 3), "prop4")
-    s49 = Step("(49)", "(49), Lemma 8", le(b47, stmt4),
-               "||G(xi, Delta)|| <= e^{2/(beta tau)} PM (derivation L8 with f = xi, ||xi||_{2,inf} <= 1)",
-               ByLemma(L8, {}, context=sp.Lambda(up, (ca * Da + cp * Dp + cn * up) / tau)))
-    ass = ["phi, phi' embeddings into the sphere, Delta = phi - phi', xi = (1-c) phi + c phi' (some c in [0, 1])",
-           "Delta_a = Delta(z^a), Delta_p = Delta(z^+), xi_a = xi(z^a), xi_p = xi(z^+), G_xixi = G(xi, xi), "
-           "G_xiDelta = G(xi, Delta) (vectors of R^2); H_xi = H(xi)",
-           As("beta >= 1", ge(beta, 1))]
-    d47 = [As("(47) ||xi(z^+)|| <= 1 (xi a convex combination of unit vectors)", le(nXp, 1), derived=True),
-           As("(47) ||xi(z^a)|| <= 1", le(nXa, 1), derived=True),
-           As("(48) ||G(xi, xi) - G(xi, Delta)|| = ||G(xi, xi - Delta)|| <= 3 (Jensen; ||xi - Delta|| <= 3)", le(nGd, 3), derived=True),
-           As("(47) ||xi(z^a) + Delta(z^a)|| <= 3 (triangle inequality)", le(nXpa, 3), derived=True)]
-    p4 = Derivation("P4", "Proposition 4 (constants 4/tau, 1/tau, (3/tau) e^{2/(beta tau)})" if tuple(consts) == (4, 1, 3)
-                    else f"Proposition 4 with constants {list(consts)}", "Prop. 4, (42)-(49)",
-                    dl, "le", stmt4, [mvt, reg, w1, tri] + cs + [ren, s47, s49], ass + d47,
-                    errata=[_errata.get("P4-pi-minus")])
-    # --- sharpened: Cauchy-Schwarz on Lemma 6's two inner products directly
-    w1s = Step("w <= 1", "proof of Prop. 4", le(wgt * sp.Abs(J1 + J2) / tau, sp.Abs(J1 + J2) / tau),
-               "e^H/(1/k + e^H) <= 1", NonNegative([sp.Abs(J1 + J2) / (tau * (1 + k * sp.exp(Hs)))]))
-    tris = Step("triangle", "", le(sp.Abs(J1 + J2) / tau, (sp.Abs(J1) + sp.Abs(J2)) / tau), "|x + y| <= |x| + |y|",
-                ByLemma(L.triangle_n(), {"xs": [J1, J2]}, context=sp.Lambda(up, up / tau)))
-    css, lasts = _cs_steps("Lemma 6", [sp.Abs(J1), sp.Abs(J2)], [(vDa, _add(vG, vXp, -1)), (vXa, _add(vGD, vDp, -1))], "Lemma 6")
-    nameds = (Da * N1 + nXa * N2) / tau
-    rens = Step("norms", "", eq(lasts / tau, nameds), "name the norms",
-                Identity(defs={Da: _norm(vDa), N1: _norm(_add(vG, vXp, -1)), nXa: _norm(vXa), N2: _norm(_add(vGD, vDp, -1))}))
-    bs = (sa * Da + sp_ * Dp + sn * nG) / tau
-    s47s = Step("(47), Lemma 8", "(47), Lemma 8",
-                le(nameds, bs), "||G(xi, xi)|| <= 1 (convex combination of vectors of norm <= 1), ||xi(z^+)|| <= 1, "
-                "||xi(z^a)|| <= 1, ||G(xi, Delta) - Delta(z^+)|| <= ||G(xi, Delta)|| + ||Delta(z^+)||",
-                NonNegative([Da * s1 / tau, N2 * s2 / tau, s3 / tau, (sa - 2) * Da / tau, (sp_ - 1) * Dp / tau,
-                             (sn - 1) * nG / tau], {s1: 2 - N1, s2: 1 - nXa, s3: nG + Dp - N2}))
-    stmt_s = _cont_bound(sharp, (2, 1, 1), "prop4_sharp")
-    s49s = Step("(49)", "(49), Lemma 8", le(bs, stmt_s),
-                "||G(xi, Delta)|| <= e^{2/(beta tau)} PM (derivation L8 with f = xi)",
-                ByLemma(L8, {}, context=sp.Lambda(up, (sa * Da + sp_ * Dp + sn * up) / tau)))
-    p4s = Derivation("P4.sharp", f"Proposition 4 sharpened: constants {list(sharp)}", "Prop. 4 (companion), Lemma 6, (47), (49)",
-                     dl, "le", stmt_s, [mvt, w1s, tris] + css + [rens, s47s, s49s],
-                     ass + [As("||G(xi, xi) - xi(z^+)|| <= 2 (G(xi, xi) a convex combination of vectors of norm <= 1)",
-                               le(N1, 2), derived=True),
-                            As("(47) ||xi(z^a)|| <= 1", le(nXa, 1), derived=True),
-                            As("||G(xi, Delta) - Delta(z^+)|| <= ||G(xi, Delta)|| + ||Delta(z^+)|| (triangle inequality)",
-                               le(N2, nG + Dp), derived=True)])
-    return _declared([p4, p4s])
+    """[P4, P4.sharp] with constants c_a, c_p, c_n of (c_a Da + c_p Dp + c_n e^{2/(beta tau)} PM)/tau: (43) cites
+    L6.path, (47)/(48) cite P4.47*, P4.48, P4.G1, (49) cites L8.  Constants the argument does not support fail at a
+    named step (the explorer calls this with other constants and gets an unregistered variant)."""
+    return _declared(C.build_prop4(derivation("L8"), consts, sharp, l6p=derivation("L6.path"),
+                                   helpers=[derivation(i_) for i_ in C.HELPER_IDS]))
 
 
 @register("L18.linear", "L18")
@@ -562,7 +356,8 @@ def build_lemma1_tuple(p4, consts, tag):
     ca, cp, cn = consts
     dl, na, npos, m = sp.Symbol("dl", nonnegative=True), *sp.symbols("n_a n_p m", nonnegative=True)
     b4 = p4.statement
-    s_p4 = Step(p4.id, p4.paper_ref, le(dl, b4), f"derivation {p4.id}", ByLemma(cite(p4), {}))
+    s_p4 = Step(p4.id, p4.paper_ref, le(dl, b4), f"derivation {p4.id}; dl = |l(phi_theta, z) - l(phi_theta', z)|",
+                ByLemma(cite(p4), {}, defs={dl: p4.quantity}))
     stmt = C_Phi * dth / tau * (ca * na + cp * npos + cn * _pmf * m)
     s_c = Step("(C)", "(50), (C)", le(b4, stmt),
                "(C): ||Delta(z)|| <= C_Phi ||z|| ||theta - theta'|| for Delta = phi_theta - phi_theta', hence "
@@ -576,7 +371,8 @@ def build_lemma1_tuple(p4, consts, tag):
                     As("PM <= C_Phi ||theta - theta'|| m ((C) at every z_j^-; the power mean is monotone and homogeneous)",
                        le(PM, C_Phi * dth * m), derived=True),
                     "n_a = ||z^a||, n_p = ||z^+||, m = (k^-1 sum_j ||z_j^-||^beta)^{1/beta}; "
-                    "dl = |l(phi_theta, z) - l(phi_theta', z)|, Dtheta = ||theta - theta'||"])
+                    "dl = |l(phi_theta, z) - l(phi_theta', z)|, Dtheta = ||theta - theta'||"]
+                   + C.unit_norm_assumptions())
     d.params = dict(dl=dl, na=na, np=npos, m=m)
     return _declared(d)
 
@@ -680,7 +476,8 @@ def build_lemma1(l50, consts, case, tag, paper):
                       [As("(C) at z_i^a, every tuple i", le(Daf(i), C_Phi * dth * naf(i))),
                        As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i))),
                        "(C); n tuples z_i, dl(i) = |l(phi_theta, z_i) - l(phi_theta', z_i)|, rho_n = (n^-1 sum_i dl(i)^2)^{1/2}",
-                       "n_a(i) = ||z_i^a||, n_p(i) = ||z_i^+||, z(i, j) = ||z_ij^-||; Dtheta = ||theta - theta'||"] + ass_case,
+                       "n_a(i) = ||z_i^a||, n_p(i) = ||z_i^+||, z(i, j) = ||z_ij^-||; Dtheta = ||theta - theta'||"] + ass_case
+                      + C.unit_norm_assumptions(),
                       errata=[_errata.get("L1-beta")] + ([_errata.get("L1-loose")] if paper else [])))
 
 
@@ -704,7 +501,8 @@ def _l1_hypotheses():
     """What Lemma 1 (both cases) needs, as assumptions of a statement that cites it."""
     return [As("(C) at z_i^a, every tuple i", le(Daf(i), C_Phi * dth * naf(i))),
             As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i))),
-            "beta := 1 v 2/tau in Lemma 1's case tau >= 1 (so 1 <= beta <= 2 and beta tau = tau v 2 >= 2 there)"]
+            "beta := 1 v 2/tau in Lemma 1's case tau >= 1 (so 1 <= beta <= 2 and beta tau = tau v 2 >= 2 there)"] \
+        + C.unit_norm_assumptions()
 
 
 @register("P5.dudley", "P5.radius", "P5.branch.ge1", "P5.branch.le1", "P5.a-ge-1", "P5.a-le-1", "P5.sharp.a-ge-1", "P5.sharp.a-le-1")
@@ -909,7 +707,7 @@ def _theorem1():
 
 def _declared(ds):
     """The declared verdict (:data:`CONDITIONAL`) and generality (:data:`GENERALITY`) of each result."""
-    for d_ in ds if isinstance(ds, list) else [ds]:
+    for d_ in ds if isinstance(ds, (list, tuple)) else [ds]:
         if d_.id in CONDITIONAL:
             d_.verdict = "conditional"
         d_.generality = GENERALITY.get(d_.id, d_.generality)
@@ -917,38 +715,20 @@ def _declared(ds):
 
 
 # Declared verdicts that are not "proved", with what they are conditional on (the run reports the same).
-CONDITIONAL = {
-    "P4": "(43) is a quoted lemma whose conclusion is the step's claim (Lemma 6 is proved for d = 2, two atoms only)",
-    "P4.sharp": "(43), as P4",
-    "L1.50": "cites P4", "L1.50.sharp": "cites P4.sharp",
-    "L1.tau-lt-1": "cites L1.50", "L1.tau-ge-1": "cites L1.50",
-    "L1.sharp.tau-lt-1": "cites L1.50.sharp", "L1.sharp.tau-ge-1": "cites L1.50.sharp",
-    "P5.a-ge-1": "cites L1.tau-lt-1 / L1.tau-ge-1 (conditional, through P4's (43))",
-    "P5.a-le-1": "as P5.a-ge-1", "P5.sharp.a-ge-1": "cites L1.sharp.* (conditional, through P4.sharp's (43))",
-    "P5.sharp.a-le-1": "as P5.sharp.a-ge-1",
-    "T1": "cites P5.a-ge-1 / P5.a-le-1 (conditional, through Lemma 1 and P4's (43)); P2 and P3 are proved",
-}
+CONDITIONAL: dict = {}
 
 # What the chains cover where it is less than the paper's statement (rendered, audited; not checked in general).
-GENERALITY = {
-    "L6": "d = 2 and mu with two atoms (symbolic components and weights); general d and finitely supported mu not checked",
-    "L6.second": "d = 2 and mu with two atoms",
-    "L6.path": "k = 2 negatives and d = 2",
-    "P4": "vectors of R^2 (symbolic components) for the regrouping and Cauchy-Schwarz steps; general d not checked",
-    "P4.sharp": "vectors of R^2 (symbolic components); general d not checked",
-    "L1.50": "through P4: vectors of R^2", "L1.50.sharp": "through P4.sharp: vectors of R^2",
-    "L1.tau-lt-1": "through P4 (L1.50): vectors of R^2", "L1.tau-ge-1": "through P4 (L1.50): vectors of R^2",
-    "L1.sharp.tau-lt-1": "through P4.sharp: vectors of R^2", "L1.sharp.tau-ge-1": "through P4.sharp: vectors of R^2",
-    "P5.a-ge-1": "through Lemma 1 and P4: vectors of R^2", "P5.a-le-1": "through Lemma 1 and P4: vectors of R^2",
-    "P5.sharp.a-ge-1": "through Lemma 1 and P4.sharp: vectors of R^2", "P5.sharp.a-le-1": "as P5.sharp.a-ge-1",
-    "T1": "through Prop. 5, Lemma 1 and P4: vectors of R^2",
-}
+# L6 / L6.second state their own (finitely supported mu: all that Prop. 4 needs); every other chain is at the
+# paper's generality (every d, every k).
+GENERALITY: dict = {}
+
 # the constants explorer (proofs.constants) rebuilds build_prop4 / build_lemma1_tuple / build_lemma1 with
 # other constants
 sqrt_conf = _sqrt_conf
 
 
-IDS = [i_ for f_ in (_lemma5, _prop3, _lemma6, _lemma6_path, _lemma7, _lemma8, build_prop4, _lemma18, _lipschitz_route,
+IDS = [i_ for f_ in (_lemma5, _prop3, _lemma6, _lemma6_path, _lemma7, _lemma8, _norm_lemmas, _softmax_norms, build_prop4,
+                     _lemma18, _lipschitz_route,
                      _lipschitz_route_18, _lemma1_tuple, _lemma1_tuple_sharp, _lemma1, _lemma1_sharp, _prop5, _theorem1)
        for i_ in f_.registered_ids]
 
