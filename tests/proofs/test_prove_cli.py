@@ -17,15 +17,17 @@ def test_prove_p4_sharp_111_fails_at_a_named_step(capsys):
     code, out, _ = _run(["prove", "P4.sharp", "--constants", "1,1,1", "--json"], capsys)
     res = json.loads(out)
     assert code == 1 and res["verdict"] == "failed"
-    assert res["failed_step"] == "P4.sharp / (47), Lemma 8" and "-Da/tau" in res["reason"]
+    # the witness term (1 - 2) ||Delta(z^a)||/tau is negative
+    assert res["failed_step"] == "P4.sharp / (47), Lemma 8" and "witness term not nonnegative" in res["reason"]
+    assert "-sqrt(Sum((-phi'_a(l) + phi_a(l))**2, (l, 1, d)))/tau" in res["reason"]
 
 
-def test_prove_p4_sharp_at_its_constants_is_conditional_not_proved(capsys):
-    """The chain checks at [2, 1, 1] but (43) is undischarged: the explorer says so and exits 1."""
+def test_prove_p4_sharp_at_its_constants_is_proved(capsys):
+    """At [2, 1, 1] the chain is proved: (43) cites L6.path, nothing is undischarged; exit 0."""
     code, out, _ = _run(["prove", "P4.sharp", "--json"], capsys)
     res = json.loads(out)
-    assert code == 1 and res["verdict"] == "conditional" and res["accepted"] and res["failed_step"] is None
-    assert any("(43)" in u for u in res["undischarged"])
+    assert code == 0 and res["verdict"] == "proved" and res["accepted"] and res["failed_step"] is None
+    assert not res["undischarged"]
 
 
 def test_prove_weakening_constants(capsys):
@@ -66,8 +68,9 @@ def test_audit_json(capsys):
         assert (r["verdict"] == "proved") == (r["undischarged"] == 0) or r["verdict"] in ("failed", "certified")
     assert by["P2"]["cites"] == ["DCL-12", "P2.28"] and by["P2"]["verdict"] == "proved"
     assert set(by["T1"]["cites"]) == {"P2", "P3", "P5.a-ge-1", "P5.a-le-1"}
-    assert by["L6"]["generality"].startswith("d = 2")
-    assert by["P4"]["undischarged"] == 1 and by["P4"]["verdict"] == "conditional"
+    assert by["L6"]["generality"].startswith("every d and every finitely supported mu")
+    assert by["P4"]["undischarged"] == 0 and by["P4"]["verdict"] == "proved" and by["P4"]["generality"] == "as stated in the paper"
+    assert {"L6.path", "L8"} <= set(by["P4"]["cites"]) and by["T1"]["verdict"] == "proved"
 
 
 def test_lemma1_111_fails_where_prop4_fails():
