@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .chain import (AsGap, Assumption as As, ByCases, ByLemma, Derivation, DoitIdentity, ExactInstance, Expm1, Identity, Lemma,
-                    NonNegative, SameIntegrand, Step, eq, ge, le, lt)
+                    NonNegative, Step, eq, ge, le, lt)
 from . import errata as _errata
 from . import statements as B4
 from . import continuity as C
@@ -742,62 +742,3 @@ def __getattr__(name):
     if name == "BY_ID":
         return {i_: derivation(i_) for i_ in mine}
     raise AttributeError(name)
-
-
-
-# ================================================================ the beta-tau coupling (companion)
-def log_h_derivative(tau_, xs, beta_):
-    """d/dbeta log h(beta), h(beta) = e^{2/(beta tau)} (mean_j x_j^beta)^{1/beta}:
-    equals (KL(q_beta || uniform) - 2/tau)/beta^2 with q_j = x_j^beta / sum_i x_i^beta
-    (proved symbolically in tests/test_section4_derivations.py for three points)."""
-    xs = [mpmath.mpf(x) for x in xs]
-    b = mpmath.mpf(beta_)
-    m = max(xs)
-    w = [(x / m) ** b for x in xs]
-    s = mpmath.fsum(w)
-    q = [wi / s for wi in w]
-    kl = mpmath.fsum(qi * mpmath.log(len(xs) * qi) for qi in q if qi > 0)
-    return (kl - 2 / mpmath.mpf(tau_)) / b ** 2
-
-
-def h_beta(tau_, xs, beta_):
-    """e^{2/(beta tau)} (k^-1 sum_j x_j^beta)^{1/beta} (the factor of Lemmas 7-8 / Prop. 4)."""
-    xs = [mpmath.mpf(x) for x in xs]
-    b = mpmath.mpf(beta_)
-    m = max(xs)
-    return mpmath.exp(2 / (b * mpmath.mpf(tau_))) * m * mpmath.fsum((x / m) ** b for x in xs) ** (1 / b) / mpmath.mpf(len(xs)) ** (1 / b)
-
-
-def optimal_beta(tau_, norms, beta_max=1e6):
-    """The beta >= 1 minimising h(beta) = e^{2/(beta tau)} (mean_j x_j^beta)^{1/beta} for x_j = norms > 0.
-
-    d/dbeta log h = (KL(q_beta || uniform) - 2/tau)/beta^2 and KL(q_beta || uniform) is nondecreasing in beta
-    (its derivative is beta Var_q(log x) >= 0), so h is unimodal: decreasing while KL < 2/tau, then increasing.
-    Returns (beta*, h(beta*)); beta* = 1 if KL(q_1) >= 2/tau, beta* = inf (h -> max_j x_j) if
-    KL never reaches 2/tau (i.e. 2/tau >= log(k / #argmax)); otherwise the root, by bisection."""
-    xs = [mpmath.mpf(x) for x in norms]
-    if min(xs) <= 0:
-        raise ValueError("norms must be positive")
-    f = lambda b: log_h_derivative(tau_, xs, b)  # noqa: E731
-    if f(1) >= 0:
-        return mpmath.mpf(1), h_beta(tau_, xs, 1)
-    if f(beta_max) < 0:
-        return mpmath.inf, max(xs)
-    lo_, hi_ = mpmath.mpf(1), mpmath.mpf(2)
-    while f(hi_) < 0:
-        lo_, hi_ = hi_, hi_ * 2
-    for _ in range(200):
-        mid_ = (lo_ + hi_) / 2
-        if f(mid_) < 0:
-            lo_ = mid_
-        else:
-            hi_ = mid_
-        if hi_ - lo_ < mpmath.mpf(10) ** (-mpmath.mp.dps + 5) * hi_:
-            break
-    b = (lo_ + hi_) / 2
-    return b, h_beta(tau_, xs, b)
-
-
-def paper_beta(tau_):
-    """The paper's choice beta = 1 v 2/tau (proof of Lemma 1)."""
-    return max(1.0, 2.0 / float(tau_))
