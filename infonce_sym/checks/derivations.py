@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from ..proofs import all_derivations
-from ..proofs.chain import failed_steps
+from ..proofs.chain import cited_result, failed_steps
 from .results import CheckResult
 
 __all__ = ["derivation_check", "derivation_checks", "failed_steps"]
@@ -13,7 +13,7 @@ __all__ = ["derivation_check", "derivation_checks", "failed_steps"]
 
 def derivation_check(d) -> CheckResult:
     t0 = time.perf_counter()
-    result = d.run()
+    result = cited_result(d)       # once per process: a citing derivation checked later reads this run
     as_check = {"proved": "proved", "certified": "certified"}       # conditional / failed: inconclusive
     verdict = as_check.get(result.verdict, "inconclusive")
     return CheckResult(f"derivation:{d.id}", d.paper_ref, d.title, verdict, as_check.get(d.verdict, "inconclusive"),

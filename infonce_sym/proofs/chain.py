@@ -61,6 +61,7 @@ False
 """
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 
@@ -328,10 +329,26 @@ def iid_product_moment(summands, K, E=None):
     ``Lambda``); ``E`` maps a product of generic copies to its expectation."""
     E = E or (lambda e: _expect(Ex, e))
     n = len(summands)
-    total = 0
+    # equal summands (a Sum**n gives n) are one class: a block's moment depends only on the classes it
+    # holds, so the set partitions are counted by their pattern of blocks and each moment taken once
+    classes, generic = [], []
+    for g in summands:
+        if g not in generic:
+            generic.append(g)
+        classes.append(generic.index(g))
+    generic = [g(0) for g in generic]
+    patterns = {}
     for part in multiset_partitions(list(range(n))):
-        ff = sp.Mul(*[K - i for i in range(len(part))])
-        total += ff * sp.Mul(*[E(sp.Mul(*[summands[i](0) for i in block])) for block in part])
+        key = tuple(sorted(tuple(sorted(classes[i] for i in block)) for block in part))
+        patterns[key] = patterns.get(key, 0) + 1
+    moment = {}
+    total = 0
+    for key, count in patterns.items():
+        for block in key:
+            if block not in moment:
+                moment[block] = E(sp.Mul(*[generic[c] for c in block]))
+        ff = sp.Mul(*[K - i for i in range(len(key))])
+        total += count * ff * sp.Mul(*[moment[block] for block in key])
     return total
 
 
@@ -380,6 +397,13 @@ def canon(expr):
     expectations linearised (inner first) with the i.i.d. rule for sums."""
     if not isinstance(expr, sp.Basic) or expr.is_Atom:
         return expr
+    return _canon_cached(expr)
+
+
+@functools.lru_cache(maxsize=8192)
+def _canon_cached(expr):
+    """canon is a pure function of a (hashable, structurally compared) expression: mutants and the
+    steps of one chain share most subexpressions."""
     args = [canon(a) for a in expr.args] if not isinstance(expr, sp.Sum) else None
     if isinstance(expr, Expm1):
         return sp.exp(args[0]) - 1
@@ -1172,13 +1196,21 @@ def premise_matches(prem, ass) -> bool:
 _RESULT_CACHE: dict = {}
 
 
+def _fingerprint(d):
+    """What a run of ``d`` reads, by object identity: a derivation edited in place (a step, a claim,
+    a check or an assumption replaced) is run again."""
+    return (id(d.steps), tuple((id(s), id(s.claim), id(s.check)) for s in d.steps), id(d.assumptions),
+            tuple(map(id, d.assumptions)), id(d.quantity), id(d.statement), id(d.facts), d.relation)
+
+
 def cited_result(d):
-    """The (cached) result of a cited derivation."""
+    """The result of ``d.run()``, run once per process for the same derivation object (a cited
+    derivation, the rendering, the audit and the mutants' baseline all read the same run)."""
     hit = _RESULT_CACHE.get(id(d))
-    if hit is None or hit[0] is not d:
-        hit = (d, d.run())
+    if hit is None or hit[0] is not d or hit[1] != _fingerprint(d):
+        hit = (d, _fingerprint(d), d.run())
         _RESULT_CACHE[id(d)] = hit
-    return hit[1]
+    return hit[2]
 
 
 @dataclass

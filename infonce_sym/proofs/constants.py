@@ -24,11 +24,12 @@ constant with the others at the paper's values.
 from __future__ import annotations
 
 import copy
+import functools
 from fractions import Fraction
 
 import sympy as sp
 
-from .chain import Assumption, Derivation, NonNegative, Step, le, ge, relation_kind
+from .chain import Assumption, NonNegative, Step, le, ge, relation_kind
 
 __all__ = ["EXPLORABLE", "build", "explore", "smallest"]
 
@@ -123,9 +124,15 @@ def _first_failure(d, res):
     return None, None
 
 
+@functools.lru_cache(maxsize=None)
+def _base_results(id):
+    """The runs at the paper's constants (the same for every explore of ``id``: built and run once)."""
+    return tuple(d.run() for d in build(id, EXPLORABLE[id][0]))
+
+
 def explore(id, consts):
     """{"id", "constants", "verdict", "accepted", "failed_step", "reason", "cases", "undischarged"}."""
-    base = [d.run() for d in build(id, EXPLORABLE[id][0])]
+    base = _base_results(id)
     runs = build(id, consts)
     cases, verdict, failed, reason, accepted, undis = [], "proved", None, None, True, []
     order = {"proved": 0, "certified": 1, "conditional": 2, "failed": 3}

@@ -52,6 +52,7 @@ c in [0, 1]), ``P4.47.plus`` / ``P4.47.minus`` (||xi +- (u - v)|| <= 3), ``P4.48
 """
 from __future__ import annotations
 
+import functools
 import random
 
 import sympy as sp
@@ -142,6 +143,12 @@ def sum_normal(e):
     """The sum normal form of ``e`` (see the module docstring); derivatives must be evaluated first."""
     if not isinstance(e, sp.Basic) or e.is_Atom:
         return e
+    return _sum_normal_cached(e)
+
+
+@functools.lru_cache(maxsize=8192)
+def _sum_normal_cached(e):
+    """sum_normal is pure: the steps of a chain and its mutants share most subexpressions."""
     if isinstance(e, sp.Sum):
         return _normal_sum(sum_normal(e.function), e.limits)
     if isinstance(e, sp.Integral):

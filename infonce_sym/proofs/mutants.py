@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .chain import (AsGap, Assumption, ByLemma, Derivation, ExactInstance, NonNegative, Step, canon, make_relation,
-                    numerically_zero, relation_kind)
+from .chain import (AsGap, Assumption, ByLemma, Derivation, ExactInstance, NonNegative, Step, canon, cited_result,
+                    make_relation, numerically_zero, relation_kind)
 
 __all__ = ["Mutant", "mutants", "run_mutants", "claim_mutations", "KINDS"]
 
@@ -104,7 +104,9 @@ def equivalent(claim, mutated):
         return False
     if claim.has(sp.Integral) or mutated.has(sp.Integral):
         return claim == mutated or _same_integrands(claim, mutated)
-    d = canon(claim.rhs - claim.lhs) - canon(mutated.rhs - mutated.lhs)
+    # canon rewrites to an equal value, so the difference of the gaps may be canonicalised whole: the
+    # terms the mutation left alone cancel before canon expands any expectation
+    d = canon((claim.rhs - claim.lhs) - (mutated.rhs - mutated.lhs))
     return bool(numerically_zero(d, trials=3, seed=1))
 
 
@@ -261,25 +263,35 @@ def mutants(derivations, sample=None, seed=0):
     out = []
     EQUIVALENT.clear()
     for d in derivations:
-        res = d.run()
+        res = cited_result(d)
         per = []
         for i, st in enumerate(d.steps):
-            for label, mc in claim_mutations(st.claim):
-                if not equivalent(st.claim, mc):
-                    per.append(Mutant(d, i, "claim", label, Step(st.name, st.ref, mc, st.reason, st.check)))
+            for label, mc in claim_mutations(st.claim):   # equivalent claim mutants are dropped below
+                per.append(Mutant(d, i, "claim", label, Step(st.name, st.ref, mc, st.reason, st.check)))
             for kind, label, chk in _check_mutants(st.check):
                 per.append(Mutant(d, i, kind, label, Step(st.name, st.ref, st.claim, st.reason, chk)))
         per += _assumption_mutants(d, res)
-        if sample is not None:
-            rng = random.Random(f"{seed}:{d.id}")
-            kept = []
-            for kind in KINDS:
-                group = [m for m in per if m.kind == kind]
-                rng.shuffle(group)
-                kept += group[:sample]
-            per = kept
-        out += per
+        if sample is None:
+            out += [m for m in per if not _equivalent_claim(m)]
+            continue
+        rng = random.Random(f"{seed}:{d.id}")
+        for kind in KINDS:              # the seeded shuffle first, then the (costly) equivalence filter
+            group = [m for m in per if m.kind == kind]
+            rng.shuffle(group)
+            taken = 0
+            for m in group:
+                if taken == sample:
+                    break
+                if not _equivalent_claim(m):
+                    out.append(m)
+                    taken += 1
     return out
+
+
+def _equivalent_claim(m: Mutant):
+    if m.kind != "claim":
+        return False
+    return equivalent(m.derivation.steps[m.step_index].claim, m.step.claim)
 
 
 def _step_undischarged(d, step, result):
@@ -293,7 +305,7 @@ def killed(m: Mutant):
     did not (so a step of a conditional derivation is judged on its own premises)."""
     d = m.derivation
     if m.mutated is not None:
-        base, r = d.run(), m.mutated.run()
+        base, r = cited_result(d), m.mutated.run()
         if r.verdict == "failed" or len(r.undischarged) > len(base.undischarged):
             return True, f"verdict {r.verdict}, {len(r.undischarged)} undischarged"
         return False, f"survives: verdict {r.verdict}"

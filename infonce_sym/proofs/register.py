@@ -19,7 +19,7 @@ import importlib
 
 from ..errors import InputError
 
-__all__ = ["register", "derivation", "cite", "ids", "derivations", "MODULES"]
+__all__ = ["register", "derivation", "cite", "ids", "derivations", "module_of", "MODULES"]
 
 #: the modules that register results, in the paper's order
 MODULES = ("section3", "section4", "expansions", "asymptotics")
@@ -86,10 +86,19 @@ def cite(target, params=None):
     return Lemma.from_derivation(d, dict(params or {}))
 
 
+def module_of(rid: str) -> str:
+    """The short name of the module (one of :data:`MODULES`) whose builder registers ``rid``."""
+    if rid not in _BUILDER:
+        derivation(rid)               # loads the modules, or names the unknown id
+    return _BUILDER[rid].__module__.rsplit(".", 1)[-1]
+
+
 def ids() -> list:
-    """Every registered id, in the order of the paper."""
+    """Every registered id, in the order of the paper: the modules of :data:`MODULES` in turn (whichever
+    was imported first), each in the order its builders are registered."""
     _load()
-    return list(_ORDER)
+    rank = {name: i for i, name in enumerate(MODULES)}
+    return sorted(_ORDER, key=lambda rid: (rank.get(module_of(rid), len(rank)), _ORDER.index(rid)))
 
 
 def derivations() -> list:

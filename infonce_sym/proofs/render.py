@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .chain import failed_steps, render_markdown
+from .chain import cited_result, failed_steps, render_markdown
 from .errata import ERRATA
 from .lemmas import LIBRARY
 from . import all_derivations
@@ -23,36 +23,35 @@ def _cell(text) -> str:
 
 def _assumed_through_citations(d, seen=None):
     """Assumed consequences of ``d`` and of every derivation it cites, transitively: {(id, text)}."""
-    from .chain import cited_result
     seen = set() if seen is None else seen
     out = {(d.id, a.text) for a in d.structured_assumptions() if a.derived}
     for st in d.steps:
-        for c in _cited_objects(st.check):
+        for c in cited_derivations(st.check):
             if id(c) not in seen:
                 seen.add(id(c))
                 out |= _assumed_through_citations(c, seen)
-    cited_result(d)
     return out
 
 
-def _cited_objects(check):
+def cited_derivations(check):
+    """The derivations a check cites (its lemma's, its hypothesis checks', its discharges', its cases')."""
     out = []
     lem = getattr(check, "lemma", None)
     if lem is not None and lem.derivation is not None:
         out.append(lem.derivation)
     for sub in list(getattr(check, "hyp_checks", {}).values()) + list(getattr(check, "by", {}).values()):
-        out += _cited_objects(sub)
+        out += cited_derivations(sub)
     if getattr(check, "check", None) is not None:
-        out += _cited_objects(check.check)
+        out += cited_derivations(check.check)
     for _, sub in getattr(check, "cases", []):
-        out += _cited_objects(sub)
+        out += cited_derivations(sub)
     return out
 
 
 def audit_record(d, result=None) -> dict:
     """The audit of one derivation: statement, assumptions, citations, library lemmas, every
     hypothesis with what discharges it, the undischarged ones, and the generality proved."""
-    r = result or d.run()
+    r = result or cited_result(d)
     ass = d.structured_assumptions()
     through = sorted(_assumed_through_citations(d))
     return {
@@ -105,7 +104,7 @@ def render_all(out_dir=DEFAULT_OUT, check=False, failures=None):
     ``failures``, a list, receives (id, failed steps) of every chain whose verdict is "failed"."""
     out = Path(out_dir)
     derivations = all_derivations()
-    results = [d.run() for d in derivations]
+    results = [cited_result(d) for d in derivations]
     if failures is not None:
         failures += [(d.id, failed_steps(d, r)) for d, r in zip(derivations, results) if r.verdict == "failed"]
     files = {out / f"{d.id}.md": render_markdown(d, r) + "\n" for d, r in zip(derivations, results)}

@@ -40,6 +40,29 @@ def test_iid_rule_and_facts():
     assert sp.expand(iid_product_moment([g, g], kk) - (kk * EX2 + kk * (kk - 1) * EX ** 2)) == 0
 
 
+def test_iid_product_moment_against_enumeration():
+    """E[(sum_j X_j)^3 (sum_j Y_j)^2] for K = 3 i.i.d. copies of a three-point (X, Y), by enumerating
+    all 27 outcomes, against the partition formula (equal summands merged into classes) at K = 3."""
+    import itertools
+    from fractions import Fraction
+    Y = sp.Function("Y")
+    atoms = [((2, -1), Fraction(1, 2)), ((-3, 5), Fraction(1, 3)), ((7, 2), Fraction(1, 6))]
+    K = 3
+    brute = Fraction(0)
+    for outcome in itertools.product(atoms, repeat=K):
+        p = Fraction(1)
+        for _, w in outcome:
+            p *= w
+        brute += p * sum(a[0] for a, _ in outcome) ** 3 * sum(a[1] for a, _ in outcome) ** 2
+
+    def moment(e):          # E[X^a Y^b] of one copy, from the atoms
+        a, b = sp.degree(e, Xf(0)), sp.degree(e, Y(0))
+        return sp.Rational(sum(w * x ** a * y ** b for (x, y), w in atoms))
+    gx, gy = sp.Lambda(j, Xf(j)), sp.Lambda(j, Y(j))
+    formula = iid_product_moment([gx, gx, gx, gy, gy], kk, moment).subs(kk, K)
+    assert formula == sp.Rational(brute.numerator, brute.denominator)
+
+
 def test_nonnegative_assumptions_and_witness():
     assert NonNegative()(le(0, x ** 2 / y)).verdict == "proved"
     assert not NonNegative()(ge(0, x ** 2 / y)).ok                        # flipped

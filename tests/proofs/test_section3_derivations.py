@@ -1,15 +1,16 @@
 """Section 3 derivations: verdicts, mutations of every step, statements, errata, rendering."""
 import itertools
 import math
+from pathlib import Path
 
 import mpmath
 import numpy as np
 import pytest
 import sympy as sp
 
-from infonce_sym.proofs.chain import ByLemma, Ea, _numerically_zero, canon, relation_kind
+from infonce_sym.proofs.chain import ByLemma, Ea
 from infonce_sym.proofs.errata import ERRATA
-from infonce_sym.proofs.mutants import claim_mutations
+from infonce_sym.proofs.mutants import claim_mutations, equivalent
 from infonce_sym.models import example_a2
 from infonce_sym.proofs import all_derivations
 from infonce_sym.proofs import section3 as S3
@@ -20,38 +21,8 @@ IDS = [d.id for d in DERIVATIONS]
 # No Section 3 step needs a numerical certificate: every derivation is declared "proved".
 CERTIFIED_STEPS = {}
 
-# the claim mutations are the ones `infonce-sym derivations --mutate` makes (proofs.mutants)
+# the claim mutations and the equivalence filter are the ones `infonce-sym derivations --mutate` uses (proofs.mutants)
 mutations = claim_mutations
-
-
-def equivalent(claim, mutated):
-    """Same relation and the same gap function (so the mutation changes nothing).  Claims with
-    integrals are compared structurally (evaluating them numerically takes minutes)."""
-    if relation_kind(claim) != relation_kind(mutated):
-        return False
-    if claim.has(sp.Integral) or mutated.has(sp.Integral):
-        return claim == mutated or _same_integrands(claim, mutated)
-    d = canon(claim.rhs - claim.lhs) - canon(mutated.rhs - mutated.lhs)
-    return bool(_numerically_zero(d, trials=3, seed=1))
-
-
-def _same_integrands(claim, mutated, trials=3):
-    """Equivalent if the gaps agree once every integral is replaced by its integrand at one random point
-    of its range (the same point for all): pointwise-equal integrands give equal integrals."""
-    import random
-    rng = random.Random(2)
-
-    def gap(rel, point):
-        g = rel.rhs - rel.lhs
-        return g.replace(lambda e: isinstance(e, sp.Integral),
-                         lambda e: e.function.doit().subs(e.limits[0][0], point(e.limits[0])))
-    for t in range(trials):
-        u = rng.uniform(0.1, 0.9)
-        point = lambda lim: lim[1] + u * (lim[2] - lim[1])  # noqa: E731
-        d = gap(claim, point) - gap(mutated, point)
-        if not _numerically_zero(d, trials=1, seed=t):      # False, or None (cannot evaluate)
-            return False
-    return True
 
 
 @pytest.mark.parametrize("d", DERIVATIONS, ids=IDS)
@@ -181,7 +152,17 @@ def test_bounds_hold_on_exact_small_model():
 
 
 def test_rendered_files_are_up_to_date():
-    assert render_all(check=True) == []
+    import difflib
+    from infonce_sym.proofs.render import DEFAULT_OUT
+    stale = render_all(check=True)
+    if stale:                          # show what differs: the rendering is a function of the chains only
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            render_all(tmp)
+            p = stale[0]
+            new = (Path(tmp) / p.relative_to(DEFAULT_OUT)).read_text().splitlines()
+            diff = "\n".join(list(difflib.unified_diff(p.read_text().splitlines(), new, lineterm=""))[:40])
+        raise AssertionError(f"stale: {[str(x) for x in stale]}\n{diff}")
 
 
 def test_a1_remainder_erratum_counterexample():
