@@ -1,0 +1,155 @@
+"""The models layer against independent routes: the sphere model's partition function, mean
+resultant and density-ratio moment against quadrature and d = 3 closed forms; its samplers against
+those moments; the quadrature rules against exact integrals; the finite models' laws."""
+import math
+
+import flint
+import mpmath
+import numpy as np
+import pytest
+
+from infonce_sym.models import SphereModel, example_a2, log_partition
+from infonce_sym.models.laws import log_partition_arb, mean_resultant_arb
+from infonce_sym.models.quadrature import gauss_legendre_arb, sphere_rule
+
+
+def _sphere_moment(dim, b, power=0):
+    """E_pi[s^power e^{b s}], s = <x, z> with density c_d (1 - s^2)^((d-3)/2), by mpmath.quad."""
+    c = mpmath.gamma(mpmath.mpf(dim) / 2) / (mpmath.sqrt(mpmath.pi) * mpmath.gamma(mpmath.mpf(dim - 1) / 2))
+    f = lambda s: c * s ** power * mpmath.exp(b * s) * (1 - s * s) ** (mpmath.mpf(dim - 3) / 2)  # noqa: E731
+    return mpmath.quad(f, [-1, 0, 1])
+
+
+@pytest.mark.parametrize("dim,b", [(3, 0.5), (3, 7), (5, 2), (16, 3.5), (64, 10)])
+def test_log_partition_against_quadrature(dim, b):
+    with mpmath.workdps(30):
+        assert abs(log_partition(mpmath.mp, dim, b) - mpmath.log(_sphere_moment(dim, mpmath.mpf(b)))) < mpmath.mpf(10) ** -20
+
+
+def _log_partition_by_laplace_quadrature(dim, b):
+    """log Z_d(b) = log c_d + h(s*) + log int e^{h(s) - h(s*)} ds, h(s) = b s + (d-3)/2 log(1 - s^2), s* its
+    mode: quadrature around the mode in log domain (no Bessel function, nothing overflows)."""
+    b, m = mpmath.mpf(b), mpmath.mpf(dim - 3) / 2
+    star = (-m + mpmath.sqrt(m * m + b * b)) / b if m > 0 else mpmath.mpf(1) - mpmath.mpf(10) ** -30
+    h = lambda s: b * s + (m * mpmath.log(1 - s * s) if m > 0 else 0)  # noqa: E731
+    width = 1 / mpmath.sqrt(b * b / (2 * m) + b) if m > 0 else 1 / b
+    pts = sorted({mpmath.mpf(-1), mpmath.mpf(1)} | {min(max(star + j * width, mpmath.mpf(-1)), mpmath.mpf(1))
+                                                    for j in (-60, -20, -6, -2, 0, 2, 6, 20, 60)})
+    hs = h(star)
+    integral = mpmath.quad(lambda s: mpmath.exp(h(s) - hs), pts)
+    c = mpmath.loggamma(mpmath.mpf(dim) / 2) - mpmath.log(mpmath.sqrt(mpmath.pi)) - mpmath.loggamma(mpmath.mpf(dim - 1) / 2)
+    return c + hs + mpmath.log(integral)
+
+
+def test_log_partition_d3_closed_form_and_arb_at_the_ends_of_the_range():
+    """Z_3(b) = sinh(b)/b; the arb route (scaled Bessel) against log-domain quadrature up to b = 2 10^4,
+    d = 4096 (where mpmath's Bessel series no longer converges)."""
+    with mpmath.workdps(40):
+        for b in (mpmath.mpf("0.01"), mpmath.mpf(3), mpmath.mpf(200)):
+            assert abs(log_partition(mpmath.mp, 3, b) - mpmath.log(mpmath.sinh(b) / b)) < mpmath.mpf(10) ** -30
+    flint.ctx.prec = 200
+    try:
+        with mpmath.workdps(30):
+            for dim, b in ((3, 200), (10, 50), (768, 2000), (4096, 20000)):
+                a = log_partition_arb(dim, flint.arb(b))
+                q = _log_partition_by_laplace_quadrature(dim, b)
+                assert abs(mpmath.mpf(a.mid().str(40, radius=False)) - q) < mpmath.mpf(10) ** -20 * max(1, abs(q))
+                assert a.rad() < 1e-40
+    finally:
+        flint.ctx.prec = 53
+
+
+@pytest.mark.parametrize("dim,kappa", [(3, 2), (3, 50), (10, 4), (128, 40)])
+def test_mean_resultant_against_quadrature(dim, kappa):
+    with mpmath.workdps(30):
+        k = mpmath.mpf(kappa)
+        by_quad = _sphere_moment(dim, k, 1) / _sphere_moment(dim, k)
+        m = SphereModel(dim=dim, kappa=kappa).mean_positive_similarity(mpmath.mp)
+        assert abs(m - by_quad) < mpmath.mpf(10) ** -20
+        flint.ctx.prec = 120
+        try:
+            assert abs(mpmath.mpf(mean_resultant_arb(dim, flint.arb(kappa)).mid().str(30, radius=False)) - by_quad) < 1e-25
+        finally:
+            flint.ctx.prec = 53
+        if dim == 3:                                               # coth(kappa) - 1/kappa
+            assert abs(m - (mpmath.coth(k) - 1 / k)) < mpmath.mpf(10) ** -25
+
+
+def test_density_ratio_second_moment_d3_closed_form():
+    """E|dM/dpi|^2 = Z(2 kappa)/Z(kappa)^2 = (sinh(2k)/(2k)) / (sinh(k)/k)^2 for d = 3."""
+    with mpmath.workdps(30):
+        for kappa in ("0.5", "4", "40"):
+            k = mpmath.mpf(kappa)
+            m = SphereModel(dim=3, kappa=kappa).density_ratio_second_moment(mpmath.mp)
+            assert abs(m / ((mpmath.sinh(2 * k) / (2 * k)) / (mpmath.sinh(k) / k) ** 2) - 1) < mpmath.mpf(10) ** -25
+
+
+@pytest.mark.parametrize("dim,kappa", [(3, 0.0), (3, 5.0), (16, 40.0), (768, 2000.0)])
+def test_samplers_match_the_exact_moments(dim, kappa):
+    """Mean and second moment of the positive (Wood's sampler) and negative (Beta) similarities, seeded,
+    within 5 standard errors of the values by quadrature (E s = 0 and E s^2 = 1/d for the negatives)."""
+    model = SphereModel(dim=dim, kappa=kappa)
+    rng = np.random.default_rng(np.random.SeedSequence([dim, int(kappa)]))
+    n = 200_000
+    t = model.sample_positive_similarity(rng, n)
+    s = model.sample_negative_similarity(rng, n)
+    assert t.shape == (n,) and np.all(np.abs(t) <= 1) and np.all(np.abs(s) <= 1)
+    with mpmath.workdps(30):
+        z = _sphere_moment(dim, mpmath.mpf(kappa))
+        m1 = float(_sphere_moment(dim, mpmath.mpf(kappa), 1) / z)
+        m2 = float(_sphere_moment(dim, mpmath.mpf(kappa), 2) / z)
+    for sample, mean, second in ((t, m1, m2), (s, 0.0, 1.0 / dim)):
+        var = max(second - mean ** 2, 1e-300)
+        assert abs(sample.mean() - mean) <= 5 * math.sqrt(var / n)
+        sd2 = math.sqrt(max(np.var(sample ** 2), 1e-300) / n)
+        assert abs(np.mean(sample ** 2) - second) <= 5 * sd2
+
+
+def test_gauss_legendre_is_exact_to_degree_2n_minus_1():
+    nodes, weights = gauss_legendre_arb(6, 200)
+    flint.ctx.prec = 200
+    try:
+        for p in range(12):
+            exact = flint.arb(0) if p % 2 else flint.arb(2) / (p + 1)
+            got = sum((w * x ** p for x, w in zip(nodes, weights)), flint.arb(0))
+            assert abs(float(got - exact)) < 1e-50, p
+        p = 12                                                      # degree 2n: no longer exact
+        got = sum((w * x ** p for x, w in zip(nodes, weights)), flint.arb(0))
+        assert abs(float(got - flint.arb(2) / 13)) > 1e-6
+    finally:
+        flint.ctx.prec = 53
+
+
+@pytest.mark.parametrize("dim,tau", [(3, 0.5), (32, 0.1), (768, 0.05)])
+def test_sphere_rule_integrates_the_similarity_law(dim, tau):
+    """The composite rule of s's law: total mass 1, E s = 0, E s^2 = 1/d, and E e^{s/tau} = Z_d(1/tau)."""
+    with mpmath.workdps(30):
+        s, w = sphere_rule(dim, tau, 20, 1)
+        tot = mpmath.fsum(w)
+        assert abs(tot - 1) < 1e-18
+        assert abs(mpmath.fsum(a * b for a, b in zip(s, w))) < 1e-18
+        assert abs(mpmath.fsum(a * a * b for a, b in zip(s, w)) - mpmath.mpf(1) / dim) < 1e-18
+        ez = mpmath.fsum(mpmath.exp(a / tau) * b for a, b in zip(s, w))
+        assert abs(mpmath.log(ez) - log_partition(mpmath.mp, dim, 1 / mpmath.mpf(tau))) < 1e-15
+
+
+def test_example_a2_is_the_construction_of_the_paper():
+    """Example A.2 (eq. (33)): 1/eps = ceil(e^{1/tau} - 1) points, pi uniform, every row of M a probability
+    vector keeping its point with 1 - mixing + mixing/n, pi M-invariant, Gram matrix 1 on the diagonal and
+    delta off it."""
+    tau, delta, mixing = 0.5, "0.3", "0.2"
+    n = math.ceil(math.exp(1 / tau) - 1)
+    m = example_a2(tau, delta=delta, mixing=mixing)
+    with mpmath.workdps(30):
+        pi, M, emb = m.exact_arrays(mpmath.mp)[:3]
+        assert len(pi) == n and all(abs(p - mpmath.mpf(1) / n) < 1e-25 for p in pi)
+        for i, row in enumerate(M):
+            assert abs(mpmath.fsum(row) - 1) < 1e-25 and all(x >= 0 for x in row)
+            assert abs(row[i] - (1 - mpmath.mpf(mixing) + mpmath.mpf(mixing) / n)) < 1e-25
+        for j in range(n):
+            assert abs(mpmath.fsum(pi[i] * M[i][j] for i in range(n)) - pi[j]) < 1e-25
+        for i in range(n):
+            for j in range(n):
+                g = mpmath.fsum(a * b for a, b in zip(emb[i], emb[j]))
+                assert abs(g - (1 if i == j else mpmath.mpf(delta))) < 1e-25
+    assert m.is_pi_invariant()
