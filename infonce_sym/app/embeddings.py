@@ -611,7 +611,7 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
         fig.savefig(p, dpi=110)
         plt.close(fig)
         written.append(p)
-    lines = [f"# Finite-k bias of InfoNCE on your embeddings", "",
+    lines = ["# Finite-k bias of InfoNCE on your embeddings", "",
              f"`{command}`" if command else "", "",
              f"n = {result['n']} pairs, d = {result['dim']}, tau = {result['tau']}, negatives i.i.d. with replacement "
              f"from the {result['pool']} ({result['pool_size']} rows per anchor"

@@ -52,8 +52,8 @@ def add_parser(subparsers):
                    help=f"open_clip logit_scale, tau = exp(-L); L a decimal in [{-math.log(hi):.4f}, "
                         f"{-math.log(lo):.4f}] (no default)")
     e.add_argument("--k", metavar="K1,K2,...", default="1,16,256,4096,65536,1000000",
-                   help=f"numbers of negatives, comma-separated integers in [1, 10^12] "
-                        f"(default 1,16,256,4096,65536,1000000)")
+                   help="numbers of negatives, comma-separated integers in [1, 10^12] "
+                        "(default 1,16,256,4096,65536,1000000)")
     e.add_argument("--loss", metavar="NAME", default="infonce",
                    help="loss for the k-for-gap search and the Monte Carlo check: infonce | dcl (default "
                         "infonce; both gaps are reported, the DCL one at k >= 2 only when n * pool <= 4e7 "
@@ -201,7 +201,6 @@ def run(args) -> int:
     from ..quantities import empirical as emp
     from . import embeddings as app
     tau_text = read_tau(args)
-    tau = float(tau_text)
     ks = read_ks(args.k)
     loss = args.loss
     if loss not in ("infonce", "dcl"):

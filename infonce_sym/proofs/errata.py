@@ -68,7 +68,7 @@ ERRATA += [
          paper_says="G_tau is defined as G_tau(f, eta, mu, x) in (36) but written G_tau(f, f, x, mu) in Lemma 6 and "
                     "G_tau(xi, xi, z^a, pi) after (43)",
          corrected="one argument order, G_tau(f, eta, mu, x); the formula of Lemma 6 is proved by differentiating (35) "
-                   "symbolically (d = 2, two support points)",
+                   "symbolically in R^d with k negatives (every d and k, mu finitely supported)",
          proved_by="L6"),
 ]
 ERRATA += [

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from .chain import (AsGap, Assumption as As, Derivation, Ea, Ex, Expm1, ByLemma, Identity, Lemma, NonNegative,
+from .chain import (AsGap, Assumption as As, Derivation, Ea, Ex, Expm1, ByLemma, Identity, NonNegative,
                     Step, Var, eq, ge, gt, le, lt, parameter, random_family, random_symbol, split)
 from . import errata as _errata
 from . import lemmas as L

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from infonce_sym.checks import attacks as ct
-from infonce_sym.errors import InputError
 
 TOL = ct.VIOLATION_TOL
 

@@ -1,7 +1,6 @@
 """The empirical model's float64 transform route against independent routes: brute-force
 enumeration of every k-tuple (k = 1, 2, 3), the arb route of quantities.exact on the equivalent
 FiniteModel, Monte Carlo over sampled tuples, and the exact constant c1 at large k."""
-import math
 
 import numpy as np
 import pytest
