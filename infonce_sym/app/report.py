@@ -29,7 +29,9 @@ MARGIN_MEANING = {
 
 #: checks whose id is not the registry id of their statement
 _STATEMENT_ALIASES = {"LIP-17": ("L17",), "LIP-18": ("L18",), "P4-sharp": ("P4.sharp",),
-                      "ASYMPTOTICS": ("EXP.infonce", "EXP.dcl", "EXP.search-dcl"), "A2": ("A2.ratio", "A2.liminf")}
+                      "ASYMPTOTICS": ("EXP.infonce", "EXP.dcl", "EXP.search-dcl"),
+                      "EXPANSION-BOUNDS": ("EXP.dcl.lower", "EXP.dcl.upper", "EXP.infonce.lower", "EXP.infonce.upper"),
+                      "A2": ("A2.ratio", "A2.liminf")}
 
 
 def _fmt(x, spec=".3g"):

@@ -99,6 +99,10 @@ def _asymptotic(models):
     return section3.asymptotic_check([_ASYMPTOTIC_MODELS[m]() for m in models])
 
 
+def _expansion_bounds(models):
+    return section3.expansion_bounds_check([_ASYMPTOTIC_MODELS[m]() for m in models])
+
+
 def _derivations(ids):
     """One unit: the derivations ``ids`` in turn, in one process, so that a derivation they cite
     (P4 is cited by L1.50, which Prop. 5 and Theorem 1 cite) is run once (``cited_result``)."""
@@ -151,6 +155,7 @@ def work_units(mode: str):
         ("Lemma 2", section3.lemma2_check, (0, plan["lemma2_laws"])),
         ("App. A.2", section3.a2_check, (plan["a2_taus"],)),
         ("1/k expansion", _asymptotic, (plan["asymptotic_models"],)),
+        ("1/k expansion", _expansion_bounds, (plan["asymptotic_models"],)),
         ("Monte Carlo", section3.monte_carlo_check, (plan["monte_carlo_samples"],)),
         ("Section 4: continuity", section4.continuity_checks, (s4,)),
         ("Section 4: Lemma 7", section4.lemma7_check, (s4,)),

@@ -41,7 +41,7 @@ def test_every_verdict_is_as_expected(quick_run):
     assert meta["differ"] == 0 and meta["checks"] == len(results)
     ids = {r.id for r in results}
     for cid in ("P1", "DCL-11", "L4", "P2", "DCL-12", "L3", "Q-bounds", "L2", "A2", "ASYMPTOTICS",
-                "MC-vs-exact", "P4", "P4-sharp", "LIP-17", "LIP-18", "P5", "T1"):
+                "EXPANSION-BOUNDS", "MC-vs-exact", "P4", "P4-sharp", "LIP-17", "LIP-18", "P5", "T1"):
         assert cid in ids, cid
     assert stages[0] == "exact grid" and "derivations" in stages
 

@@ -1,0 +1,33 @@
+"""The EXPANSION-BOUNDS check of verify: the exact gaps inside the proved k^-3 brackets, and a gap
+moved outside them (below the proved lower bound) is reported as violated."""
+import copy
+
+from infonce_sym.checks import section3 as S3
+from infonce_sym.models import nonreversible_model
+
+
+def test_exact_gaps_inside_the_proved_brackets():
+    r = S3.expansion_bounds_check([nonreversible_model()], ks=(100, 10000))
+    assert r.verdict == "holds" and r.margin >= 0
+    pts = r.details["points"]
+    assert {(p["loss"], p["k"]) for p in pts} == {(l, k) for l in ("dcl", "infonce") for k in (100, 10000)}
+    for p in pts:
+        assert p["lower"] <= p["exact"] <= p["upper"]
+    at = {(p["loss"], p["k"]): p for p in pts}
+    # the lower bound c1/k + c2/k^2 - B/k^3 is tight at large k: within 1e-6 of the gap at k = 10^4
+    assert at[("dcl", 10000)]["exact"] - at[("dcl", 10000)]["lower"] < 1e-6 * at[("dcl", 10000)]["exact"]
+
+
+def test_a_gap_below_the_lower_bound_is_violated(monkeypatch):
+    real = S3.exact_values
+
+    def shrunk(*a, **kw):                  # the gap 1 % smaller: below c1/k + c2/k^2 - B/k^3 at k = 10^4
+        out = []
+        for ev in real(*a, **kw):
+            ev = copy.copy(ev)
+            ev.gaps = {**ev.gaps, "cross_entropy_limit_minus_risk": ev.gaps["cross_entropy_limit_minus_risk"] * 0.99}
+            out.append(ev)
+        return out
+    monkeypatch.setattr(S3, "exact_values", shrunk)
+    r = S3.expansion_bounds_check([nonreversible_model()], ks=(10000,))
+    assert r.verdict == "violated" and r.margin < 0
