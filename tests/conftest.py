@@ -19,6 +19,7 @@ KEEP_TOGETHER = (
 LONG_FIRST = (
     "tests/app/test_verify.py",                      # one verify --quick on a Dask LocalCluster
     "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_every_kind_are_killed",
+    "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_the_integral_chains_are_killed",
     "tests/quantities/test_exact_concentrated.py",
     "tests/quantities/test_exact.py::test_sphere_hard_cases_against_reference",
     "tests/proofs/test_prove_cli.py::test_audit_json",
