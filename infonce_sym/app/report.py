@@ -30,7 +30,8 @@ MARGIN_MEANING = {
 #: checks whose id is not the registry id of their statement
 _STATEMENT_ALIASES = {"LIP-17": ("L17",), "LIP-18": ("L18",), "P4-sharp": ("P4.sharp",),
                       "ASYMPTOTICS": ("EXP.infonce", "EXP.dcl", "EXP.search-dcl"),
-                      "EXPANSION-BOUNDS": ("EXP.dcl.lower", "EXP.dcl.upper", "EXP.infonce.lower", "EXP.infonce.upper"),
+                      "EXPANSION-BOUNDS": ("EXP.dcl.lower", "EXP.dcl.upper", "EXP.infonce.lower", "EXP.infonce.upper",
+                                           "EXP.search-dcl.lower", "EXP.search-dcl.upper"),
                       "A2": ("A2.ratio", "A2.liminf")}
 
 

@@ -237,6 +237,23 @@ def anchor_moments(law, tau, ctx):
     return out
 
 
+def search_remainder_moments(law, tau, ctx, top=6):
+    """The extra moments the search remainder bounds (EXP.search-dcl.lower/upper) read, for a law with
+    density ratios: E[b^n] (n <= ``top``), E[a b^n], E[a^2 b^n] (n <= 4) with a = r (s - E[r s]),
+    b = r - 1, and r_lo, the smallest density ratio of the law's atoms (a lower bound of r)."""
+    ws, rs, ss = ([ctx.mpf(v) for v in seq] for seq in (law.negative_weight, law.negative_ratio, law.negative_similarity))
+    ers = ctx.fsum(w * r * s for w, r, s in zip(ws, rs, ss))
+    a = [r * (s - ers) for r, s in zip(rs, ss)]
+    b = [r - 1 for r in rs]
+    out = {"r_lo": min(rs), "tau": ctx.mpf(tau)}
+    for n in range(2, top + 1):
+        out[f"E_b{n}"] = ctx.fsum(w * y ** n for w, y in zip(ws, b))
+    for n in range(0, 5):
+        out["E_ab" if n == 1 else f"E_ab{n}"] = ctx.fsum(w * x * y ** n for w, x, y in zip(ws, a, b))
+        out["E_aa" if n == 0 else f"E_aab{n}"] = ctx.fsum(w * x * x * y ** n for w, x, y in zip(ws, a, b))
+    return out
+
+
 def evaluate(name, moments, tau_value, ctx):
     """One per-anchor constant (e.g. "c2") at the given moments."""
     expr = expansion_constants()[name]

@@ -272,6 +272,11 @@ def test_search_bounds_contain_the_exact_gap_finite_model():
             for n in range(5):
                 am["E_aa" if n == 0 else f"E_aab{n}"] = mp.fsum(w * x * x * y ** n for w, x, y in zip(ws, a, b))
             am["r_lo"], am["tau"] = min(rs), mp.mpf(tau)
+            lib = X.search_remainder_moments(law, tau, mp)       # the moments verify's EXPANSION-BOUNDS reads
+            for key in ("E_aa", "E_aab1", "E_aab2", "E_aab4", "r_lo"):
+                assert mp.almosteq(lib[key], am[key], 1e-25), key
+            for n in range(2, 7):
+                assert mp.almosteq(lib[f"E_b{n}"], mp.fsum(w * y ** n for w, y in zip(ws, b)), 1e-25), n
             anchors.append(am)
         ks = [10, 100, 1000, 10000]
         for kk, ev in zip(ks, exact_values(model, tau, ks=ks, loss="dcl", digits=20)):
