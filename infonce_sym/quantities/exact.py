@@ -1245,7 +1245,7 @@ def exact_values(model, tau, k=None, digits: int = 30, loss: str = "infonce", ve
     dps = _working_digits(digits, max(ks))
     order = sorted(set(ks))
     first = _compute(model, tau, order, loss, dps, 1)
-    lost = max(_cancelled_digits(result) for result in first)
+    lost = max(_cancelled_digits(result, dps) for result in first)
     if lost > GUARD / 2:
         # R = ∫CE - gap (or the search CE) is much smaller than its parts: the guard digits do
         # not cover the cancellation, raise the precision by the digits lost
@@ -1255,6 +1255,7 @@ def exact_values(model, tau, k=None, digits: int = 30, loss: str = "infonce", ve
     if verify:
         second = _compute(model, tau, order, loss, dps + GUARD, REFINED)
         agreements = [_agreement(a, b, dps) for a, b in zip(first, second)]
+        second = [_zero_below_floor(a, b, dps, digits) for a, b in zip(first, second)]
         for kv, agreement in zip(order, agreements):
             if agreement < digits:
                 worst = _worst_quantity(first[order.index(kv)], second[order.index(kv)])
@@ -1271,8 +1272,9 @@ def exact_values(model, tau, k=None, digits: int = 30, loss: str = "infonce", ve
     return results[ks[0]] if single else [results[kv] for kv in ks]
 
 
-def _cancelled_digits(result):
-    """Digits lost when a value is formed as a difference of larger parts (∫CE - gap)."""
+def _cancelled_digits(result, dps):
+    """Digits lost when a value is formed as a difference of larger parts (∫CE - gap); a value below
+    10^-dps of its parts is zero at working precision (no precision raise recovers digits of 0)."""
     values, gaps, _ = result
     parts = {"risk": [values["cross_entropy_limit"], gaps["cross_entropy_limit_minus_risk"]]}
     if "search_minus_dcl_risk" in gaps and values.get("search_cross_entropy"):
@@ -1282,9 +1284,27 @@ def _cancelled_digits(result):
     for key, terms in parts.items():
         value = values[key]
         scale = max(abs(t) for t in terms)
-        if value != 0 and scale > abs(value):
+        if value != 0 and scale > abs(value) and abs(value) >= scale * mpmath.mpf(10) ** (-dps):
             worst = max(worst, float(mpmath.log10(scale / abs(value))))
     return worst
+
+
+def _zero_below_floor(first, second, dps, digits):
+    """``second`` with every value that lies below 10^-dps in both passes and on which the two passes do
+    not agree to ``digits`` (rounding noise of a quantity that is 0, e.g. R~ of a one-state model) set to
+    exactly 0: 0 is what both passes confirm to 10^-dps. A tiny value both passes agree on is kept."""
+    floor = mpmath.mpf(10) ** (-dps)
+    out = []
+    for a, b in ((first[0], second[0]), (first[1], second[1])):
+        fixed = dict(b)
+        for key, y in b.items():
+            x = a[key]
+            if x == y or max(abs(x), abs(y)) >= floor:
+                continue
+            if _agreement(({key: x}, {}), ({key: y}, {}), floor_digits=10 * dps + 1000) < digits:
+                fixed[key] = mpmath.mpf(0)
+        out.append(fixed)
+    return (out[0], out[1], second[2])
 
 
 def _worst_quantity(first, second):

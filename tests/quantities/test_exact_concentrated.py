@@ -244,6 +244,20 @@ def test_single_state_finite_model():
             assert abs(ev.values["search_cross_entropy"]) < mp.mpf(10) ** -20
 
 
+def test_single_state_zeros_are_printed_as_zero_not_as_noise():
+    """DCL on the one-state model: R~ = E[-log(e^{1/tau} / e^{1/tau})] = 0, ∫CE = 0 and the search CE = 0
+    exactly. Both passes of the precision check see only rounding noise far below 10^-dps (once printed
+    as 9.19547578085503730177519796913e-633 with 30 'significant' digits): each is reported as 0."""
+    model = FiniteModel([1.0], [[1.0]], [[1.0]])
+    for loss, risk in (("dcl", 0), ("infonce", None)):
+        ev = exact_values(model, "0.5", 3, loss=loss, digits=30)
+        assert ev.values["search_cross_entropy"] == 0 and ev.values["cross_entropy_limit"] == 0
+        if risk is not None:
+            assert ev.values["risk"] == 0 and ev.gaps["cross_entropy_limit_minus_risk"] == 0
+        with mpmath.workdps(40):
+            assert _close(ev.gaps["infonce_minus_dcl_risk"], mp.log(mp.mpf(4) / 3), 30)   # R - R~ = log((1+k)/k)
+
+
 def test_symmetric_finite_model_merges_exactly_and_matches_binomial_sum():
     """N orthonormal points, pi uniform, M = identity: every anchor has the same law (s = 1 w.p.
     1/N, else 0), so the route merges the N anchors and N atoms exactly.  The count J of negatives
