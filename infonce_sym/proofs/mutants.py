@@ -164,7 +164,10 @@ def _same_sides(a, b):
 
 
 def _check_mutants(check):
-    """(kind, label, mutated check) for one check object (recursing into hypothesis checks)."""
+    """(kind, label, build) for one check object (recursing into hypothesis checks): ``build()`` makes the
+    mutated check, or returns None for an equivalent mutant (recorded in EQUIVALENT). Building is
+    deferred because a witness compensation simplifies and an equivalence test instantiates lemmas:
+    a sampled run builds only the mutants it draws."""
     out = []
     if isinstance(check, NonNegative) and check.witness is not None:
         terms = [sp.sympify(t) for t in check.witness]
@@ -172,64 +175,88 @@ def _check_mutants(check):
         for s_, e_ in check.hyps.items():
             if s_ not in used or s_ in check.by:
                 continue
-            old_total = sp.Add(*terms).subs(list(check.hyps.items()))
-            hyps = {**check.hyps, s_: e_ - 1}
-            new_total = sp.Add(*terms).subs(list(hyps.items()))
-            m = copy.copy(check)
-            m.hyps, m.witness = hyps, terms + [sp.simplify(old_total - new_total)]
-            out.append(("hypothesis", f"slack {s_} = {e_} -> {e_ - 1} (witness compensated)", m))
+
+            def slack(s_=s_, e_=e_):
+                old_total = sp.Add(*terms).subs(list(check.hyps.items()))
+                hyps = {**check.hyps, s_: e_ - 1}
+                new_total = sp.Add(*terms).subs(list(hyps.items()))
+                m = copy.copy(check)
+                m.hyps, m.witness = hyps, terms + [sp.simplify(old_total - new_total)]
+                return m
+            out.append(("hypothesis", f"slack {s_} = {e_} -> {e_ - 1} (witness compensated)", slack))
         for i, t in enumerate(terms):
             if t == 0:
                 continue
-            m = copy.copy(check)
-            m.witness = terms[:i] + [2 * t] + terms[i + 1:]
-            out.append(("witness", f"witness term {i} doubled", m))
-            m = copy.copy(check)
-            m.witness = terms[:i] + terms[i + 1:]
-            out.append(("witness", f"witness term {i} dropped", m))
+
+            def doubled(i=i, t=t):
+                m = copy.copy(check)
+                m.witness = terms[:i] + [2 * t] + terms[i + 1:]
+                return m
+
+            def dropped(i=i):
+                m = copy.copy(check)
+                m.witness = terms[:i] + terms[i + 1:]
+                return m
+            out.append(("witness", f"witness term {i} doubled", doubled))
+            out.append(("witness", f"witness term {i} dropped", dropped))
     if isinstance(check, (ByLemma, ExactInstance)):
         for key, val in check.subs.items():
             new = _plus_one(val)
             if new is val or new == val:
                 continue
-            m = copy.copy(check)
-            m.subs = {**check.subs, key: new}
-            if _same_instance(check, m):
-                EQUIVALENT.append(f"{check.lemma.name[:50]}: parameter {key} -> {str(new)[:40]} (same instance)")
-                continue
-            out.append(("citation", f"parameter {key} -> {str(new)[:60]}", m))
+
+            def parameter(key=key, new=new):
+                m = copy.copy(check)
+                m.subs = {**check.subs, key: new}
+                if _same_instance(check, m):
+                    EQUIVALENT.append(f"{check.lemma.name[:50]}: parameter {key} -> {str(new)[:40]} (same instance)")
+                    return None
+                return m
+            out.append(("citation", f"parameter {key} -> {str(new)[:60]}", parameter))
         lem = check.lemma
         kind = "citation" if lem.derivation is not None else "quoted"
 
-        def bumped(*a, _c=lem.conclusion, **kw):
-            r = _c(*a, **kw)
-            return make_relation(relation_kind(r), r.lhs, r.rhs + 1)
-        m = copy.copy(check)
-        m.lemma = _lemma_with(lem, bumped)
-        out.append((kind, f"conclusion of {lem.name[:50]} (+1 on its right side)", m))
+        def bumped_lemma():
+            def bumped(*a, _c=lem.conclusion, **kw):
+                r = _c(*a, **kw)
+                return make_relation(relation_kind(r), r.lhs, r.rhs + 1)
+            m = copy.copy(check)
+            m.lemma = _lemma_with(lem, bumped)
+            return m
+        out.append((kind, f"conclusion of {lem.name[:50]} (+1 on its right side)", bumped_lemma))
         if check.context is not None:
             (u,), body = check.context.variables, check.context.expr
             for label, nb in (("+ 1", body + 1), ("x 2", 2 * body)):
-                m = copy.copy(check)
-                m.context = sp.Lambda(u, nb)
-                out.append(("context", f"context body {label}", m))
+                def context(nb=nb):
+                    m = copy.copy(check)
+                    m.context = sp.Lambda(u, nb)
+                    return m
+                out.append(("context", f"context body {label}", context))
         for idx, hc in getattr(check, "hyp_checks", {}).items():
-            for k2, lab, mc in _check_mutants(hc):
-                m = copy.copy(check)
-                m.hyp_checks = {**check.hyp_checks, idx: mc}
-                out.append((k2, f"hypothesis {idx}: {lab}", m))
+            for k2, lab, build in _check_mutants(hc):
+                out.append((k2, f"hypothesis {idx}: {lab}", _wrapped(build, lambda m, mc, idx=idx: setattr(
+                    m, "hyp_checks", {**check.hyp_checks, idx: mc}), check)))
     if isinstance(check, AsGap):
-        for k2, lab, mc in _check_mutants(check.check):
-            m = copy.copy(check)
-            m.check = mc
-            out.append((k2, lab, m))
+        for k2, lab, build in _check_mutants(check.check):
+            out.append((k2, lab, _wrapped(build, lambda m, mc: setattr(m, "check", mc), check)))
     if isinstance(check, NonNegative):
         for s_, bc in check.by.items():
-            for k2, lab, mc in _check_mutants(bc):
-                m = copy.copy(check)
-                m.by = {**check.by, s_: mc}
-                out.append((k2, f"discharge of {s_}: {lab}", m))
+            for k2, lab, build in _check_mutants(bc):
+                out.append((k2, f"discharge of {s_}: {lab}", _wrapped(build, lambda m, mc, s_=s_: setattr(
+                    m, "by", {**check.by, s_: mc}), check)))
     return out
+
+
+def _wrapped(build, put, check):
+    """A builder of ``check`` with one inner check replaced by the inner builder's mutant."""
+    def outer():
+        mc = build()
+        if mc is None:
+            return None
+        m = copy.copy(check)
+        put(m, mc)
+        return m
+    return outer
 
 
 def _assumption_mutants(d, result):
@@ -266,32 +293,42 @@ def mutants(derivations, sample=None, seed=0):
         res = cited_result(d)
         per = []
         for i, st in enumerate(d.steps):
-            for label, mc in claim_mutations(st.claim):   # equivalent claim mutants are dropped below
-                per.append(Mutant(d, i, "claim", label, Step(st.name, st.ref, mc, st.reason, st.check)))
-            for kind, label, chk in _check_mutants(st.check):
-                per.append(Mutant(d, i, kind, label, Step(st.name, st.ref, st.claim, st.reason, chk)))
-        per += _assumption_mutants(d, res)
+            for label, mc in claim_mutations(st.claim):   # equivalent claim mutants are dropped when built
+                per.append((Mutant(d, i, "claim", label, Step(st.name, st.ref, mc, st.reason, st.check)), None))
+            for kind, label, build in _check_mutants(st.check):
+                per.append((Mutant(d, i, kind, label), build))
+        per += [(m, None) for m in _assumption_mutants(d, res)]
         if sample is None:
-            out += [m for m in per if not _equivalent_claim(m)]
+            out += [m for m in map(_built, per) if m is not None]
             continue
         rng = random.Random(f"{seed}:{d.id}")
-        for kind in KINDS:              # the seeded shuffle first, then the (costly) equivalence filter
-            group = [m for m in per if m.kind == kind]
+        for kind in KINDS:              # the seeded shuffle first, then the (costly) building and filtering
+            group = [x for x in per if x[0].kind == kind]
             rng.shuffle(group)
             taken = 0
-            for m in group:
+            for x in group:
                 if taken == sample:
                     break
-                if not _equivalent_claim(m):
+                m = _built(x)
+                if m is not None:
                     out.append(m)
                     taken += 1
     return out
 
 
-def _equivalent_claim(m: Mutant):
-    if m.kind != "claim":
-        return False
-    return equivalent(m.derivation.steps[m.step_index].claim, m.step.claim)
+def _built(pending):
+    """The mutant of (mutant, build): its check built (None if equivalent), or None for an equivalent claim."""
+    m, build = pending
+    if build is not None:
+        chk = build()
+        if chk is None:
+            return None
+        st = m.derivation.steps[m.step_index]
+        m.step = Step(st.name, st.ref, st.claim, st.reason, chk)
+        return m
+    if m.kind == "claim" and equivalent(m.derivation.steps[m.step_index].claim, m.step.claim):
+        return None
+    return m
 
 
 def _step_undischarged(d, step, result):
