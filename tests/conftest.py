@@ -14,6 +14,15 @@ KEEP_TOGETHER = (
     "tests/app/test_verify.py",                      # one verify --quick on a Dask LocalCluster
 )
 
+# tests that each run every registered derivation (~35 s a process): one work unit, so that one process
+# runs the chains once (chain.cited_result) and the others read that run
+SHARE_DERIVATION_RUNS = (
+    "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_every_kind_are_killed",
+    "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_the_integral_chains_are_killed",
+    "tests/proofs/test_section3_derivations.py::test_rendered_files_are_up_to_date",
+    "tests/proofs/test_prove_cli.py::test_audit_json",
+)
+
 # nodeid prefixes, longest first (per-test CPU seconds measured on 2 cores, Dec 2026); a prefix that
 # no longer matches anything is harmless
 LONG_FIRST = (
@@ -46,8 +55,8 @@ def pytest_collection_modifyitems(session, config, items):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadgroup`: one test per work unit, one file per unit for KEEP_TOGETHER (and the
-    `@group` suffix of xdist_group marks honoured, should xdist add it again)."""
+    """`--dist loadgroup`: one test per work unit, one file per unit for KEEP_TOGETHER, one unit for
+    SHARE_DERIVATION_RUNS (and the `@group` suffix of xdist_group marks honoured, should xdist add it again)."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadGroupScheduling
@@ -58,6 +67,8 @@ def pytest_xdist_make_scheduler(config, log):
             if scope != nodeid:                          # an xdist_group suffix
                 return scope
             path = nodeid.split("::", 1)[0]
+            if any(nodeid.startswith(t) for t in SHARE_DERIVATION_RUNS):
+                return "derivation-runs"
             return path if path in KEEP_TOGETHER else nodeid
 
     return OneTestOrOneFile(config, log)
