@@ -1,5 +1,5 @@
 """The EXPANSION-BOUNDS check of verify: the exact gaps inside the proved k^-3 brackets, and a gap
-moved outside them (below the proved lower bound) is reported as violated."""
+moved outside them is reported as violated."""
 import copy
 
 from infonce_sym.checks import section3 as S3
@@ -21,32 +21,30 @@ def test_exact_gaps_inside_the_proved_brackets():
     assert s["upper"] - s["lower"] < 1e-4 * s["exact"]
 
 
-def test_a_search_gap_above_the_upper_bound_is_violated(monkeypatch):
+def _with_gap_scaled(monkeypatch, key, factor):
+    """exact_values as the check sees it, with the gap ``key`` multiplied by ``factor``."""
     real = S3.exact_values
 
-    def grown(*a, **kw):                   # search CE - R~ 1 % larger: above its k = 10^4 upper bound
+    def scaled(*a, **kw):
         out = []
         for ev in real(*a, **kw):
             ev = copy.copy(ev)
-            ev.gaps = {**ev.gaps, "search_minus_dcl_risk": ev.gaps["search_minus_dcl_risk"] * 1.01}
+            ev.gaps = {**ev.gaps, key: ev.gaps[key] * factor}
             out.append(ev)
         return out
-    monkeypatch.setattr(S3, "exact_values", grown)
+    monkeypatch.setattr(S3, "exact_values", scaled)
+
+
+def test_a_search_gap_above_the_upper_bound_is_violated(monkeypatch):
+    _with_gap_scaled(monkeypatch, "search_minus_dcl_risk", 1.01)      # 1 % above its k = 10^4 upper bound
     r = S3.expansion_bounds_check([nonreversible_model()], ks=(10000,))
     assert r.verdict == "violated"
     assert [p["loss"] for p in r.details["points"] if not p["ok"]] == ["search-dcl"]
 
 
 def test_a_gap_below_the_lower_bound_is_violated(monkeypatch):
-    real = S3.exact_values
-
-    def shrunk(*a, **kw):                  # the gap 1 % smaller: below c1/k + c2/k^2 - B/k^3 at k = 10^4
-        out = []
-        for ev in real(*a, **kw):
-            ev = copy.copy(ev)
-            ev.gaps = {**ev.gaps, "cross_entropy_limit_minus_risk": ev.gaps["cross_entropy_limit_minus_risk"] * 0.99}
-            out.append(ev)
-        return out
-    monkeypatch.setattr(S3, "exact_values", shrunk)
+    # 1 % smaller: the DCL gap falls below c1/k + c2/k^2 - B/k^3 at k = 10^4
+    _with_gap_scaled(monkeypatch, "cross_entropy_limit_minus_risk", 0.99)
     r = S3.expansion_bounds_check([nonreversible_model()], ks=(10000,))
     assert r.verdict == "violated" and r.margin < 0
+    assert "dcl" in [p["loss"] for p in r.details["points"] if not p["ok"]]
