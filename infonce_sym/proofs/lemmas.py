@@ -35,16 +35,21 @@ LIBRARY = {
     "Mohri et al. Thm 3.3": ("E g <= mean_n g + 2 Rad_S(G) + 3 sqrt(log(2/delta)/(2n)) w.p. >= 1 - delta, g in [0, 1]",
                              "Mohri, Rostamizadeh, Talwalkar, Foundations of Machine Learning (2018), Thm 3.3 "
                              "(McDiarmid's inequality twice)"),
-    "Dudley (24/sqrt n)": ("Rad_n <= (24/sqrt n) int_0^D sqrt(log N(eps)) deps",
-                           "quoted as the paper cites it: Wainwright, High-Dimensional Statistics (2019), eq. 5.48 "
-                           "(the book is not available here; the constant 24 is the paper's; see erratum P5-dudley-source)"),
+    "chaining (UML Lemma 27.4)": ("R(A) <= c 2^-M/sqrt(m) + (6c/m) sum_{k=1}^M 2^-k sqrt(log N(c 2^-k, A)) for a set "
+                                  "A of R^m, c = min_abar max_{a in A} ||a - abar||, every integer M >= 1; R(A) = "
+                                  "m^-1 E_sigma sup_{a in A} sum_i sigma_i a_i (26.5), N(r, A) the Euclidean covering "
+                                  "numbers (Def. 27.1)",
+                                  "Shalev-Shwartz and Ben-David, Understanding Machine Learning (Cambridge UP, 2014), "
+                                  "Lemma 27.4 (Dudley's chaining, Massart's Lemma 26.8 at each scale)"),
     "covering numbers of balls": ("N(eps, B_R(Theta), ||.||) <= (1 + 2R/eps)^{d}, and N(eps, Phi, rho) <= N(eps/L, Theta) "
                                   "for an L-Lipschitz parametrisation, then monotonicity of the integral",
                                   "Wainwright (2019), eq. 5.9 (volumetric bound), as the paper cites it"),
     "elementary": ("monotonicity of expectations, finite sums and integrals; |x| = -x for x <= 0; min{p, q} = q "
                    "for q <= p; log(1 + x) <= x; a convex C^2 function above its tangent, a concave one above "
                    "its chord; |x - y| <= hi - lo on [lo, hi]; Rad is shift invariant and positively homogeneous "
-                   "(E sigma_i = 0); the definition of the limit", "elementary real analysis"),
+                   "(E sigma_i = 0); the definition of the limit; a lower Darboux sum of a non-increasing "
+                   "function is at most its integral; the integral of a nonnegative function is nonnegative and "
+                   "grows with its upper limit", "elementary real analysis"),
 }
 
 
@@ -228,20 +233,75 @@ def mohri_3_3():
         lambda Eg, mean, Rad, n, delta: [gt(n, 0), gt(delta, 0), gt(1 - delta, 0)])
 
 
-@_lib('Dudley (24/sqrt n)')
-def dudley():
-    """Dudley's entropy integral, [Wainwright, 2019, eq. 5.48] as used in (54):
-    Rad <= (24/sqrt(n)) int_0^D sqrt(log N(eps)) d eps, where the class lies within D of one of its
-    members (``rad``: rho_n(phi, phi_0) for every phi), so that N(eps) = 1 and the integrand vanishes
-    for eps >= D."""
-    e = sp.Symbol("epsilon", positive=True)
+@_lib('chaining (UML Lemma 27.4)')
+def chaining_uml(index=None):
+    """[Shalev-Shwartz and Ben-David, 2014, Lemma 27.4]: for A in R^m with c = min_abar max_a ||a - abar||
+    and every integer M >= 1,  R(A) <= c 2^-M/sqrt(m) + (6c/m) sum_{k=1}^M 2^-k sqrt(log N(c 2^-k, A)),
+    where R(A) = m^-1 E_sigma sup_{a in A} sum_i sigma_i a_i and N(r, A) is the least number of points
+    of R^m within r of every point of A (``logNA``: r -> log N(r, A))."""
+    k_ = index if index is not None else CHAIN_K
     return Lemma(
-        "Dudley's entropy integral", "Rad_n <= (24/sqrt(n)) int_0^D sqrt(log N(eps)) deps, the class within D of phi_0",
-        {"Rad": sp.Symbol("Rad"), "logN": sp.Lambda(_u, sp.Function("logN")(_u)),
-         "n": sp.Symbol("n", positive=True, integer=True), "D": sp.Symbol("D", positive=True),
-         "rad": sp.Symbol("rho_0", nonnegative=True)},
-        lambda Rad, logN, n, D, rad: le(Rad, 24 / sp.sqrt(n) * sp.Integral(sp.sqrt(logN(e)), (e, 0, D))),
-        lambda Rad, logN, n, D, rad: [gt(n, 0), ge(D, 0), ge(D, rad)])
+        "chaining (UML Lemma 27.4)",
+        "R(A) <= c 2^-M/sqrt(m) + (6c/m) sum_{k=1}^M 2^-k sqrt(log N(c 2^-k, A)), c = min_abar max_a ||a - abar||",
+        {"Rad": sp.Symbol("Rad"), "logNA": sp.Lambda(_u, sp.Function("logNA")(_u)),
+         "m": sp.Symbol("m", positive=True, integer=True), "c": sp.Symbol("c", positive=True),
+         "M": sp.Symbol("M", positive=True, integer=True)},
+        lambda Rad, logNA, m, c, M: le(Rad, c * 2 ** (-M) / sp.sqrt(m) + 6 * c / m * sp.Sum(
+            2 ** (-k_) * sp.sqrt(logNA(c * 2 ** (-k_))), (k_, 1, M))),
+        lambda Rad, logNA, m, c, M: [gt(m, 0), gt(c, 0), ge(M, 1)])
+
+
+CHAIN_K = sp.Symbol("k", integer=True, positive=True)          # the scale index of the chaining sum
+MONO_X, MONO_H = sp.Symbol("x", positive=True), sp.Symbol("h", positive=True)   # g(x) >= g(x + h): non-increasing
+_eps = sp.Symbol("epsilon", positive=True)
+
+
+@_lib('elementary')
+def darboux_lower_sum(index=None):
+    """A lower Darboux sum of a non-increasing g >= 0 is at most its integral: for a_1 >= ... >= a_{M+1} >= 0,
+    sum_{k=1}^M (a_k - a_{k+1}) g(a_k) <= int_{a_{M+1}}^{a_1} g <= int_0^{a_1} g (g >= g(a_k) on [a_{k+1}, a_k];
+    additivity and monotonicity of the integral)."""
+    k_ = index if index is not None else CHAIN_K
+    return Lemma(
+        "lower Darboux sum of a non-increasing function",
+        "g >= 0 non-increasing, a_k non-increasing >= 0: sum_{k<=M} (a_k - a_{k+1}) g(a_k) <= int_0^{a_1} g",
+        {"g": sp.Lambda(_u, sp.Function("g")(_u)), "a": sp.Lambda(k_, sp.Function("a")(k_)),
+         "M": sp.Symbol("M", positive=True, integer=True)},
+        lambda g, a, M: le(sp.Sum((a(k_) - a(k_ + 1)) * g(a(k_)), (k_, 1, M)), sp.Integral(g(_eps), (_eps, 0, a(1)))),
+        lambda g, a, M: [ge(a(k_) - a(k_ + 1), 0), ge(a(M + 1), 0), ge(g(MONO_X), 0),
+                         ge(g(MONO_X) - g(MONO_X + MONO_H), 0)])
+
+
+@_lib('elementary')
+def integral_upper_limit():
+    """int_0^a g <= int_0^b g for g >= 0 and 0 <= a <= b (monotonicity and additivity of the integral)."""
+    return Lemma(
+        "the integral of g >= 0 grows with its upper limit", "g >= 0, 0 <= a <= b: int_0^a g <= int_0^b g",
+        {"g": sp.Lambda(_u, sp.Function("g")(_u)), "a": sp.Symbol("a"), "b": sp.Symbol("b")},
+        lambda g, a, b: le(sp.Integral(g(_eps), (_eps, 0, a)), sp.Integral(g(_eps), (_eps, 0, b))),
+        lambda g, a, b: [ge(a, 0), ge(b - a, 0), ge(g(MONO_X), 0)])
+
+
+@_lib('elementary')
+def integral_nonnegative():
+    """0 <= int_0^b g for g >= 0 and b >= 0 (monotonicity of the integral)."""
+    return Lemma(
+        "the integral of g >= 0 is nonnegative", "g >= 0, b >= 0: int_0^b g >= 0",
+        {"g": sp.Lambda(_u, sp.Function("g")(_u)), "b": sp.Symbol("b")},
+        lambda g, b: le(0, sp.Integral(g(_eps), (_eps, 0, b))),
+        lambda g, b: [ge(b, 0), ge(g(MONO_X), 0)])
+
+
+@_lib('elementary')
+def limit_geometric():
+    """x <= y + b 2^-M for every integer M >= 1 and b >= 0 imply x <= y (let M -> oo: the definition of the limit).
+    The hypothesis carries the lemma's own M, free: a chain proving it for a symbolic M proves it for every M."""
+    M = sp.Symbol("M", positive=True, integer=True)
+    return Lemma(
+        "x <= y + b 2^-M for every M implies x <= y", "x <= y + b 2^-M for all integers M >= 1, b >= 0: x <= y",
+        {"x": sp.Symbol("x"), "y": sp.Symbol("y"), "b": sp.Symbol("b")},
+        lambda x, y, b: le(x, y),
+        lambda x, y, b: [le(x, y + b * 2 ** (-M)), ge(b, 0)])
 
 
 # ---------------------------------------------------------------- for Section 4 (App. B), appended

@@ -505,6 +505,89 @@ def _l1_hypotheses():
         + C.unit_norm_assumptions()
 
 
+_P5_LOGN = sp.Function("logN", nonnegative=True)      # log N(eps, Phi, rho_n) in P5.chaining
+_P5_RHO0 = sp.Symbol("rho_0", nonnegative=True)       # max_phi rho_n(phi, phi_0)
+_P5_D = sp.Symbol("D", positive=True)               # the radius of the class about phi_0
+
+
+@register("P5.chaining.M", "P5.chaining")
+def _chaining():
+    """Dudley's entropy integral as (54) uses it, from its source: the chaining lemma [Shalev-Shwartz and
+    Ben-David, 2014, Lemma 27.4] for the loss vectors A = {(l(phi, z_i))_{i<=n}: phi in Phi} of R^n, whose
+    Euclidean distances are sqrt(n) rho_n.  With a_k = c 2^-k/sqrt(n) the chaining sum is a lower Darboux sum,
+    (6c/n) 2^-k = (12/sqrt n)(a_k - a_{k+1}); letting M -> oo leaves (12/sqrt n) int_0^D, which the paper's
+    24/sqrt n bounds (erratum P5-dudley-source)."""
+    kk = L.CHAIN_K
+    M = sp.Symbol("M", positive=True, integer=True)
+    c = sp.Symbol("c", positive=True)
+    D = _P5_D
+    rho0 = _P5_RHO0
+    Rad = sp.Symbol("Rad", real=True)
+    logN = _P5_LOGN
+    logNA = sp.Function("logN_A", nonnegative=True)      # log N(r, A), Euclidean covers of R^n
+    g = sp.Lambda(up, sp.sqrt(logN(up)))
+    ak = sp.Lambda(kk, c * 2 ** (-kk) / sp.sqrt(n))
+    first = c * 2 ** (-M) / sp.sqrt(n)
+    head = 6 * c / n
+    J = lambda top: sp.Integral(g(eps), (eps, 0, top))  # noqa: E731
+    uml = L.chaining_uml(kk)
+    c1, _ = uml.instantiate({"Rad": Rad, "logNA": sp.Lambda(up, logNA(up)), "m": n, "c": c, "M": M})
+    st1 = Step("chaining", "(54); [Shalev-Shwartz and Ben-David, 2014, Lemma 27.4]", c1,
+              "Lemma 27.4 for the loss vectors A of R^n (m = n), R(A) = Rad",
+              ExactInstance(uml, {"Rad": Rad, "logNA": sp.Lambda(up, logNA(up)), "m": n, "c": c, "M": M}))
+    sumA = sp.Sum(2 ** (-kk) * sp.sqrt(logNA(c * 2 ** (-kk))), (kk, 1, M))
+    sumN = sp.Sum(2 ** (-kk) * g(ak(kk)), (kk, 1, M))
+    st2 = Step("covers of Phi cover A", "(54)", le(first + head * sumA, first + head * sumN),
+              "an (r/sqrt n)-cover of Phi in rho_n gives an r-cover of A: N(c 2^-k, A) <= N(a_k, Phi, rho_n)",
+              ByLemma(L.sum_monotone(kk), {"U": sp.Lambda(kk, 2 ** (-kk) * sp.sqrt(logNA(c * 2 ** (-kk)))),
+                                           "V": sp.Lambda(kk, 2 ** (-kk) * g(ak(kk))), "k": M},
+                      context=sp.Lambda(up, first + head * up),
+                      hyp_checks={0: NonNegative([2 ** (-kk) * s1], {s1: g(ak(kk)) - sp.sqrt(logNA(c * 2 ** (-kk)))})}))
+    darboux = sp.Sum((ak(kk) - ak(kk + 1)) * g(ak(kk)), (kk, 1, M))
+    st3 = Step("a lower Darboux sum", "(54)", eq(first + head * sumN, first + 12 / sp.sqrt(n) * darboux),
+              "(6c/n) 2^-k = (12/sqrt n)(a_k - a_{k+1}), a_k = c 2^-k/sqrt(n)", Identity())
+    st4 = Step("sum <= integral", "(54)", le(first + 12 / sp.sqrt(n) * darboux, first + 12 / sp.sqrt(n) * J(ak(1))),
+              "g = sqrt(log N(., Phi, rho_n)) >= 0 is non-increasing (a cover at radius eps covers at every larger radius)",
+              ByLemma(L.darboux_lower_sum(kk), {"g": g, "a": ak, "M": M}, context=sp.Lambda(up, first + 12 / sp.sqrt(n) * up)))
+    st5 = Step("up to D", "(54)", le(first + 12 / sp.sqrt(n) * J(ak(1)), first + 12 / sp.sqrt(n) * J(D)),
+              "a_1 = c/(2 sqrt n) <= D",
+              ByLemma(L.integral_upper_limit(), {"g": g, "a": ak(1), "b": D}, context=sp.Lambda(up, first + 12 / sp.sqrt(n) * up),
+                      hyp_checks={1: NonNegative([s2, s3 / sp.sqrt(n), c / (2 * sp.sqrt(n))],
+                                                 {s2: D - rho0, s3: sp.sqrt(n) * rho0 - c})}))
+    st6 = Step("c <= sqrt(n) D", "(54)", le(first + 12 / sp.sqrt(n) * J(D), D * 2 ** (-M) + 12 / sp.sqrt(n) * J(D)),
+              "c 2^-M/sqrt(n) <= D 2^-M", NonNegative([2 ** (-M) * s2, 2 ** (-M) * s3 / sp.sqrt(n)],
+                                                      {s2: D - rho0, s3: sp.sqrt(n) * rho0 - c}))
+    x_, h_ = L.MONO_X, L.MONO_H
+    ass = [As("the class lies within D of phi_0 in rho_n: rho_n(phi, phi_0) <= rho_0 <= D for every phi", ge(D, rho0)),
+           As("c (of Lemma 27.4) <= max_phi ||a_phi - a_phi0|| = sqrt(n) rho_0: take abar = a_phi0, and "
+              "||a_phi - a_phi'|| = sqrt(n) rho_n(phi, phi')", le(c, sp.sqrt(n) * rho0), derived=True),
+           As("N(c 2^-k, A) <= N(a_k, Phi, rho_n): the loss vectors of an a_k-cover of Phi in rho_n are a "
+              "c 2^-k-cover of A (k = 1..M)", le(sp.sqrt(logNA(c * 2 ** (-kk))), g(ak(kk))), derived=True),
+           As("N(eps, Phi, rho_n) is non-increasing in eps (an eps-cover is an eps'-cover for eps' >= eps)",
+              ge(g(x_) - g(x_ + h_), 0), derived=True),
+           "Rad = E sup_phi n^-1 sum_i sigma_i l(phi, z_i) = R(A) of (26.5); if A is one point, Rad = 0 and the bound is "
+           "trivial, so c > 0"]
+    chain_m = Derivation("P5.chaining.M", "Dudley's entropy integral for each M: Rad <= D 2^-M + (12/sqrt n) int_0^D "
+                         "sqrt(log N(eps)) deps", "(54); [Shalev-Shwartz and Ben-David, 2014, Lemma 27.4]", Rad, "le",
+                         D * 2 ** (-M) + 12 / sp.sqrt(n) * J(D), [st1, st2, st3, st4, st5, st6], ass)
+    Lm = cite(chain_m, {"Rad": Rad, "logN": logN, "n": n, "D": D, "rho0": rho0})
+    lim = L.limit_geometric()
+    t1 = Step("M -> oo", "(54)", le(Rad, 12 / sp.sqrt(n) * J(D)), "for every M >= 1 (derivation P5.chaining.M)",
+              ByLemma(lim, {"x": Rad, "y": 12 / sp.sqrt(n) * J(D), "b": D},
+                      hyp_checks={0: ByLemma(Lm, {"Rad": Rad, "logN": logN, "n": n, "D": D, "rho0": rho0})}))
+    t2 = Step("12 <= 24", "(54)", le(12 / sp.sqrt(n) * J(D), 24 / sp.sqrt(n) * J(D)),
+              "the integral is nonnegative: the paper's constant 24 is twice what the chaining lemma gives",
+              ByLemma(L.integral_nonnegative(), {"g": g, "b": D},
+                      context=sp.Lambda(up, 12 / sp.sqrt(n) * J(D) + 12 / sp.sqrt(n) * up)))
+    chain = Derivation("P5.chaining", "Dudley's entropy integral with the paper's constant: Rad <= (24/sqrt n) "
+                       "int_0^D sqrt(log N(eps, Phi, rho_n)) deps", "(54)", Rad, "le", 24 / sp.sqrt(n) * J(D), [t1, t2],
+                       [ass[0], ass[4]], errata=[_errata.get("P5-dudley-source")],
+                       notes="Source: [Shalev-Shwartz and Ben-David, Understanding Machine Learning, 2014, Lemma 27.4], "
+                             "through derivation P5.chaining.M.  The chaining lemma gives 12/sqrt(n) with the upper "
+                             "limit D/2; the paper's 24/sqrt(n) over [0, D] follows and is kept.")
+    return _declared([chain_m, chain])
+
+
 @register("P5.dudley", "P5.radius", "P5.branch.ge1", "P5.branch.le1", "P5.a-ge-1", "P5.a-le-1", "P5.sharp.a-ge-1", "P5.sharp.a-le-1")
 def _prop5():
     l1s = ["L1.tau-lt-1", "L1.tau-ge-1"]
@@ -514,8 +597,9 @@ def _prop5():
     c0 = 24 / sp.sqrt(n)
     e = eps
     Jint = sp.Integral(sp.sqrt(logN(e)), (e, 0, U))
-    s_d = Step("Dudley (54)", "(54)", le(Rad, c0 * Jint), "Dudley's entropy integral, upper limit U = 4/tau ^ LR",
-               ExactInstance(L.dudley(), {"Rad": Rad, "logN": sp.Lambda(up, logN(up)), "n": n, "D": U, "rad": _rho_n()}))
+    s_d = Step("Dudley (54)", "(54)", le(Rad, c0 * Jint), "Dudley's entropy integral (derivation P5.chaining), upper limit "
+               "U = 4/tau ^ LR", ByLemma(cite("P5.chaining", {"Rad": Rad, "logN": _P5_LOGN, "n": n, "D": _P5_D, "rho0": _P5_RHO0}),
+                                           {"Rad": Rad, "logN": sp.Lambda(up, logN(up)), "n": n, "D": U, "rho0": _rho_n()}))
     Kint = sp.Integral(sp.sqrt(sp.log(1 + 2 * R * Lc / e)), (e, 0, U))
     s_c = Step("covering numbers", "(53), [Wainwright, eq. 5.9]", le(c0 * Jint, c0 * sp.sqrt(d_Theta) * Kint),
                "N(eps, Phi, rho) <= N(eps/L, Theta) <= (1 + 2RL/eps)^{d_Theta}",
@@ -554,8 +638,8 @@ def _prop5():
     dud = Derivation("P5.dudley", "Prop. 5 before the case split: Rad <= (24/sqrt n) sqrt(d) U (log(1 + 2RL/U) + 1)^{1/2}",
                      "(54) and the display after it", Rad, "le", B4.BOUNDS["dudley_cs"], [s_d, s_c, s_cs, s_a, s_l, s_e], ass,
                      errata=[_errata.get("P5-diameter"), _errata.get("P5-antiderivative"), _errata.get("P5-dudley-source")],
-                     notes="Dudley's constant 24/sqrt(n) is quoted as the paper cites it ('e.g., [Wainwright, 2019, eq. 5.48]'); "
-                           "the book is not available here, so the constant is the paper's, not re-derived (erratum "
+                     notes="Dudley's entropy integral with the paper's constant 24/sqrt(n) is derivation P5.chaining, "
+                           "from the chaining lemma [Shalev-Shwartz and Ben-David, 2014, Lemma 27.4] (erratum "
                            "P5-dudley-source; `infonce-sym prove P5 --constants C` re-runs Prop. 5 with another constant). "
                            "The Cauchy-Schwarz display of the paper is garbled in the text conversion; the antiderivative "
                            "above is the one the proof needs (checked by differentiation; erratum P5-antiderivative).")
@@ -727,7 +811,7 @@ GENERALITY: dict = {}
 sqrt_conf = _sqrt_conf
 
 
-IDS = [i_ for f_ in (_lemma5, _prop3, _lemma6, _lemma6_path, _lemma7, _lemma8, _norm_lemmas, _softmax_norms, build_prop4,
+IDS = [i_ for f_ in (_chaining, _lemma5, _prop3, _lemma6, _lemma6_path, _lemma7, _lemma8, _norm_lemmas, _softmax_norms, build_prop4,
                      _lemma18, _lipschitz_route,
                      _lipschitz_route_18, _lemma1_tuple, _lemma1_tuple_sharp, _lemma1, _lemma1_sharp, _prop5, _theorem1)
        for i_ in f_.registered_ids]

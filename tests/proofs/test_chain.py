@@ -163,13 +163,15 @@ def test_quoted_lemmas_for_section4_instantiate():
                     hyp_checks={2: NonNegative([sp.Rational(19, 20)])})
     assert mohri(le(Eg, mean + 2 * Rad + 3 * sp.sqrt(sp.log(40) / (2 * n)))).verdict == "proved"
     assert not mohri(le(Eg, mean + Rad + 3 * sp.sqrt(sp.log(40) / (2 * n)))).ok
-    e = sp.Symbol("epsilon", positive=True)
-    logN = sp.Lambda(y, 3 * sp.log(1 + 2 / y))
-    rad = sp.Symbol("rho_0", nonnegative=True)
-    dud = ByLemma(L.dudley(), {"Rad": Rad, "logN": logN, "n": n, "D": 2 * x, "rad": rad})
-    res = dud(le(Rad, 24 / sp.sqrt(n) * sp.Integral(sp.sqrt(3 * sp.log(1 + 2 / e)), (e, 0, 2 * x))))
-    assert res.ok and [str(p.rel) for p in res.premises] == ["2*x >= rho_0"]      # the radius hypothesis stays a premise
-    for lem in (L.cauchy_schwarz(Ex), L.cauchy_schwarz_integral(), L.mohri_3_3(), L.dudley(), L.popoviciu(sp.Function("Var"))):
+    # the chaining lemma (UML Lemma 27.4): its instance at M = 2, with a wrong constant refused
+    kk, c = L.CHAIN_K, sp.Symbol("c", positive=True)
+    logNA = sp.Lambda(y, 3 * sp.log(1 + 2 / y))
+    chain = ByLemma(L.chaining_uml(kk), {"Rad": Rad, "logNA": logNA, "m": n, "c": c, "M": 2})
+    uml = c / (4 * sp.sqrt(n)) + 6 * c / n * sp.Sum(2 ** (-kk) * sp.sqrt(3 * sp.log(1 + 2 / (c * 2 ** (-kk)))), (kk, 1, 2))
+    assert chain(le(Rad, uml)).verdict == "proved"
+    assert not chain(le(Rad, c / (4 * sp.sqrt(n)) + 3 * c / n * sp.Sum(
+        2 ** (-kk) * sp.sqrt(3 * sp.log(1 + 2 / (c * 2 ** (-kk)))), (kk, 1, 2)))).ok
+    for lem in (L.cauchy_schwarz(Ex), L.cauchy_schwarz_integral(), L.mohri_3_3(), L.chaining_uml(), L.popoviciu(sp.Function("Var"))):
         t = lem.template()          # the conclusion over the lemma's own parameters: a relation, not a constant
         assert isinstance(t, sp.core.relational.Relational) and t not in (sp.true, sp.false), lem.name
         assert t.lhs != t.rhs, lem.name
