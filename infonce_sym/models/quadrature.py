@@ -168,8 +168,11 @@ def _theta_cuts(dim, b, s_step, lo, hi, refinement, drop_per_panel):
     return cuts
 
 
-def _nodes_for(dps):
-    return 12 + int(0.45 * dps)
+def sphere_panel_nodes(dps):
+    """Gauss-Legendre nodes per panel of the sphere rules at dps digits.  Beyond 60 digits the
+    exponentials e^{-c x} that the rules integrate span e^-(dps log 10) on panels of a fixed width,
+    so the count grows faster than the precision (100 digits at kappa = 10^4 need it)."""
+    return 12 + int(0.45 * dps) + max(0, int(0.15 * (dps - 60)))
 
 
 @lru_cache(maxsize=32)
@@ -197,7 +200,7 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
     prec = int((dps + 10) * 3.3219280948873626) + 16
     flint.ctx.prec = prec
     try:
-        nodes = _nodes_for(dps) + int(4 * (refinement - 1))
+        nodes = sphere_panel_nodes(dps) + int(4 * (refinement - 1))
         gx, gw = gauss_legendre_arb(nodes, prec)
         b_arb = arb(b)
         mode = sphere_mode_theta(dim, b_float)

@@ -63,7 +63,7 @@ import mpmath
 
 from ..errors import InputError, check_digits, check_k, check_tau
 from ..models.laws import AnchorLaw, SphereModel, log_partition_arb, mean_resultant_arb
-from ..models.quadrature import gauss_legendre_arb, sphere_density_rule, sphere_theta_range
+from ..models.quadrature import gauss_legendre_arb, sphere_density_rule, sphere_panel_nodes, sphere_theta_range
 
 arb = flint.arb
 _mul = operator.mul
@@ -806,7 +806,7 @@ class _RatioCells:
         self.h0_f = 1 / refinement
         self.u_end = 2 * self.kappa_f
         self.last = int(math.ceil(self.u_end / self.h0_f - 1e-9))     # lattice points 0..last
-        self.nodes = 12 + int(0.45 * dps) + int(4 * (refinement - 1))
+        self.nodes = sphere_panel_nodes(dps) + int(4 * (refinement - 1))
         self.gx, self.gw = gauss_legendre_arb(self.nodes, flint.ctx.prec)
         d = arb(dim)
         self.log_cd = (d / 2).lgamma() - ((d - 1) / 2).lgamma() - arb.pi().log() / 2
