@@ -161,6 +161,7 @@ def work_units(mode: str):
         ("Section 4: Lemma 7", section4.lemma7_check, (s4,)),
         ("Section 4: Lemma 1", section4.lemma1_checks, (s4,)),
         ("Section 4: Prop. 5", section4.rademacher_check, (s4,)),
+        ("Section 4: Prop. 5", section4.dudley_chaining_check, (s4,)),
         ("Section 4: Theorem 1", section4.theorem1_check, (s4,)),
     ]
     ids = [id for id in registry() if id not in _ALIAS_IDS()]
