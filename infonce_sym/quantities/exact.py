@@ -148,15 +148,6 @@ def _suffix_sums(u):
     return out
 
 
-def _poly_value(series, m, start=0):
-    """sum_{j >= start} a_j m^j for the coefficients a_j of an arb_series (FLINT Horner)."""
-    coeffs = series.coeffs()[start:]
-    if not coeffs:
-        return arb(0)
-    value = flint.arb_poly(coeffs)(m)
-    return value * m ** start if start else value
-
-
 class _Atoms:
     """Atoms 0 <= x_1 <= ... <= x_n (arb) carrying several named weight vectors (any sign).
 
@@ -190,6 +181,7 @@ class _Atoms:
         self.direct = n <= 64          # few atoms: plain sums beat the band bookkeeping
         self._tables = {}              # (name, centre) -> [prefix series], grown on demand
         self._exps = {}                # centre -> [e^{(x_i - centre) X}], shared by the names
+        self._polys = {}               # (name, centre, i, start, minus) -> arb_poly of a prefix's coefficients
 
     # ---------------------------------------------------------------- Taylor tables
     def _exp_series(self, centre, i):
@@ -229,6 +221,32 @@ class _Atoms:
 
     def total_series(self, name, centre):
         return self.prefix(name, centre, self.n)
+
+    def prefix_value(self, name, centre, i, m, start=0, minus=None):
+        """sum_{j >= start} a_j m^j for the coefficients a_j of prefix(name, centre, i) [minus those of
+        prefix(name, centre, minus)] (FLINT Horner); the polynomial is built once per prefix, since the cut
+        indices recur from one outer node to the next."""
+        key = (name, centre, i, start, minus)
+        poly = self._polys.get(key, False)
+        if poly is False:
+            series = self.prefix(name, centre, i)
+            if minus is not None:
+                series = series - self.prefix(name, centre, minus)
+            coeffs = series.coeffs()[start:]
+            poly = self._polys[key] = flint.arb_poly(coeffs) if coeffs else None
+        if poly is None:
+            return arb(0)
+        value = poly(m)
+        return value * m ** start if start else value
+
+    def prefix_head(self, name, centre, i):
+        """The first two coefficients of ``prefix(name, centre, i)`` (0 where absent)."""
+        key = (name, centre, i, "head")
+        head = self._polys.get(key)
+        if head is None:
+            coeffs = self.prefix(name, centre, i).coeffs() + [arb(0), arb(0)]
+            head = self._polys[key] = (coeffs[0], coeffs[1])
+        return head
 
     # ---------------------------------------------------------------- sums at one c
     def _cut(self, value):
@@ -270,24 +288,20 @@ class _Atoms:
             if kind == "exp":
                 total = direct
                 if start:
-                    total += _poly_value(self.prefix(name, 0, start), m)
+                    total += self.prefix_value(name, 0, start, m)
             elif kind == "expm1":
                 total = direct - self.suf0[name][start]
                 if start:
-                    total += _poly_value(self.prefix(name, 0, start), m, 1)
+                    total += self.prefix_value(name, 0, start, m, 1)
             else:
                 ec = c.exp()
                 total = ec * direct - self.suf0[name][start] + c * self.suf1[name][start]
-                below = None
                 if lo:
                     # atoms with c x <= c - TAYLOR_CUT: e^{-c(x-1)} = e^c sum_j (-c x)^j / j!
-                    p = self.prefix(name, 0, lo)
-                    coeffs = p.coeffs() + [arb(0), arb(0)]
-                    total += ec * _poly_value(p, m) - coeffs[0] + c * (coeffs[1] - coeffs[0])
-                    below = self.prefix(name, 1, lo)
+                    c0, c1 = self.prefix_head(name, 0, lo)
+                    total += ec * self.prefix_value(name, 0, lo, m) - c0 + c * (c1 - c0)
                 if start > lo:
-                    series = self.prefix(name, 1, start)
-                    total += _poly_value(series if below is None else series - below, m, 2)
+                    total += self.prefix_value(name, 1, start, m, 2, minus=lo if lo else None)
             out.append(total)
         return out
 
