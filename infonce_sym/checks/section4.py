@@ -200,10 +200,11 @@ def dudley_chaining_check(sizes=None):
     integral = next(iter(d.statement.atoms(sp.Integral)))
     (eps, _, upper), = integral.limits
     J = sp.Dummy("J")
-    outer = sp.lambdify(sorted((d.statement.xreplace({integral: J}).free_symbols - {J}), key=str) + [J],
-                        d.statement.xreplace({integral: J}), "mpmath")
-    names = [v.name for v in sorted((d.statement.xreplace({integral: J}).free_symbols - {J}), key=str)]
-    log_n = next(iter(f.func for f in integral.atoms(sp.Function) if f.func.__name__ == "logN"))
+    rest = d.statement.xreplace({integral: J})                 # (24/sqrt n) J
+    symbols = sorted(rest.free_symbols - {J}, key=str)
+    outer = sp.lambdify(symbols + [J], rest, "mpmath")
+    names = [v.name for v in symbols]
+    log_n, = {f.func for f in integral.atoms(sp.Function) if isinstance(f.func, sp.core.function.UndefinedFunction)}
     points, worst, tight = [], math.inf, math.inf
     for label, A in _finite_classes().items():
         n = A.shape[1]
