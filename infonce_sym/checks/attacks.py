@@ -229,38 +229,72 @@ def _group_mask(group, kk):
 
 
 def _unpack(theta, d, kk, gmask=None):
+    """(phi, phi') of shape (..., 2+k, d) from parameter vectors theta (..., dim)."""
+    theta = np.asarray(theta, float)
+    lead = theta.shape[:-1]
     m = (2 + kk) * d
-    raw = theta[:m].reshape(2 + kk, d)
-    u = theta[m:2 * m].reshape(2 + kk, d)
-    s = theta[2 * m:2 * m + 2 + kk]
+    raw = theta[..., :m].reshape(lead + (2 + kk, d))
+    u = theta[..., m:2 * m].reshape(lead + (2 + kk, d))
+    s = theta[..., 2 * m:2 * m + 2 + kk]
     X = _unit(raw)
-    Y = _unit(X + np.exp(np.clip(s, -9, 3))[:, None] * u)
+    Y = _unit(X + np.exp(np.clip(s, -9, 3))[..., None] * u)
     if gmask is not None:
         Y = np.where(gmask[:, None], Y, X)
     return X, Y
 
 
 def _ratio_fn(name, tau, beta, d, kk, counter, gmask=None):
+    """actual/bound at parameter vectors theta (..., dim), 0 where a configuration is not finite
+    or the bound is below MIN_BOUND; ``counter[0]`` counts the configurations evaluated."""
     def f(theta):
-        counter[0] += 1
-        X, Y = _unpack(theta, d, kk, gmask)
-        if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Y))):
-            return 0.0
+        theta = np.asarray(theta, float)
+        counter[0] += int(np.prod(theta.shape[:-1], dtype=np.int64))
+        with np.errstate(all="ignore"):
+            X, Y = _unpack(theta, d, kk, gmask)
+        ok = np.all(np.isfinite(X), axis=(-2, -1)) & np.all(np.isfinite(Y), axis=(-2, -1))
+        X = np.where(ok[..., None, None], X, 1.0 / math.sqrt(d))     # a harmless stand-in, result dropped
+        Y = np.where(ok[..., None, None], Y, X)
         if name == "lemma8":
-            c = 0.5 * (1 + math.tanh(theta[-1]))
+            c = 0.5 * (1 + np.tanh(theta[..., -1]))[..., None, None]
             F = (1 - c) * X + c * Y
-            lhs = float(_lemma8_lhs(F[0], F[2:], X[2:] - Y[2:], tau))
-            rhs = float(lemma8(power_mean(np.linalg.norm(X[2:] - Y[2:], axis=-1), beta), beta, tau))
-            return lhs / rhs if rhs >= MIN_BOUND else 0.0
-        actual, bnds = bound_values(X[0], X[1], X[2:], Y[0], Y[1], Y[2:], tau, beta)
-        b = float(bnds[name])
-        return float(actual) / b if b >= MIN_BOUND else 0.0
+            lhs = _lemma8_lhs(F[..., 0, :], F[..., 2:, :], X[..., 2:, :] - Y[..., 2:, :], tau)
+            b = lemma8(power_mean(np.linalg.norm(X[..., 2:, :] - Y[..., 2:, :], axis=-1), beta), beta, tau)
+        else:
+            lhs, bnds = bound_values(X[..., 0, :], X[..., 1, :], X[..., 2:, :],
+                                     Y[..., 0, :], Y[..., 1, :], Y[..., 2:, :], tau, beta)
+            b = bnds[name]
+        b = np.broadcast_to(b, lhs.shape)
+        keep = ok & (b >= MIN_BOUND)
+        return np.where(keep, lhs / np.where(keep, b, 1.0), 0.0)
     return f
+
+
+#: the forward-difference step of scipy's L-BFGS-B when it approximates the gradient itself
+FD_STEP = 1e-8
+
+
+def _value_and_forward_gradient(f, x):
+    """f(x) and its forward-difference gradient with scipy's L-BFGS-B step (``approx_derivative``,
+    2-point, abs_step FD_STEP), all dim + 1 points in one vectorised call of ``f``."""
+    x = np.asarray(x, float)
+    h = np.full(x.shape, FD_STEP)
+    dx = (x + h) - x
+    tiny = dx == 0                                   # x so large that x + h == x (scipy's fallback)
+    if np.any(tiny):
+        sign = np.where(x >= 0, 1.0, -1.0)
+        h = np.where(tiny, np.finfo(float).eps ** 0.5 * sign * np.maximum(1.0, np.abs(x)), h)
+    points = np.repeat(x[None], x.size + 1, axis=0)
+    idx = np.arange(x.size)
+    points[idx + 1, idx] += h
+    values = f(points)
+    step = points[idx + 1, idx] - x
+    return values[0], (values[1:] - values[0]) / step
 
 
 def adversarial_attack(name, tau, beta=None, d=3, k=5, n_starts=8, maxiter=200, seed=0,
                        starts=None, group="all"):
-    """Multi-start L-BFGS-B (numerical gradients) maximising actual/bound for one bound.
+    """Multi-start L-BFGS-B maximising actual/bound for one bound; the gradient is scipy's forward
+    difference (the same step), its dim + 1 points evaluated in one vectorised call.
 
     Parametrisation: unconstrained raw vectors ``r`` and directions ``u`` per point and log-scales
     ``s``; ``phi = r/|r|``, ``phi' = normalise(phi + e^s u)``.  ``starts``: optional list of
@@ -297,8 +331,8 @@ def adversarial_attack(name, tau, beta=None, d=3, k=5, n_starts=8, maxiter=200, 
     best, best_x = -np.inf, None
     for x0 in x0s:
         try:
-            r = optimize.minimize(lambda t: -f(t), x0, method="L-BFGS-B",
-                                  options={"maxiter": maxiter})
+            r = optimize.minimize(lambda t: tuple(-v for v in _value_and_forward_gradient(f, t)), x0,
+                                  jac=True, method="L-BFGS-B", options={"maxiter": maxiter})
             x, val = r.x, -r.fun
         except (ValueError, FloatingPointError):
             continue
@@ -325,6 +359,20 @@ def _lemma1_ratios(model, theta, theta2, za, zp, zn, tau):
     rho = np.sqrt(np.mean((l1 - l2) ** 2, axis=1))
     dist = np.linalg.norm(theta - theta2, axis=1)
     L = lipschitz_constants(za, zp, zn, tau, model.C_Phi)["L"]
+    ok = dist > 0
+    return {v: np.where(ok, rho / (L[v] * np.where(ok, dist, 1.0)), 0.0) for v in LEMMA1_VARIANTS}
+
+
+def _lemma1_ratios_each_own_tuple(model, theta, theta2, za, zp, zn, tau):
+    """``_lemma1_ratios`` with one tuple per row: row b is the pair (theta_b, theta2_b) on the single
+    tuple (za_b, zp_b, zn_b) (za, zp: (B, d_in), zn: (B, k, d_in)), its constants L from that tuple."""
+    from ..proofs.statements import lipschitz_constants
+    rows = np.arange(theta.shape[0])
+    l1 = model.losses(theta, za, zp, zn, tau)[rows, rows]     # (B, B): every theta on every tuple
+    l2 = model.losses(theta2, za, zp, zn, tau)[rows, rows]
+    rho = np.abs(l1 - l2)
+    dist = np.linalg.norm(theta - theta2, axis=1)
+    L = lipschitz_constants(za[:, None], zp[:, None], zn[:, None], tau, model.C_Phi)["L"]
     ok = dist > 0
     return {v: np.where(ok, rho / (L[v] * np.where(ok, dist, 1.0)), 0.0) for v in LEMMA1_VARIANTS}
 
@@ -367,30 +415,33 @@ def lemma1_attack(tau, n_pairs=20_000, m=1, dim_in=2, n=10, ks=(1, 4, 16), datas
             dim = 2 * dT + 1 + (2 + kk) * dim_in
 
             def unpack(x):
-                th = x[:dT]
-                th2 = th + math.exp(float(np.clip(x[2 * dT], -12, 3))) * x[dT:2 * dT]
-                z = x[2 * dT + 1:].reshape(2 + kk, dim_in)
-                return th, th2, z[0:1], z[1:2], z[2:][None]
+                """(theta, theta', z^a, z^+, z^-) of parameter rows x (B, dim): one tuple per row."""
+                th = x[:, :dT]
+                th2 = th + np.exp(np.clip(x[:, 2 * dT], -12, 3))[:, None] * x[:, dT:2 * dT]
+                z = x[:, 2 * dT + 1:].reshape(x.shape[0], 2 + kk, dim_in)
+                return th, th2, z[:, 0], z[:, 1], z[:, 2:]
             for v in LEMMA1_VARIANTS:
                 counter = [0]
 
                 def f(x, v=v):
-                    counter[0] += 1
-                    th, th2, za, zp, zn = unpack(x)
-                    if not np.all(np.isfinite(x)):
-                        return 0.0
-                    return float(_lemma1_ratios(model, th[None], th2[None], za, zp, zn, tau)[v][0])
+                    x = np.atleast_2d(x)
+                    counter[0] += x.shape[0]
+                    ok = np.all(np.isfinite(x), axis=1)
+                    x = np.where(ok[:, None], x, 0.0)          # a harmless stand-in, result dropped
+                    return np.where(ok, _lemma1_ratios_each_own_tuple(model, *unpack(x), tau)[v], 0.0)
                 best, best_x = -np.inf, None
                 for _ in range(n_starts):
                     x0 = rng.standard_normal(dim)
                     x0[2 * dT] = rng.uniform(-6, 0)
                     try:
-                        r = optimize.minimize(lambda x: -f(x), x0, method="L-BFGS-B", options={"maxiter": maxiter})
+                        r = optimize.minimize(lambda x: tuple(-w for w in _value_and_forward_gradient(f, x)), x0,
+                                              jac=True, method="L-BFGS-B", options={"maxiter": maxiter})
                     except (ValueError, FloatingPointError):
                         continue
                     if -r.fun > best:
                         best, best_x = -r.fun, r.x
-                th, th2, za, zp, zn = unpack(best_x)
+                th, th2, za, zp, zn = (a[0] for a in unpack(best_x[None]))
+                za, zp, zn = za[None], zp[None], zn[None]
                 wit = {"adversarial": True, "k": kk, "theta": th.tolist(), "theta_prime": th2.tolist(),
                        "z_a": za.tolist(), "z_p": zp.tolist(), "z_n": zn.tolist()}
                 at_best = _lemma1_ratios(model, th[None], th2[None], za, zp, zn, tau)

@@ -271,29 +271,34 @@ def prop5_bound(tau_, d_, n_, a_):
 def lipschitz_constants(za, zp, zn, tau_, C_Phi_):
     """Lipschitz constants (in rho_n) of theta -> l(phi_theta, z_i) from input norms.
 
-    za, zp: (n, d_in); zn: (n, k, d_in).  Returns a dict with B_tau, Ra, Rp, Nn, B_max and
+    za, zp: (..., n, d_in); zn: (..., n, k, d_in), any leading axes (one set of constants per
+    leading index; floats when there are none).  Returns a dict with B_tau, Ra, Rp, Nn, B_max and
     L for 'lemma1' (paper), 'lemma1_proof', 'lemma1_sharp', 'lipschitz_route'.
     """
     tau_ = check_tau(tau_)
     na = np.linalg.norm(za, axis=-1)
     npos = np.linalg.norm(zp, axis=-1)
     nn = np.linalg.norm(zn, axis=-1)
-    Ra_ = float(np.sqrt(np.mean(na**2)))
-    Rp_ = float(np.sqrt(np.mean(npos**2)))
+    Ra_ = np.sqrt(np.mean(na**2, axis=-1))
+    Rp_ = np.sqrt(np.mean(npos**2, axis=-1))
     q = 2.0 / min(1.0, tau_)
-    # power mean of order q, computed stably
-    mx = float(nn.max()) if nn.size else 0.0
-    Nn_ = mx * float(np.mean((nn / mx) ** q)) ** (1.0 / q) if mx > 0 else 0.0
-    Bmax = float(np.sqrt(np.mean(na**2 + npos**2 + nn.max(axis=1) ** 2)))
+    # power mean of order q over the tuples and negatives, computed stably
+    mx = nn.max(axis=(-2, -1)) if nn.size else np.zeros(nn.shape[:-2])
+    safe = np.where(mx > 0, mx, 1.0)
+    Nn_ = np.where(mx > 0, mx * np.mean((nn / safe[..., None, None]) ** q, axis=(-2, -1)) ** (1.0 / q), 0.0)
+    Bmax = np.sqrt(np.mean(na**2 + npos**2 + nn.max(axis=-1) ** 2, axis=-1))
     B = Ra_ + Rp_ + Nn_
+
+    def out(v):
+        return float(v) if np.ndim(v) == 0 else np.asarray(v, float)
     return {
-        "Ra": Ra_, "Rp": Rp_, "Nn": Nn_, "B_tau": B, "B_max": Bmax,
+        "Ra": out(Ra_), "Rp": out(Rp_), "Nn": out(Nn_), "B_tau": out(B), "B_max": out(Bmax),
         "L": {   # per unit ||theta - theta'||: the statements at Dtheta = 1
-            "lemma1": float(_registered("L1", B_tau=B, C_Phi=C_Phi_, Dtheta=1.0, tau=tau_)),
-            "lemma1_proof": float(evaluate("lemma1_proof_L", C_Phi=C_Phi_, Nn=Nn_, Ra=Ra_, Rp=Rp_, tau=tau_)),
-            "lemma1_sharp": float(_registered("L1.sharp", C_Phi=C_Phi_, Nn=Nn_, Ra=Ra_, Rp=Rp_, Dtheta=1.0,
-                                              tau=tau_)),
-            "lipschitz_route": float(evaluate("lipschitz_route_L", B_max=Bmax, C_Phi=C_Phi_, tau=tau_)),
+            "lemma1": out(_registered("L1", B_tau=B, C_Phi=C_Phi_, Dtheta=1.0, tau=tau_)),
+            "lemma1_proof": out(evaluate("lemma1_proof_L", C_Phi=C_Phi_, Nn=Nn_, Ra=Ra_, Rp=Rp_, tau=tau_)),
+            "lemma1_sharp": out(_registered("L1.sharp", C_Phi=C_Phi_, Nn=Nn_, Ra=Ra_, Rp=Rp_, Dtheta=1.0,
+                                            tau=tau_)),
+            "lipschitz_route": out(evaluate("lipschitz_route_L", B_max=Bmax, C_Phi=C_Phi_, tau=tau_)),
         },
     }
 

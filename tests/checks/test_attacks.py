@@ -67,3 +67,59 @@ def test_lemma1_attack_never_exceeds_one_and_orders_the_constants():
     assert max(w.values()) <= 1 + ct.VIOLATION_TOL
     assert w["lemma1_sharp"] >= w["lemma1_proof"] >= w["lemma1"] > 0
     assert all(r[v]["evaluations"] > 1000 for v in ct.LEMMA1_VARIANTS)
+
+
+def _rows_one_by_one(f, x):
+    return np.array([f(row[None])[0] for row in x])
+
+
+@pytest.mark.parametrize("name", ["prop4_sharp", "lipschitz17_linear", "lemma8"])
+def test_batched_ratio_and_gradient_against_one_point_at_a_time(name):
+    """The adversarial search's vectorised ratio equals the ratio of each configuration alone, and
+    its forward-difference gradient equals scipy's (approx_fprime, same step) of that scalar ratio."""
+    from scipy.optimize import approx_fprime
+    d, k, tau = 3, 4, 0.2
+    f = ct._ratio_fn(name, tau, 2.0 / tau, d, k, [0], ct._group_mask("all", k))
+    rng = np.random.default_rng(5)
+    dim = 2 * (2 + k) * d + 2 + k + 1
+    xs = rng.standard_normal((6, dim))
+    xs[:, 2 * (2 + k) * d:-1] = rng.uniform(-6, 0.5, (6, 2 + k))
+    values = f(xs)
+    assert np.all(values > 0)
+    np.testing.assert_allclose(values, _rows_one_by_one(f, xs), rtol=1e-12, atol=0)
+    for x in xs[:3]:
+        value, grad = ct._value_and_forward_gradient(f, x)
+        scalar = lambda t: float(f(t[None])[0])                     # noqa: E731
+        assert value == pytest.approx(scalar(x), rel=1e-12)
+        reference = approx_fprime(x, scalar, ct.FD_STEP)
+        np.testing.assert_allclose(grad, reference, rtol=1e-5, atol=1e-6 * max(1.0, abs(value)))
+        assert np.abs(grad).max() > 1e-3                            # a gradient that moves
+
+
+def test_lipschitz_constants_batched_equal_one_tuple_set_at_a_time():
+    from infonce_sym.proofs.statements import lipschitz_constants
+    rng = np.random.default_rng(2)
+    za, zp, zn = rng.standard_normal((4, 3, 2)), rng.standard_normal((4, 3, 2)), rng.standard_normal((4, 3, 5, 2))
+    batched = lipschitz_constants(za, zp, zn, 0.3, 0.7)
+    for b in range(4):
+        one = lipschitz_constants(za[b], zp[b], zn[b], 0.3, 0.7)
+        for key in ("Ra", "Rp", "Nn", "B_tau", "B_max"):
+            assert batched[key][b] == pytest.approx(one[key], rel=1e-13)
+        for key, value in one["L"].items():
+            assert batched["L"][key][b] == pytest.approx(value, rel=1e-13)
+
+
+def test_lemma1_ratios_one_tuple_per_row_against_the_shared_tuple_route():
+    from infonce_sym.models.fourier_class import FourierEmbedding
+    model = FourierEmbedding(2, 2, 1.0)
+    rng = np.random.default_rng(4)
+    B, kk, tau = 5, 3, 0.4
+    th = rng.standard_normal((B, model.d_Theta))
+    th2 = th + 0.1 * rng.standard_normal((B, model.d_Theta))
+    za, zp, zn = rng.standard_normal((B, 2)), rng.standard_normal((B, 2)), rng.standard_normal((B, kk, 2))
+    batched = ct._lemma1_ratios_each_own_tuple(model, th, th2, za, zp, zn, tau)
+    for b in range(B):
+        one = ct._lemma1_ratios(model, th[b:b + 1], th2[b:b + 1], za[b:b + 1], zp[b:b + 1], zn[b:b + 1], tau)
+        for v in ct.LEMMA1_VARIANTS:
+            assert batched[v][b] == pytest.approx(one[v][0], rel=1e-12)
+            assert batched[v][b] > 0
