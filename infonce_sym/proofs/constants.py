@@ -160,11 +160,15 @@ def smallest(id, steps=12):
     denominator) inside the final bracket is preferred, and every reported value is re-run."""
     default = [Fraction(x) for x in EXPLORABLE[id][0]]
     out = []
+    accepted = {}                  # constants -> accepted (the paper's constants recur on every axis)
     for axis in range(len(default)):
         def ok(v):
             cs = list(default)
             cs[axis] = v
-            return explore(id, [_rat(x) for x in cs])["accepted"]
+            key = tuple(cs)
+            if key not in accepted:
+                accepted[key] = explore(id, [_rat(x) for x in cs])["accepted"]
+            return accepted[key]
         hi = default[axis]
         if not ok(hi):
             out.append({"axis": axis, "smallest": None, "note": "not accepted at the paper's value"})
