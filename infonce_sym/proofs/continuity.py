@@ -159,8 +159,23 @@ def _sum_normal_cached(e):
         return sp.Mul(*[sp.exp(t) for t in sp.Add.make_args(x)])
     out = e.func(*args)
     if isinstance(out, (sp.Add, sp.Mul, sp.Pow)):
-        out = sp.expand(out, power_base=False, log=False, multinomial=True, mul=True)
+        out = _expand_with_exps_held(out)
     return out
+
+
+def _expand_with_exps_held(e):
+    """expand(e) (mul, multinomial; no power_base, no log) with each exponential and absolute value
+    held as a symbol: their arguments are already in normal form (sum_normal works bottom-up; one
+    term per exponential), expand_mul's numerator/denominator split would otherwise ask the sign of
+    every exponent, and rebuilding an absolute value asks the sign of its argument; the two
+    dominate the cost.  Held or not, the result is the same function (substitution is exact); held,
+    e^{-x} stays a factor of the numerator, where plain expand would move it into a denominator
+    and multiply that denominator out."""
+    held = {x: sp.Dummy("E") for x in e.atoms(sp.exp, sp.Abs)}
+    if held:
+        e = e.xreplace(held)
+    out = sp.expand(e, power_base=False, log=False, multinomial=True, mul=True)
+    return out.xreplace({v: k for k, v in held.items()}) if held else out
 
 
 def _diff(x):
