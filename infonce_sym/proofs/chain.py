@@ -1268,8 +1268,12 @@ class Derivation:
                                                f"{_short(p.rel.rhs, 80)}"))
         return undischarged, discharged, definitions
 
-    def run(self) -> DerivationResult:
-        results = [s.run() for s in self.steps]
+    def run(self, step_results=None) -> DerivationResult:
+        """The chain checked: every step, the links, the composition, the discharge of every premise.
+        ``step_results``: the results of these very steps from an earlier run (a step's result
+        depends on its check and claim only), so that a derivation differing in its assumptions
+        alone is re-judged without re-running its steps."""
+        results = [s.run() for s in self.steps] if step_results is None else list(step_results)
         links, kind = [], "eq"
         ident = Identity(facts=self.facts)
         def same(x, y):       # structural equality first: canonicalising integrals is costly

@@ -342,7 +342,10 @@ def killed(m: Mutant):
     did not (so a step of a conditional derivation is judged on its own premises)."""
     d = m.derivation
     if m.mutated is not None:
-        base, r = cited_result(d), m.mutated.run()
+        # an assumption mutant: the same steps (hence the same step results), other assumptions
+        base = cited_result(d)
+        same_steps = m.mutated.steps is d.steps
+        r = m.mutated.run(step_results=base.steps if same_steps else None)
         if r.verdict == "failed" or len(r.undischarged) > len(base.undischarged):
             return True, f"verdict {r.verdict}, {len(r.undischarged)} undischarged"
         return False, f"survives: verdict {r.verdict}"
