@@ -455,7 +455,8 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
     Below t0 the integrals are ``heads`` (from power series).  Above, the panels adapt:
     a panel is accepted when the two highest Legendre coefficients of the interpolant through
     its nodes are below 10^-dps of the running totals (or of ``scale_floor``, a lower estimate of
-    the final totals, if larger; else it is halved), and the next panel
+    the final totals, if larger; else it is narrowed, by the factor that the proxy's scaling
+    ~ width^(2 nodes) predicts, with a margin, within [0.5, 0.9]), and the next panel
     doubles while they stay far below (geometric panels where the integrand is smooth, e.g. the
     far tail at small k); the widths lie in [MIN_PANEL, MAX_PANEL]/refinement.  Panels march
     upwards until every integrand, which decreases in t past t = dps log 10, times the distance
@@ -506,7 +507,10 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
         ratio = max(((e / (eps * sc)).mid() if sc.mid() > 0 else (arb(0) if e.is_zero() else arb(1e300)))
                     for e, sc in zip(errors, scale))
         if ratio > 1 and width > h_min:
-            width = _arb_max(width / 2, h_min).mid()
+            # the error proxy scales like width^(2 nodes): shrink to where it predicts acceptance
+            # (with a margin), by at least 0.9 and at most 2
+            shrink = min(0.9, max(0.5, 0.8 * math.exp(-float(arb(ratio).log().mid()) / (2 * nodes))))
+            width = _arb_max(width * shrink, h_min).mid()
             continue
         totals = [tot + s for tot, s in zip(totals, sums)]
         y = (y + width).mid()
@@ -1049,17 +1053,20 @@ def _ratio_bias_cells(an, ks, refinement, dps):
     y_past = (big / k_min).log()
     # the integrands (<= 0: E_M[(s - m) h(s)] <= 0 for h = e^{-cr} - 1 decreasing in s) grow like
     # c^2 above the head, so the running totals are no measure of the error allowed there: a scan
-    # in steps of 16 in log c, until they have fallen to 1/1000 of their peaks, gives those
-    # peaks, and the totals are at least 1/100 of a peak (the integrands change on the unit
-    # scale in log c or slower); a low estimate only costs panels
+    # in steps of 16 in log c (or 1/64 of the range, when wider: at large kappa the range is
+    # ~2 kappa and the integrands change on the scale kappa/sqrt(d) of pi's bulk), until they
+    # have fallen to 1/1000 of their peaks, gives those peaks, and the totals are at least 1/100
+    # of a peak (the integrands change on the unit scale in log c or slower); a low estimate
+    # only costs panels
     peaks = [arb(0)] * len(kks)
     y, y_end = c1.log(), floor.log()
+    step = max(16.0, float((y_end - y).mid()) / 64)
     while y.mid() < y_end.mid():
         got = [abs(v) for v in integrand(y.exp())]
         peaks = [_arb_max(p, v) for p, v in zip(peaks, got)]
         if y.mid() > y_past.mid() and all((v * 1000).mid() < p.mid() for p, v in zip(peaks, got)):
             break
-        y += 16
+        y += step
     return _outer_integral(integrand, len(kks), floor, refinement, dps, heads, c1, y_past=y_past,
                            max_panel=_arb_max(MAX_PANEL, cells.kappa / 4),
                            scale_floor=[p / 100 for p in peaks])
