@@ -203,11 +203,12 @@ def section_exact(quick: bool, state) -> dict:
 
 
 def section_exact_table(quick: bool, state) -> dict:
-    """Issue 10's concentrated-positive points and a 20-point k sweep against one value (CPU s)."""
+    """Issue 10's concentrated-positive points, and a 20-point k sweep against single values (k = 2^19, k = 2^10;
+    without --quick every k alone as well) (CPU s)."""
     from ..quantities.exact import BENCHMARK_POINTS, benchmark_exact
     _progress(state, "exact values at the concentrated-positive points")
     points = BENCHMARK_POINTS[:3] if quick else BENCHMARK_POINTS
-    return benchmark_exact(digits=30, points=points, out=lambda line: None)
+    return benchmark_exact(digits=30, points=points, out=lambda line: None, every_single=not quick)
 
 
 def section_exact_finite(quick: bool, state) -> dict:

@@ -1359,9 +1359,12 @@ BENCHMARK_POINTS = ((512, 200.0, "0.01", 10**9), (512, 200.0, "0.01", 1), (128, 
                     (768, 10000.0, "0.01", 10**9))
 
 
-def benchmark_exact(digits: int = 30, points=BENCHMARK_POINTS, sweep=(16, 8.0, "0.1"), out=print):
+def benchmark_exact(digits: int = 30, points=BENCHMARK_POINTS, sweep=(16, 8.0, "0.1"), out=print,
+                    every_single=False):
     """CPU seconds per exact value (both passes of the precision check included) at ``points``,
-    and a 20-point k sweep (k = 2^0..2^19) against one value at k = 2^19; returns the figures."""
+    and a 20-point k sweep (k = 2^0..2^19) against single values: k = 2^19 (the cheapest), k = 2^10
+    (about the costliest) and, with ``every_single``, each of the 20 alone (their mean and sum);
+    returns the figures."""
     from ..models.laws import SphereModel as _Sphere
     rows = []
     for dim, kappa, tau, k in points:
@@ -1378,12 +1381,23 @@ def benchmark_exact(digits: int = 30, points=BENCHMARK_POINTS, sweep=(16, 8.0, "
             f"agreement {agreement:5.1f} digits  {status}")
     dim, kappa, tau = sweep
     ks = [2 ** j for j in range(20)]
-    start = time.process_time()
-    exact_values(_Sphere(dim, kappa), tau, ks[-1], digits=digits)
-    one = time.process_time() - start
+
+    def one(k):
+        start = time.process_time()
+        exact_values(_Sphere(dim, kappa), tau, k, digits=digits)
+        return time.process_time() - start
+    singles = {k: one(k) for k in (ks if every_single else (ks[-1], ks[10]))}
     start = time.process_time()
     exact_values(_Sphere(dim, kappa), tau, ks=ks, digits=digits)
     many = time.process_time() - start
-    out(f"  sweep d={dim} kappa={kappa:g} tau={tau}: one value {one:.2f} s, 20 values {many:.2f} s CPU "
-        f"({many / one:.1f}x one value)")
-    return {"points": rows, "sweep": {"one_value_seconds": one, "twenty_values_seconds": many}}
+    figures = {"one_value_seconds": singles[ks[-1]], "k_2_19_seconds": singles[ks[-1]],
+               "k_2_10_seconds": singles[ks[10]], "twenty_values_seconds": many}
+    line = (f"  sweep d={dim} kappa={kappa:g} tau={tau}: 20 values {many:.2f} s CPU = "
+            f"{many / singles[ks[-1]]:.1f}x k=2^19 alone ({singles[ks[-1]]:.2f} s), "
+            f"{many / singles[ks[10]]:.1f}x k=2^10 alone ({singles[ks[10]]:.2f} s)")
+    if every_single:
+        mean = sum(singles.values()) / len(singles)
+        figures |= {"mean_single_seconds": mean, "sum_of_singles_seconds": sum(singles.values())}
+        line += f", {many / mean:.1f}x the mean single value ({mean:.2f} s; sum {sum(singles.values()):.1f} s)"
+    out(line)
+    return {"points": rows, "sweep": figures}
