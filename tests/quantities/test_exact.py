@@ -182,3 +182,30 @@ def test_sphere_hard_cases_against_reference(case):
                 assert got[key] == 0, key
             else:
                 assert abs(got[key] - want) <= mp.mpf(10) ** -30 * abs(want), (key, got[key], want)
+
+
+@pytest.mark.parametrize("a,digits", [(2.5, 30), (7, 40), (0.5, 20)])
+def test_outer_integral_against_the_gamma_function(a, digits):
+    """The adaptive panels of ``_outer_integral`` (narrowed where the error proxy rejects them):
+    int_0^oo t^(a-1) e^-t dt = Gamma(a), with the head below t0 = 1/4 from mpmath's incomplete gamma."""
+    import flint
+    from infonce_sym.quantities import exact as ex
+    saved = flint.ctx.prec
+    flint.ctx.prec = int((digits + 12) * 3.33) + 30
+    try:
+        with mpmath.workdps(digits + 20):
+            head = flint.arb(mpmath.nstr(mpmath.gammainc(a, 0, 0.25), digits + 15))
+            want = mpmath.gamma(a)
+        a_arb = flint.arb(str(a))
+        calls = []
+
+        def integrand(t):
+            calls.append(t)
+            return [(a_arb * t.log() - t).exp()]          # t f(t), f(t) = t^(a-1) e^-t
+        got, = ex._outer_integral(integrand, 1, flint.arb(10) ** 3, 1, digits, [head], flint.arb("0.25"))
+    finally:
+        flint.ctx.prec = saved
+    with mpmath.workdps(digits + 20):
+        err = abs(mpmath.mpf(got.mid().str(digits + 15, radius=False)) - want) / want
+    assert err < mpmath.mpf(10) ** -digits, (a, err)
+    assert len(calls) > 20
