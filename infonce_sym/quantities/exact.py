@@ -546,6 +546,11 @@ def _log_ratio_expectations(an, ks, refinement, dps):
         else:
             s_neg, = neg.sums(c, [("neg", neg_kind)])
             s_pos, = pos.sums(c, [("pos", pos_kind)])
+        if pos_kind == "expm1" and s_pos.mid() < -0.5:
+            # c W_min < 1 but E e^{-cW} < 1/2 (W spread over many orders of magnitude, as at small
+            # tau and large kappa): log1p of E e^{-cW} - 1 would cancel, take E e^{-cW} itself
+            pos_kind = "exp"
+            s_pos, = pos.sums(c, [("pos", pos_kind)])
         log_pos = s_pos.log1p() if pos_kind == "expm1" else _log_or_none(s_pos)
         out = []
         if small:
@@ -1146,9 +1151,19 @@ def _checked(name, compute):
         value = compute()
     except (ValueError, ZeroDivisionError, OverflowError) as exc:
         raise ArithmeticError(f"{name}: the exact route failed ({type(exc).__name__}: {exc})") from None
-    if isinstance(value, arb) and not value.is_finite():
-        raise ArithmeticError(f"{name}: the exact route gave a non-finite value")
+    if not _all_finite(value):
+        raise ArithmeticError(f"{name}: the exact route gave a non-finite value (an integrand lost "
+                              f"all its precision: its ball arithmetic returned nan or inf)")
     return value
+
+
+def _all_finite(value):
+    """Every arb in a (nested) list or tuple is finite."""
+    if isinstance(value, arb):
+        return value.is_finite()
+    if isinstance(value, (list, tuple)):
+        return all(map(_all_finite, value))
+    return True
 
 
 def _compute_at_precision(ctx, model, tau_value, ks, loss, refinement):

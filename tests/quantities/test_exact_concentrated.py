@@ -376,3 +376,25 @@ def test_large_kappa_against_two_dimensional_quadrature_and_monte_carlo(dim, kap
     for (estimate, se), key in zip(_mc(dim, kappa, float(tau), k, samples, seed=[11, dim, k]),
                                    ("risk", "search_cross_entropy")):
         assert abs(float(ev.values[key]) - estimate) <= 4 * se, (key, float(ev.values[key]), estimate, se)
+
+
+def test_k1_small_tau_large_kappa_against_the_bessel_series():
+    """(768, 1000, 0.01, 1) once crashed ("man_exp requires an exact, finite value"): at small c the
+    positives' E e^{-cW} - 1 was formed although E e^{-cW} < 1/2 (W spans e^13..e^80), and its log1p
+    cancelled to nan.  Reference: for s < p, log(1 + e^{(s-p)/tau}) = sum_n (-1)^(n+1) e^{n(s-p)/tau}/n,
+    and E e^{n s/tau} E e^{-n p/tau} = Z_d(n/tau) Z_d(kappa - n/tau)/Z_d(kappa) (Z_d(b) = E_pi e^{b s},
+    even in b); the region s > p has probability below e^-140, and the terms fall to 4e-72 at n = 5."""
+    dim, kappa = 768, 1000
+    ev = exact_values(SphereModel(dim, float(kappa)), "0.01", 1, digits=30)
+    with mpmath.workdps(50):
+        nu = mp.mpf(dim) / 2 - 1
+
+        def log_z(b):
+            b = abs(mp.mpf(b))
+            return mp.loggamma(nu + 1) + nu * mp.log(2 / b) + mp.log(mp.besseli(nu, b))
+        risk = mp.fsum((-1) ** (n + 1) / mp.mpf(n) * mp.exp(log_z(100 * n) + log_z(kappa - 100 * n) - log_z(kappa))
+                       for n in range(1, 6))
+        ce, d2, _ = _closed_forms(dim, kappa, mp.mpf("0.01"))
+        assert _close(ev.values["risk"], risk, 30)
+        assert _close(ev.values["cross_entropy_limit"], ce, 30)
+        assert _close(ev.values["density_ratio_second_moment"], d2, 30)
