@@ -12,6 +12,10 @@ power k.  Everything is written relative to mu = E e^{s/tau} so that the *gaps*
     ∫CE - R   = -E log(mu_hat/mu + W/k)      (W = e^{p/tau}/mu, p the positive similarity)
     search CE - R~ = -(1/tau) E[ sum_j r_j (s_j - m) / sum_j r_j ]   (r = dM/dpi, m = E_M p)
 
+except R(1) itself, which is integrated directly, R(1) = E log(1 + V/W) =
+int_0^oo E e^{-tW} E(1 - e^{-tV}) dt/t (V = e^{s/tau}/mu): at small tau and large kappa
+R(1) ~ 1e-33 is far below ∫CE ~ 76, and ∫CE - gap would lose those digits.
+
 Integrands are formed as e^{-t} expm1(k log1p(E g(.)) ...) with g(y) = e^y - 1 - y, so
 nothing of size one is subtracted from something of size one.  The working
 precision is digits + 2 log10(k) + guard, and every value is recomputed at a
@@ -26,7 +30,9 @@ power series (``_Atoms``).
 
 The sphere (``_SphereAnchor``): each law has its own density-adapted rule in theta
 (``models.quadrature.sphere_density_rule``): pi for the negatives, the vMF positive
-similarity (concentrated near s = 1 at width ~1/kappa when kappa >> d) for the positives, and
+similarity (concentrated near s = 1 at width ~1/kappa when kappa >> d) for the positives (each
+over its law's range joined with that of the law tilted by e^{s/tau}, resp. e^{-p/tau}, which
+carry mu = E e^{s/tau} and E 1/W), and
 for the ratio integral pi's masses on [s_cut, 1] at s-steps 1/kappa, the scale of e^{-c r}.
 Where that fixed rule would need more than RATIO_RULE_PANELS panels (kappa above ~1000), the
 ratio integral instead builds its rule per outer node c (``_RatioCells``): in u = kappa (1 - s),
@@ -526,58 +532,79 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
 
 
 def _log_ratio_expectations(an, ks, refinement, dps):
-    """For each k in ks: J = E log(mu_hat/mu + W/k) and, if k > 1, J~ = E log(mu_hat/mu).
+    """For each k in ks: J = E log(mu_hat/mu + W/k) and, if k > 1, J~ = E log(mu_hat/mu); at k = 1,
+    the risk R(1) = E log(1 + V/W) itself instead of J.
 
-    Returns one list per k, [J~, J] (or [J] at k = 1).  The integrals run in c = t/k on one node
+    Returns one list per k, [J~, J] (or [R(1)] at k = 1).  The integrals run in c = t/k on one node
     grid for every k: the transforms E e^{-cV}, E e^{-cW} at a node (the costly band sums) do
     not depend on k and serve every k of a sweep; the negatives' transform serves both
     integrals, and when positives and negatives share their atoms (x = e^{s/tau}/mu) one set of
     band exponentials serves both laws.
+
+    At k = 1, log(1 + V/W) = int_0^oo e^{-cW} (1 - e^{-cV}) dc/c (Frullani), so with V and W
+    independent R(1) = int_0^oo E e^{-cW} E(1 - e^{-cV}) dc/c: a positive integrand, no
+    cancellation, where R(1) = ∫CE + J would lose the digits of ∫CE / R(1) (10^35 at d = 256,
+    kappa = 2000, tau = 0.01, where R(1) ~ 1e-33).
     """
     neg, pos = an.negatives, an.positives
     shared = neg is pos
     pos_x_min = pos.x_min("pos")
     kks = [arb(k) for k in ks]
     with_dcl = [k > 1 for k in ks]
+    one = 1 in ks                 # R(1) directly
+    need_j = any(with_dcl)        # J (and J~) for the k > 1
 
     def integrand(c):
         small = c.mid() <= 1
         neg_kind = "centred" if small else "exp"
         pos_kind = "expm1" if (c * pos_x_min).mid() < 1 else "exp"
+        neg_requests = ([("neg", neg_kind)] if need_j else []) + ([("neg", "expm1")] if one else [])
         if shared:
-            s_neg, s_pos = neg.sums(c, [("neg", neg_kind), ("pos", pos_kind)])
+            got = neg.sums(c, neg_requests + [("pos", pos_kind)])
+            neg_sums, s_pos = got[:-1], got[-1]
         else:
-            s_neg, = neg.sums(c, [("neg", neg_kind)])
+            neg_sums = neg.sums(c, neg_requests)
             s_pos, = pos.sums(c, [("pos", pos_kind)])
         if pos_kind == "expm1" and s_pos.mid() < -0.5:
             # c W_min < 1 but E e^{-cW} < 1/2 (W spread over many orders of magnitude, as at small
             # tau and large kappa): log1p of E e^{-cW} - 1 would cancel, take E e^{-cW} itself
             pos_kind = "exp"
             s_pos, = pos.sums(c, [("pos", pos_kind)])
-        log_pos = s_pos.log1p() if pos_kind == "expm1" else _log_or_none(s_pos)
         out = []
+        if one:
+            # E e^{-cW} E(1 - e^{-cV}), both factors without cancellation
+            transform_pos = 1 + s_pos if pos_kind == "expm1" else s_pos
+            direct_one = -(transform_pos * neg_sums[-1])
+        if not need_j:
+            return [direct_one]
+        s_neg = neg_sums[0]
+        log_pos = s_pos.log1p() if pos_kind == "expm1" else _log_or_none(s_pos)
         if small:
             # e^{-t} expm1(a) with a = k log E e^{-c V} + t [+ log E e^{-cW}], no cancellation
             centred = s_neg.log1p()
             for kk, dcl in zip(kks, with_dcl):
+                if not dcl:
+                    out.append(direct_one)
+                    continue
                 a_neg = kk * centred
                 decay = -(-(kk * c)).exp()
-                if dcl:
-                    out.append(decay * a_neg.expm1())
+                out.append(decay * a_neg.expm1())
                 out.append(decay * _expm1_of(None if log_pos is None else a_neg + log_pos))
             return out
         # t > k: e^{-t} - E e^{-tS} directly (a = ... + t would carry an absolute error t 2^-prec)
         log_value = _log_or_none(s_neg)
         for kk, dcl in zip(kks, with_dcl):
+            if not dcl:
+                out.append(direct_one)
+                continue
             decay = (-(kk * c)).exp()
             log_neg = None if log_value is None else kk * log_value
-            if dcl:
-                out.append(decay - (arb(0) if log_neg is None else log_neg.exp()))
+            out.append(decay - (arb(0) if log_neg is None else log_neg.exp()))
             both = None if (log_neg is None or log_pos is None) else log_neg + log_pos
             out.append(decay - (arb(0) if both is None else both.exp()))
         return out
 
-    # series of k log E e^{-(t/k)(V-1)} [+ log E e^{-(t/k) W}] about t = 0, valid for
+    # series of k log E e^{-(t/k)(V-1)} [+ log E e^{-(t/k)W}] about t = 0, valid for
     # t <= t0 = k c0 where c0 * spread <= 1/64 (c0 common to every k)
     terms = neg.terms
     spread = _arb_max(neg.spread("neg", 1), pos.spread("pos", 0))
@@ -587,27 +614,44 @@ def _log_ratio_expectations(an, ks, refinement, dps):
         c0 = cap
     heads = []
     for k, kk, dcl in zip(ks, kks, with_dcl):
+        if not dcl:
+            # int_0^c0 E e^{-cW} E(1 - e^{-cV}) dc/c from the power series of both transforms
+            product = _transform_series(pos, "pos", terms) * _zero_constant(-_transform_series(neg, "neg", terms),
+                                                                            terms)
+            heads.append(_head_integral_plain(flint.arb_series(product.coeffs()[1:], prec=terms), c0))
+            continue
         series_neg = _log_mgf_series(neg, "neg", 1, k) * kk
         series_pos = _log_mgf_series(pos, "pos", 0, k)
         t0 = (kk * c0).mid()
-        if dcl:
-            heads.append(_head_integral(series_neg, t0, terms))
+        heads.append(_head_integral(series_neg, t0, terms))
         heads.append(_head_integral(series_neg + series_pos, t0, terms))
     # E e^{-tS} <= e^{-t (v_min + w_min/k)}: S = mu_hat/mu + W/k >= v_min + w_min/k, i.e. in c,
-    # e^{-c (k v_min + w_min)} (the DCL integrand only has e^{-c k v_min})
-    k_min = min(kks, key=lambda v: v.mid())
+    # e^{-c (k v_min + w_min)} (the DCL integrand only has e^{-c k v_min}); R(1)'s integrand is
+    # below E e^{-cW} <= e^{-c w_min}
     big = dps * arb(10).log() + 20
-    floor = big / (k_min * an.v_min) if any(with_dcl) else big / (k_min * an.v_min + pos_x_min)
-    if not all(with_dcl):
-        floor = _arb_max(floor, big / (an.v_min + pos_x_min))
+    k_min = min(kks, key=lambda v: v.mid())
+    y_past = (big / k_min).log()
+    floor = big / (min((kk for kk, dcl in zip(kks, with_dcl) if dcl), key=lambda v: v.mid()) * an.v_min) \
+        if need_j else arb(0)
+    if one:
+        floor = _arb_max(floor, big / pos_x_min)
+        # R(1)'s integrand, E e^{-cW} times the increasing E(1 - e^{-cV}), need not decrease past
+        # y_past: the march runs to the floor, past which it is below 10^-dps e^-20
+        y_past = floor.log()
     outer = getattr(an, "outer_integral", _outer_integral)     # finite anchors: fixed panels
-    totals = outer(integrand, len(heads), floor, refinement, dps, heads, c0, y_past=(big / k_min).log())
+    totals = outer(integrand, len(heads), floor, refinement, dps, heads, c0, y_past=y_past)
     out, i = [], 0
     for dcl in with_dcl:
         n = 2 if dcl else 1
         out.append(totals[i:i + n])
         i += n
     return out
+
+
+def _transform_series(atoms, name, terms):
+    """Power series in c of E e^{-c x} = sum u e^{-c x} (from the prefix table about 0)."""
+    coeffs = atoms.total_series(name, 0).coeffs()
+    return flint.arb_series([cj if j % 2 == 0 else -cj for j, cj in enumerate(coeffs)], prec=terms)
 
 
 def _ratio_bias(an, k, refinement, dps):
@@ -651,9 +695,11 @@ def _ratio_bias(an, k, refinement, dps):
 class _SphereAnchor:
     """The sphere's one anchor class, each law on its own density-adapted rule (arb).
 
-    * negatives: the rule of pi (s-steps tau), atoms V = e^{s/tau}/mu_rule (E V = 1 on the atoms);
+    * negatives: the rule of pi (s-steps tau) over pi's range joined with that of e^{s/tau} pi,
+      atoms V = e^{s/tau}/mu_rule (E V = 1 on the atoms);
     * positives: the rule of the vMF positive similarity (density ~ (1-s^2)^((d-3)/2) e^{kappa s},
-      concentrated near s = 1 at width ~1/kappa for kappa >> d), atoms W = e^{p/tau}/mu_rule;
+      concentrated near s = 1 at width ~1/kappa for kappa >> d) over its range joined with that
+      of the law tilted by e^{-p/tau}, atoms W = e^{p/tau}/mu_rule;
     * the ratio r = e^{kappa s}/Z_d(kappa) under pi (search CE): a rule with s-steps 1/kappa
       (the scale of e^{-c r}) over [s_cut, 1], covering the vMF rule and pi above s_cut, with pi's
       own masses as weights; the pi-mass below s_cut is one atom at r = 0 (``pi_zero``).  s_cut
@@ -671,11 +717,18 @@ class _SphereAnchor:
         kappa = arb(kappa_text)
         tau_f = float(tau_value)
         step = min(tau_f, 0.5)
-        s, a = map(_arbs_mid, sphere_density_rule(dim, "0", step, dps, refinement))
+        # each rule covers its law and the law tilted by the integrands' leading factor: E V = mu
+        # (V ~ e^{s/tau}) and E 1/W (W ~ e^{p/tau}) weigh pi by e^{s/tau} and M by e^{-p/tau},
+        # whose mass lies beyond the laws' own ranges at large d and small tau (the tilted pi at
+        # its own range's edge is 1e-29 of its peak at d = 256, tau = 0.01, 55 digits)
+        kappa_f = float(kappa_text)
+        s, a = map(_arbs_mid, sphere_density_rule(dim, "0", step, dps, refinement,
+                                                   *_tilted_theta_range(dim, 0.0, 1 / tau_f, dps)))
         x = [(v / tau).exp() for v in s]
         mu = sum(map(_mul, a, x), arb(0))
         self.negatives = _Atoms([v / mu for v in x], {"neg": a}, terms, big)
-        p, q = map(_arbs_mid, sphere_density_rule(dim, kappa_text, step, dps, refinement))
+        p, q = map(_arbs_mid, sphere_density_rule(dim, kappa_text, step, dps, refinement,
+                                                   *_tilted_theta_range(dim, kappa_f, -1 / tau_f, dps)))
         log_mu = mu.log()
         self.positives = _Atoms([(v / tau - log_mu).exp() for v in p], {"pos": q}, terms, big)
         self.v_min = self.negatives.x_min("neg")
@@ -695,7 +748,6 @@ class _SphereAnchor:
         if self.r_constant or k_min == 1:
             return
         # the ratio's rule
-        kappa_f = float(kappa_text)
         lo_m, hi_m = sphere_theta_range(dim, kappa_f, dps + 12)
         lo_p, hi_p = sphere_theta_range(dim, 0.0, dps + 12)
         theta_cut = hi_p
@@ -737,6 +789,14 @@ class _SphereAnchor:
         self.ratio = _Atoms(r, {"ratio": ar, "num": [w * (v - m) for w, v in zip(qr, sr)]}, terms, big)
         self.r_min = self.ratio.x_min("ratio")
         self.r_max = self.ratio.x[self.ratio.support["ratio"][1]]
+
+
+def _tilted_theta_range(dim, b, tilt, dps):
+    """The theta range of the law with log density (d - 2) log sin theta + b cos theta (at least
+    10^-(dps+12) of its peak) joined with that of the law tilted by e^{tilt cos theta}."""
+    lo, hi = sphere_theta_range(dim, b, dps + 12)
+    lo_t, hi_t = sphere_theta_range(dim, b + tilt, dps + 12)
+    return min(lo, lo_t), max(hi, hi_t)
 
 
 def _arbs_mid(values):
@@ -1205,13 +1265,15 @@ def _compute_at_precision(ctx, model, tau_value, ks, loss, refinement):
         values["cross_entropy_limit"] = ce_limit
         integrals = [per_k[index] for per_k in shared_integrals]
         if k == 1:
-            # mu_hat = X_1: E log(mu_hat/mu) = E s/tau - log mu exactly
+            # mu_hat = X_1: E log(mu_hat/mu) = E s/tau - log mu exactly; R(1) itself is integrated
             dcl_gap = ctx.fsum(w * (F(an.log_mu) - F(an.mean_negative) / tau_m) for w, an in zip(weights, anchors))
+            risk_one = ctx.fsum(w * F(j[0]) for w, j in zip(weights, integrals))
+            info_gap = ce_limit - risk_one
         else:
             dcl_gap = -ctx.fsum(w * F(j[0]) for w, j in zip(weights, integrals))
-        info_gap = -ctx.fsum(w * F(j[-1]) for w, j in zip(weights, integrals))
+            info_gap = -ctx.fsum(w * F(j[-1]) for w, j in zip(weights, integrals))
         gap = info_gap if loss == "infonce" else dcl_gap
-        values["risk"] = ce_limit - gap
+        values["risk"] = risk_one if (k == 1 and loss == "infonce") else ce_limit - gap
         gaps["cross_entropy_limit_minus_risk"] = gap
         gaps["infonce_minus_dcl_risk"] = dcl_gap - info_gap          # R - R~ >= 0
         if not dominated:
@@ -1242,6 +1304,7 @@ def _compute_at_precision(ctx, model, tau_value, ks, loss, refinement):
                 values["search_cross_entropy"] = ce_limit - dcl_gap + search_minus_dcl
                 if k == 1:   # M_hat_1 = Q_hat_1 = delta_xi: the cross-entropy is exactly zero
                     values["search_cross_entropy"] = ctx.zero
+                    gaps["search_cross_entropy_minus_risk"] = -values["risk"]
         out.append((values, gaps, undefined))
     return out
 
@@ -1284,7 +1347,7 @@ def exact_values(model, tau, k=None, digits: int = 30, loss: str = "infonce", ve
     dps = _working_digits(digits, max(ks))
     order = sorted(set(ks))
     first = _compute(model, tau, order, loss, dps, 1)
-    lost = max(_cancelled_digits(result, dps) for result in first)
+    lost = max(_cancelled_digits(result, dps, k == 1 and loss == "infonce") for result, k in zip(first, order))
     if lost > GUARD / 2:
         # R = ∫CE - gap (or the search CE) is much smaller than its parts: the guard digits do
         # not cover the cancellation, raise the precision by the digits lost
@@ -1319,11 +1382,12 @@ def exact_values(model, tau, k=None, digits: int = 30, loss: str = "infonce", ve
     return results[ks[0]] if single else [results[kv] for kv in ks]
 
 
-def _cancelled_digits(result, dps):
-    """Digits lost when a value is formed as a difference of larger parts (∫CE - gap); a value below
-    10^-dps of its parts is zero at working precision (no precision raise recovers digits of 0)."""
+def _cancelled_digits(result, dps, risk_direct=False):
+    """Digits lost when a value is formed as a difference of larger parts (∫CE - gap; not the risk
+    when ``risk_direct``: R(1) is integrated itself); a value below 10^-dps of its parts is zero at
+    working precision (no precision raise recovers digits of 0)."""
     values, gaps, _ = result
-    parts = {"risk": [values["cross_entropy_limit"], gaps["cross_entropy_limit_minus_risk"]]}
+    parts = {} if risk_direct else {"risk": [values["cross_entropy_limit"], gaps["cross_entropy_limit_minus_risk"]]}
     if "search_minus_dcl_risk" in gaps and values.get("search_cross_entropy"):
         parts["search_cross_entropy"] = [values["cross_entropy_limit"], gaps["search_minus_dcl_risk"],
                                          gaps["cross_entropy_limit_minus_risk"] + gaps["infonce_minus_dcl_risk"]]

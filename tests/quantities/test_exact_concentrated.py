@@ -383,8 +383,9 @@ def test_k1_small_tau_large_kappa_against_the_bessel_series(dim, kappa):
     """(768, 1000, 0.01, 1) once crashed ("man_exp requires an exact, finite value"): at small c the
     positives' E e^{-cW} - 1 was formed although E e^{-cW} < 1/2 (W spans e^13..e^80), and its log1p
     cancelled to nan.  (256, 2000, 0.01, 1) then failed the precision check (26.3 digits: R ~ 1.8e-33
-    is ∫CE - gap with both parts ~ -76, and the first pass lost more than that cancellation); it
-    passes on the retry with more digits.  Reference: for s < p,
+    was ∫CE - gap with both parts ~ -76, and the first pass lost more than that cancellation: pi's
+    rule missed the mass of e^{s/tau} pi, see the next test); R(1) is now integrated directly.
+    Reference: for s < p,
     log(1 + e^{(s-p)/tau}) = sum_n (-1)^(n+1) e^{n(s-p)/tau}/n, and E e^{n s/tau} E e^{-n p/tau} =
     Z_d(n/tau) Z_d(kappa - n/tau)/Z_d(kappa) (Z_d(b) = E_pi e^{b s}, even in b); the region s > p has
     probability below e^-140, and the fifth term is below 1e-44 of the first."""
@@ -401,3 +402,28 @@ def test_k1_small_tau_large_kappa_against_the_bessel_series(dim, kappa):
         assert _close(ev.values["risk"], risk, 30)
         assert _close(ev.values["cross_entropy_limit"], ce, 30)
         assert _close(ev.values["density_ratio_second_moment"], d2, 30)
+
+
+@pytest.mark.parametrize("dim,kappa", [(256, 2000), (768, 1000), (128, 100)])
+def test_sphere_rules_integrate_the_tilted_laws(dim, kappa):
+    """The sphere's rules at the first pass's precision integrate what the risk weighs them by:
+    mu = E_pi e^{s/tau} on pi's rule and E_M e^{-p/tau} on the positives' rule, against the closed
+    forms Z_d(1/tau) and Z_d(kappa - 1/tau)/Z_d(kappa), to the working digits.  At tau = 0.01 the
+    tilted laws' mass lies beyond the laws' own ranges (pi's rule gave mu to 30 of 43 digits at
+    d = 256, so R(1) ~ 1e-33, which is proportional to mu, to 30 digits)."""
+    import flint
+    from infonce_sym.models.laws import log_partition_arb
+    from infonce_sym.models.quadrature import sphere_density_rule
+    from infonce_sym.quantities.exact import _tilted_theta_range
+    arb = flint.arb
+    dps, tau = 43, 0.01
+    saved = flint.ctx.prec
+    flint.ctx.prec = 240
+    try:
+        for b, tilt in ((0.0, 1 / tau), (float(kappa), -1 / tau)):
+            s, a = sphere_density_rule(dim, str(b), tau, dps, 1, *_tilted_theta_range(dim, b, tilt, dps))
+            got = sum((arb(w) * (arb(tilt) * arb(v)).exp() for v, w in zip(s, a)), arb(0))
+            want = (log_partition_arb(dim, arb(b) + arb(tilt)) - log_partition_arb(dim, arb(b))).exp()
+            assert abs(got / want - 1) < arb(10) ** -(dps - 2), (b, tilt, got, want)
+    finally:
+        flint.ctx.prec = saved
