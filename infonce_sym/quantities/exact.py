@@ -467,9 +467,11 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
     a panel is accepted when the two highest Legendre coefficients of the interpolant through
     its nodes are below 10^-dps of the running totals (or of ``scale_floor``, a lower estimate of
     the final totals, if larger; else it is narrowed, by the factor that the proxy's scaling
-    ~ width^(2 nodes) predicts, with a margin, within [0.5, 0.9]), and the next panel
-    doubles while they stay far below (geometric panels where the integrand is smooth, e.g. the
-    far tail at small k); the widths lie in [MIN_PANEL, MAX_PANEL]/refinement.  Panels march
+    ~ width^(2 nodes) predicts, with a margin, within [0.5, 0.9]), and the next panel's width is
+    the one that scaling predicts from the accepted panel's proxy (with the same margin, within
+    [0.5, 2] times the last: geometric panels where the integrand is smooth, e.g. the far tail at
+    small k, narrower ones ahead of a steepening integrand); the widths lie in
+    [MIN_PANEL, MAX_PANEL]/refinement.  Panels march
     upwards until every integrand, which decreases in t past t = dps log 10, times the distance
     to y_end = log(decay_floor) is negligible.  All integrals share the nodes, so whatever the
     integrands have in common is computed once per node.
@@ -528,8 +530,11 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
         if y.mid() > y_past_exp.mid() and all(
                 (p * (y_end - y + 1)).mid() < (eps * abs(tot)).mid() for p, tot in zip(peaks, totals)):
             break
-        if ratio < arb(10) ** -8:
-            width = min(width * 2, h_max)
+        # the next width from the same model of the proxy (~ width^(2 nodes)): grow where it is far
+        # below the tolerance, shrink ahead of a steepening integrand, by a factor in [0.5, 2]
+        log_ratio = float(ratio.log().mid()) if ratio > 0 else -math.inf
+        grow = min(2.0, max(0.5, 0.8 * math.exp(-log_ratio / (2 * nodes)))) if log_ratio > -1e300 else 2.0
+        width = min(max(width * grow, h_min), h_max)
     return totals
 
 
