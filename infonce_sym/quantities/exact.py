@@ -902,7 +902,7 @@ class _RatioCells:
         self.nodes = sphere_panel_nodes(dps) + int(4 * (refinement - 1))
         self.gx, self.gw = gauss_legendre_arb(self.nodes, flint.ctx.prec)
         d = arb(dim)
-        self.log_cd = (d / 2).lgamma() - ((d - 1) / 2).lgamma() - arb.pi().log() / 2
+        self.cd = ((d / 2).lgamma() - ((d - 1) / 2).lgamma() - arb.pi().log() / 2).exp()     # pi's c_d
         self.log_z = log_partition_arb(dim, self.kappa)
         self.log_r_top = self.kappa - self.log_z                      # r at s = 1
         self.m = m
@@ -985,10 +985,10 @@ class _RatioCells:
         half, mid = (tb - ta) / 2, (ta + tb) / 2
         r, pw, g = [], [], []
         power = self.dim - 2
+        c_half = self.cd * half
         for xi, wi in zip(self.gx, self.gw):
             sin, cos = (mid + half * xi).sin_cos()
-            log_w = self.log_cd + power * sin.log() if power else self.log_cd
-            w = wi * half * log_w.exp()
+            w = wi * c_half * sin ** power if power else wi * c_half      # pi's density c_d sin^(d-2)
             ri = (kappa * cos - self.log_z).exp()
             r.append(ri)
             pw.append(w)
