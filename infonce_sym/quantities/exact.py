@@ -22,6 +22,13 @@ precision is digits + 2 log10(k) + guard, and every value is recomputed at a
 higher precision with every quadrature rule refined (``REFINED``) to confirm the
 requested digits.
 
+The outer integrals run in y = log c (``_outer``): by the trapezoid rule on the whole line where
+their range is short (``_trapezoid_integral``; the integrands are analytic and bounded in the strip
+|Im y| < pi/2, so the rule converges geometrically at about 15 nodes per unit of y for 56 digits,
+and its nodes below the first one are summed in closed form from the head power series), by
+adaptive Gauss-Legendre panels where it is long (``_outer_integral``: small tau, where the range
+runs to hundreds and the integrand is smooth on most of it; the per-c cells at large kappa).
+
 The inner sums run in FLINT/Arb (python-flint): the band exponentials at an outer node
 are computed once and serve every weight vector that shares the atoms (negatives and
 positives share x = e^{s/tau}/mu; the ratio and its numerator share r), the DCL and
@@ -47,15 +54,15 @@ The precision check: the second pass recomputes everything from scratch at GUARD
 digits with every rule refined (REFINED: panels 1.25x narrower and more nodes per panel, so
 that no node of the first pass is reused, the theta ranges extended by GUARD digits of mass,
 the adaptive outer panels accepted against a 10^-GUARD tighter tolerance and capped 1.25x
-narrower; the per-c cells of ``_RatioCells`` sit on a lattice 1.25x finer, each with more
-nodes, and the Gauss rule of its head in c has more nodes).  Quadrature, truncation and rounding errors of the first pass therefore change in
-the second; the agreement of the two is reported and must reach the digits asked for.  When it
-does not, both passes are run once more at GUARD + twice the shortfall more digits (at small tau
-the first pass can lose more than the cancellation measured above); the result stands only if
-those two passes agree.  The
-closed forms are computed in arb, whose balls bound their own rounding.  The shared parts
-(the transform identities, the band/Taylor split) are exact identities, checked against
-independent routes in the tests.
+narrower, the trapezoid's step 1.25x smaller and set for the higher precision; the per-c cells
+of ``_RatioCells`` sit on a lattice 1.25x finer, each with more nodes, and the Gauss rule of its
+head in c has more nodes).  Quadrature, truncation and rounding errors of the first pass
+therefore change in the second; the agreement of the two is reported and must reach the digits
+asked for.  When it does not, both passes are run once more at GUARD + twice the shortfall more
+digits (at small tau the first pass can lose more than the cancellation measured above); the
+result stands only if those two passes agree.  The closed forms are computed in arb, whose
+balls bound their own rounding.  The shared parts (the transform identities, the band/Taylor
+split) are exact identities, checked against independent routes in the tests.
 """
 from __future__ import annotations
 
@@ -425,17 +432,40 @@ def _zero_constant(series, terms):
     return flint.arb_series(coeffs, prec=terms)
 
 
+class _Head:
+    """An outer integrand below the rule's first node c0, as a power series: at c = c0 e^u (u <= 0)
+    the integrand against dy (y = log c) is sum_{i >= 1} f_i (x0 e^u)^i (x0 = c0, or k c0 for a series
+    in t = k c).  ``integral()`` is its integral over y < log c0; ``trapezoid(h)`` the trapezoid
+    rule's nodes log c0 - m h, m = 1, 2, ..., summed in closed form:
+    sum_{m >= 1} h f_i x0^i e^{-i m h} = f_i x0^i h / (e^{i h} - 1)."""
+
+    __slots__ = ("coeffs", "x0")
+
+    def __init__(self, coeffs, x0):
+        self.coeffs, self.x0 = coeffs, arb(x0)
+
+    def integral(self):
+        return sum((fi * self.x0 ** i / i for i, fi in enumerate(self.coeffs) if i), arb(0))
+
+    def trapezoid(self, h):
+        return sum((fi * self.x0 ** i * (h / (h * i).expm1()) for i, fi in enumerate(self.coeffs) if i), arb(0))
+
+
 def _head_integral(series, t0, terms):
-    """int_0^t0 F(t) dt/t for F(t) = -e^{-t} expm1(sum_n series[n] t^n)."""
+    """The head of F(t) = -e^{-t} expm1(sum_n series[n] t^n) against dt/t, below t0 (``_Head``)."""
     ex = _zero_constant(series.exp(), terms)
     decay = flint.arb_series([0, -1], prec=terms).exp()
-    f = (-(ex * decay)).coeffs()
-    return sum((fi * t0 ** i / i for i, fi in enumerate(f) if i), arb(0))
+    return _Head((-(ex * decay)).coeffs(), t0)
 
 
 def _head_integral_plain(series, t0):
-    """int_0^t0 sum_n series[n] t^n dt."""
-    return sum((ci * t0 ** (i + 1) / (i + 1) for i, ci in enumerate(series.coeffs())), arb(0))
+    """The head of sum_n series[n] t^n against dt (t times it against dt/t), below t0 (``_Head``)."""
+    return _Head([arb(0)] + list(series.coeffs()), t0)
+
+
+def head_values(heads):
+    """The integrals of the heads below the first node (``_Head`` objects, or numbers as they are)."""
+    return [hd.integral() if isinstance(hd, _Head) else hd for hd in heads]
 
 
 @lru_cache(maxsize=16)
@@ -485,9 +515,8 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
     tail = _legendre_tail(nodes, prec)
     refinement = arb(refinement)
     eps = arb(10) ** (-dps)
-    y_past_exp = (dps * arb(10).log() + 20).log() if y_past is None else y_past
-    y_end = _arb_max(decay_floor.log(), y_past_exp + 1)
-    totals = list(heads)
+    y_past_exp, y_end = _outer_bounds(decay_floor, dps, t0, y_past)
+    totals = head_values(heads)
 
     def panel(a, b):
         half, mid = (b - a) / 2, (a + b) / 2
@@ -539,6 +568,65 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
         grow = min(GROW_CAP, max(0.5, 0.8 * math.exp(-log_ratio / (2 * nodes)))) if log_ratio > -1e300 else GROW_CAP
         width = min(max(width * grow, h_min), h_max)
     return totals
+
+
+# The trapezoid rule in y = log c (``_trapezoid_integral``): the strip half-width b < pi/2 that its step
+# assumes, h = 2 pi b / (dps log 10 + 10) (b = 1.0 to 1.65 gave the same digits at seven points of
+# the benchmark: the first pass's agreement with a 45-digit reference was set by its precision)
+STRIP = 1.3
+# outer integrals whose range in y (log t0 to the decay floor) is at most this use the trapezoid rule
+# (about 15 nodes per unit of y at 56 digits); longer ones the adaptive Gauss panels, which need
+# 25-70 nodes per unit where the integrand is limited by its strip but few on long smooth stretches
+# (small tau: ranges of hundreds, e.g. 207 at (d, kappa, tau) = (3, 4, 0.01), 784 nodes against 3096)
+TRAPEZOID_SPAN = 48.0
+
+
+def _outer_bounds(decay_floor, dps, t0, y_past):
+    """(y_past, y_end) of an outer integral from t0: y_end = log(decay_floor), at least y_past + 1."""
+    y_past = (dps * arb(10).log() + 20).log() if y_past is None else y_past
+    return y_past, _arb_max(decay_floor.log(), y_past + 1)
+
+
+def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None):
+    """int_0^oo of ``count`` integrands as int G(e^y) dy by the trapezoid rule on the whole line.
+
+    The integrands (against dy) are entire functions of c = e^y built from finite sums
+    sum_j w_j e^{-c x_j} (x_j >= 0), which on the line Im y = eta are bounded by sum_j |w_j|
+    e^{-|c| cos(eta) x_j}: analytic and bounded in the strip |Im y| < pi/2, decaying like e^y or
+    faster as y -> -oo and double-exponentially as y -> +oo.  The trapezoid rule with step h then
+    errs by at most 2 M / (e^{2 pi b / h} - 1) for b < pi/2, M = sup_{|eta| < b} int |G(e^{y + i eta})| dy
+    (Trefethen and Weideman, SIAM Review 56 (2014), Thm. 5.1); h = 2 pi STRIP / (dps log 10 + 10),
+    divided by ``refinement``.  M is not computed: the precision check's second pass, with a smaller
+    step and other nodes, confirms the digits.  The nodes log t0 - m h (m >= 1) are summed in closed
+    form from the heads' power series (``_Head.trapezoid``); the nodes log t0 + m h (m >= 0) march
+    upwards until, past y_past, every integrand times the distance to y_end is below 10^-dps of its
+    total, or y_end is passed (as ``_outer_integral``).  ``heads``: ``_Head`` objects.
+    """
+    eps = arb(10) ** (-dps)
+    h = arb(2 * math.pi * STRIP / (dps * math.log(10) + 10) / float(refinement)).mid()
+    y_past, y_end = _outer_bounds(decay_floor, dps, t0, y_past)
+    totals = [hd.trapezoid(h) for hd in heads]
+    y0 = arb(t0).log()
+    m = 0
+    while True:
+        y = y0 + m * h
+        if y.mid() > y_end.mid():
+            return totals
+        values = integrand(y.exp())
+        totals = [tot + h * v for tot, v in zip(totals, values)]
+        if y.mid() > y_past.mid() and all((abs(v) * (y_end - y + 1)).mid() < (eps * abs(tot)).mid()
+                                          for v, tot in zip(values, totals)):
+            return totals
+        m += 1
+
+
+def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None):
+    """The outer integral by the trapezoid rule when its range in y is at most TRAPEZOID_SPAN, else
+    by the adaptive Gauss panels of ``_outer_integral`` (same interface)."""
+    _, y_end = _outer_bounds(decay_floor, dps, t0, y_past)
+    if (y_end - arb(t0).log()).mid() <= TRAPEZOID_SPAN and all(isinstance(hd, _Head) for hd in heads):
+        return _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past)
+    return _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=y_past)
 
 
 def _log_ratio_expectations(an, ks, refinement, dps):
@@ -648,8 +736,7 @@ def _log_ratio_expectations(an, ks, refinement, dps):
         # R(1)'s integrand, E e^{-cW} times the increasing E(1 - e^{-cV}), need not decrease past
         # y_past: the march runs to the floor, past which it is below 10^-dps e^-20
         y_past = floor.log()
-    outer = getattr(an, "outer_integral", _outer_integral)     # finite anchors: fixed panels
-    totals = outer(integrand, len(heads), floor, refinement, dps, heads, c0, y_past=y_past)
+    totals = _outer(integrand, len(heads), floor, refinement, dps, heads, c0, y_past=y_past)
     out, i = [], 0
     for dcl in with_dcl:
         n = 2 if dcl else 1
@@ -698,8 +785,7 @@ def _ratio_bias(an, k, refinement, dps):
     if v0.mid() > arb(-4).exp().mid():
         v0 = arb(-4).exp().mid()
     floor = (dps * arb(10).log() + 20) / an.r_min * 2
-    outer = getattr(an, "outer_integral", _outer_integral)
-    return outer(integrand, 1, floor, refinement, dps, [_head_integral_plain(product, v0)], v0)[0]
+    return _outer(integrand, 1, floor, refinement, dps, [_head_integral_plain(product, v0)], v0)[0]
 
 
 class _SphereAnchor:
@@ -865,8 +951,7 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
     big = dps * arb(10).log() + 20
     k_min = min(kks, key=lambda v: v.mid())
     floor = big / an.r_min * (1 if not zero.is_zero() else 2 / k_min)
-    return _outer_integral(integrand, len(kks), floor, refinement, dps, heads, c0,
-                           y_past=(big / k_min).log())
+    return _outer(integrand, len(kks), floor, refinement, dps, heads, c0, y_past=(big / k_min).log())
 
 
 class _RatioCells:

@@ -1,29 +1,23 @@
-"""The exact route for finite models: anchors built in arb, outer integrals on fixed panels.
+"""The exact route for finite models: anchors built in arb directly from the Gram matrix.
 
 A finite model (``models.laws.FiniteModel``) gives, for each anchor state z with pi(z) > 0,
 atoms s_j = <phi(z), phi(z_j)> carrying the negative weight pi(z_j), the positive weight
 M(z, z_j) and the density ratio r_j = M(z, z_j)/pi(z_j).  ``exact.py`` turns each anchor into
 transforms of these atoms (``exact.Anchor``) and every quantity into outer integrals over c
-(MATH.md, "Exact finite-k values").  This module builds those anchors directly from the arb
-Gram matrix (no mpf round trip) and gives them a cheaper outer rule:
+(MATH.md, "Exact finite-k values"), by the trapezoid rule in y = log c where their range is
+short (``exact._trapezoid_integral``: the integrands e^{-kc} - L(c)^k P(c), k c A(c) B(c)^{k-1},
+with L, P, A, B finite sums of w_j e^{-c x_j}, are entire in c and bounded in the strip
+|Im y| < pi/2).  This module builds those anchors directly from the arb Gram matrix (no mpf
+round trip):
 
 * Exactly equal atoms of one anchor (equal similarity and density ratio) are one atom, and
   anchors with equal laws are one anchor (as in App. A.2's symmetric model: one anchor, two atoms).
-* The outer integrands (e^{-kc} - L(c)^k P(c), k c A(c) B(c)^{k-1} with L, P, A, B finite sums
-  of w_j e^{-c x_j}) are entire in c, hence analytic in y = log c, and in the strip
-  |Im y| < pi/2 their parts stay bounded by their sizes on the real line: Re(c) = |c| cos(Im y) > 0
-  keeps |sum_j w_j e^{-c x_j}| <= sum_j |w_j| e^{-Re(c) x_j}.  So Gauss-Legendre panels of a fixed width
-  PANEL_WIDTH in y converge geometrically at a known rate: an n-node rule on a panel of
-  half-width h errs by about rho^(-2n) with rho = d/h + sqrt(1 + (d/h)^2) for the strip half-width
-  d (Bernstein ellipse; d = STRIP, a little inside pi/2).  The node count is chosen from that
-  rate for the digits asked, not adapted panel by panel (the adaptive rule of ``exact.py``
-  spends about three times the nodes on these integrands: 840 against 288 per integral for a
-  random N = 30 model at tau = 0.5, k = 8, 45 working digits).
-* Every anchor's atoms are summed by bands (Taylor prefix series below c x = 1, exponentials
-  shared by the weight vectors above), also below 64 atoms, where ``exact.py`` sums directly.
+* Every anchor's atoms are summed by bands (Taylor prefix series below c x = TAYLOR_CUT,
+  exponentials shared by the weight vectors above), also below 64 atoms, where ``exact.py`` sums
+  directly.
 
-The precision check is that of ``exact.py``: a second pass at GUARD more digits with the panels
-REFINED times narrower and the node count raised for the higher precision, so no node is shared.
+The precision check is that of ``exact.py``: a second pass at GUARD more digits with every rule
+refined (the trapezoid's step REFINED times smaller), so no node is shared.
 """
 from __future__ import annotations
 
@@ -31,66 +25,13 @@ import math
 
 import flint
 
-from ..models.quadrature import gauss_legendre_arb
 from .exact import Anchor
 from ..models.laws import AnchorLaw
 
 arb = flint.arb
 
-__all__ = ["finite_anchors", "fixed_panel_integral", "estimated_seconds", "random_sphere_model",
-           "benchmark_exact_finite", "PANEL_WIDTH", "STRIP", "SECONDS_PER_ANCHOR", "SECONDS_PER_PAIR",
-           "SECONDS_PER_TAYLOR_PAIR", "REFERENCE_RANGE"]
-
-# width of the outer panels in y = log c (divided by the refinement in the precision check)
-PANEL_WIDTH = 4.0
-# the strip half-width in y assumed by the node count (the integrands are analytic for
-# |Im y| < pi/2 = 1.5708; measured convergence rates correspond to about 1.6-1.75)
-STRIP = 1.4
-
-
-def panel_nodes(dps: int, width: float) -> int:
-    """Gauss-Legendre nodes for 10^-(dps + 8) on a panel of ``width`` in y (strip STRIP)."""
-    ratio = 2 * STRIP / width
-    rho = ratio + math.sqrt(1 + ratio * ratio)
-    return int(math.ceil((dps + 8) / (2 * math.log10(rho)))) + 2
-
-
-def fixed_panel_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None):
-    """int_0^oo of ``count`` integrands: ``heads`` on [0, t0], then Gauss-Legendre panels of
-    width PANEL_WIDTH/refinement in y = log c from log t0 upwards (the interface of
-    ``exact._outer_integral``).  The march ends at y_end = log(decay_floor) (beyond which every
-    integrand is below 10^-dps of its scale) or, past y_past, as soon as the last panel's peak
-    times the distance left is below 10^-dps of every total."""
-    width = arb(PANEL_WIDTH) / arb(refinement)
-    nodes = panel_nodes(dps, float(width))
-    prec = flint.ctx.prec + 20
-    gx, gw = gauss_legendre_arb(nodes, prec)
-    half = width / 2
-    steps = [half * x for x in gx]
-    weights = [half * w for w in gw]
-    eps = arb(10) ** (-dps)
-    y_past_exp = (dps * arb(10).log() + 20).log() if y_past is None else y_past
-    y_end = decay_floor.log()
-    if y_end.mid() < (y_past_exp + 1).mid():
-        y_end = y_past_exp + 1
-    totals = list(heads)
-    y = t0.log().mid()
-    while y.mid() < y_end.mid():
-        mid = y + half
-        peaks = [arb(0)] * count
-        for step, weight in zip(steps, weights):
-            values = integrand((mid + step).exp())
-            for i, v in enumerate(values):
-                totals[i] += weight * v
-                a = abs(v)
-                if a.mid() > peaks[i].mid():
-                    peaks[i] = a
-        y = (y + width).mid()
-        if y.mid() > y_past_exp.mid() and all(
-                (p * (y_end - y + 1)).mid() < (eps * abs(tot)).mid() for p, tot in zip(peaks, totals)):
-            break
-    return totals
-
+__all__ = ["finite_anchors", "estimated_seconds", "random_sphere_model", "benchmark_exact_finite",
+           "SECONDS_PER_ANCHOR", "SECONDS_PER_PAIR", "SECONDS_PER_TAYLOR_PAIR", "REFERENCE_RANGE"]
 
 def finite_anchors(model, tau, terms, big):
     """The anchors of a finite model at the current FLINT precision (``exact.Anchor`` objects
@@ -132,7 +73,6 @@ def finite_anchors(model, tau, terms, big):
         law = AnchorLaw(weight, s, tuple(e[1] for e in entries),
                         tuple(e[3] for e in entries) if dominated else None, s, tuple(e[2] for e in entries))
         anchor = Anchor(law, tau, terms, big)
-        anchor.outer_integral = fixed_panel_integral
         # band sums (Taylor prefix series + band exponentials shared by the weight vectors) at
         # every size: exact.py sums up to 64 atoms directly, which for a finite anchor costs each
         # weight vector its own exponentials at every node (2.3x slower at N = 60)

@@ -184,6 +184,47 @@ def test_sphere_hard_cases_against_reference(case):
                 assert abs(got[key] - want) <= mp.mpf(10) ** -30 * abs(want), (key, got[key], want)
 
 
+@pytest.mark.parametrize("digits", [20, 30, 50])
+def test_trapezoid_rule_against_frullani_and_gamma(digits):
+    """``_trapezoid_integral`` on the whole line in y = log t, its nodes below t0 summed from the head
+    series in closed form: int_0^oo (e^-t - e^-2t) dt/t = log 2 (Frullani) and int_0^oo t^4 e^-t dt = 24 (t^5 e^-t against dt/t),
+    each to ``digits`` digits; the closed-form head sum equals the plain sum of the series at those
+    nodes; and the rule needs far fewer nodes than the adaptive Gauss panels on the same integrand."""
+    import flint
+    from infonce_sym.quantities import exact as ex
+    saved = flint.ctx.prec
+    flint.ctx.prec = int((digits + 12) * 3.33) + 30
+    try:
+        arb = flint.arb
+        t0 = arb("0.25")
+        terms = 4 * digits
+        fact = [arb(1)]
+        for i in range(1, terms):
+            fact.append(fact[-1] * i)
+        frullani = ex._Head([arb(0)] + [arb(-1) ** i * (1 - arb(2) ** i) / fact[i] for i in range(1, terms)], t0)
+        gamma5 = ex._Head([arb(0)] * 5 + [arb(-1) ** i / fact[i] for i in range(terms - 5)], t0)
+        calls = []
+
+        def integrand(t):
+            calls.append(t)
+            return [(-t).exp() - (-2 * t).exp(), (5 * t.log() - t).exp()]     # against dy = dt/t
+        got = ex._trapezoid_integral(integrand, 2, arb(10) ** 3, 1, digits, [frullani, gamma5], t0)
+        trapezoid_nodes = len(calls)
+        calls.clear()
+        ex._outer_integral(integrand, 2, arb(10) ** 3, 1, digits, [frullani, gamma5], t0)
+        h = arb("0.1")
+        plain = sum((h * integrand(t0 * (-m * h).exp())[0] for m in range(1, 3000)), arb(0))
+        closed = frullani.trapezoid(h)
+    finally:
+        flint.ctx.prec = saved
+    with mpmath.workdps(digits + 20):
+        for value, want in zip(got, (mpmath.log(2), mpmath.mpf(24))):
+            err = abs(mpmath.mpf(value.mid().str(digits + 15, radius=False)) - want) / want
+            assert err < mpmath.mpf(10) ** -digits, (digits, err)
+        assert abs(mpmath.mpf((plain - closed).mid().str(30, radius=False))) < mpmath.mpf(10) ** -digits
+    assert trapezoid_nodes < 0.6 * len(calls), (trapezoid_nodes, len(calls))
+
+
 @pytest.mark.parametrize("a,digits", [(2.5, 30), (7, 40), (0.5, 20)])
 def test_outer_integral_against_the_gamma_function(a, digits):
     """The adaptive panels of ``_outer_integral`` (narrowed where the error proxy rejects them):
