@@ -565,7 +565,7 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
         # the next width from the same model of the proxy (~ width^(2 nodes)): grow where it is far
         # below the tolerance, shrink ahead of a steepening integrand, by a factor in [0.5, GROW_CAP]
         log_ratio = float(ratio.log().mid()) if ratio > 0 else -math.inf
-        grow = min(GROW_CAP, max(0.5, 0.8 * math.exp(-log_ratio / (2 * nodes)))) if log_ratio > -1e300 else GROW_CAP
+        grow = min(GROW_CAP, max(0.5, 0.8 * math.exp(min(50.0, -log_ratio / (2 * nodes))))) if log_ratio > -1e300 else GROW_CAP
         width = min(max(width * grow, h_min), h_max)
     return totals
 
@@ -976,6 +976,23 @@ class _RatioCells:
     T = E e^{-cr} and 1 - T are summed separately (each without cancellation), the numerator
     E[r (s - m)(e^{-cr} - 1)] as -E_M[(s - m)(1 - e^{-cr})] when the transition lies above the
     mean m of M and as E_M[(s - m) e^{-cr}] below it (equal since E_M[s - m] = 0).
+
+    Where pi's density f(u) = (c_d/kappa) (u/kappa)^nu (2 - u/kappa)^nu (nu = (d-3)/2) varies
+    slowly on the unit scale of the kernels (the transition far inside (0, 2 kappa) and below M's
+    mean), ``_taylor_transforms`` replaces all the cells by closed forms: with v = u - u_c and
+    c r = e^{-v}, pi's mass above W is the regularised incomplete beta function
+    F(u_c - B) = I_{(u_c - B)/(2 kappa)}((d-1)/2, (d-1)/2), and the rest is f's Taylor series
+    at u_c against the kernels' moments on [-B, oo), which are universal:
+    int_{-B}^oo v^n (1 - exp(-e^{-v})) dv = (-1)^n n! [b^{n+1}] (e^{B b} - Gamma(1 + b)) and
+    int_{-B}^oo v^n e^{-v} exp(-e^{-v}) dv = (-1)^n n! [b^n] Gamma(1 + b) (w = e^{-v}: the
+    integrals are derivatives of int_0^{e^B} w^{b-1} (1 - e^{-w}) dw = (e^{B b} - Gamma(1 + b))/b and
+    of Gamma(1 + b), up to incomplete-gamma tails below e^{-e^B} = 10^-dps e^-20).  So 1 - T =
+    F + sum_n f_n M^a_n (or T = 1 - F - sum_n f_n M^a_n below s = 0) and the numerator
+    E[r (s - m) e^{-cr}] = (1/c) sum_n g_n M^g_n, g the Taylor coefficients of f (1 - m - u/kappa).
+    Used only where the last terms (of 16 + dps, at most FLINT's series cap) are below 10^-(dps+12) of the sum, u_c >= 4 B + 4
+    (the series of f converges fast on [-B, 0]) and 2 kappa - u_c >= 2 (dps log 10 + 20) (the
+    kernels' weight e^{-v} beyond u = 2 kappa, where f is 0 and its series is not, is negligible);
+    the other nodes (near the ends of the line, M's bulk above the mean) take the cells.
     """
 
     def __init__(self, dim, kappa_text, m, dps, refinement):
@@ -997,6 +1014,7 @@ class _RatioCells:
         self.big = dps * math.log(10) + 20
         self.width_above = math.log(self.big)
         self.eps = arb(10) ** (-(dps + 12))
+        self._taylor_setup(dim, dps)
         lo_p, hi_p = sphere_theta_range(dim, 0.0, dps + 12)
         lo_m, hi_m = sphere_theta_range(dim, self.kappa_f, dps + 12)
         self.pi_range = (self._index_below(self._u_of(lo_p)), self._index_above(self._u_of(hi_p)))
@@ -1100,8 +1118,106 @@ class _RatioCells:
         return sums_p, sums_g
 
     # ---------------------------------------------------------------- the transforms at c
+    # ---------------------------------------------------------------- the closed forms
+    def _taylor_setup(self, dim, dps):
+        """The kernels' moments on [-B, oo) (class docstring) and pi's constants, at the current precision."""
+        terms = self.taylor_terms = min(16 + dps, flint.ctx.cap - 2)     # series length: FLINT caps at ctx.cap
+        b = arb(self.width_above)
+        self.taylor_b = b
+        gamma = flint.arb_series([1, 1], prec=terms + 2).gamma().coeffs()
+        exp_b = flint.arb_series([0, b], prec=terms + 2).exp().coeffs()
+        signed_factorial = self.signed_factorial = [arb(1)]
+        for n in range(1, terms + 1):
+            signed_factorial.append(-signed_factorial[-1] * n)
+        self.moments_a = [signed_factorial[n] * (exp_b[n + 1] - gamma[n + 1]) for n in range(terms)]
+        self.moments_g = [signed_factorial[n] * gamma[n] for n in range(terms)]
+        self._moments = {}
+        self.taylor_eps = arb(10) ** (-(dps + 2))
+        self.nu = (arb(dim) - 3) / 2
+        self.beta_param = (arb(dim) - 1) / 2
+        self.log_f_const = self.cd.log() - self.kappa.log()
+        self.two_kappa = 2 * self.kappa
+
+    def _tilted_moments(self, beta):
+        """The kernels' moments against e^{beta v} (beta = j/10 < 1, cached): int_{-B}^oo v^n e^{beta v}
+        (1 - exp(-e^{-v})) dv = (-1)^n n! [t^n] J(t - beta), J(x) = (e^{B x} - Gamma(1 + x))/x, and
+        int_{-B}^oo v^n e^{beta v} e^{-v} exp(-e^{-v}) dv = (-1)^n n! [t^n] Gamma(1 - beta + t).  The
+        series division by x = t - beta loses about log2(1/|beta|) bits per term: the precision is
+        raised by that much for it."""
+        got = self._moments.get(beta)
+        if got is not None:
+            return got
+        series, terms = flint.arb_series, self.taylor_terms
+        tilt = arb(beta) / 10
+        gamma = series([1 - tilt, 1], prec=terms).gamma().coeffs()
+        saved = flint.ctx.prec
+        flint.ctx.prec = saved + int(terms * math.log2(10 / abs(beta))) + 20
+        try:
+            b = self.taylor_b
+            numerator = (b * -tilt).exp() * series([0, b], prec=terms).exp() - series([1 - tilt, 1], prec=terms).gamma()
+            j = (numerator / series([-tilt, 1], prec=terms)).coeffs()
+        finally:
+            flint.ctx.prec = saved
+        signs = self.signed_factorial
+        got = self._moments[beta] = ([signs[n] * (+j[n]) for n in range(terms)],
+                                     [signs[n] * gamma[n] for n in range(terms)])
+        return got
+
+    def _taylor_transforms(self, c, u_c):
+        """``transforms(c)`` by the closed forms of the class docstring, or None where they do not
+        apply (the caller then takes the cells)."""
+        if u_c < max(self.u_mean, 4 * self.width_above + 4) or self.u_end - u_c < 2 * self.big:
+            return None
+        kappa, terms, b, nu = self.kappa, self.taylor_terms, self.taylor_b, self.nu
+        uc = c.log() + self.log_r_top
+        rest = self.two_kappa - uc
+        series = flint.arb_series
+        # f(u_c + v) = f0 e^{beta0 v} Q(v) with beta0 = f'/f at u_c rounded to a multiple of 1/10: the tilt
+        # e^{beta0 v} goes into the kernels' moments (cached per beta0), so that Q's series converges fast
+        beta = nu / uc - nu / rest
+        tilt = int(round(float(beta.mid()) * 10))
+        if tilt > 9:
+            return None
+        log_f0 = self.log_f_const + nu * ((uc / kappa).log() + (rest / kappa).log())
+        log_shape = nu * (series([1, 1 / uc], prec=terms).log() + series([1, -1 / rest], prec=terms).log())
+        if tilt:
+            log_shape = log_shape - series([0, arb(tilt) / 10], prec=terms)
+            moments_a, moments_g = self._tilted_moments(tilt)
+        else:
+            moments_a, moments_g = self.moments_a, self.moments_g
+        shape = log_shape.exp().coeffs()
+        f0 = log_f0.exp()
+        f = [f0 * v for v in shape] + [arb(0)] * (terms - len(shape))
+        alpha = 1 - self.m - uc / kappa
+        g = [alpha * f[0]] + [alpha * f[n] - f[n - 1] / kappa for n in range(1, terms)]
+        window = arb(0)
+        first = arb(0)
+        for fn, gn, ma, mg in zip(f, g, moments_a, moments_g):
+            window += fn * ma
+            first += gn * mg
+        tail_a = max(abs(f[n] * moments_a[n]) for n in range(terms - 3, terms))
+        tail_g = max(abs(g[n] * moments_g[n]) for n in range(terms - 3, terms))
+        eps = self.taylor_eps
+        if (tail_a.mid() > (eps * abs(window)).mid() or tail_g.mid() > (eps * abs(first)).mid()
+                or not window.is_finite() or not first.is_finite()):
+            return None
+        first = first / c
+        z = (uc - b) / self.two_kappa                   # F = I_z(a, a): pi's mass above u_c - B
+        if u_c < self.kappa_f:
+            log_transform = (-(z.beta_lower(self.beta_param, self.beta_param, 1) + window)).log1p()
+        else:
+            below = (1 - z).beta_lower(self.beta_param, self.beta_param, 1)
+            log_transform = _log_or_none(below - window)
+        return log_transform, first
+
     def transforms(self, c):
-        """(log E e^{-cr}, E[r (s - m)(e^{-cr} - 1)]) at c (arb); the log is None for -infinity."""
+        """(log E e^{-cr}, E[r (s - m)(e^{-cr} - 1)]) at c (arb); the log is None for -infinity: by the
+        closed forms where they apply, else on the cells."""
+        closed = self._taylor_transforms(c, float((c.log() + self.log_r_top).mid()))
+        return closed if closed is not None else self.cell_transforms(c)
+
+    def cell_transforms(self, c):
+        """``transforms(c)`` on the cells."""
         u_c = float((c.log() + self.log_r_top).mid())
         h0 = self.h0_f
         j0 = self._index_below(u_c - self.width_above)

@@ -427,3 +427,82 @@ def test_sphere_rules_integrate_the_tilted_laws(dim, kappa):
             assert abs(got / want - 1) < arb(10) ** -(dps - 2), (b, tilt, got, want)
     finally:
         flint.ctx.prec = saved
+
+
+@pytest.mark.parametrize("dim,kappa,u_quad", [(3, 2000, 3100), (64, 10000, 19200), (768, 5000, 7200)])
+def test_ratio_cells_closed_forms_against_the_cells(dim, kappa, u_quad):
+    """At large kappa the ratio transforms (log E e^{-cr}, E[r (s - m)(e^{-cr} - 1)]) come from closed
+    forms (incomplete beta function, pi's Taylor series against the kernels' moments) wherever they
+    apply.  At transitions u_c across the line they equal the sums over the Gauss cells (an
+    independent rule): the numerator to 33 digits, log T to 26 digits absolutely (T relatively) where
+    T > e^-50.  The cells' small masses are the less accurate: where T ~ 1e-27 they are off at the
+    28th digit, where T ~ 1e-38 at the 17th (log T = -85.98765231483743392537 at (768, 5000, 7200)
+    against mpmath.quad's -85.98765231483743387462), where 1 - T ~ 1e-146 at the first; there the
+    closed forms agree with mpmath.quad.  At u_quad log T equals mpmath.quad of E e^{-cr} at 80
+    digits to 31 digits (at 60 digits and unit pieces mpmath.quad itself is off at the 29th).  Most
+    of the points take the closed forms."""
+    import flint
+    from infonce_sym.models.laws import mean_resultant_arb
+    from infonce_sym.quantities import exact as ex
+    dps = 40
+    saved = flint.ctx.prec, flint.ctx.cap
+    flint.ctx.prec, flint.ctx.cap = int(dps * 3.33) + ex._guard_bits(), ex._series_terms(dps)
+    try:
+        cells = ex._RatioCells(dim, str(kappa), mean_resultant_arb(dim, flint.arb(kappa)), dps, 1)
+        taken = 0
+        for u_c in [0.03 * j * 2 * kappa for j in range(1, 33)] + [u_quad]:
+            c = (flint.arb(u_c) - cells.log_r_top).exp()
+            closed = cells._taylor_transforms(c, u_c)
+            if closed is None:
+                continue
+            taken += 1
+            (log_t, first), (log_t_cells, first_cells) = closed, cells.cell_transforms(c)
+            if log_t_cells.mid() > -50:
+                assert abs(log_t - log_t_cells).mid() < 1e-26, (u_c, log_t, log_t_cells)
+            assert abs(first - first_cells).mid() < (flint.arb(10) ** -33 * abs(first_cells)).mid(), (u_c, first)
+        c = (flint.arb(u_quad) - cells.log_r_top).exp()
+        log_t = cells._taylor_transforms(c, u_quad)[0].mid().str(45, radius=False)
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+    assert taken >= 20, taken
+    with mp.workdps(80):
+        K, u = mp.mpf(kappa), mp.mpf(u_quad)
+        nu = mp.mpf(dim - 3) / 2
+        c_d = mp.gamma(mp.mpf(dim) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(dim - 1) / 2))
+        density = lambda x: c_d / K * (x / K) ** nu * (2 - x / K) ** nu        # pi's density in x = kappa (1 - s)
+        # E e^{-cr} = int density(x) exp(-e^{u - x}) dx: quadrature up to u + 110, where the kernel is 1 to
+        # e^-110, and pi's mass below that, a regularised incomplete beta function
+        cuts = [u - 8 + j / 2 for j in range(36)] + [u + 10 + 5 * j for j in range(21)]
+        a = mp.mpf(dim - 1) / 2
+        tail = mp.betainc(a, a, 0, 1 - (u + 110) / (2 * K), regularized=True)
+        want = mp.log(mp.quad(lambda x: density(x) * mp.exp(-mp.exp(u - x)), cuts) + tail)
+        assert abs(mp.mpf(log_t) - want) < mp.mpf(10) ** -31, (log_t, want)
+
+
+def test_ratio_cells_kernel_moments_against_quadrature():
+    """The kernels' moments of the closed forms, int_{-B}^oo v^n e^{b v} K(v) dv for K = 1 - exp(-e^{-v})
+    and K = e^{-v} exp(-e^{-v}), untilted (b = 0) and tilted (b = 3/10, -1/2), against mpmath.quad: to
+    33 digits at 30 working digits."""
+    import flint
+    from infonce_sym.models.laws import mean_resultant_arb
+    from infonce_sym.quantities import exact as ex
+    dps = 30
+    saved = flint.ctx.prec, flint.ctx.cap
+    flint.ctx.prec, flint.ctx.cap = int(dps * 3.33) + ex._guard_bits(), ex._series_terms(dps)
+    try:
+        cells = ex._RatioCells(64, "10000", mean_resultant_arb(64, flint.arb(10000)), dps, 1)
+        cases = [(0, cells.moments_a, cells.moments_g), (3, *cells._tilted_moments(3)), (-5, *cells._tilted_moments(-5))]
+        b = float(cells.taylor_b.mid())
+        cases = [(tilt, [v.mid().str(45, radius=False) for v in a], [v.mid().str(45, radius=False) for v in g])
+                 for tilt, a, g in cases]
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+    with mp.workdps(40):
+        for tilt, moments_a, moments_g in cases:
+            beta = mp.mpf(tilt) / 10
+            for n in range(6):
+                want_a = mp.quad(lambda v: v ** n * mp.exp(beta * v) * -mp.expm1(-mp.exp(-v)), [-b, 0, 5, 20, 60, mp.inf])
+                want_g = mp.quad(lambda v: v ** n * mp.exp((beta - 1) * v - mp.exp(-v)), [-b, 0, 5, 20, 60, mp.inf])
+                for got, want in ((moments_a[n], want_a), (moments_g[n], want_g)):
+                    got = mp.mpf(got)
+                    assert abs(got - want) < mp.mpf(10) ** -33 * max(1, abs(want)), (tilt, n, got, want)
