@@ -8,6 +8,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 from infonce_sym.errors import InputError
@@ -65,6 +66,94 @@ def test_fast_exp_within_two_ulp():
     e, ref = kernels.fast_exp_array(x), np.exp(x)
     assert np.max(np.abs(e - ref) / np.spacing(ref)) <= 2
     assert np.all(kernels.fast_exp_array(np.array([-708.5, -1e4, -np.inf])) == 0)   # < 1e-307: flushed
+
+
+def test_fast_exp_within_one_ulp_of_the_correctly_rounded_value():
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(-707.9, 709, 4000), -rng.exponential(2, 4000), rng.uniform(-1, 1, 4000),
+                        rng.uniform(-300, 300, 4000)])
+    e = kernels.fast_exp_array(x)
+    with mpmath.workprec(120):
+        ref = np.array([float(mpmath.exp(mpmath.mpf(float(v)))) for v in x])
+    assert np.max(np.abs(e - ref) / np.spacing(ref)) <= 1
+    assert np.array_equal(kernels.exp8_array(x), e)      # the 8-wide kernels give the same bits
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2 ** 32 - 1, 2 ** 32, 12345678901234567890, 2 ** 130 + 5])
+def test_unit_states_are_those_of_seed_sequence(seed):
+    blocks, segments = range(3, 40, 7), 3
+    got = kernels.unit_states(seed, 2, blocks, segments)
+    ref = [[np.random.SeedSequence(seed, spawn_key=(2, b, g)).generate_state(8, np.uint64) for g in range(segments)]
+           for b in blocks]
+    assert got.dtype == np.uint64 and np.array_equal(got, np.array(ref))
+    assert np.array_equal(got, montecarlo._unit_states(seed, blocks, segments))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2 ** 128 - 1), first=st.integers(0, 2 ** 32 - 8), segments=st.integers(1, 4),
+       tag=st.integers(0, 2 ** 32 - 1))
+def test_unit_states_are_those_of_seed_sequence_at_random_keys(seed, first, segments, tag):
+    """The compiled SeedSequence against numpy's at random seeds (the CLI's range), tags and spawn keys."""
+    blocks = [first, first + 1, first + 7]
+    got = kernels.unit_states(seed, tag, blocks, segments)
+    ref = [[np.random.SeedSequence(seed, spawn_key=(tag, b, g)).generate_state(8, np.uint64) for g in range(segments)]
+           for b in blocks]
+    assert np.array_equal(got, np.array(ref))
+
+
+def test_limit_sums_the_uniforms_of_the_stream():
+    # 1003 words: two pieces, the second ending in a partial group of 8
+    states = np.random.SeedSequence(4).generate_state(8, np.uint64)[None, :]
+    u = np.array([w >> 11 for w in _xoshiro_reference(states[0, :4], 1003)], dtype=np.float64) * 2.0 ** -53
+    got = kernels.limit_uniform_exp(states, 1003)[0]
+    assert got == pytest.approx(np.exp(-10 * u).sum(), rel=1e-13)
+
+
+@pytest.mark.parametrize("dim,rows,cols,shrink", [
+    (128, 3, 4096, 1.0), (16, 5, 1000, 0.3), (5, 40, 37, 0.5), (8, 7, 513, 0.0), (128, 2, 1, 1.0), (9, 3, 2003, 0.9),
+])
+def test_vectorised_ziggurat_sums_the_sequential_draws(dim, rows, cols, shrink):
+    # the fixed-shift path (8-wide groups, then the walk over rejected words) consumes the words
+    # as ziggurat_fill does: the same draws.  shrink < 1 lowers the fast-accept ratios (the law
+    # does not change: the exact test decides more points), so that rejections, rejections of
+    # the uniform word, and rejections at group and piece boundaries all occur
+    xsig, ratio, ylo, yhi, a = ziggurat_arrays(dim)
+    tables = (xsig, ratio * shrink, ylo, yhi, a)
+    state = np.random.SeedSequence(dim).generate_state(4, np.uint64)
+    draws = np.empty(rows * cols)
+    kernels.ziggurat_fill(state.copy(), dim, *tables, draws)
+    s = draws.reshape(rows, cols)
+    inv_tau, kappa = 5.0, 3.0
+    w = np.exp(kappa * s)
+    for weights in (True, False):
+        out = [np.full(rows, np.nan) for _ in range(4)]
+        kernels._unit(state.copy(), rows, cols, dim, *tables, kernels.squeeze_table(*tables), inv_tau, kappa,
+                      weights, *out)
+        assert np.all(out[0] == 0)                   # the fixed shift m = 0
+        np.testing.assert_allclose(out[1], np.exp(inv_tau * s).sum(1), rtol=1e-13)
+        if weights:
+            np.testing.assert_allclose(out[2], w.sum(1), rtol=1e-13)
+            np.testing.assert_allclose(out[3], (w * s).sum(1), rtol=0, atol=1e-13 * (w * np.abs(s)).sum(1).max())
+
+
+@pytest.mark.parametrize("dim", [7, 16, 128, 1024])
+def test_squeeze_gives_the_answer_of_the_exact_test(dim):
+    xsig, ratio, ylo, yhi, a = ziggurat_arrays(dim)
+    sq = kernels.squeeze_table(xsig, ratio, ylo, yhi, a)
+    rng = np.random.default_rng(dim)
+    words = rng.integers(0, 2 ** 64 - 1, 4_000_000, dtype=np.uint64)
+    j = (words & np.uint64(2047)).astype(np.int64)
+    u = (words >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    rej = u >= ratio[j]                                 # the points that reach the exact test
+    words, j, v = words[rej], j[rej], rng.random(rej.sum())
+    layer, ax = j & 1023, np.abs(u[rej] * xsig[j])
+    y = ylo[layer] + v * (yhi[layer] - ylo[layer])
+    with np.errstate(invalid="ignore"):
+        exact = (ax < 1) & (y < np.exp(a * np.log1p(-ax * ax)))
+    got = kernels.squeeze_decisions(words, v, xsig, ratio, ylo, yhi, sq)
+    decided = got >= 0
+    assert np.array_equal(got[decided] == 1, exact[decided])
+    assert decided.mean() > 0.75
 
 
 @pytest.mark.parametrize("dim", [2, 3, 4, 16, 128])
