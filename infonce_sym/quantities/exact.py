@@ -620,13 +620,46 @@ def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t
         m += 1
 
 
-def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None):
+def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None, single_signed=None):
     """The outer integral by the trapezoid rule when its range in y is at most TRAPEZOID_SPAN, else
-    by the adaptive Gauss panels of ``_outer_integral`` (same interface)."""
+    by the adaptive Gauss panels of ``_outer_integral`` (same interface).  For the panels, the
+    integrands flagged in ``single_signed`` (of one sign on (0, oo)) get a lower estimate of their
+    totals (``_scan_floor``): their tails towards t0, growing like t or t^2, are then judged against
+    it instead of against running totals of their own size (panels about 2 wide in y where up to
+    32 do)."""
     _, y_end = _outer_bounds(decay_floor, dps, t0, y_past)
     if (y_end - arb(t0).log()).mid() <= TRAPEZOID_SPAN and all(isinstance(hd, _Head) for hd in heads):
         return _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past)
-    return _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=y_past)
+    floor = None
+    if single_signed is not None and any(single_signed):
+        floor = _scan_floor(integrand, count, decay_floor, dps, heads, t0, y_past, single_signed)
+    return _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=y_past,
+                           scale_floor=floor)
+
+
+def _scan_floor(integrand, count, decay_floor, dps, heads, t0, y_past, single_signed):
+    """1/100 of each flagged integral's trapezoid estimate with step 1 in y (the nodes below log t0
+    from its head, those from log t0 up to where every integrand has fallen below 1/1000 of its
+    peak past y_past), 0 for the others.  For an integrand of one sign, analytic and bounded in the strip
+    |Im y| < pi/2, the estimate errs by about e^{-pi^2} ~ 5e-5 of the integral of its modulus,
+    i.e. of itself: the floor is below the total by a factor of about 100."""
+    y_past, y_end = _outer_bounds(decay_floor, dps, t0, y_past)
+    # the whole-line rule: the nodes below log t0 from the heads' series (a head given as a number,
+    # the integral below t0, takes the first node at weight 1/2 instead)
+    one = arb(1)
+    estimates = [hd.trapezoid(one) if isinstance(hd, _Head) else hd for hd in heads]
+    first = [one if isinstance(hd, _Head) else one / 2 for hd in heads]
+    peaks = [arb(0)] * count
+    y = arb(t0).log()
+    while y.mid() < y_end.mid():
+        values = integrand(y.exp())
+        estimates = [e + w * v for e, w, v in zip(estimates, first, values)]
+        first = [one] * count
+        peaks = [_arb_max(p, abs(v)) for p, v in zip(peaks, values)]
+        if y.mid() > y_past.mid() and all((abs(v) * 1000).mid() <= p.mid() for p, v in zip(peaks, values)):
+            break
+        y += 1
+    return [abs(e) / 100 if flag else arb(0) for e, flag in zip(estimates, single_signed)]
 
 
 def _log_ratio_expectations(an, ks, refinement, dps):
@@ -736,7 +769,9 @@ def _log_ratio_expectations(an, ks, refinement, dps):
         # R(1)'s integrand, E e^{-cW} times the increasing E(1 - e^{-cV}), need not decrease past
         # y_past: the march runs to the floor, past which it is below 10^-dps e^-20
         y_past = floor.log()
-    totals = _outer(integrand, len(heads), floor, refinement, dps, heads, c0, y_past=y_past)
+    # J~ (DCL: e^{-t} - E e^{-t mu_hat/mu} <= 0 by Jensen) and R(1)'s integrand (>= 0) are of one sign
+    signs = [flag for dcl in with_dcl for flag in ((True, False) if dcl else (True,))]
+    totals = _outer(integrand, len(heads), floor, refinement, dps, heads, c0, y_past=y_past, single_signed=signs)
     out, i = [], 0
     for dcl in with_dcl:
         n = 2 if dcl else 1
@@ -785,7 +820,8 @@ def _ratio_bias(an, k, refinement, dps):
     if v0.mid() > arb(-4).exp().mid():
         v0 = arb(-4).exp().mid()
     floor = (dps * arb(10).log() + 20) / an.r_min * 2
-    return _outer(integrand, 1, floor, refinement, dps, [_head_integral_plain(product, v0)], v0)[0]
+    return _outer(integrand, 1, floor, refinement, dps, [_head_integral_plain(product, v0)], v0,
+                  single_signed=[True])[0]
 
 
 class _SphereAnchor:
@@ -951,7 +987,9 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
     big = dps * arb(10).log() + 20
     k_min = min(kks, key=lambda v: v.mid())
     floor = big / an.r_min * (1 if not zero.is_zero() else 2 / k_min)
-    return _outer(integrand, len(kks), floor, refinement, dps, heads, c0, y_past=(big / k_min).log())
+    # E_M[(s - m) h(s)] <= 0 for h = e^{-cr} - 1 decreasing in s: every integrand is of one sign
+    return _outer(integrand, len(kks), floor, refinement, dps, heads, c0, y_past=(big / k_min).log(),
+                  single_signed=[True] * len(kks))
 
 
 class _RatioCells:
