@@ -144,15 +144,28 @@ def sphere_theta_range(dim: int, b: float, digits: float):
 END_SNAP = 1e-3
 
 
-def _theta_cuts(dim, b, s_step, lo, hi, refinement, drop_per_panel):
+def _theta_cuts(dim, b, s_step, lo, hi, refinement, drop_per_panel, depth=None, nodes=None):
     """Panel ends in [lo, hi]: each panel changes s = cos(theta) by at most s_step, the log density
-    l by at most about ``drop_per_panel`` (|l'| h + sqrt(|l''|) h), and is at most 0.5 wide."""
+    l by at most about ``drop_per_panel`` (|l'| h + sqrt(|l''|) h), and is at most 0.5 wide.
+
+    With ``depth`` (theta -> digits by which every law the rule serves lies below its peak there)
+    both bounds are relaxed by phi = 10^((D - 5)/(2 nodes)) (at most 4) where the panel lies D >= 5
+    digits deep: a panel phi times wider has a Bernstein ellipse parameter rho(x/phi) >= rho(x)/phi
+    (rho(x) = x + sqrt(1 + x^2), x the strip half-width over the half-width), so its Gauss error
+    grows by at most phi^(2 nodes) = 10^(D - 5) against its mass, which is 10^-D of the peak's."""
+    def relax(theta, right):
+        if depth is None:
+            return 1.0
+        digits = min(depth(theta), depth(right)) - 5
+        return min(4.0, 10 ** (digits / (2 * nodes))) if digits > 0 else 1.0
+
     def width(theta):
         h = 0.5
         for _ in range(4):            # the bounds at the far end of the panel too
             right = min(theta + h, math.pi)
+            phi = relax(theta, right)
             sin_max = max(math.sin(theta), math.sin(right)) if not theta <= math.pi / 2 <= right else 1.0
-            h_s = min(math.sqrt(2 * s_step), s_step / max(sin_max, 1e-300))
+            h_s = min(math.sqrt(2 * s_step * phi), s_step * phi / max(sin_max, 1e-300))
             slope = curv = 0.0
             for t in (theta, right):
                 sin, cos = math.sin(t), math.cos(t)
@@ -163,7 +176,8 @@ def _theta_cuts(dim, b, s_step, lo, hi, refinement, drop_per_panel):
                     curv = max(curv, (dim - 2) / max(sin, 1e-300) ** 2 if sin > 1e-3 else 0.0)
                 slope = max(slope, abs(b * sin))
                 curv = max(curv, abs(b * cos))
-            h_l = drop_per_panel / (slope + math.sqrt(drop_per_panel * curv) + 1e-300)
+            drop = drop_per_panel * phi
+            h_l = drop / (slope + math.sqrt(drop * curv) + 1e-300)
             h_new = min(0.5, h_s, h_l) / refinement
             if h_new >= h * 0.999:
                 return h_new
@@ -188,7 +202,7 @@ def sphere_panel_nodes(dps):
 
 @lru_cache(maxsize=32)
 def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, theta_lo: float = None,
-                        theta_hi: float = None, absolute: bool = False):
+                        theta_hi: float = None, absolute: bool = False, tilts: tuple = None):
     """Composite Gauss-Legendre rule in theta for the law of s = cos(theta) with density
     proportional to (1 - s^2)^((d-3)/2) e^(b s) on [-1, 1] (b a decimal string: "0" for pi, kappa for
     the positive similarity under vMF).
@@ -200,18 +214,34 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
     weights) as exact arb midpoints (precision dps + 10 digits).  The weights are probabilities
     (normalised on the rule) unless ``absolute``: then they are the pi-masses c_d sin^(d-2)(theta)
     d theta of the panels (b must be "0"), whose sum is pi([theta_lo, theta_hi]).
+
+    ``tilts`` (floats t): the rule also serves the laws tilted by e^{t cos theta} (the integrands'
+    leading factors, e.g. e^{s/tau} for mu = E e^{s/tau}); with it, panels deep below the peaks of
+    the law and of every tilted law (D digits, D >= 5) are wider (``_theta_cuts``): their error,
+    relative to their own mass, may grow by 10^(D - 5).
     """
     arb = flint.arb
     b_float = float(b)
     lo, hi = sphere_theta_range(dim, b_float, dps + 12)
     if theta_lo is not None:
         lo, hi = theta_lo, theta_hi
-    cuts = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, 8.0)
+    nodes = sphere_panel_nodes(dps) + int(4 * (refinement - 1))
+    depth = None
+    if tilts is not None:
+        laws = [b_float + t for t in (0.0,) + tuple(tilts)]
+        tops = []
+        for bb in laws:      # each law's peak on [lo, hi]
+            mode = min(max(sphere_mode_theta(dim, bb), lo), hi)
+            tops.append(max(_log_density_theta(dim, bb, th) for th in (mode, lo, hi)))
+        ln10 = math.log(10)
+
+        def depth(theta):
+            return min((top - _log_density_theta(dim, bb, theta)) / ln10 for bb, top in zip(laws, tops))
+    cuts = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, 8.0, depth, nodes)
     saved = flint.ctx.prec
     prec = int((dps + 10) * 3.3219280948873626) + 16
     flint.ctx.prec = prec
     try:
-        nodes = sphere_panel_nodes(dps) + int(4 * (refinement - 1))
         gx, gw = gauss_legendre_arb(nodes, prec)
         b_arb = arb(b)
         mode = sphere_mode_theta(dim, b_float)

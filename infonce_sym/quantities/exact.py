@@ -855,12 +855,14 @@ class _SphereAnchor:
         # its own range's edge is 1e-29 of its peak at d = 256, tau = 0.01, 55 digits)
         kappa_f = float(kappa_text)
         s, a = map(_arbs_mid, sphere_density_rule(dim, "0", step, dps, refinement,
-                                                   *_tilted_theta_range(dim, 0.0, 1 / tau_f, dps)))
+                                                   *_tilted_theta_range(dim, 0.0, 1 / tau_f, dps),
+                                                   tilts=(1 / tau_f,)))
         x = [(v / tau).exp() for v in s]
         mu = sum(map(_mul, a, x), arb(0))
         self.negatives = _Atoms([v / mu for v in x], {"neg": a}, terms, big)
         p, q = map(_arbs_mid, sphere_density_rule(dim, kappa_text, step, dps, refinement,
-                                                   *_tilted_theta_range(dim, kappa_f, -1 / tau_f, dps)))
+                                                   *_tilted_theta_range(dim, kappa_f, -1 / tau_f, dps),
+                                                   tilts=(-1 / tau_f,)))
         log_mu = mu.log()
         self.positives = _Atoms([(v / tau - log_mu).exp() for v in p], {"pos": q}, terms, big)
         self.v_min = self.negatives.x_min("neg")
@@ -901,8 +903,9 @@ class _SphereAnchor:
         if panels > RATIO_RULE_PANELS:
             self.cells = _RatioCells(dim, kappa_text, self.m, dps, refinement)
             return
+        # the ratio's integrands weigh pi by e^{-cr} and by r = e^{kappa s}/Z (M's law)
         sr, ar = map(_arbs_mid, sphere_density_rule(dim, "0", min(1 / kappa_f, 0.5), dps, refinement,
-                                                     theta_lo, theta_hi, True))
+                                                     theta_lo, theta_hi, True, tilts=(kappa_f,)))
         if covers:
             total = sum(ar, arb(0))
             ar = [w / total for w in ar]

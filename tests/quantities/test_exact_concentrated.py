@@ -413,7 +413,7 @@ def test_sphere_rules_integrate_the_tilted_laws(dim, kappa):
     d = 256, so R(1) ~ 1e-33, which is proportional to mu, to 30 digits)."""
     import flint
     from infonce_sym.models.laws import log_partition_arb
-    from infonce_sym.models.quadrature import sphere_density_rule
+    from infonce_sym.models.quadrature import sphere_density_rule, sphere_theta_range
     from infonce_sym.quantities.exact import _tilted_theta_range
     arb = flint.arb
     dps, tau = 43, 0.01
@@ -421,10 +421,23 @@ def test_sphere_rules_integrate_the_tilted_laws(dim, kappa):
     flint.ctx.prec = 240
     try:
         for b, tilt in ((0.0, 1 / tau), (float(kappa), -1 / tau)):
-            s, a = sphere_density_rule(dim, str(b), tau, dps, 1, *_tilted_theta_range(dim, b, tilt, dps))
-            got = sum((arb(w) * (arb(tilt) * arb(v)).exp() for v, w in zip(s, a)), arb(0))
-            want = (log_partition_arb(dim, arb(b) + arb(tilt)) - log_partition_arb(dim, arb(b))).exp()
-            assert abs(got / want - 1) < arb(10) ** -(dps - 2), (b, tilt, got, want)
+            # as the exact route builds them: panels deep below both laws' peaks widened (``tilts``)
+            s, a = sphere_density_rule(dim, str(b), tau, dps, 1, *_tilted_theta_range(dim, b, tilt, dps),
+                                       tilts=(tilt,))
+            for t in (tilt, tilt / 2):      # the tilted law and one between
+                got = sum((arb(w) * (arb(t) * arb(v)).exp() for v, w in zip(s, a)), arb(0))
+                want = (log_partition_arb(dim, arb(b) + arb(t)) - log_partition_arb(dim, arb(b))).exp()
+                assert abs(got / want - 1) < arb(10) ** -(dps - 2), (b, t, got, want)
+        if kappa <= 1000:
+            # the ratio's fixed rule (pi's masses, s-steps 1/kappa, widened below pi's and M's peaks):
+            # pi's mass and E_pi e^{kappa s} = Z_d(kappa)
+            lo = min(sphere_theta_range(dim, 0.0, dps + 12)[0], sphere_theta_range(dim, float(kappa), dps + 12)[0])
+            hi = max(sphere_theta_range(dim, 0.0, dps + 12)[1], sphere_theta_range(dim, float(kappa), dps + 12)[1])
+            s, a = sphere_density_rule(dim, "0", 1 / kappa, dps, 1, lo, hi, True, tilts=(float(kappa),))
+            mass = sum((arb(w) for w in a), arb(0))
+            tilted = sum((arb(w) * (arb(kappa) * arb(v)).exp() for v, w in zip(s, a)), arb(0))
+            assert abs(mass - 1) < arb(10) ** -(dps - 2), mass
+            assert abs(tilted / log_partition_arb(dim, arb(kappa)).exp() - 1) < arb(10) ** -(dps - 2), tilted
     finally:
         flint.ctx.prec = saved
 
