@@ -104,6 +104,16 @@ which cubes to visit first; each cube's upper value is the minimum of valid uppe
   the active samples first, phases evaluated directly) and the refinement may stop early; every
   cube left then keeps the upper value of its parent (a bound on the parent's cube, so on the
   child's), and the result is marked incomplete.
+- Siblings together (depth first, one cube per batch, m = 1): the cubes pushed together with the
+  phases of one parent (children of a cube, or of one cube of a skipped level) get their losses
+  and gradients in one pass over blocks of tuples when the first of them is popped, and in that
+  pass also their Hessians and ball bounds where the counts at their level so far say these are
+  likely needed; a stage not computed then is computed when asked for.  A stage's values do not
+  depend (beyond float64 rounding) on when, or with which cubes, it is computed: the decisions
+  above are those of computing the stages in turn.
+- Taylor lower values (below) are not formed where, for every sample, even
+  ``f(g) + ||grad f(g)|| r + lambda_+ r^2/2`` (>= each of them: the points are within r of g) is
+  below the lower value (with a relative margin of 1e-12): they could not raise it.
 - Phases without trigonometric calls: the centres are theta0 + 2 h0 a (a integer) at level 0, and a
   child is its parent plus h_v o (o in {-1, 1}^d_Theta, h_v = h0/2^v), so
   ``exp(i u_l(child)) = exp(i u_l(parent)) exp(i h_v <o_l, Dn>)``: one complex product per entry
@@ -112,7 +122,23 @@ which cubes to visit first; each cube's upper value is the minimum of valid uppe
   2^-50 (|z|, |w| <= 1 + 2^-49); after P <= d_in + levels + 3 products the phases are within
   (P + 1) 2^-49 <= 1e-13 of exp(i u), which moves each loss, by its 1/tau-Lipschitz dependence on
   cos u (S is an average of cosines, and l_i is 1-Lipschitz in the max-norm of x), by at most
-  2e-13/tau, far below the 1e-10 (2/tau) of the margin.
+  2e-13/tau, far below the 1e-10 (2/tau) of the margin.  In a pass over siblings the phases are
+  made block by block as they are read, and a child with o_1 = -1 is made as its conjugate
+  ``exp(-i u(child)) = conj(exp(i u(parent))) exp(i h_v <-o, Dn>)`` (the factors with o_1 = +1
+  are the only ones read): cos u is the same and sin u changes sign, which only the gradient sum
+  sees (negated back); conjugation and negation are exact, so the bound above is unchanged.
+
+Kernels (m = 1).  When 2/tau + log(k + 1) <= 600 the losses use ``E_j = e^{cos u_j/tau}``
+unshifted: ``e^{x_j} = E_j e^{-cp/tau}``, ``l = log(1 + e^{-cp/tau} sum_j E_j) - log k`` (every
+exponential lies in [e^-600, e^600], normal float64 numbers).  The ball moments are formed in units
+of 1/tau, with ``qbar_j = rho_j/D``, ``rho_j = min(E_j e^{an_j r}, D)``,
+``D = e^{cp/tau - ap r} + sum_l E_l e^{-an_l r}`` (the qbar of (iii) with numerator and denominator
+multiplied by e^{cp/tau}), when also (1 + r max||D||)/tau + log(k + 1) <= 600 and every result is
+finite; the sums ``sum_j qbar_j alpha_j^p`` by the binomial expansion in alpha_j = an_j + ap
+(nonnegative terms), and ``max_j gamma_j`` only where ``sum_j qbar_j gamma_j`` exceeds gamma at the
+argmax of alpha (elsewhere the min in Ebar[gamma] is the sum either way).  Otherwise, and for
+m > 1, the shifted route (x_j - max_l x_l) is used.  Both compute the same quantities; only
+rounding differs.
 
 Lower values (each <= the sup): f at centres in Theta and, at points p in Theta within r of g (the
 projection onto Theta of a step from g along grad f(g), or the projection of g),
@@ -146,6 +172,9 @@ from ..models.fourier_class import FourierEmbedding, sample_tuples
 __all__ = ["certificate_lipschitz", "certificate_constants_local", "certified_sup",
            "local_bounds_and_losses", "rademacher_estimate", "initial_cubes", "TupleDifferences",
            "PhaseTables"]
+
+# largest exponent the m = 1 kernels may meet (e^600 and e^-600 are normal float64 numbers)
+_EXP_SAFE = 600.0
 
 
 def certificate_lipschitz(za, zp, zn, tau, C_Phi, constants=(2, 1, 1)):
@@ -194,7 +223,8 @@ def initial_cubes(theta0, R, h, with_index=False):
 
 
 class TupleDifferences:
-    """Differences of the tuples and their norms, shared by every evaluation."""
+    """Differences of the tuples and their norms, shared by every evaluation; ``fast``: the m = 1
+    kernels apply (module docstring, "Kernels"); ``work``: scratch arrays reused by the passes."""
 
     def __init__(self, model, za, zp, zn, tau):
         self.m, self.d = model.m, model.dim_in
@@ -213,6 +243,24 @@ class TupleDifferences:
         t = self.tau
         self.nun_tau = (self.nun / t, self.nun**2 / t, self.nun**3 / t)
         self._scaled = {}
+        self._work, self._views = {}, {}
+        # m = 1 with exponents well inside float64: the kernels with e^{cos u/tau} unshifted
+        self.fast = self.m == 1 and 2.0 / t + math.log(self.k + 1.0) <= _EXP_SAFE
+        self.DnT = np.ascontiguousarray(np.moveaxis(self.Dn, -1, 0))  # (d, n, k)
+        self.ones = np.ones(self.k)
+        self.nmax = max(float(self.nun.max(initial=0.0)), float(self.nup.max(initial=0.0)))
+
+    def work(self, name, shape):
+        """Scratch array ``name`` of ``shape`` (reused: valid until the next request of name)."""
+        view = self._views.get((name, shape))
+        if view is None:
+            size = math.prod(shape)
+            buf = self._work.get(name)
+            if buf is None or buf.size < size:
+                buf = self._work[name] = np.empty(size)
+                self._views = {key: v for key, v in self._views.items() if key[0] != name}
+            view = self._views[name, shape] = buf[:size].reshape(shape)
+        return view
 
     def scaled(self, name, r, make):
         """A cached array that depends on the radius r only."""
@@ -236,7 +284,7 @@ class TupleDifferences:
         return z
 
 
-def _losses_grads(td, zn, cp, sp, block=32768):
+def _losses_grads_any(td, zn, cp, sp, block=32768):
     """Losses (g, n) and gradients (g, n, dT) at the centres from the phases; plus the softmax
     quantities that the Hessians and the ball bounds reuse.  Computed over blocks of tuples of
     about ``block`` entries (the temporaries stay in cache)."""
@@ -278,19 +326,21 @@ def _losses_grads(td, zn, cp, sp, block=32768):
     spT = sp.transpose(0, 2, 1)                                      # (g, n, m)
     gl = ((w[..., None] * spT)[..., None] * td.Dp[None, :, None, :] - gn) / (m * tau)
     grad = gl.reshape(g, n_, m * d)
-    aux = {"x": x, "mx": mx, "ex": ex, "iden": iden, "w": w, "es": es, "gn": gn, "spT": spT,
-           "cp": cp, "sp": sp, "grad": grad}
+    aux = {"fast": False, "x": x, "mx": mx, "ex": ex, "iden": iden, "w": w, "es": es, "gn": gn,
+           "spT": spT, "cp": cp, "sp": sp, "grad": grad}
     return ell, grad, aux
 
 
-def _sub(aux, sel, keys):
-    """The softmax quantities ``keys`` of the centres ``sel`` (no copy when sel is all of them)."""
-    g = aux["x"].shape[0]
+def _sub(aux, sel, stage):
+    """The softmax quantities that ``stage`` ("hess" or "bound") needs, of the centres ``sel``
+    (no copy when sel is all of them)."""
+    g = aux["grad"].shape[0]
     if sel.size == g:
         return aux
     if sel.size == sel[-1] - sel[0] + 1:
         sel = slice(sel[0], sel[-1] + 1)
-    return {key: aux[key][sel] for key in keys}
+    keys = _KEYS[stage, aux["fast"]]
+    return {"fast": aux["fast"]} | {key: aux[key][sel] for key in keys}
 
 
 def _rows(a, sel):
@@ -304,9 +354,12 @@ def _rows(a, sel):
 
 _HESS_KEYS = ("ex", "iden", "w", "es", "gn", "spT", "cp", "grad")
 _BOUND_KEYS = ("x", "mx", "ex", "cp", "sp")
+_HESS_KEYS1 = ("E", "f", "w", "gn", "spT", "cp", "grad")
+_KEYS = {("hess", False): _HESS_KEYS, ("bound", False): _BOUND_KEYS,
+         ("hess", True): _HESS_KEYS1, ("bound", True): ("E", "cp", "sp")}
 
 
-def _hessians(td, zn, aux):
+def _hessians_any(td, zn, aux):
     """Exact Hessians (g, n, dT, dT) of the losses at the centres."""
     cn, sn = zn.real, zn.imag
     m, n_, kk, d, tau = td.m, td.n, td.k, td.d, td.tau
@@ -351,7 +404,7 @@ def _hessians(td, zn, aux):
     return Hs
 
 
-def _ball_bounds(td, zn, aux, r, block=32768):
+def _ball_bounds_any(td, zn, aux, r, block=32768):
     """(L, H, T) (each (g,)): bounds (L), (H), (T) of the module docstring on B(centre, r).
     Computed over blocks of tuples of about ``block`` (centre, tuple, negative) entries, which keeps
     the temporaries in cache."""
@@ -430,6 +483,395 @@ def _ball_moments(td, zn, aux, r, blk):
     return M1, M2, M3, B1, B2, Eg, amax
 
 
+def _losses_grads(td, zn, cp, sp):
+    """Losses (g, n), gradients (g, n, dT) at the centres and the quantities the later stages reuse
+    (``aux``, valid until the next call on td)."""
+    return _losses_grads1(td, zn, cp, sp) if td.fast else _losses_grads_any(td, zn, cp, sp)
+
+
+def _hessians(td, zn, aux):
+    """Exact Hessians (g, n, dT, dT) of the losses at the centres."""
+    return _hessians1(td, zn, aux) if aux["fast"] else _hessians_any(td, zn, aux)
+
+
+def _ball_bounds(td, zn, aux, r):
+    """(L, H, T) (each (g,)): bounds (L), (H), (T) of the module docstring on B(centre, r)."""
+    if aux["fast"]:
+        out = _ball_bounds1(td, zn, aux, r) if _ball_fast(td, r) else None
+        if out is not None and all(np.isfinite(v).all() for v in out):
+            return out
+        aux = _losses_grads_any(td, zn, aux["cp"], aux["sp"])[2]   # the shifted general route
+    return _ball_bounds_any(td, zn, aux, r)
+
+
+def _ball_fast(td, r):
+    """The m = 1 ball kernel's exponents (at most (1 + r ||D||)/tau) stay within _EXP_SAFE."""
+    return (1.0 + r * td.nmax) / td.tau + math.log(td.k + 1.0) <= _EXP_SAFE
+
+
+def _blocks(td, g, block=32768):
+    """Slices of about ``block`` (centre, tuple, negative) entries over the tuples."""
+    step = max(1, int(block // max(1, g * td.k)))
+    return [slice(i, i + step) for i in range(0, td.n, step)]
+
+
+# m = 1 (td.fast).  With E_j = e^{cos u_j/tau} (unshifted: e^{+-1/tau} and k e^{2/tau} are within
+# e^{_EXP_SAFE}): e^{x_j} = E_j e^{-cp/tau}, l = log(1 + e^{-cp/tau} sum_j E_j) - log k and
+# q_j = f E_j with f = e^{-cp/tau}/(1 + sum_l e^{x_l}).  Each stage is a pass over blocks of tuples
+# (``_blk_*``, the temporaries stay in cache) and a per-tuple finish.
+
+def _blk_losses1(td, cn, sn, b, Eb, tb, SE, gn):
+    """Tuples b: E_j into Eb, sum_j E_j into SE and sum_j E_j sin u_j Dn_j into gn."""
+    np.multiply(cn, 1.0 / td.tau, out=Eb)
+    np.exp(Eb, out=Eb)
+    SE[:, b] = Eb @ td.ones
+    np.multiply(Eb, sn, out=tb)
+    for c in range(td.d):
+        gn[:, b, 0, c] = np.vecdot(tb, td.DnT[c, b])
+
+
+def _finish_losses1(td, SE, gn, cp, sp):
+    """Losses, gradients and the per-tuple softmax quantities from the sums of ``_blk_losses1``."""
+    g, n_, d, it = SE.shape[0], td.n, td.d, 1.0 / td.tau
+    ecp = np.exp(-it * cp[:, 0])                                     # (g, n)
+    y = ecp * SE                                                     # sum_j e^{x_j}
+    ell = np.log1p(y) - td.logk
+    den = 1.0 + y
+    f = ecp / den
+    w = y / den                                                      # sum_j q_j
+    gn *= f[:, :, None, None]                                        # sum_j q_j sn_j Dn_j
+    spT = sp.transpose(0, 2, 1)                                      # (g, n, 1)
+    # grad x_j = (sp Dp - sn_j Dn_j)/tau
+    grad = ((w[..., None] * spT)[..., None] * td.Dp[None, :, None, :] - gn).reshape(g, n_, d) * it
+    aux = {"fast": True, "f": f, "w": w, "gn": gn, "spT": spT, "cp": cp, "sp": sp, "grad": grad}
+    return ell, grad, aux
+
+
+def _blk_hess1(td, cn, sn, Eb, b, wb, tb, M):
+    """Tuples b: sum_j E_j (sin^2 u_j - tau cos u_j) Dn_j Dn_j^T into M (symmetric entries once)."""
+    np.square(sn, out=wb)
+    np.multiply(cn, td.tau, out=tb)
+    wb -= tb
+    wb *= Eb
+    for c in range(td.d):
+        np.multiply(wb, td.DnT[c, b], out=tb)
+        for e in range(c, td.d):
+            M[:, b, c, e] = M[:, b, e, c] = np.vecdot(tb, td.DnT[e, b])
+
+
+def _finish_hess1(td, M, aux):
+    """Hess l = sum_j q_j (Hess x_j + grad x_j grad x_j^T) - grad l grad l^T; the Dn Dn^T part has
+    weight q_j (sn_j^2 - tau cn_j)/tau^2 (the sums of ``_blk_hess1`` times f)."""
+    f, w, gn, spT, cp, grad = (aux[key] for key in ("f", "w", "gn", "spT", "cp", "grad"))
+    tau = td.tau
+    sp0 = spT[:, :, 0]
+    cross = gn[:, :, 0, :, None] * (sp0[..., None, None] * td.Dp[None, :, None, :])
+    Hs = (M * f[..., None, None] - cross - cross.transpose(0, 1, 3, 2)
+          + (w * (sp0 * sp0 + tau * cp[:, 0]))[..., None, None] * td.Op[None]) / tau**2
+    Hs -= grad[..., :, None] * grad[..., None, :]
+    return Hs
+
+
+def _ball_rows1(td, cp, sp, r):
+    """Per tuple (g, n) constants of the m = 1 ball moments (units of 1/tau): ap, bp, gp and the
+    positive's term e^{(cp - ap r)/tau} of D (``_blk_ball1``)."""
+    nup, rp = td.nup, r * td.nup
+    sbp = np.minimum(1.0, np.abs(sp[:, 0]) + rp)
+    ap = sbp * nup                                                   # tau sup_B ||grad S(Dp)/tau||
+    bp = np.minimum(1.0, np.abs(cp[:, 0]) + rp) * nup**2
+    return ap, bp, sbp * nup**3, np.exp((cp[:, 0] - ap * r) / td.tau)
+
+
+def _blk_ball1(td, cn, sn, Eb, r, b, rows, s, a, t):
+    """Tuples b (``rows``: their ``_ball_rows1`` constants; s, a, t scratch of Eb's shape): the
+    sums behind the moments of ``_ball_moments``, in units of 1/tau: with a_j = sbar_j ||Dn_j||,
+    c_j = cbar_j ||Dn_j||^2 (alpha_j = (a_j + ap)/tau, beta_j = (c_j + bp)/tau,
+    gamma_j = (a_j ||Dn_j||^2 + gp)/tau) and rho_j = min(E_j e^{a_j r/tau}, D),
+    D = e^{(cp - ap r)/tau} + sum_l E_l e^{-a_l r/tau}, qbar_j = rho_j/D is the qbar of the module
+    docstring (numerator and denominator times e^{cp/tau}).  Returns, each (g, nb): max_j a_j,
+    max_j c_j, a value G with min(G + gp, Eg) = min(max_j a_j ||Dn_j||^2 + gp, Eg) where
+    Eg = sum_j qbar_j (a_j ||Dn_j||^2 + gp) (that max itself where Eg exceeds its value at
+    argmax a), D, sum_j rho_j a_j^p (p = 0..3), sum_j rho_j a_j ||Dn_j||^2, sum_j rho_j c_j^p
+    (p = 1, 2)."""
+    ap, bp, gp, dp = rows
+    nun, ones = td.nun[b], td.ones
+    rn = np.multiply(nun, r, out=td.work("rn", nun.shape))
+    nun2 = np.square(nun, out=td.work("nun2", nun.shape))
+    np.abs(sn, out=s)
+    s += rn
+    np.minimum(s, 1.0, out=s)                                        # sbar
+    np.multiply(s, nun, out=a)
+    ja = a.argmax(axis=-1).ravel()                                   # flat rows (g nb,)
+    rows_ = np.arange(ja.size)
+    amax = a.reshape(ja.size, -1)[rows_, ja].reshape(a.shape[:-1])
+    np.multiply(a, -r / td.tau, out=t)
+    np.exp(t, out=t)                                                 # e^{-a_j r/tau}
+    D = dp + np.vecdot(Eb, t)
+    rho = np.divide(Eb, t, out=t)
+    if (rho.max(axis=-1) > D).any():
+        np.minimum(rho, D[..., None], out=rho)                       # qbar_j <= 1
+    Q0 = rho @ ones
+    np.multiply(rho, a, out=s)
+    Q1, G1 = s @ ones, np.vecdot(s, nun2)
+    gmax = amax * nun2[rows_ % nun2.shape[0], ja].reshape(amax.shape)   # gamma at argmax a
+    if ((G1 + gp * Q0) / D > (gmax + gp) * (1 - 1e-12)).any():
+        gmax = np.multiply(a, nun2, out=td.work("g", a.shape)).max(axis=-1)
+    s *= a
+    Q2, Q3 = s @ ones, np.vecdot(s, a)
+    c = np.abs(cn, out=a)
+    c += rn
+    np.minimum(c, 1.0, out=c)
+    c *= nun2                                                        # cbar_j ||Dn_j||^2
+    bmax = c.max(axis=-1)
+    np.multiply(rho, c, out=s)
+    P1, P2 = s @ ones, np.vecdot(s, c)
+    return amax, bmax, gmax, D, Q0, Q1, Q2, Q3, G1, P1, P2
+
+
+def _ball_combine(parts, rows, tau):
+    """(L, H, T) (module docstring, (L), (H), (T)) from the sums of ``_blk_ball1`` over the blocks
+    and the per-tuple constants ``rows``."""
+    sums = (np.concatenate(v, axis=1) for v in zip(*parts))
+    amax, bmax, gmax, D, Q0, Q1, Q2, Q3, G1, P1, P2 = sums
+    ap, bp, gp, _ = rows
+    it, iD = 1.0 / tau, 1.0 / D
+    amax, bmax, gmax = amax + ap, bmax + bp, gmax + gp
+    M1 = np.minimum(amax, (Q1 + ap * Q0) * iD) * it                 # Ebar[alpha^p], p = 1..3
+    M2 = np.minimum(amax**2, (Q2 + ap * (2 * Q1 + ap * Q0)) * iD) * it**2
+    M3 = np.minimum(amax**3, (Q3 + ap * (3 * Q2 + ap * (3 * Q1 + ap * Q0))) * iD) * it**3
+    B1 = np.minimum(bmax, (P1 + bp * Q0) * iD) * it                 # Ebar[beta^p], p = 1, 2
+    B2 = np.minimum(bmax**2, (P2 + bp * (2 * P1 + bp * Q0)) * iD) * it**2
+    Eg = np.minimum(gmax, (G1 + gp * Q0) * iD) * it                 # Ebar[gamma]
+    amax = amax * it
+    # kappa_3 = E Y^3 - 3 mu E Y^2 + 2 mu^3 with |E Y^3| <= M3, mu^2 <= E Y^2 <= M2, |mu| <= M1:
+    # |2 mu^3 - 3 mu E Y^2| <= |mu| (3 M2 - 2 mu^2) <= t (3 M2 - 2 t^2), t = min(M1, (M2/2)^{1/2});
+    # and |kappa_3| <= max|Y - mu| Var Y <= (amax + M1) M2
+    mu = np.minimum(M1, np.sqrt(M2 / 2))
+    k3 = np.minimum(M3 + mu * (3 * M2 - 2 * mu * mu), (np.maximum(amax, 0.0) + M1) * M2)
+    Ti = Eg + 3 * np.sqrt(B2 * M2) + k3
+    return M1.mean(axis=-1), (B1 + M2).mean(axis=-1), Ti.mean(axis=-1)
+
+
+def _losses_grads1(td, zn, cp, sp):
+    """m = 1: ``_losses_grads`` block by block; E is kept (a scratch array of td) for the stages."""
+    g = zn.shape[0]
+    E = td.work("E", (g, td.n, td.k))
+    SE, gn = np.empty((g, td.n)), np.empty((g, td.n, 1, td.d))
+    for b in _blocks(td, g):
+        Eb = E[:, b]
+        _blk_losses1(td, zn.real[:, 0, b], zn.imag[:, 0, b], b, Eb, td.work("t", Eb.shape), SE, gn)
+    ell, grad, aux = _finish_losses1(td, SE, gn, cp, sp)
+    aux["E"] = E
+    return ell, grad, aux
+
+
+def _hessians1(td, zn, aux):
+    """m = 1: ``_hessians`` block by block."""
+    M = np.empty((zn.shape[0], td.n, td.d, td.d))
+    for b in _blocks(td, zn.shape[0]):
+        Eb = aux["E"][:, b]
+        _blk_hess1(td, zn.real[:, 0, b], zn.imag[:, 0, b], Eb, b, td.work("w", Eb.shape),
+                   td.work("t", Eb.shape), M)
+    return _finish_hess1(td, M, aux)
+
+
+def _ball_bounds1(td, zn, aux, r):
+    """m = 1: ``_ball_bounds`` block by block."""
+    rows, parts = _ball_rows1(td, aux["cp"], aux["sp"], r), []
+    for b in _blocks(td, zn.shape[0]):
+        Eb = aux["E"][:, b]
+        parts.append(_blk_ball1(td, zn.real[:, 0, b], zn.imag[:, 0, b], Eb, r, b,
+                                [v[:, b] for v in rows], *(td.work(x, Eb.shape) for x in "sat")))
+    return _ball_combine(parts, rows, td.tau)
+
+
+class _Stages:
+    """The stages of a batch of cubes with phases zn (g, m, n, k), computed in turn."""
+    counted = True
+
+    def __init__(self, td, zn, centres):
+        self.td, self.zn = td, zn
+        self.cp, self.sp = td.phases_p(centres)
+
+    def losses(self):
+        ell, grad, self.aux = _losses_grads(self.td, self.zn, self.cp, self.sp)
+        return ell, grad
+
+    def hessians(self, sel):
+        return _hessians(self.td, _rows(self.zn, sel), _sub(self.aux, sel, "hess"))
+
+    def bounds(self, sel, r):
+        return _ball_bounds(self.td, _rows(self.zn, sel), _sub(self.aux, sel, "bound"), r)
+
+    def phases(self):
+        """(phases, flag 0)."""
+        return self.zn, 0
+
+
+class _Known:
+    """Cubes whose stages were computed before (the cache of the initial grid)."""
+    counted = False
+
+    def __init__(self, known):
+        self.known = known
+
+    def losses(self):
+        return self.known["ell"], self.known["grad"]
+
+    def hessians(self, sel):
+        return self.known["hess"][sel]
+
+    def bounds(self, sel, r):
+        return tuple(self.known[key][sel] for key in "LHT")
+
+
+def _fused_pass(td, zblock, K, cp, sp, losses=True, hess=False, r=None):
+    """The m = 1 stages of K cubes in one pass over blocks of tuples; ``zblock(b)`` gives their
+    phases (K, 1, nb, k) for the tuples b, made as they are read.  Returns the sums of
+    ``_blk_losses1`` (SE, gn), those of ``_blk_hess1`` and the ball moments of ``_blk_ball1`` on
+    B(centre, r) per block (each None when not asked for)."""
+    n_, d = td.n, td.d
+    SE, gn = (np.empty((K, n_)), np.empty((K, n_, 1, d))) if losses else (None, None)
+    M = np.empty((K, n_, d, d)) if hess else None
+    parts, rows = (None, None) if r is None else ([], _ball_rows1(td, cp, sp, r))
+    for b in _blocks(td, K):
+        z = zblock(b)
+        cn, sn = z.real[:, 0], z.imag[:, 0]
+        Eb, tb = td.work("Eb", cn.shape), td.work("t", cn.shape)
+        if losses:
+            _blk_losses1(td, cn, sn, b, Eb, tb, SE, gn)
+        else:
+            np.exp(np.multiply(cn, 1.0 / td.tau, out=Eb), out=Eb)
+        if hess:
+            _blk_hess1(td, cn, sn, Eb, b, td.work("w", cn.shape), tb, M)
+        if parts is not None:
+            parts.append(_blk_ball1(td, cn, sn, Eb, r, b, [v[:, b] for v in rows],
+                                    *(td.work(x, cn.shape) for x in "sat")))
+    return (SE, gn), M, (None if r is None else (parts, rows))
+
+
+class _Siblings:
+    """Cubes pushed together whose phases are one parent's times tabulated factors (the children
+    of a cube, or of a cube of a skipped level); m = 1, td.fast.  When the first of them is
+    evaluated, the stages of all are computed in one pass over blocks of tuples (the parent's
+    phases and the tables are read once for all; the children's phases are made block by block as
+    they are read, and made whole only for a cube that gets descendants).  ``ahead()`` ->
+    (hess, ball): compute the Hessians, the ball bounds (radius r) in that pass too; these are
+    guesses: a stage not computed ahead is computed for its cube alone when asked for.  The values
+    do not depend on how the work is grouped (beyond float64 rounding).
+
+    Phases are held as (w, flag): w = exp(i u) (flag 0) or its conjugate exp(-i u) (flag 1).  A
+    child with sign vector o, o_1 = -1, is made as conj(parent) times the factor of -o (flag 1),
+    so only the factors with o_1 = +1 are read; cos u is the same, sin u changes sign, which only
+    the gradient sum sees (negated back, exactly)."""
+
+    def __init__(self, td, tables, parent, r, ahead):
+        self.td, self.tables, self.parent, self.r, self.ahead = td, tables, parent, r, ahead
+        self.centres, self.steps = [], []
+
+    def add(self, centre, v, o):
+        """Register a cube (its centre and its step v, o from the parent); its index."""
+        j, half = self.tables.indices(o)[0], len(self.tables.signs) // 2
+        neg = j < half                                   # made as a conjugate: the factor of -o
+        self.centres.append(centre)
+        self.steps.append((v, o, self.tables.factor(v, 2 * half - 1 - j if neg else j), neg))
+        return len(self.centres) - 1
+
+    def _zblock(self, sel):
+        """b -> phases (len(sel), 1, nb, k) (as w, flags ``neg``) of the cubes sel for the tuples
+        b, made from the parent's."""
+        td, lo, hi = self.td, sel[0], sel[-1] + 1
+        flags = {self.steps[i][3] for i in range(lo, hi)}
+        both = len(flags) > 1 or self.pflag not in flags         # conj(parent) needed
+
+        def zb(b):
+            nb = len(range(td.n)[b])
+            z = td.work("zb", (hi - lo, 1, nb, 2 * td.k)).view(complex)
+            p = self.parent[0, b]
+            pc = (np.conjugate(p, out=td.work("pc", (nb, 2 * td.k)).view(complex)) if both
+                  else None)
+            for i in range(lo, hi):
+                _, _, f, neg = self.steps[i]
+                np.multiply(p if neg == self.pflag else pc, f[b], out=z[i - lo, 0])
+            return z
+        return zb
+
+    def _first(self):
+        if hasattr(self, "ell"):
+            return
+        td, K = self.td, len(self.centres)
+        self.parent, self.pflag = self.parent()
+        self.cp, self.sp = td.phases_p(np.array(self.centres))
+        hess, ball = self.ahead()
+        (SE, gn), M, parts = _fused_pass(td, self._zblock(range(K)), K, self.cp, self.sp, True,
+                                         hess, self.r if ball else None)
+        gn[[s[3] for s in self.steps]] *= -1.0                   # sin u of the conjugates
+        self.ell, self.grad, self.aux = _finish_losses1(td, SE, gn, self.cp, self.sp)
+        self.M = [None if M is None else M[j:j + 1] for j in range(K)]
+        self.parts = [None if parts is None else
+                      ([tuple(v[j:j + 1] for v in p) for p in parts[0]],
+                       [v[j:j + 1] for v in parts[1]]) for j in range(K)]
+        self.ball_ahead = ball
+
+    def _aux(self, j):
+        return {key: (v if key == "fast" else v[j:j + 1]) for key, v in self.aux.items()}
+
+    def losses(self, j):
+        self._first()
+        return self.ell[j:j + 1], self.grad[j:j + 1]
+
+    def hessians(self, j):
+        if self.M[j] is None:                            # sin u enters squared: flags do not matter
+            _, self.M[j], parts = _fused_pass(
+                self.td, self._zblock([j]), 1, self.cp[j:j + 1], self.sp[j:j + 1], False, True,
+                self.r if self.ball_ahead and self.parts[j] is None else None)
+            self.parts[j] = self.parts[j] if parts is None else parts
+        return _finish_hess1(self.td, self.M[j], self._aux(j))
+
+    def bounds(self, j, r):
+        td = self.td                                     # |sin u|, |cos u|: flags do not matter
+        if self.parts[j] is None and r == self.r and _ball_fast(td, r):
+            self.parts[j] = _fused_pass(td, self._zblock([j]), 1, self.cp[j:j + 1],
+                                        self.sp[j:j + 1], False, False, r)[2]
+        out = (_ball_combine(*self.parts[j], td.tau) if self.parts[j] is not None and r == self.r
+               else None)
+        if out is None or not all(np.isfinite(v).all() for v in out):
+            zj = self.phases(j)[0]                               # the shifted general route
+            out = _ball_bounds_any(td, zj, _losses_grads_any(td, zj, self.cp[j:j + 1],
+                                                             self.sp[j:j + 1])[2], r)
+        return out
+
+    def phases(self, j):
+        """Phases (1, 1, n, k) of cube j and their flag (made now)."""
+        z = np.empty((1, 1, self.td.n, self.td.k), complex)
+        o = self.steps[j][1]
+        self.tables.child(self.parent, self.steps[j][0], -o if self.pflag else o, out=z[0])
+        return z, self.pflag
+
+
+class _Kid:
+    """The stages of cube j of a ``_Siblings`` group (the interface of ``_Stages``, g = 1)."""
+    counted = True
+
+    def __init__(self, group, j):
+        self.group, self.j = group, j
+
+    def losses(self):
+        return self.group.losses(self.j)
+
+    def hessians(self, sel):
+        return self.group.hessians(self.j)
+
+    def bounds(self, sel, r):
+        return self.group.bounds(self.j, r)
+
+    def phases(self):
+        """(phases, flag) of the cube (the same objects on every call)."""
+        if not hasattr(self, "z"):
+            self.z = self.group.phases(self.j)
+        return self.z
+
+
 def local_bounds_and_losses(model, theta, za, zp, zn, tau, r=None, chunk=None):
     """Losses, derivatives and ball-local derivative bounds at the centres ``theta`` (G of them).
 
@@ -485,6 +927,7 @@ class PhaseTables:
                 self.lattice[l_, c] = tab                            # (2M+1, n, k)
         self.level = {}
         self.signs = np.array(list(itertools.product((-1.0, 1.0), repeat=td.d)))
+        self.sign_index = {tuple(sg): j for j, sg in enumerate(self.signs.tolist())}
 
     def root(self, idx):
         """Phases (g, m, n, k) at level-0 centres with lattice indices idx (g, d_Theta)."""
@@ -510,16 +953,18 @@ class PhaseTables:
             self.level[v] = tab
         return self.level[v][j]
 
-    def child(self, zparent, v, o, out=None):
+    def child(self, zparent, v, o, out=None, blk=slice(None)):
         """Phases (m, n, k) of the child parent + h_v o at level v from the parent's phases;
-        o (d_Theta,) in {-1, 1}."""
-        td = self.td
-        o = np.asarray(o).reshape(td.m, td.d)
-        z = np.empty_like(zparent) if out is None else out
-        for l_ in range(td.m):
-            j = int(np.flatnonzero((self.signs == o[l_]).all(axis=1))[0])
-            np.multiply(zparent[l_], self.factor(v, j), out=z[l_])
+        o (d_Theta,) in {-1, 1}.  With ``blk``, those of the tuples blk only ((m, nb, k))."""
+        z = np.empty_like(zparent[:, blk]) if out is None else out
+        for l_, j in enumerate(self.indices(o)):
+            np.multiply(zparent[l_, blk], self.factor(v, j)[blk], out=z[l_])
         return z
+
+    def indices(self, o):
+        """Indices j (per block l) of the sign vectors of o (d_Theta,)."""
+        o = np.asarray(o).reshape(self.td.m, self.td.d)
+        return [self.sign_index[tuple(o[l_].tolist())] for l_ in range(self.td.m)]
 
 
 def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=None,
@@ -539,7 +984,8 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     ``max_evaluations`` centres have been evaluated (the cubes left then keep the upper value of
     their parent, which is valid on them).
     Cubes are visited depth first (module docstring, "Order and cost") in batches of about
-    ``budget`` (centre, tuple, negative, block) entries; ``fresh_ratio`` and ``max_skip`` tune when
+    ``budget`` (centre, tuple, negative, block) entries (batches of one cube: siblings' stages in
+    one pass, "Siblings together"); ``fresh_ratio`` and ``max_skip`` tune when
     fresh ball bounds are computed and how many levels may be skipped (speed only: every choice
     keeps the guarantee).  ``progress(fraction)``, if given, is called with the fraction of the
     initial cover that is settled.
@@ -576,6 +1022,7 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
              "per_level": {}}
     offsets = np.array(list(itertools.product((-1.0, 1.0), repeat=d)))
     settled = [0.0]
+    grouped = per_batch == 1 and td.fast and max_evaluations is None
     total_volume = float(cubes0.shape[0])
 
     def settle(volume):
@@ -586,8 +1033,9 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     def tol_s():
         return tol + rel_tol * np.abs(lower)
 
-    def evaluate(centres, zn_, h, act_in, inh, known=None):
+    def evaluate(centres, stg, h, act_in, inh):
         """Upper values (S, g) of one batch of cubes, cheapest bound first; updates lower.
+        ``stg`` computes the stages (``_Stages``, ``_Kid`` or ``_Known``).
 
         Stage 1: losses and gradients at the centres, with the inherited (L, H) bounds.  Stage 2,
         for cubes still active for some sample: exact Hessians and the inherited (T).  Stage 3,
@@ -597,10 +1045,7 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
         lv = stats["per_level"].setdefault(round(math.log2(h0 / h)), [0, 0, 0])
         lv[0] += g
         r = h * math.sqrt(d)
-        if known is None:
-            ell, grad, aux = _losses_grads(td, zn_, *td.phases_p(centres))
-        else:
-            ell, grad, aux = known["ell"], known["grad"], None
+        ell, grad = stg.losses()
         stats["evaluations"] += g
         F = sig @ ell.T / n_                                         # (S, g)
         rel = centres - theta0
@@ -629,10 +1074,8 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
         hsel = np.zeros(0, int)
         if second:
             hsel = np.flatnonzero(act.any(axis=0))
-            if known is not None:
-                Hsel = known["hess"][hsel]
-            else:
-                Hsel = _hessians(td, _rows(zn_, hsel), _sub(aux, hsel, _HESS_KEYS))
+            Hsel = stg.hessians(hsel)
+            if stg.counted:
                 stats["hessians"] += hsel.size
                 lv[1] += hsel.size
             Hf = (sig @ np.ascontiguousarray(Hsel.transpose(1, 0, 2, 3)).reshape(
@@ -652,10 +1095,8 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
             want = act.any(axis=0)
         sel = np.flatnonzero(want)
         if sel.size:
-            if known is not None:
-                Lf, Hf_, Tf = known["L"][sel], known["H"][sel], known["T"][sel]
-            else:
-                Lf, Hf_, Tf = _ball_bounds(td, _rows(zn_, sel), _sub(aux, sel, _BOUND_KEYS), r)
+            Lf, Hf_, Tf = stg.bounds(sel, r)
+            if stg.counted:
                 stats["fresh_bounds"] += sel.size
                 lv[2] += sel.size
             Lg, Hg, Tg = Lg.copy(), Hg.copy(), Tg.copy()
@@ -673,8 +1114,13 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
             Q = np.broadcast_to(Hg * r * r / 2, (S, g)).copy()
             Q[:, hsel] = np.minimum(Q[:, hsel], lam[:, hsel] * r * r / 2 + Tg[hsel] * r**3 / 6)
         if hsel.size:                     # Taylor lower values where the Hessians are known
-            _improve(lower, lower_point, *_taylor_lower(F[:, hsel], gf[:, hsel], Hf, centres[hsel],
-                                                        theta0, R, r, Hg[hsel], Tg[hsel]))
+            # each is <= F + |grad f| r + lambda_+ r^2/2 (its point is within r of the centre):
+            # skipped where that (with a rounding margin) is below the lower value of every sample
+            top = F[:, hsel] + np.linalg.norm(gf[:, hsel], axis=-1) * r + lam[:, hsel] * r * r / 2
+            if np.any(top + 1e-12 * (1.0 + np.abs(top)) > lower[:, None]):
+                _improve(lower, lower_point, *_taylor_lower(F[:, hsel], gf[:, hsel], Hf,
+                                                            centres[hsel], theta0, R, r, Hg[hsel],
+                                                            Tg[hsel]))
         return F, U, (Lg, Hg, Tg), lin, gf, Q
 
     def account(U, act_in, level):
@@ -706,7 +1152,7 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
         init = {key_: (np.concatenate(v) if isinstance(v, list) else v) for key_, v in init.items()}
     C0 = cubes0.shape[0]
     inf3 = (np.full(C0, np.inf),) * 3
-    F0, U0, bnd0, lin0, gf0, Q0 = evaluate(cubes0, None, h0, np.ones((S, C0), bool), inf3, known=init)
+    F0, U0, bnd0, lin0, gf0, Q0 = evaluate(cubes0, _Known(init), h0, np.ones((S, C0), bool), inf3)
     grid_max = np.where((np.linalg.norm(cubes0 - theta0, axis=1) <= R)[None], F0, -np.inf).max(
         axis=1, initial=-np.inf)
     act0 = account(U0, np.ones((S, C0), bool), 0)
@@ -715,6 +1161,8 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
 
     def push_children(level, centres, acts, bnds, U, F, lin, gf, Q, zsrc):
         """Descendants of the kept cubes, the most promising (highest centre value) last.
+        ``zsrc``: the source of the cubes' phases, or a function returning it (called once, when
+        a descendant is pushed).
 
         Normally the 2^d children; when even a third-order term fresh_ratio times the inherited
         one leaves no active sample room to discard a child, the level is skipped and the
@@ -763,15 +1211,61 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
             live = inball & ka.any(axis=0)
             settle(float(0.5 ** (d * (level + j)) * (~live).sum()))
             keys = np.where(ka, Uk, -np.inf).max(axis=0)
+            if live.any() and not frontier.best_first:
+                zsrc = zsrc() if callable(zsrc) else zsrc
+            groups = {}
             for o in np.flatnonzero(live):
+                src = None
+                if not frontier.best_first:
+                    src = (zsrc, b, paths[o], None)
+                    if grouped:                   # siblings with one parent are evaluated together
+                        pre, (v, so) = paths[o][:-1], paths[o][-1]
+                        if pre not in groups:
+                            groups[pre] = _Siblings(
+                                td, phases, lambda z_=zsrc, b_=b, p_=pre: phases_at(z_, b_, p_),
+                                hc * math.sqrt(d), lambda lv_=level + j: ahead(lv_))
+                        kid = _Kid(groups[pre], groups[pre].add(kids[o], v, offsets[so]))
+                        src = src[:3] + (kid,)
                 frontier.push((level + j, kids[o], ka[:, o], (bnds[0][b], bnds[1][b], bnds[2][b]),
-                               Uk[:, o], None if frontier.best_first else (zsrc, b, paths[o])),
-                              keys[o])
+                               Uk[:, o], src), keys[o])
 
     if levels > 0:
         push_children(0, cubes0, act0, bnd0, U0, F0, lin0, gf0, Q0, ("root", idx0))
     final_level = 0
     recent = {}
+
+    def phases_at(src, b, path):
+        """(phases, flag) of the cube reached from source src ("root", lattice indices) or
+        ("batch", phases, flag), index b, by the steps path (flag 1: the phases are conjugates,
+        ``_Siblings``; a conjugate times the factor of -o is the child's conjugate); cached (16
+        entries; the cache holds src, so its id is not reused while the entry lives), as the
+        descendants of a cube share them."""
+        key_ = (id(src[1]), b, path)
+        if key_ in recent:
+            return recent[key_][1]
+        if not path and src[0] == "batch":
+            return src[1][b], src[2]
+        if path:
+            v, o = path[-1]
+            zpar, flag = phases_at(src, b, path[:-1])
+            zf = (phases.child(zpar, v, -offsets[o] if flag else offsets[o]), flag)
+        else:
+            zf = (phases.root(src[1][b:b + 1])[0], 0)
+        recent[key_] = (src[1], zf)
+        if len(recent) > 16:
+            del recent[next(iter(recent))]
+        return zf
+
+    def ahead(level):
+        """Which stages a cube of this level is likely to need, from the counts so far: the
+        Hessians and the ball bounds; a guess only sets the cost."""
+        lv = stats["per_level"].get(level, [0, 0, 0])
+        rate = lambda a, b: (a + 1) / (b + 2)  # noqa: E731
+        hess = second and local and rate(lv[1], lv[0]) >= 0.5
+        ball = (local and rate(lv[2], lv[1] if second else lv[0]) >= 0.5
+                and _ball_fast(td, h0 / 2**level * math.sqrt(d)))
+        return hess, ball and (hess or not second)
+
     while frontier:
         if max_evaluations is not None and stats["evaluations"] >= max_evaluations:
             stats["complete"] = False
@@ -784,30 +1278,25 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
             centres = np.array([e[1] for e in batch])
             act_in = np.stack([e[2] for e in batch], axis=1)
             inh = tuple(np.array([e[3][j] for e in batch]) for j in range(3))
+            h = h0 / 2**level
             if frontier.best_first:                       # no phases kept: evaluated directly
-                zn_ = td.phases_n(centres)
+                stg = _Stages(td, td.phases_n(centres), centres)
+            elif batch[0][5][3] is not None:
+                stg = batch[0][5][3]
             else:
                 zn_ = np.empty((len(batch), td.m, td.n, td.k), complex)
-            for j, e in enumerate([] if frontier.best_first else batch):
-                src, b, path = e[5]
-                # the parent's phases (and those of skipped levels) are shared by its descendants
-                # (the cache holds src, so its id is not reused while the entry lives)
-                key_ = (id(src[1]), b, path[:-1])
-                z = recent.get(key_, (None, None))[1]
-                if z is None:
-                    z = phases.root(src[1][b:b + 1])[0] if src[0] == "root" else src[1][b]
-                    for v, o in path[:-1]:
-                        z = phases.child(z, v, offsets[o])
-                    recent[key_] = (src[1], z)
-                    if len(recent) > 16:
-                        del recent[next(iter(recent))]
-                v, o = path[-1]
-                phases.child(z, v, offsets[o], out=zn_[j])
-            h = h0 / 2**level
-            F, U, bnd, lin, gf, Q = evaluate(centres, zn_, h, act_in, inh)
+                for j, e in enumerate(batch):
+                    v, o = e[5][2][-1]
+                    zpar, flag = phases_at(*e[5][:2], e[5][2][:-1])
+                    phases.child(zpar, v, -offsets[o] if flag else offsets[o], out=zn_[j])
+                    if flag:
+                        np.conjugate(zn_[j], out=zn_[j])
+                stg = _Stages(td, zn_, centres)
+            F, U, bnd, lin, gf, Q = evaluate(centres, stg, h, act_in, inh)
             act = account(U, act_in, level)
             if level < levels:
-                push_children(level, centres, act, bnd, U, F, lin, gf, Q, ("batch", zn_))
+                push_children(level, centres, act, bnd, U, F, lin, gf, Q,
+                              lambda s_=stg: ("batch",) + s_.phases())
             else:
                 settle(float(0.5 ** (d * level) * len(batch)))
     # the lower values: f_sigma at the witnesses, evaluated directly

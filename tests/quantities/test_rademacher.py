@@ -296,3 +296,54 @@ def test_progress_reports_settled_samples():
                            progress=lambda done, total: seen.append((done, total)))
     assert seen and all(t == 5 for _, t in seen)
     assert all(a <= b + 1e-12 for (a, _), (b, _) in zip(seen, seen[1:])) and seen[-1][0] == 5
+
+
+def _general_route(monkeypatch):
+    """Force the shifted general kernels (module docstring, "Kernels") for m = 1."""
+    monkeypatch.setattr(rd, "_EXP_SAFE", -1.0)
+
+
+@pytest.mark.parametrize("d_in,tau,data", [(2, 0.05, "gaussian"), (1, 0.3, "student_t"),
+                                           (3, 0.1, "gaussian")])
+def test_fast_kernels_match_the_general_route(monkeypatch, d_in, tau, data):
+    """The m = 1 kernels (unshifted exponentials, ball moments in units of 1/tau) give the losses,
+    gradients, Hessians and (L), (H), (T) of the shifted general route; r = 10 exceeds the exponent
+    range of the fast ball kernel, so both take the general ball route there."""
+    rng = np.random.default_rng(30 + d_in)
+    E = FourierEmbedding(1, d_in, 1.0)
+    za, zp, zn = sample_tuples(data, d_in, 9, 40, rng)
+    g = rng.uniform(-1, 1, (5, d_in))
+    for r in (0.2, 0.01, 10.0):
+        fast = rd.local_bounds_and_losses(E, g, za, zp, zn, tau, r=r)
+        with monkeypatch.context() as mp:
+            _general_route(mp)
+            slow = rd.local_bounds_and_losses(E, g, za, zp, zn, tau, r=r)
+        assert rd.TupleDifferences(E, za, zp, zn, tau).fast
+        for key in ("ell", "grad", "hess", "L", "H", "T"):
+            scale = 1.0 + np.abs(slow[key]).max()
+            assert np.abs(fast[key] - slow[key]).max() <= 1e-12 * scale, key
+
+
+@pytest.mark.parametrize("d_in,tau,k,seed", [(2, 0.1, 64, 21), (2, 0.05, 16, 22), (1, 0.1, 32, 3)])
+def test_sibling_passes_match_cube_by_cube(monkeypatch, d_in, tau, k, seed):
+    """One cube per batch (budget=1): the siblings' stages in one pass, computed ahead, with
+    conjugate phases (module docstring, "Siblings together") against the general route cube by
+    cube; the same values up to rounding, so the same search (up to ties, which rounding may turn)
+    and the same certified brackets."""
+    rng = np.random.default_rng(seed)
+    E = FourierEmbedding(1, d_in, 1.0)
+    za, zp, zn = sample_tuples("gaussian", d_in, 20, k, rng)
+    sig = rng.choice([-1.0, 1.0], size=(4, 20))
+    L, H = rd.certificate_constants_local(za, zp, zn, tau, E.C_Phi)
+    kw = dict(levels=6, H=H, rel_tol=0.01, tol=1e-4 / tau, budget=1)
+    grouped = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, **kw)
+    with monkeypatch.context() as mp:
+        _general_route(mp)
+        single = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, **kw)
+    with monkeypatch.context() as mp:           # the siblings' ball bounds by the general route
+        mp.setattr(rd, "_ball_fast", lambda td, r: False)
+        mixed = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, **kw)
+    for res in (grouped, mixed):
+        assert np.abs(res["upper"] - single["upper"]).max() <= 1e-9
+        assert np.abs(res["lower"] - single["lower"]).max() <= 1e-9
+        assert abs(res["evaluations"] - single["evaluations"]) <= 0.01 * single["evaluations"]
