@@ -16,8 +16,9 @@ round trip):
   exponentials shared by the weight vectors above), also below 64 atoms, where ``exact.py`` sums
   directly.
 
-The precision check is that of ``exact.py``: a second pass at GUARD more digits with every rule
-refined (the trapezoid's step REFINED times smaller), so no node is shared.
+The precision check is that of ``exact.py``: a second pass at CHECK_DIGITS more digits with every
+rule refined (the trapezoid's step REFINED times smaller, its grid shifted by half a step), so no
+node is shared.
 """
 from __future__ import annotations
 

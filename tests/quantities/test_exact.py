@@ -277,3 +277,48 @@ def test_outer_integral_against_the_gamma_function(a, digits):
         err = abs(mpmath.mpf(got.mid().str(digits + 15, radius=False)) - want) / want
     assert err < mpmath.mpf(10) ** -digits, (a, err)
     assert len(calls) > 20
+
+
+@pytest.mark.parametrize("spoil", ["outer", "rules"])
+def test_precision_check_catches_a_first_pass_too_coarse(spoil, monkeypatch):
+    """The second pass (8 more digits, every rule 1.1x finer) must expose a first pass whose rules are
+    too coarse: with the first pass's trapezoid step 4x too wide, or its sphere rules with 24 fewer
+    nodes per panel, the first comparison of the two passes falls short of the 30 digits asked for,
+    and what exact_values then returns (after its retry at more digits) equals the unspoilt values
+    to 30 digits, or it refuses with an ArithmeticError: never the spoilt digits."""
+    from infonce_sym.models import quadrature
+    from infonce_sym.quantities import exact as ex
+    model = SphereModel(16, 8.0)
+    good = ex.exact_values(model, "0.1", 1024, digits=30)
+    assert good.agreement_digits > 40
+    if spoil == "outer":
+        real = ex._trapezoid_integral
+
+        def coarse(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None):
+            monkeypatch.setattr(ex, "STRIP", 5.0 if refinement == 1 else 1.3)
+            return real(integrand, count, decay_floor, refinement, dps, heads, t0, y_past)
+        monkeypatch.setattr(ex, "_trapezoid_integral", coarse)
+    else:
+        real_nodes = quadrature.sphere_panel_nodes
+        real_rule = quadrature.sphere_density_rule.__wrapped__
+
+        def rule(dim, b, s_step, dps, refinement, *args, **kwargs):
+            monkeypatch.setattr(quadrature, "sphere_panel_nodes",
+                                (lambda d: real_nodes(d) - 24) if refinement == 1 else real_nodes)
+            return real_rule(dim, b, s_step, dps, refinement, *args, **kwargs)
+        monkeypatch.setattr(ex, "sphere_density_rule", rule)
+    agreements = []
+    real_agreement = ex._agreement
+
+    def agreement(*args, **kwargs):
+        agreements.append(real_agreement(*args, **kwargs))
+        return agreements[-1]
+    monkeypatch.setattr(ex, "_agreement", agreement)
+    try:
+        spoilt = ex.exact_values(model, "0.1", 1024, digits=30)
+    except ArithmeticError as exc:
+        assert "agree to only" in str(exc)
+    else:
+        for key, value in good.values.items():
+            assert abs(spoilt.values[key] - value) <= mpmath.mpf(10) ** -30 * abs(value), key
+    assert agreements[0] < 30, agreements
