@@ -921,8 +921,15 @@ class _SphereAnchor:
             self.cells = _RatioCells(dim, kappa_text, self.m, dps, refinement)
             return
         # the ratio's integrands weigh pi by e^{-cr} and by r = e^{kappa s}/Z (M's law)
+        theta_fine = _ratio_fine_theta(dim, kappa_f, dps, k_min, theta_lo, theta_hi)
         sr, ar = map(_arbs_mid, sphere_density_rule(dim, "0", min(1 / kappa_f, 0.5), dps, refinement,
-                                                     theta_lo, theta_hi, True, tilts=(kappa_f,)))
+                                                     theta_lo, theta_fine, True, tilts=(kappa_f,)))
+        if theta_fine < theta_hi:
+            # below s_fine e^{-cr} is smooth (c r < e^-C) wherever the integrand is not negligible:
+            # panels there follow pi and M's densities only, with no s-steps of 1/kappa
+            s2, a2 = map(_arbs_mid, sphere_density_rule(dim, "0", 0.5, dps, refinement, theta_fine, theta_hi,
+                                                         True, tilts=(kappa_f,)))
+            sr, ar = sr + s2, ar + a2
         if covers:
             total = sum(ar, arb(0))
             ar = [w / total for w in ar]
@@ -949,6 +956,28 @@ def _tilted_theta_range(dim, b, tilt, dps):
     lo, hi = sphere_theta_range(dim, b, dps + 12)
     lo_t, hi_t = sphere_theta_range(dim, b + tilt, dps + 12)
     return min(lo, lo_t), max(hi, hi_t)
+
+
+def _ratio_fine_theta(dim, kappa, dps, k_min, theta_lo, theta_hi):
+    """theta of s_fine, below which the ratio's rule needs no s-steps of 1/kappa (theta_hi: none).
+
+    The ratio integrand k c E[r (s - m)(e^{-cr} - 1)] T(c)^(k-1) (T = E e^{-cr}, r normalised so that
+    E r = 1) is at most 2 c k T^(k-1), and T <= 1 - (1 - e^-1) P_pi(c r > 1), so it is below
+    e^-(dps log 10 + 20) unless the transition s_c (c r = 1) has P_pi(s > s_c) <= (dps log 10 + 20 +
+    log(2 c k))/((1 - e^-1)(k - 1)), with log c <= 2 kappa (r spans e^{2 kappa} at most): s_c >= s_q,
+    the pi-quantile of that mass.  Below s_fine = s_q - (log(dps log 10 + 20) + 10)/kappa every c
+    that matters has c r < e^-10 e^-log(...), where e^{-cr} is a smooth function of s (its
+    variation, an exponential of rate kappa, is resolved by the density rule of M's law)."""
+    if k_min < 2:
+        return theta_hi
+    big = dps * math.log(10) + 20
+    mass = (big + 2 * kappa + math.log(2 * k_min)) / ((1 - math.exp(-1)) * (k_min - 1))
+    if mass >= 0.5:
+        return theta_hi
+    s_fine = _pi_upper_quantile(dim, mass) - (math.log(big) + 10) / kappa
+    if s_fine <= -1:
+        return theta_hi
+    return min(theta_hi, max(theta_lo, math.acos(s_fine)))
 
 
 def _arbs_mid(values):
