@@ -208,9 +208,17 @@ def test_table_points_closed_forms_and_k1_two_dimensional_quadrature():
         assert _close(ev.values["risk"], risk, 15)
 
 
+# R and the search CE at k = 1e9 and 65536 as computed on 2026-12-02 before the trapezoid outer rule,
+# the widened panels and the coarse part of the ratio rule (outer Gauss panels only, the ratio rule in
+# s-steps of 1/kappa over its whole range): another set of rules for the same integrals
+_TABLE_REFERENCE = {(512, 10**9): ("-20.3756881505589537567701391025", "-16.0748618069785811830779966466"),
+                    (256, 65536): ("-9.72822271611701831715197379638", "-3.36903018579549897488887872391")}
+
+
 def test_issue_table_points_pass_the_precision_check():
     """The points of issue 10's table that once failed (exit 1) now pass at 30 digits; their
-    closed forms agree with mpmath's to 30 digits."""
+    closed forms agree with mpmath's to 30 digits, and R and the search CE at the largest k with
+    the values of another set of rules (``_TABLE_REFERENCE``)."""
     for dim, kappa, tau, ks in [(512, 200, "0.01", (1, 10**9)), (256, 400, "0.07", (65536,))]:
         for ev in exact_values(SphereModel(dim, float(kappa)), tau, ks=list(ks), digits=30):
             assert ev.agreement_digits >= 30
@@ -218,6 +226,9 @@ def test_issue_table_points_pass_the_precision_check():
                 ce, d2, _ = _closed_forms(dim, kappa, tau)
                 assert _close(ev.values["cross_entropy_limit"], ce, 30)
                 assert _close(ev.values["density_ratio_second_moment"], d2, 30)
+            if (dim, ev.k) in _TABLE_REFERENCE:
+                risk, search = _TABLE_REFERENCE[dim, ev.k]
+                assert ev.as_strings()["risk"] == risk and ev.as_strings()["search_cross_entropy"] == search
 
 
 def test_k_sweep_equals_single_values():
