@@ -635,7 +635,7 @@ def build_parser():
                default="30")
     _json_option(r)
     real_option(r, "--max-seconds", "refuse up front a run estimated to take longer than this many seconds "
-                "(finite models: about 0.9 ms x N^2 at 30 digits)", 1, 10**9, default=str(LIMITS["max_seconds"]))
+                "(finite models: about 0.6 ms x N^2 at 30 digits)", 1, 10**9, default=str(LIMITS["max_seconds"]))
     r.set_defaults(func=cmd_risk, _check=_check_risk)
 
     m = sub.add_parser("mc", help="Monte Carlo estimates with standard errors and 95% intervals")

@@ -85,18 +85,18 @@ def finite_anchors(model, tau, terms, big):
 
 
 # CPU seconds of the exact route at 30 digits (both passes of the precision check), measured on
-# the project machine with ``benchmark_exact_finite`` (random models on S^7):
-#   tau = 0.5,  k = 8:     N = 30: 2.7 s, N = 120: 20-23 s, N = 500: 277 s;
-#   tau = 0.5,  k = 10^6:  N = 30: 3.3 s, N = 120: 16 s,    N = 500: 112 s;
-#   tau = 0.01, k = 8: N = 30: 15.5 s;  k = 10^6: N = 30: 3.1 s;
+# the project machine with ``benchmark_exact_finite`` (random models on S^7), 2026-12-02:
+#   tau = 0.5,  k = 8:     N = 30: 1.2 s, N = 120: 9.8 s, N = 250: 43 s, N = 500: 169 s;
+#   tau = 0.5,  k = 10^6:  N = 30: 0.8 s, N = 120: 5.4 s, N = 500: 66 s;
+#   tau = 0.01, k = 8: N = 30: 9.1 s;  k = 10^6: N = 30: 1.5 s;
 # i.e. per anchor about SECONDS_PER_ANCHOR per REFERENCE_RANGE of the outer range in y = log c (its
 # series and heads, the Taylor sums at the nodes), plus per (anchor, atom) pair SECONDS_PER_PAIR
 # when the atoms reach the band of direct exponentials (c v > 1 within the range) and
 # SECONDS_PER_TAYLOR_PAIR (the prefix tables only) when they never do.
-SECONDS_PER_ANCHOR = 0.056
+SECONDS_PER_ANCHOR = 0.025
 REFERENCE_RANGE = 12.0          # the outer range of the tau = 0.5, k = 8 models above
-SECONDS_PER_PAIR = 0.9e-3
-SECONDS_PER_TAYLOR_PAIR = 0.25e-3
+SECONDS_PER_PAIR = 0.6e-3
+SECONDS_PER_TAYLOR_PAIR = 0.13e-3
 
 
 def _outer_range(model, tau: float, k: int, dps: int, rows: int = 64):
