@@ -427,13 +427,17 @@ Anchor = _Anchor      # public for exact_finite, which builds the finite models'
 
 
 def _log_mgf_series(atoms, name, centre, scale):
-    """Power series in t of log sum u e^{-(t/scale)(x - centre)} (u a probability vector)."""
-    coeffs = atoms.total_series(name, centre).coeffs()
-    m = -1 / arb(scale)
-    coeffs = [cj * m ** j for j, cj in enumerate(coeffs)]
-    terms = atoms.terms
-    series = flint.arb_series(coeffs, prec=terms) / coeffs[0]
-    return _zero_constant(series.log(), terms)
+    """Power series in t of log sum u e^{-(t/scale)(x - centre)} (u a probability vector): the
+    series at scale 1 (computed once per atoms, name and centre) with coefficient j divided by scale^j."""
+    key = ("log_mgf", name, centre)
+    base = atoms._polys.get(key)
+    if base is None:
+        coeffs = atoms.total_series(name, centre).coeffs()
+        coeffs = [cj if j % 2 == 0 else -cj for j, cj in enumerate(coeffs)]
+        series = flint.arb_series(coeffs, prec=atoms.terms) / coeffs[0]
+        base = atoms._polys[key] = _zero_constant(series.log(), atoms.terms).coeffs()
+    inv = 1 / arb(scale)
+    return flint.arb_series([cj * inv ** j for j, cj in enumerate(base)], prec=atoms.terms)
 
 
 def _zero_constant(series, terms):
