@@ -1213,10 +1213,19 @@ class _RatioCells:
         kappa = self.kappa
         ta = arb(0) if ja == 0 else (1 - ja * self.h0 / kappa).acos()
         tb = arb.pi() if jb >= self.last else (1 - jb * self.h0 / kappa).acos()
+        r, pw, g = self._rule_theta(ta, tb)
+        zero = arb(0)
+        # the power sums of order >= 1 are formed when first asked for (deep cells only)
+        got = self._cells[key] = (r, pw, g, [sum(pw, zero)], [sum(g, zero)])
+        return got
+
+    def _rule_theta(self, ta, tb):
+        """(r, pi weights, M weights times (s - m)) at the Gauss nodes of [ta, tb] in theta."""
         half, mid = (tb - ta) / 2, (ta + tb) / 2
         r, pw, g = [], [], []
         power = self.dim - 2
         c_half = self.cd * half
+        kappa = self.kappa
         for xi, wi in zip(self.gx, self.gw):
             sin, cos = (mid + half * xi).sin_cos()
             w = wi * c_half * sin ** power if power else wi * c_half      # pi's density c_d sin^(d-2)
@@ -1224,14 +1233,11 @@ class _RatioCells:
             r.append(ri)
             pw.append(w)
             g.append(w * ri * (cos - self.m))
-        zero = arb(0)
-        # the power sums of order >= 1 are formed when first asked for (deep cells only)
-        got = self._cells[key] = (r, pw, g, [sum(pw, zero)], [sum(g, zero)])
-        return got
+        return r, pw, g
 
     def power_sums(self, cell):
         """P_j and G_j, j = 0..POWERS, of a cell from ``cell``."""
-        r, pw, g, sums_p, sums_g = cell
+        r, pw, g, sums_p, sums_g = cell[:5]
         if len(sums_p) == 1:
             zero = arb(0)
             p_pow, g_pow = pw, g
@@ -1245,17 +1251,13 @@ class _RatioCells:
     # ---------------------------------------------------------------- the transforms at c
     # ---------------------------------------------------------------- the closed forms
     def _taylor_setup(self, dim, dps):
-        """The kernels' moments on [-B, oo) (class docstring) and pi's constants, at the current precision."""
+        """The closed forms' constants (class docstring) at the current precision."""
         terms = self.taylor_terms = min(16 + dps, flint.ctx.cap - 2)     # series length: FLINT caps at ctx.cap
         b = arb(self.width_above)
         self.taylor_b = b
-        gamma = flint.arb_series([1, 1], prec=terms + 2).gamma().coeffs()
-        exp_b = flint.arb_series([0, b], prec=terms + 2).exp().coeffs()
         signed_factorial = self.signed_factorial = [arb(1)]
         for n in range(1, terms + 1):
             signed_factorial.append(-signed_factorial[-1] * n)
-        self.moments_a = [signed_factorial[n] * (exp_b[n + 1] - gamma[n + 1]) for n in range(terms)]
-        self.moments_g = [signed_factorial[n] * gamma[n] for n in range(terms)]
         self._moments = {}
         self.taylor_eps = arb(10) ** (-(dps + 2))
         self.nu = (arb(dim) - 3) / 2
@@ -1263,30 +1265,54 @@ class _RatioCells:
         self.log_f_const = self.cd.log() - self.kappa.log()
         self.two_kappa = 2 * self.kappa
 
-    def _tilted_moments(self, beta):
-        """The kernels' moments against e^{beta v} (beta = j/10 < 1, cached): int_{-B}^oo v^n e^{beta v}
-        (1 - exp(-e^{-v})) dv = (-1)^n n! [t^n] J(t - beta), J(x) = (e^{B x} - Gamma(1 + x))/x, and
-        int_{-B}^oo v^n e^{beta v} e^{-v} exp(-e^{-v}) dv = (-1)^n n! [t^n] Gamma(1 - beta + t).  The
-        series division by x = t - beta loses about log2(1/|beta|) bits per term: the precision is
-        raised by that much for it."""
-        got = self._moments.get(beta)
+    def _kernel_moments(self, kind, tilt):
+        """int_{-B}^oo v^n e^{b v} K(v) dv, n < taylor_terms, b = tilt/20 < 1, tilt odd (cached per (kind, tilt)):
+
+        * "a": K = 1 - G (G(v) = exp(-e^{-v})): (-1)^n n! [t^n] J(t - b), J(x) = (e^{Bx} - Gamma(1 + x))/x;
+        * "g": K = e^{-v} G: (-1)^n n! [t^n] Gamma(1 - b + t).
+        (w = e^{-v}: the integrals are derivatives in x of int_0^{e^B} w^{x-1} h(w) dw for h = 1 - e^{-w}
+        and w e^{-w}, up to incomplete-gamma tails below e^{-e^B} = 10^-dps e^-20; J continues
+        analytically to x > -1.)  The division of series by x near 0 loses about log2(1/|x|) bits per
+        term: the precision is raised by that much for it."""
+        key = (kind, tilt)
+        got = self._moments.get(key)
         if got is not None:
             return got
-        series, terms = flint.arb_series, self.taylor_terms
-        tilt = arb(beta) / 10
-        gamma = series([1 - tilt, 1], prec=terms).gamma().coeffs()
-        saved = flint.ctx.prec
-        flint.ctx.prec = saved + int(terms * math.log2(10 / abs(beta))) + 20
-        try:
-            b = self.taylor_b
-            numerator = (b * -tilt).exp() * series([0, b], prec=terms).exp() - series([1 - tilt, 1], prec=terms).gamma()
-            j = (numerator / series([-tilt, 1], prec=terms)).coeffs()
-        finally:
-            flint.ctx.prec = saved
-        signs = self.signed_factorial
-        got = self._moments[beta] = ([signs[n] * (+j[n]) for n in range(terms)],
-                                     [signs[n] * gamma[n] for n in range(terms)])
+        series, terms, b, signs = flint.arb_series, self.taylor_terms, self.taylor_b, self.signed_factorial
+        if kind == "g":
+            coeffs = series([1 - arb(tilt) / 20, 1], prec=terms).gamma().coeffs()
+        else:
+            saved = flint.ctx.prec          # tilt != 0 (odd): x0 = -tilt/20 is never 0
+            flint.ctx.prec = saved + int(terms * math.log2(20 / abs(tilt))) + 20
+            try:
+                x0 = -arb(tilt) / 20          # at the raised precision
+                numerator = (b * x0).exp() * series([0, b], prec=terms).exp() - series([1 + x0, 1], prec=terms).gamma()
+                coeffs = (numerator / series([x0, 1], prec=terms)).coeffs()
+            finally:
+                flint.ctx.prec = saved
+        coeffs = coeffs + [arb(0)] * (terms - len(coeffs))
+        got = self._moments[key] = [signs[n] * (+coeffs[n]) for n in range(terms)]
         return got
+
+    def _taylor_series(self, uc, rest, tilt, terms):
+        """pi's density at u_c + v as f0 e^{(tilt/20) v} Q(v): the coefficients of f0 Q."""
+        series, kappa, nu = flint.arb_series, self.kappa, self.nu
+        log_f0 = self.log_f_const + nu * ((uc / kappa).log() + (rest / kappa).log())
+        log_shape = nu * (series([1, 1 / uc], prec=terms).log() + series([1, -1 / rest], prec=terms).log())
+        if tilt:
+            log_shape = log_shape - series([0, arb(tilt) / 20], prec=terms)
+        f0 = log_f0.exp()
+        shape = log_shape.exp().coeffs()
+        return [f0 * v for v in shape] + [arb(0)] * (terms - len(shape))
+
+    def _window(self, coeffs, moments):
+        """sum_n coeffs_n moments_n, or None when its last three terms are not below 10^-(dps+2) of it."""
+        total = sum(map(_mul, coeffs, moments), arb(0))
+        n = len(coeffs)
+        tail = max(abs(coeffs[i] * moments[i]) for i in range(n - 3, n))
+        if tail.mid() > (self.taylor_eps * abs(total)).mid() or not total.is_finite():
+            return None
+        return total
 
     def _taylor_transforms(self, c, u_c):
         """``transforms(c)`` by the closed forms of the class docstring, or None where they do not
@@ -1296,35 +1322,18 @@ class _RatioCells:
         kappa, terms, b, nu = self.kappa, self.taylor_terms, self.taylor_b, self.nu
         uc = c.log() + self.log_r_top
         rest = self.two_kappa - uc
-        series = flint.arb_series
-        # f(u_c + v) = f0 e^{beta0 v} Q(v) with beta0 = f'/f at u_c rounded to a multiple of 1/10: the tilt
-        # e^{beta0 v} goes into the kernels' moments (cached per beta0), so that Q's series converges fast
-        beta = nu / uc - nu / rest
-        tilt = int(round(float(beta.mid()) * 10))
-        if tilt > 9:
+        # f(u_c + v) = f0 e^{b0 v} Q(v) with b0 = f'/f at u_c rounded to an odd multiple of 1/20: the tilt
+        # e^{b0 v} goes into the kernels' moments (cached per b0), so that Q's series converges fast
+        beta = float((nu / uc - nu / rest).mid())
+        tilt = 2 * int(math.floor(beta * 10)) + 1
+        if tilt >= 19:
             return None
-        log_f0 = self.log_f_const + nu * ((uc / kappa).log() + (rest / kappa).log())
-        log_shape = nu * (series([1, 1 / uc], prec=terms).log() + series([1, -1 / rest], prec=terms).log())
-        if tilt:
-            log_shape = log_shape - series([0, arb(tilt) / 10], prec=terms)
-            moments_a, moments_g = self._tilted_moments(tilt)
-        else:
-            moments_a, moments_g = self.moments_a, self.moments_g
-        shape = log_shape.exp().coeffs()
-        f0 = log_f0.exp()
-        f = [f0 * v for v in shape] + [arb(0)] * (terms - len(shape))
+        f = self._taylor_series(uc, rest, tilt, terms)
         alpha = 1 - self.m - uc / kappa
         g = [alpha * f[0]] + [alpha * f[n] - f[n - 1] / kappa for n in range(1, terms)]
-        window = arb(0)
-        first = arb(0)
-        for fn, gn, ma, mg in zip(f, g, moments_a, moments_g):
-            window += fn * ma
-            first += gn * mg
-        tail_a = max(abs(f[n] * moments_a[n]) for n in range(terms - 3, terms))
-        tail_g = max(abs(g[n] * moments_g[n]) for n in range(terms - 3, terms))
-        eps = self.taylor_eps
-        if (tail_a.mid() > (eps * abs(window)).mid() or tail_g.mid() > (eps * abs(first)).mid()
-                or not window.is_finite() or not first.is_finite()):
+        window = self._window(f, self._kernel_moments("a", tilt))
+        first = self._window(g, self._kernel_moments("g", tilt))
+        if window is None or first is None:
             return None
         first = first / c
         z = (uc - b) / self.two_kappa                   # F = I_z(a, a): pi's mass above u_c - B
@@ -1354,7 +1363,7 @@ class _RatioCells:
         T_w = eps_w = first = zero
         # W: unit cells, direct exponentials
         for j in range(j0, j1):
-            r, pw, g, _, _ = self.cell(j, j + 1)
+            r, pw, g = self.cell(j, j + 1)[:3]
             cr = [nc * v for v in r]
             e = list(map(arb.exp, cr))
             one_minus = [-(x.expm1()) if x.mid() > -1 else 1 - y for x, y in zip(cr, e)]
