@@ -545,3 +545,14 @@ def test_pi_upper_quantile_against_the_incomplete_beta_function(dim, mass):
         assert abs(tail / flint.arb(mass) - 1).mid() < 1e-6, (tail, mass)
     finally:
         flint.ctx.prec = saved
+
+
+@pytest.mark.parametrize("dim,kappa,tau,k", [(2, 10000, "0.01", 10**9), (4096, 10000, "0.01", 1), (2, 0, "0.01", 1),
+                                             (4096, 0, "0.01", 10**9)])
+def test_corners_keep_their_margin_of_agreement(dim, kappa, tau, k):
+    """Corners of the domain pass the precision check with 40+ digits of agreement at 30 asked (they have
+    43-62): a part of the route that loses accuracy shows here before it costs the 30 digits.  (A coarse
+    ratio rule whose s-steps did not resolve pi r^2 once cut (2, 1e4, 0.01, 1e9) from 60.9 to 30.4 digits,
+    in the gap search CE - R~ = 4.4e-10, while every value still passed.)"""
+    ev = exact_values(SphereModel(dim, float(kappa)), tau, k, digits=30)
+    assert ev.agreement_digits >= 40, ev.agreement_digits
