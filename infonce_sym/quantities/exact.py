@@ -1081,6 +1081,35 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
                   single_signed=[True] * len(kks))
 
 
+def _symmetric_beta_lower(z, a, log_norm):
+    """I_z(a, a) (regularised) for 0 < z < 1, log_norm = log(a B(a, a)), by DLMF 8.17.8:
+    I_z(a, b) = z^a (1 - z)^b / (a B(a, b)) 2F1(a + b, 1; a + 1; z), a series of positive terms
+    whose ratios (2a + n) z / (a + 1 + n) decrease in n (a > 1): past a term t with ratio r < 1
+    the rest is below t r / (1 - r), added to the ball.  Computed 32 bits above the working
+    precision (up to ~1500 terms; the exponent is a difference of terms ~ a log a).  FLINT's
+    ``beta_lower`` takes an integer a (odd d) as a terminating series with cancellation: 16-20 ms
+    per value at d >= 1001 against 0.5-1.5 ms here."""
+    saved = flint.ctx.prec
+    eps = arb(2) ** (-saved)
+    flint.ctx.prec = saved + 32
+    try:
+        two_a, a1 = 2 * a, a + 1
+        term = total = arb(1)
+        n = 0
+        while True:
+            term = term * ((two_a + n) / (a1 + n) * z)
+            total += term
+            n += 1
+            r = (two_a + n) / (a1 + n) * z          # bounds every later ratio
+            if r.mid() < 0.95 and (term * r / (1 - r)).mid() < (eps * total).mid():
+                total += arb(0, (term * r / (1 - r)).upper())
+                break
+        factor = (a * z.log() + a * (1 - z).log() - log_norm).exp()
+        return +(factor * total)
+    finally:
+        flint.ctx.prec = saved
+
+
 class _RatioCells:
     """The law of r = e^{kappa s}/Z_d(kappa) under pi on cells of the line u = kappa (1 - s) in
     [0, 2 kappa] (r = r_top e^{-u}), for the ratio integral at large kappa.
@@ -1264,6 +1293,15 @@ class _RatioCells:
         self.taylor_eps = arb(10) ** (-(dps + 2))
         self.nu = (arb(dim) - 3) / 2
         self.beta_param = (arb(dim) - 1) / 2
+        # odd d: a = (d - 1)/2 an integer, FLINT's incomplete beta slow (``_symmetric_beta_lower``)
+        self.beta_series = dim % 2 == 1 and dim >= 21
+        a = self.beta_param
+        saved = flint.ctx.prec
+        flint.ctx.prec = saved + 32
+        try:
+            self.beta_log_norm = a.log() + 2 * a.lgamma() - (2 * a).lgamma()      # log(a B(a, a))
+        finally:
+            flint.ctx.prec = saved
         self.log_f_const = self.cd.log() - self.kappa.log()
         self.two_kappa = 2 * self.kappa
 
@@ -1316,6 +1354,12 @@ class _RatioCells:
             return None
         return total
 
+    def _beta_lower(self, z):
+        """I_z(a, a), a = (d - 1)/2: pi's mass of s >= 1 - 2z."""
+        if self.beta_series:
+            return _symmetric_beta_lower(z, self.beta_param, self.beta_log_norm)
+        return z.beta_lower(self.beta_param, self.beta_param, 1)
+
     def _taylor_transforms(self, c, u_c):
         """``transforms(c)`` by the closed forms of the class docstring, or None where they do not
         apply (the caller then takes the cells)."""
@@ -1340,10 +1384,9 @@ class _RatioCells:
         first = first / c
         z = (uc - b) / self.two_kappa                   # F = I_z(a, a): pi's mass above u_c - B
         if u_c < self.kappa_f:
-            log_transform = (-(z.beta_lower(self.beta_param, self.beta_param, 1) + window)).log1p()
+            log_transform = (-(self._beta_lower(z) + window)).log1p()
         else:
-            below = (1 - z).beta_lower(self.beta_param, self.beta_param, 1)
-            log_transform = _log_or_none(below - window)
+            log_transform = _log_or_none(self._beta_lower(1 - z) - window)
         return log_transform, first
 
     def transforms(self, c):

@@ -551,8 +551,36 @@ def test_pi_upper_quantile_against_the_incomplete_beta_function(dim, mass):
                                              (4096, 0, "0.01", 10**9)])
 def test_corners_keep_their_margin_of_agreement(dim, kappa, tau, k):
     """Corners of the domain pass the precision check with 40+ digits of agreement at 30 asked (they have
-    43-62): a part of the route that loses accuracy shows here before it costs the 30 digits.  (A coarse
+    43-44; the first pass's rules aim at 39, ``_rule_digits``): a part of the route that falls short of its
+    target shows here before it costs the 30 digits.  (A coarse
     ratio rule whose s-steps did not resolve pi r^2 once cut (2, 1e4, 0.01, 1e9) from 60.9 to 30.4 digits,
     in the gap search CE - R~ = 4.4e-10, while every value still passed.)"""
     ev = exact_values(SphereModel(dim, float(kappa)), tau, k, digits=30)
     assert ev.agreement_digits >= 40, ev.agreement_digits
+
+
+@pytest.mark.parametrize("dim", [21, 525, 1001, 4095])
+def test_symmetric_beta_lower_series_against_flint(dim):
+    """I_z(a, a) by the positive series of DLMF 8.17.8 (used for odd d, where a = (d - 1)/2 is an
+    integer and FLINT's incomplete beta is slow) against FLINT's ``beta_lower`` 300 bits higher, at
+    dyadic z (exact inputs) from 2^-60 to just past 1/2: the ball holds the reference and is right to
+    16 ulp of the working precision."""
+    import flint
+    from infonce_sym.quantities.exact import _symmetric_beta_lower
+    arb = flint.arb
+    saved = flint.ctx.prec
+    try:
+        for prec in (150, 400):
+            flint.ctx.prec = prec + 32
+            a = (arb(dim) - 1) / 2
+            log_norm = a.log() + 2 * a.lgamma() - (2 * a).lgamma()
+            flint.ctx.prec = prec
+            for z in (arb(2) ** -60, arb(1) / 8, arb(7) / 16, arb(1) / 2, arb(33) / 64):
+                value = _symmetric_beta_lower(z, a, log_norm)
+                flint.ctx.prec = prec + 300
+                reference = z.beta_lower(a, a, 1)
+                flint.ctx.prec = prec
+                assert value.overlaps(reference), (dim, prec, z, value, reference)
+                assert (abs(value - reference) / reference).mid() < 16 * arb(2) ** -prec, (dim, prec, z)
+    finally:
+        flint.ctx.prec = saved
