@@ -41,7 +41,7 @@ similarity (concentrated near s = 1 at width ~1/kappa when kappa >> d) for the p
 over its law's range joined with that of the law tilted by e^{s/tau}, resp. e^{-p/tau}, which
 carry mu = E e^{s/tau} and E 1/W), and
 for the ratio integral pi's masses on [s_cut, 1] at s-steps 1/kappa, the scale of e^{-c r}.
-Where that fixed rule would need more than RATIO_RULE_PANELS panels (kappa above ~1000), the
+Where that fixed rule would need more than RATIO_RULE_PANELS panels (kappa above ~400), the
 ratio integral instead builds its rule per outer node c (``_RatioCells``): in u = kappa (1 - s),
 r = r_top e^{-u}, and e^{-cr} changes on the unit scale in u only near its transition
 u_c = log(c r_top); unit cells there, cells as wide as pi's or M's density allows elsewhere
@@ -110,8 +110,11 @@ CHECK_DIGITS = 8
 TAYLOR_CUT = 4
 
 # the fixed ratio rule of the sphere (s-steps 1/kappa, ~40 nodes each) serves up to this many
-# panels; beyond, the per-c cells of ``_RatioCells``
-RATIO_RULE_PANELS = 1500
+# panels; beyond, the per-c cells of ``_RatioCells``. Its prefix tables cost atoms x series terms
+# for two weight vectors: at 1500, (66, 1050.37, 0.09, 288) had 29725 atoms and took 4.2 s, 1.1 s
+# on the cells; 12 points with 100-1500 panels took 25.4 s in all at 1500, 19.7 at 600, 19.3 at
+# 300 (where (256, 400, 0.07, 65536) lost 25%), 22.8 at 150; the same 30 digits at each
+RATIO_RULE_PANELS = 600
 
 QUANTITIES = ("risk", "cross_entropy_limit", "search_cross_entropy", "density_ratio_second_moment")
 
