@@ -41,7 +41,7 @@ similarity (concentrated near s = 1 at width ~1/kappa when kappa >> d) for the p
 over its law's range joined with that of the law tilted by e^{s/tau}, resp. e^{-p/tau}, which
 carry mu = E e^{s/tau} and E 1/W), and
 for the ratio integral pi's masses on [s_cut, 1] at s-steps 1/kappa, the scale of e^{-c r}.
-Where that fixed rule would need more than RATIO_RULE_PANELS panels (kappa above ~400), the
+Where that fixed rule would need more than ``_ratio_rule_panels`` panels (600 at 30 digits, 1100 at 100: kappa above ~400), the
 ratio integral instead builds its rule per outer node c (``_RatioCells``): in u = kappa (1 - s),
 r = r_top e^{-u}, and e^{-cr} changes on the unit scale in u only near its transition
 u_c = log(c r_top); unit cells there, cells as wide as pi's or M's density allows elsewhere
@@ -110,11 +110,22 @@ CHECK_DIGITS = 8
 TAYLOR_CUT = 4
 
 # the fixed ratio rule of the sphere (s-steps 1/kappa, ~40 nodes each) serves up to this many
-# panels; beyond, the per-c cells of ``_RatioCells``. Its prefix tables cost atoms x series terms
-# for two weight vectors: at 1500, (66, 1050.37, 0.09, 288) had 29725 atoms and took 4.2 s, 1.1 s
-# on the cells; 12 points with 100-1500 panels took 25.4 s in all at 1500, 19.7 at 600, 19.3 at
-# 300 (where (256, 400, 0.07, 65536) lost 25%), 22.8 at 150; the same 30 digits at each
+# panels at 30 digits (the rules aiming at 39), RATIO_RULE_PANELS_100 at 100 (aiming at 115), in
+# between linearly; beyond, the per-c cells of ``_RatioCells``. The fixed rule's prefix tables cost
+# atoms x series terms for two weight vectors. At 30 digits, 12 points with 100-1500 panels took 25.4 s
+# in all with 1500, 19.7 s with 600, 19.3 s with 300 (where (256, 400, 0.07, 65536), 419 panels, lost
+# 25%), 22.8 s with 150; (66, 1050.37, 0.09, 288), 1106 panels, 4.2 s on the rule, 1.1 s on the cells.
+# At 100 digits the cells cost more: (256, 400, 0.07, 65536), 616 panels, 13.4 s on the rule, 24.5 s on
+# the cells; (1024, 600, 0.05, 100), 904: 19.1 s against 27.7 s; (416, 1079.59, 0.295, 5760), 1256:
+# 29.0 s against 23.0 s. The same digits on either route
 RATIO_RULE_PANELS = 600
+RATIO_RULE_PANELS_100 = 1100
+
+
+def _ratio_rule_panels(dps):
+    """The panel count up to which the fixed ratio rule serves, for rules aiming at dps digits."""
+    share = min(1.0, max(0.0, (dps - 39) / (115 - 39)))
+    return RATIO_RULE_PANELS + share * (RATIO_RULE_PANELS_100 - RATIO_RULE_PANELS)
 
 QUANTITIES = ("risk", "cross_entropy_limit", "search_cross_entropy", "density_ratio_second_moment")
 
@@ -901,8 +912,8 @@ class _SphereAnchor:
       is the lower end of pi's range, or at large k a point below which all k negatives fall with
       probability < 10^-(dps+5), lowered by (dps log 10 + log k + 10)/kappa so that atoms
       below it weigh < 10^-dps e^-10/k against one above: ignoring them changes E[sum r f/sum r]
-      by < 10^-dps.  When that rule would exceed RATIO_RULE_PANELS panels (counted at refinement
-      1, so that both passes of the precision check take the same route), ``cells`` holds the
+      by < 10^-dps.  When that rule would exceed ``_ratio_rule_panels(dps)`` panels (counted at
+      refinement 1), ``cells`` holds the
       per-c cells of ``_RatioCells`` instead, over all of [-1, 1] (no s_cut).
     """
 
@@ -960,10 +971,10 @@ class _SphereAnchor:
         theta_lo = min(lo_m, lo_p)
         covers = theta_hi >= hi_p
         # the fixed ratio rule has about kappa (s_hi - s_lo) panels of s-width 1/kappa; beyond
-        # RATIO_RULE_PANELS (counted at refinement 1, so that both passes take the same route) the
-        # ratio integral runs on per-c cells instead (``_RatioCells``)
+        # _ratio_rule_panels(dps) (counted at refinement 1) the ratio integral runs on per-c cells
+        # instead (``_RatioCells``)
         panels = kappa_f * (math.cos(theta_lo) - math.cos(theta_hi))
-        if panels > RATIO_RULE_PANELS:
+        if panels > _ratio_rule_panels(dps):
             self.cells = _RatioCells(dim, kappa_text, self.m, dps, refinement)
             return
         # the ratio's integrands weigh pi by e^{-cr} and by r = e^{kappa s}/Z (M's law)
