@@ -41,9 +41,9 @@ similarity (concentrated near s = 1 at width ~1/kappa when kappa >> d) for the p
 over its law's range joined with that of the law tilted by e^{s/tau}, resp. e^{-p/tau}, which
 carry mu = E e^{s/tau} and E 1/W), and
 for the ratio integral pi's masses on [s_cut, 1] at s-steps 1/kappa, the scale of e^{-c r}.
-Where that fixed rule would need more than ``_ratio_rule_panels`` panels (600 at 30 digits, 1100 at 100: kappa above ~400), the
-ratio integral instead builds its rule per outer node c (``_RatioCells``): in u = kappa (1 - s),
-r = r_top e^{-u}, and e^{-cr} changes on the unit scale in u only near its transition
+Where that fixed rule would need more than ``_ratio_rule_panels`` panels (600 at 30 digits, 1100
+at 100: kappa above ~400), the ratio integral instead builds its rule per outer node c
+(``_RatioCells``): in u = kappa (1 - s), r = r_top e^{-u}, and e^{-cr} changes on the unit scale in u only near its transition
 u_c = log(c r_top); unit cells there, cells as wide as pi's or M's density allows elsewhere
 (where e^{-cr} is 0 or 1 to working precision, or its power series in c r has a few terms), from
 a cache of aligned dyadic cells that neighbouring c share.
@@ -1095,14 +1095,14 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
                   single_signed=[True] * len(kks))
 
 
-def _symmetric_beta_lower(z, a, log_norm):
-    """I_z(a, a) (regularised) for 0 < z < 1, log_norm = log(a B(a, a)), by DLMF 8.17.8:
+def _symmetric_beta_lower(z, a):
+    """I_z(a, a) (regularised) for 0 < z < 1 by DLMF 8.17.8:
     I_z(a, b) = z^a (1 - z)^b / (a B(a, b)) 2F1(a + b, 1; a + 1; z), a series of positive terms
     whose ratios (2a + n) z / (a + 1 + n) decrease in n (a > 1): past a term t with ratio r < 1
     the rest is below t r / (1 - r), added to the ball.  Computed 32 bits above the working
     precision (up to ~1500 terms; the exponent is a difference of terms ~ a log a).  FLINT's
     ``beta_lower`` takes an integer a (odd d) as a terminating series with cancellation: 16-20 ms
-    per value at d >= 1001 against 0.5-1.5 ms here."""
+    per value at d >= 1001 against 0.5-3 ms here."""
     saved = flint.ctx.prec
     eps = arb(2) ** (-saved)
     flint.ctx.prec = saved + 32
@@ -1118,6 +1118,7 @@ def _symmetric_beta_lower(z, a, log_norm):
             if r.mid() < 0.95 and (term * r / (1 - r)).mid() < (eps * total).mid():
                 total += arb(0, (term * r / (1 - r)).upper())
                 break
+        log_norm = a.log() + 2 * a.lgamma() - (2 * a).lgamma()         # log(a B(a, a))
         factor = (a * z.log() + a * (1 - z).log() - log_norm).exp()
         return +(factor * total)
     finally:
@@ -1309,13 +1310,6 @@ class _RatioCells:
         self.beta_param = (arb(dim) - 1) / 2
         # odd d: a = (d - 1)/2 an integer, FLINT's incomplete beta slow (``_symmetric_beta_lower``)
         self.beta_series = dim % 2 == 1 and dim >= 21
-        a = self.beta_param
-        saved = flint.ctx.prec
-        flint.ctx.prec = saved + 32
-        try:
-            self.beta_log_norm = a.log() + 2 * a.lgamma() - (2 * a).lgamma()      # log(a B(a, a))
-        finally:
-            flint.ctx.prec = saved
         self.log_f_const = self.cd.log() - self.kappa.log()
         self.two_kappa = 2 * self.kappa
 
@@ -1371,7 +1365,7 @@ class _RatioCells:
     def _beta_lower(self, z):
         """I_z(a, a), a = (d - 1)/2: pi's mass of s >= 1 - 2z."""
         if self.beta_series:
-            return _symmetric_beta_lower(z, self.beta_param, self.beta_log_norm)
+            return _symmetric_beta_lower(z, self.beta_param)
         return z.beta_lower(self.beta_param, self.beta_param, 1)
 
     def _taylor_transforms(self, c, u_c):
@@ -1739,7 +1733,6 @@ def _rule_digits(digits):
     first pass agreed to 61 digits when its rules aimed at the working 61). The ratio rule delivers
     about 5% fewer digits than it aims at (2 of 38, 6 of 108), hence a margin growing with the digits."""
     return digits + 6 + -(-digits // 12)
-
 
 
 def _working_digits(digits, k):

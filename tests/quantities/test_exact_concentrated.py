@@ -571,12 +571,10 @@ def test_symmetric_beta_lower_series_against_flint(dim):
     saved = flint.ctx.prec
     try:
         for prec in (150, 400):
-            flint.ctx.prec = prec + 32
-            a = (arb(dim) - 1) / 2
-            log_norm = a.log() + 2 * a.lgamma() - (2 * a).lgamma()
             flint.ctx.prec = prec
+            a = (arb(dim) - 1) / 2
             for z in (arb(2) ** -60, arb(1) / 8, arb(7) / 16, arb(1) / 2, arb(33) / 64):
-                value = _symmetric_beta_lower(z, a, log_norm)
+                value = _symmetric_beta_lower(z, a)
                 flint.ctx.prec = prec + 300
                 reference = z.beta_lower(a, a, 1)
                 flint.ctx.prec = prec
