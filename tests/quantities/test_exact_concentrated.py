@@ -559,12 +559,37 @@ def test_corners_keep_their_margin_of_agreement(dim, kappa, tau, k):
     assert ev.agreement_digits >= 40, ev.agreement_digits
 
 
+def test_series_8178_contains_closed_forms():
+    """The series sum_n (P)_n/(Q)_n x^n with its tail bound, where it has closed forms: P = Q (ratio x,
+    the geometric series 1/(1 - x), where the tail bound t x/(1 - x) is the tail itself, so that the
+    ball must carry it), and P = Q + 1 (sum (1 + n/Q) x^n = 1/(1 - x) + x/(Q (1 - x)^2)); references
+    200 bits higher; the ball is within 2^12 ulp (rounding grows with the terms; callers add 32 bits)."""
+    import flint
+    from infonce_sym.quantities.exact import _series_8178
+    arb = flint.arb
+    saved = flint.ctx.prec
+    try:
+        for prec in (64, 150):
+            for x in (arb(1) / 16, arb(1) / 2, arb(15) / 16):
+                for q, shift in ((arb(3), 0), (arb(5) / 2, 0), (arb(7) / 2, 1), (arb(40), 1)):
+                    flint.ctx.prec = prec
+                    value = _series_8178(x, q + shift, q)
+                    flint.ctx.prec = prec + 200
+                    reference = 1 / (1 - x) + (x / (q * (1 - x) ** 2) if shift else 0)
+                    flint.ctx.prec = prec
+                    assert value.overlaps(reference), (prec, x, q, shift, value, reference)
+                    assert value.rad() < 2 ** 12 * arb(2) ** -prec * reference, (prec, x, q, shift, value)
+    finally:
+        flint.ctx.prec = saved
+
+
 @pytest.mark.parametrize("dim", [21, 525, 1001, 4095])
 def test_symmetric_beta_lower_series_against_flint(dim):
     """I_z(a, a) by the positive series of DLMF 8.17.8 (used for odd d, where a = (d - 1)/2 is an
-    integer and FLINT's incomplete beta is slow) against FLINT's ``beta_lower`` 300 bits higher, at
-    dyadic z (exact inputs) from 2^-60 to just past 1/2: the ball holds the reference and is right to
-    16 ulp of the working precision."""
+    integer and FLINT's incomplete beta is slow), direct or centred on 1/2, against FLINT's
+    ``beta_lower`` 100 bits higher, at dyadic z (exact inputs) from 2^-60 to 1 - 2^-7, through 1/2,
+    where the centred form serves: the ball holds the reference and is right to 16 ulp of the
+    working precision."""
     import flint
     from infonce_sym.quantities.exact import _symmetric_beta_lower
     arb = flint.arb
@@ -573,9 +598,10 @@ def test_symmetric_beta_lower_series_against_flint(dim):
         for prec in (150, 400):
             flint.ctx.prec = prec
             a = (arb(dim) - 1) / 2
-            for z in (arb(2) ** -60, arb(1) / 8, arb(7) / 16, arb(1) / 2, arb(33) / 64):
+            for z in (arb(2) ** -60, arb(1) / 8, arb(7) / 16, arb(63) / 128, arb(255) / 512, arb(1) / 2,
+                      arb(33) / 64, arb(5) / 8, arb(13) / 16, arb(127) / 128):
                 value = _symmetric_beta_lower(z, a)
-                flint.ctx.prec = prec + 300
+                flint.ctx.prec = prec + 100
                 reference = z.beta_lower(a, a, 1)
                 flint.ctx.prec = prec
                 assert value.overlaps(reference), (dim, prec, z, value, reference)
