@@ -1187,10 +1187,16 @@ def _symmetric_beta_lower(z, a):
         if not centred:
             factor = (a * z.log() + a * (1 - z).log() - log_direct).exp()
             return +(factor * _series_8178(z, 2 * a, a + 1))
-        signed = 1 - 2 * z                                  # y = signed^2, 1 - y = 4 z (1 - z)
-        factor = abs(signed) * (a * (4 * z * (1 - z)).log() - log_centred).exp()
+        # at z's midpoint (the ball would carry z's radius through the cancellation, amplified), then
+        # z's radius times the density z^(a-1) (1 - z)^(a-1)/B(a, a) over the ball
+        zm = arb(z.mid())
+        signed = 1 - 2 * zm                                 # y = signed^2, 1 - y = 4 z (1 - z)
+        factor = abs(signed) * (a * (4 * zm * (1 - zm)).log() - log_centred).exp()
         tail = factor * _series_8178(signed * signed, a + arb(1) / 2, arb(3) / 2)      # I_y(1/2, a)
         half = (1 - tail) / 2
+        if not z.rad().is_zero():
+            density = ((a - 1) * (z.log() + (1 - z).log()) - log_direct + a.log()).exp()
+            half += arb(0, (density * z.rad()).upper())
         flint.ctx.prec = saved
         return +half
     finally:

@@ -589,7 +589,9 @@ def test_symmetric_beta_lower_series_against_flint(dim):
     integer and FLINT's incomplete beta is slow), direct or centred on 1/2, against FLINT's
     ``beta_lower`` 100 bits higher, at dyadic z (exact inputs) from 2^-60 to 1 - 2^-7, through 1/2,
     where the centred form serves: the ball holds the reference and is right to 16 ulp of the
-    working precision."""
+    working precision.  At prec 150 also for the ball z +- 2^-140: it holds FLINT's values at both ends
+    (the centred form sums at z's midpoint and adds z's radius times the density) and is at most 4
+    times as wide as their spread plus 16 ulp."""
     import flint
     from infonce_sym.quantities.exact import _symmetric_beta_lower
     arb = flint.arb
@@ -606,5 +608,14 @@ def test_symmetric_beta_lower_series_against_flint(dim):
                 flint.ctx.prec = prec
                 assert value.overlaps(reference), (dim, prec, z, value, reference)
                 assert (abs(value - reference) / reference).mid() < 16 * arb(2) ** -prec, (dim, prec, z)
+                if prec == 150 and z.mid() > 2 ** -50:
+                    radius = arb(2) ** -140
+                    value = _symmetric_beta_lower(z + arb(0, radius), a)
+                    flint.ctx.prec = prec + 100
+                    ends = [(z - radius).beta_lower(a, a, 1), (z + radius).beta_lower(a, a, 1)]
+                    flint.ctx.prec = prec
+                    assert all(value.overlaps(e) for e in ends), (dim, z, value, ends)
+                    spread = abs(ends[1] - ends[0]) / 2 + 16 * arb(2) ** -prec * ends[0]
+                    assert value.rad() < 4 * spread, (dim, z, value, ends)
     finally:
         flint.ctx.prec = saved
