@@ -1142,7 +1142,8 @@ def _log_beta_norms(two_a, prec):
 
 
 def _symmetric_beta_lower(z, a):
-    """I_z(a, a) (regularised) for 0 < z < 1, a > 1, by one of two series of positive terms
+    """I_z(a, a) (regularised) for 0 < z < 1, a = (d - 1)/2 > 1 (2a an integer: the normalisations
+    are cached by it), by one of two series of positive terms
     (DLMF 8.17.8: I_x(p, q) = x^p (1 - x)^q / (p B(p, q)) 2F1(p + q, 1; p + 1; x), ``_series_8178``):
 
     * "direct": I_z(a, a) itself, p = q = a;
@@ -1153,8 +1154,9 @@ def _symmetric_beta_lower(z, a):
 
     z > 1/2 is taken as 1 - I_{1-z}(a, a) (no cancellation: I_{1-z}(a, a) < 1/2).  The form with fewer
     terms (``_series_8178_terms``) is summed, 32 bits above the working precision; the centred form
-    cancels about a log2(1/(4z(1 - z))) bits, added to its precision and its count.  FLINT's ``beta_lower`` takes an integer a (odd d) as a terminating series with
-    cancellation: 16-20 ms per value at d >= 1001, against 0.1-3 ms here."""
+    cancels about a log2(1/(4z(1 - z))) bits, added to its precision and its count.  FLINT's
+    ``beta_lower`` takes an integer a (odd d) as a terminating series with cancellation: 16-20 ms per
+    value at d >= 1001, against 0.1-3 ms here."""
     if z.mid() > 0.5:
         return 1 - _symmetric_beta_lower(1 - z, a)
     saved = flint.ctx.prec
