@@ -1205,6 +1205,25 @@ def _symmetric_beta_lower(z, a):
         flint.ctx.prec = saved
 
 
+def _ein_series(z):
+    """Ein(z) = int_0^z (1 - e^{-t}) dt/t = sum_{n>=1} (-1)^(n+1) z^n/(n n!) (arb, 0 <= z <= 1, where
+    the alternating terms lose under a bit): past a term t the rest is below |t| (decreasing terms)."""
+    eps = arb(2) ** (-flint.ctx.prec)
+    total, power, n = arb(0), arb(1), 1
+    while True:
+        power = power * z / n                        # z^n/n!
+        term = power / n
+        total = total + term if n % 2 else total - term
+        if term.mid() <= (eps * abs(total)).mid() or total.is_zero():
+            return total + arb(0, term.upper())
+        n += 1
+
+
+def _ein(z):
+    """Ein(z) for z >= 0: its series up to 1, E1(z) + gamma + log z beyond (no cancellation there)."""
+    return _ein_series(z) if z.mid() <= 1 else z.expint(1) + arb.const_euler() + z.log()
+
+
 class _RatioCells:
     """The law of r = e^{kappa s}/Z_d(kappa) under pi on cells of the line u = kappa (1 - s) in
     [0, 2 kappa] (r = r_top e^{-u}), for the ratio integral at large kappa.
@@ -1248,6 +1267,7 @@ class _RatioCells:
 
     def __init__(self, dim, kappa_text, m, dps, refinement):
         self.dim = dim
+        self.kappa_text = kappa_text
         self.kappa = arb(kappa_text)
         self.kappa_f = float(kappa_text)
         self.refinement = refinement
@@ -1479,9 +1499,98 @@ class _RatioCells:
 
     def transforms(self, c):
         """(log E e^{-cr}, E[r (s - m)(e^{-cr} - 1)]) at c (arb); the log is None for -infinity: by the
-        closed forms where they apply, else on the cells."""
+        closed forms where they apply (everywhere for d = 3), else on the cells."""
+        if self.dim == 3:
+            return self._sphere2_transforms(c)
         closed = self._taylor_transforms(c, float((c.log() + self.log_r_top).mid()))
         return closed if closed is not None else self.cell_transforms(c)
+
+    def _sphere2_transforms(self, c):
+        """``transforms(c)`` on S^2 in closed form.  There pi is uniform in u on [0, 2 kappa]; with
+        w = c r = A e^{-u} (A = c r_top, a0 = A e^{-2 kappa}) and s - m = (1 - m) - log(A/w)/kappa:
+
+        * T = E e^{-cr} = (E1(a0) - E1(A))/(2 kappa), 1 - T = (Ein(A) - Ein(a0))/(2 kappa), Ein(z) =
+          int_0^z (1 - e^{-t}) dt/t (the one that is not near 1 is formed, then log T or log1p(-(1 - T)));
+        * N = E[r (s - m)(e^{-cr} - 1)] = (1/(2 kappa c)) int_a0^A (s - m)(e^{-w} - 1) dw, which by
+          int log w e^{-w} dw = -e^{-w} log w - E1(w) and s(A) = 1, s(a0) = -1 is
+          (2T - (1 + m) e^{-a0} - (1 - m) e^{-A})/(2 kappa c), formed at raised precision until its
+          ball is narrow (its terms cancel to O(A^2/kappa)); for A <= 1 by the series of 1 - e^{-w}:
+          N = -(1/(2 kappa c)) sum_{j>=1} (-1)^(j+1)/(j! (j+1)) (A^(j+1) (1 - m - 1/(kappa (j+1)))
+          + a0^(j+1) (1 + m + 1/(kappa (j+1)))).
+        1 - m = 1/kappa - 2/(e^{2 kappa} - 1) (m = coth kappa - 1/kappa) is formed without cancellation.
+        Computed at c's midpoint; c's radius r then adds r U/L to log T and r V to N, with bounds over
+        the ball (arb evaluates them on it): U >= E[r e^{-cr}] = (e^{-a0} - e^{-A})/(2 kappa c) = -dT/dc,
+        L = T(mid) - r U <= T (T decreases), V >= |dN/dc| = |E r^2 (s - m) e^{-cr}| from |s - m| <= u/kappa +
+        (1 - m) and E[r^2 e^{-cr}] = (g(A) - g(a0))/(2 kappa c^2) <= E r^2 <= r_top^2/(4 kappa), g(x) = 1 - (1 + x)
+        e^{-x} (when L <= 0 the cells serve)."""
+        if not c.rad().is_zero():
+            log_transform, first = self._sphere2_transforms(arb(c.mid()))
+            if log_transform is None:
+                return None, first
+            kappa, radius = self.kappa, c.rad()
+            r_top = 2 * kappa / -(-2 * kappa).expm1()
+            big_a = c * r_top
+            a0 = big_a * (-2 * kappa).exp()
+            u_bound = (((-a0).exp() - (-big_a).exp()) / (2 * kappa * c)).upper()
+            lower = (log_transform.exp() - radius * u_bound).lower()
+            if not lower > 0:
+                return self.cell_transforms(c)
+            g_gap = (a0 + 1) * (-a0).exp() - (big_a + 1) * (-big_a).exp()          # g(A) - g(a0) >= 0
+            second = min((g_gap / (2 * kappa * c * c)).upper(), (r_top * r_top / (4 * kappa)).upper())
+            # |s - m| <= u/kappa + (1 - m): E[r^2 u e^{-cr}] <= min(E r^2 u, 2 kappa E[r^2 e^{-cr}]), E r^2 u <= r_top^2/(8 kappa)
+            tilted = min((r_top * r_top / (8 * kappa)).upper(), (2 * kappa * second).upper())
+            one_minus_m = 1 / kappa - 2 * (-2 * kappa).exp() / -(-2 * kappa).expm1()
+            v_bound = (2 * (one_minus_m * second + tilted / kappa)).upper()
+            return (log_transform + arb(0, (radius * u_bound / lower).upper()),
+                    first + arb(0, (radius * v_bound).upper()))
+        prec = flint.ctx.prec
+        eps = arb(2) ** (-prec)
+        extra = 16
+        while True:
+            # everything from c and kappa's decimal at prec + extra: r_top = e^kappa/Z_3(kappa) =
+            # 2 kappa/(1 - e^{-2 kappa}), so that the cancellations below meet exact inputs
+            flint.ctx.prec = prec + extra
+            try:
+                kappa = arb(self.kappa_text)
+                two_kappa = 2 * kappa
+                decay = (-two_kappa).exp()
+                big_a = c * two_kappa / -(-two_kappa).expm1()
+                a0 = big_a * decay
+                one_minus_m = 1 / kappa - 2 * decay / -(-two_kappa).expm1()
+                one_plus_m = 2 - one_minus_m
+                if big_a.mid() <= 1:
+                    # 1 - T small: Ein by its series, N by the series of 1 - e^{-w}
+                    log_transform = (-(_ein_series(big_a) - _ein_series(a0)) / two_kappa).log1p()
+                    total, term_a, term_0, j = arb(0), big_a * big_a, a0 * a0, 1     # A^(j+1)/j!
+                    while True:
+                        inv = 1 / (kappa * (j + 1))
+                        piece = (term_a * (one_minus_m - inv) + term_0 * (one_plus_m + inv)) / (j + 1)
+                        total = total + piece if j % 2 else total - piece
+                        if abs(piece).mid() < (eps * abs(total)).mid() and j > 2:
+                            break
+                        j += 1
+                        term_a, term_0 = term_a * big_a / j, term_0 * a0 / j
+                    # alternating terms decreasing in j (A <= 1): the rest is below the last
+                    first = -(total + arb(0, abs(piece).upper())) / (two_kappa * c)
+                else:
+                    e1_gap = a0.expint(1) - big_a.expint(1)                      # 2 kappa T
+                    if not (e1_gap.is_finite() and e1_gap > 0):
+                        # T below what FLINT's E1 represents (a0 ~ e^1000): as the cells, log T = -oo
+                        return None, arb(0)
+                    numerator = e1_gap / kappa - one_plus_m * (-a0).exp() - one_minus_m * (-big_a).exp()
+                    transform = e1_gap / two_kappa
+                    if transform.mid() > 0.5:
+                        log_transform = (-(_ein(big_a) - _ein(a0)) / two_kappa).log1p()
+                    else:
+                        log_transform = transform.log()
+                    first = numerator / (two_kappa * c)
+                if ((first.rad() < (eps * abs(first)).mid() and log_transform.rad() < (eps * abs(log_transform)).mid())
+                        or extra > 8 * prec):
+                    break
+            finally:
+                flint.ctx.prec = prec
+            extra *= 2
+        return +log_transform, +first
 
     def cell_transforms(self, c):
         """``transforms(c)`` on the cells."""

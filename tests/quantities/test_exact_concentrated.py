@@ -503,6 +503,72 @@ def test_ratio_cells_closed_forms_against_the_cells(dim, kappa, u_quad):
         assert abs(mp.mpf(log_t) - want) < mp.mpf(10) ** -31, (log_t, want)
 
 
+@pytest.mark.parametrize("kappa", [300, 2000, 10000])
+def test_sphere2_ratio_transforms_closed_forms(kappa):
+    """On S^2 the ratio transforms (log E e^{-cr}, E[r (s - m)(e^{-cr} - 1)]) have closed forms in E1 and
+    Ein (``_sphere2_transforms``).  Against the Gauss cells (an independent rule) at transitions u_c
+    = log(c r_top) across [-20, 2 kappa + 20] (both branches: A = e^{u_c} <= 1 and above): the
+    numerator to 33 digits, log T to 26 digits absolutely where T > e^-50 (the cells' precision at 40
+    digits, as for the closed forms of d > 3); at kappa = 300 against mpmath.quad at 60 digits at u_c = -2, 3, 8 to 50
+    digits (further out its tanh-sinh rule on this double-exponential kernel loses digits); and for a ball c (relative radius 2^-100) the result holds the values at both ends
+    of the ball and is at most 100 times as wide as their spread."""
+    import flint
+    from infonce_sym.models.laws import mean_resultant_arb
+    from infonce_sym.quantities import exact as ex
+    arb = flint.arb
+    dps = 40
+    saved = flint.ctx.prec, flint.ctx.cap
+    flint.ctx.prec, flint.ctx.cap = int(dps * 3.33) + ex._guard_bits(), ex._series_terms(dps)
+    try:
+        cells = ex._RatioCells(3, str(kappa), mean_resultant_arb(3, arb(kappa)), dps, 1)
+        log_r_top = cells.log_r_top
+        transitions = [-20, -3, -0.5, 0, 0.5, 2, 6] + [0.07 * j * 2 * kappa for j in range(1, 15)] + [2 * kappa + 20]
+        for u_c in transitions:
+            c = (arb(u_c) - log_r_top).exp()
+            (log_t, first), (log_t_cells, first_cells) = cells._sphere2_transforms(c), cells.cell_transforms(c)
+            if log_t_cells is not None and log_t_cells.mid() > -50:
+                assert abs(log_t - log_t_cells).mid() < 1e-26, (u_c, log_t, log_t_cells)
+            if first_cells.is_zero():
+                # the cells' sums underflow past the bottom of the line; the closed form is tiny
+                assert u_c > 2 * kappa and abs(first).mid() < arb(10) ** -1000, (u_c, first)
+                continue
+            assert abs(first - first_cells).mid() <= (arb(10) ** -33 * abs(first_cells)).mid(), (u_c, first, first_cells)
+        # a ball c: both ends inside, not much wider than their spread
+        for u_c in (-3, 2, 0.5 * kappa, 1.9 * kappa):
+            c = (arb(u_c) - log_r_top).exp().mid()
+            half = arb(c) * arb(2) ** -100
+            ends = [cells._sphere2_transforms(arb(c) - half), cells._sphere2_transforms(arb(c) + half)]
+            ball = cells._sphere2_transforms(arb(c) + arb(0, half.upper()))
+            for i in range(2):
+                assert all(ball[i].overlaps(end[i]) for end in ends), (u_c, i, ball[i], ends)
+                spread = abs(ends[0][i] - ends[1][i]) + abs(ends[0][i]) * arb(2) ** -(flint.ctx.prec - 8)
+                assert ball[i].rad() < 100 * spread.upper(), (u_c, i, ball[i], ends)
+        points = {u_c: tuple(v.mid().str(60, radius=False)
+                             for v in cells._sphere2_transforms((arb(u_c) - log_r_top).exp().mid() + arb(0)))
+                  for u_c in (-2, 3, 8)}
+        c_points = {u_c: (arb(u_c) - log_r_top).exp().mid().str(70, radius=False) for u_c in points}
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+    if kappa != 300:
+        return          # the quadrature once (it costs more than the rest)
+    with mp.workdps(60):
+        K = mp.mpf(kappa)
+        r_top = 2 * K / -mp.expm1(-2 * K)
+        m = mp.coth(K) - 1 / K
+        for u_c, (log_t, first) in points.items():
+            c = mp.mpf(c_points[u_c])
+            big_a = c * r_top
+            cuts = sorted({mp.mpf(0), 2 * K} | {mp.log(big_a) + t for t in range(-60, 120, 2)
+                                                 if 0 < mp.log(big_a) + t < 2 * K})
+            transform = mp.quad(lambda u: mp.exp(-big_a * mp.exp(-u)), cuts) / (2 * K)
+            # E[r (s - m)(e^{-cr} - 1)], or E[r (s - m) e^{-cr}] (the same, as E[r (s - m)] = 0) for A > 1,
+            # where the first is a tiny remainder of parts of order r_top
+            kernel = (lambda u: mp.expm1(-big_a * mp.exp(-u))) if big_a <= 1 else (lambda u: mp.exp(-big_a * mp.exp(-u)))
+            numerator = mp.quad(lambda u: r_top * mp.exp(-u) * (1 - u / K - m) * kernel(u), cuts) / (2 * K)
+            assert abs(mp.mpf(log_t) - mp.log(transform)) < mp.mpf(10) ** -50 * max(1, abs(mp.log(transform))), u_c
+            assert abs(mp.mpf(first) / numerator - 1) < mp.mpf(10) ** -50, (u_c, first, numerator)
+
+
 def test_ratio_cells_kernel_moments_against_quadrature():
     """The kernels' moments of the closed forms, int_{-B}^oo v^n e^{b v} K(v) dv for K = 1 - exp(-e^{-v})
     and e^{-v} exp(-e^{-v}), tilted by b = tilt/20 (both sides of the removable pole of the formula at
