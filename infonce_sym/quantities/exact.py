@@ -1219,6 +1219,15 @@ def _ein_series(z):
         n += 1
 
 
+def _sphere2_constants(kappa):
+    """(r_top, e^{-2 kappa}, 1 - m) on S^2 at the current precision: r_top = e^kappa/Z_3(kappa) =
+    2 kappa/(1 - e^{-2 kappa}), 1 - m = 1/kappa - 2 e^{-2 kappa}/(1 - e^{-2 kappa}) (m = coth kappa - 1/kappa,
+    without cancellation)."""
+    decay = (-2 * kappa).exp()
+    below_one = -(-2 * kappa).expm1()                  # 1 - e^{-2 kappa}
+    return 2 * kappa / below_one, decay, 1 / kappa - 2 * decay / below_one
+
+
 def _ein(z):
     """Ein(z) for z >= 0: its series up to 1, E1(z) + gamma + log z beyond (no cancellation there)."""
     return _ein_series(z) if z.mid() <= 1 else z.expint(1) + arb.const_euler() + z.log()
@@ -1528,9 +1537,9 @@ class _RatioCells:
             if log_transform is None:
                 return None, first
             kappa, radius = self.kappa, c.rad()
-            r_top = 2 * kappa / -(-2 * kappa).expm1()
+            r_top, decay, one_minus_m = _sphere2_constants(kappa)
             big_a = c * r_top
-            a0 = big_a * (-2 * kappa).exp()
+            a0 = big_a * decay
             u_bound = (((-a0).exp() - (-big_a).exp()) / (2 * kappa * c)).upper()
             lower = (log_transform.exp() - radius * u_bound).lower()
             if not lower > 0:
@@ -1539,7 +1548,6 @@ class _RatioCells:
             second = min((g_gap / (2 * kappa * c * c)).upper(), (r_top * r_top / (4 * kappa)).upper())
             # |s - m| <= u/kappa + (1 - m): E[r^2 u e^{-cr}] <= min(E r^2 u, 2 kappa E[r^2 e^{-cr}]), E r^2 u <= r_top^2/(8 kappa)
             tilted = min((r_top * r_top / (8 * kappa)).upper(), (2 * kappa * second).upper())
-            one_minus_m = 1 / kappa - 2 * (-2 * kappa).exp() / -(-2 * kappa).expm1()
             v_bound = (2 * (one_minus_m * second + tilted / kappa)).upper()
             return (log_transform + arb(0, (radius * u_bound / lower).upper()),
                     first + arb(0, (radius * v_bound).upper()))
@@ -1553,10 +1561,9 @@ class _RatioCells:
             try:
                 kappa = arb(self.kappa_text)
                 two_kappa = 2 * kappa
-                decay = (-two_kappa).exp()
-                big_a = c * two_kappa / -(-two_kappa).expm1()
+                r_top, decay, one_minus_m = _sphere2_constants(kappa)
+                big_a = c * r_top
                 a0 = big_a * decay
-                one_minus_m = 1 / kappa - 2 * decay / -(-two_kappa).expm1()
                 one_plus_m = 2 - one_minus_m
                 if big_a.mid() <= 1:
                     # 1 - T small: Ein by its series, N by the series of 1 - e^{-w}
