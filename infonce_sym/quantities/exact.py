@@ -548,17 +548,12 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
 
     def panel(a, b):
         half, mid = (b - a) / 2, (a + b) / 2
-        sums = [arb(0)] * count
-        peaks = [arb(0)] * count
-        coeffs = [[arb(0)] * count for _ in tail]
-        for n, (xi, wi) in enumerate(zip(gx, gw)):
-            values = integrand((mid + half * xi).exp())
-            wh = wi * half
-            for i, v in enumerate(values):
-                sums[i] += wh * v
-                peaks[i] = _arb_max(peaks[i], abs(v))
-                for row, c in zip(tail, coeffs):
-                    c[i] += row[n] * v
+        rows = [integrand((mid + half * xi).exp()) for xi in gx]
+        # the weighted sums and the two Legendre coefficients of every integrand: one ball matrix
+        # product (3 x nodes times nodes x count) in C
+        weights = flint.arb_mat([[wi * half for wi in gw], *tail]) * flint.arb_mat(rows)
+        sums, *coeffs = ([weights[r, i] for i in range(count)] for r in range(3))
+        peaks = [max((abs(row[i]) for row in rows), key=arb.mid) for i in range(count)]
         # error proxy: the Gauss rule's error is about the Legendre coefficient of degree 2n,
         # which for geometric decay a_j ~ peak rho^-j is (tail of degree n)^2 / peak
         errors = []
