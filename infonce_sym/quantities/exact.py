@@ -1282,8 +1282,14 @@ class _RatioCells:
     E[r (s - m) e^{-cr}] = (1/c) sum_n g_n M^g_n, g the Taylor coefficients of f (1 - m - u/kappa).
     Used only where the last terms (of 16 + dps, at most FLINT's series cap) are below 10^-(dps+12) of the sum, u_c >= 4 B + 4
     (the series of f converges fast on [-B, 0]) and 2 kappa - u_c >= 2 (dps log 10 + 20) (the
-    kernels' weight e^{-v} beyond u = 2 kappa, where f is 0 and its series is not, is negligible);
-    the other nodes (near the ends of the line, M's bulk above the mean) take the cells.
+    kernels' weight e^{-v} beyond u = 2 kappa, where f is 0 and its series is not, is negligible).
+    Between M's mean and pi's bulk (d = 768, kappa = 1000) those series diverge: the tilt nears 1 and
+    pi's curvature nu/u_c^2 outgrows the kernels' slow decay.  There ``_window_transforms`` takes f's
+    Taylor series (untilted) on the finite window v in [-B, V] only, V = ``deep`` (where the power
+    sums take over), against the kernels' moments on that window (``_window_moments``, once per
+    instance); a Gauss strip up to the next lattice point and the cells' power sums below complete it.
+    The series are tried in that order (the infinite window is not tried again below a u_c of pi's
+    upper half where it diverged); the cells serve where neither applies.
     """
 
     def __init__(self, dim, kappa_text, m, dps, refinement):
@@ -1314,9 +1320,16 @@ class _RatioCells:
         self.u_mean = float(self.kappa_f * (1 - float(m.mid())))
         self._cells = {}
         self._drops = {}
-        # below depth ``deep`` (c r < e^-deep) 1 - e^{-cr} is POWERS terms of its series
-        self.powers = 8
-        self.deep = (dps + 5) * math.log(10) / self.powers
+        self._finite_moments = None
+        self._diverges_up_to = -math.inf
+        self._power_mats = {}
+        # below depth ``deep`` (c r < e^-deep) 1 - e^{-cr} is POWERS terms of its series (32 rather
+        # than 8: the finite window of ``_window_transforms`` ends at ``deep``, 7.2 rather than 39 at
+        # 132 digits, so that pi's Taylor series converge on it)
+        self.powers = 32
+        # 1 - e^{-x} - sum_{j <= POWERS} (-1)^(j+1) x^j/j! is at most x^(POWERS+1)/(POWERS+1)!, below
+        # 2 10^-(dps+5) of 1 - e^{-x} >= x/2 where x <= e^-deep
+        self.deep = max(2.0, ((dps + 5) * math.log(10) - math.lgamma(self.powers + 2)) / self.powers)
 
     # ---------------------------------------------------------------- the lattice
     def _u_of(self, theta):
@@ -1415,6 +1428,13 @@ class _RatioCells:
                 sums_g.append(sum(g_pow, zero))
         return sums_p, sums_g
 
+    def _power_matrix(self, ja, jb, cell):
+        """The power sums of ``power_sums`` as a (POWERS + 1) x 2 ball matrix [P | G] (cached)."""
+        got = self._power_mats.get((ja, jb))
+        if got is None:
+            got = self._power_mats[ja, jb] = flint.arb_mat([list(pg) for pg in zip(*self.power_sums(cell))])
+        return got
+
     # ---------------------------------------------------------------- the transforms at c
     # ---------------------------------------------------------------- the closed forms
     def _taylor_setup(self, dim, dps):
@@ -1492,7 +1512,8 @@ class _RatioCells:
     def _taylor_transforms(self, c, u_c):
         """``transforms(c)`` by the closed forms of the class docstring, or None where they do not
         apply (the caller then takes the cells)."""
-        if u_c < max(self.u_mean, 4 * self.width_above + 4) or self.u_end - u_c < 2 * self.big:
+        if (u_c < max(self.u_mean, 4 * self.width_above + 4) or self.u_end - u_c < 2 * self.big
+                or u_c <= self._diverges_up_to):
             return None
         kappa, terms, b, nu = self.kappa, self.taylor_terms, self.taylor_b, self.nu
         uc = c.log() + self.log_r_top
@@ -1502,6 +1523,7 @@ class _RatioCells:
         beta = float((nu / uc - nu / rest).mid())
         tilt = 2 * int(math.floor(beta * 10)) + 1
         if tilt >= 19:
+            self._diverged(u_c)
             return None
         f = self._taylor_series(uc, rest, tilt, terms)
         alpha = 1 - self.m - uc / kappa
@@ -1509,6 +1531,7 @@ class _RatioCells:
         window = self._window(f, self._kernel_moments("a", tilt))
         first = self._window(g, self._kernel_moments("g", tilt))
         if window is None or first is None:
+            self._diverged(u_c)
             return None
         first = first / c
         z = (uc - b) / self.two_kappa                   # F = I_z(a, a): pi's mass above u_c - B
@@ -1518,12 +1541,106 @@ class _RatioCells:
             log_transform = _log_or_none(self._beta_lower(1 - z) - window)
         return log_transform, first
 
+    # ---------------------------------------------------------------- the finite window
+    def _window_moments(self):
+        """int_{-B}^{V} v^n K(v) dv, n < taylor_terms, V = ``deep``, for K = 1 - G, G and e^{-v} G
+        (G(v) = exp(-e^{-v})): Gauss-Legendre panels about one unit wide, once per instance, with the
+        cells' nodes and taylor_terms/4 more for the powers (at 30 digits the cells' nodes alone left
+        n = 45 of v^n e^{-v} G at 31 digits, 12 more gave 42)."""
+        if self._finite_moments is not None:
+            return self._finite_moments
+        lo, hi = -self.taylor_b, arb(self.deep)
+        panels = int(math.ceil(float((hi - lo).mid())))
+        half = (hi - lo) / (2 * panels)
+        terms = self.taylor_terms
+        gx, gw = gauss_legendre_arb(self.nodes + terms // 4, flint.ctx.prec)
+        columns, powers = [], []
+        for p in range(panels):
+            mid = lo + (2 * p + 1) * half
+            for xi, wi in zip(gx, gw):
+                v = mid + half * xi
+                e = (-v).exp()
+                big_g = (-e).exp()
+                w = wi * half
+                columns.append([w * -((-e).expm1()), w * big_g, w * e * big_g])
+                row, x = [], arb(1)
+                for _ in range(terms):
+                    row.append(x)
+                    x = x * v
+                powers.append(row)
+        # (terms x nodes) times (nodes x 3), in C
+        moments = flint.arb_mat(powers).transpose() * flint.arb_mat(columns)
+        self._finite_moments = tuple([moments[n, k] for n in range(terms)] for k in range(3))
+        return self._finite_moments
+
+    def _window_transforms(self, c, u_c):
+        """``transforms(c)`` with pi's density as its Taylor series at u_c on the window v = u - u_c in
+        [-B, V] (V = ``deep``), against the kernels' moments there (``_window_moments``, which do not
+        depend on c); above the window pi's mass (incomplete beta), below it a Gauss rule up to the
+        next lattice point and the cells' power sums (``_below``).  Unlike ``_taylor_transforms`` the
+        window is finite, so no tilt is needed and the series need not decay beyond it: this serves
+        the transitions between M's mean and pi's bulk, where the infinite window's series diverge
+        (d = 768, kappa = 1000).  None where it does not apply (the caller then takes the cells)."""
+        depth = self.deep
+        reach = 4 * (max(self.width_above, depth) + 1)
+        if u_c < max(self.u_mean, reach) or self.u_end - u_c < reach:
+            return None
+        j_v = self._index_above(u_c + depth)
+        if j_v >= self.last:
+            return None
+        kappa, terms = self.kappa, self.taylor_terms
+        uc = c.log() + self.log_r_top
+        rest = self.two_kappa - uc
+        f = self._taylor_series(uc, rest, 0, terms)
+        alpha = 1 - self.m - uc / kappa
+        g = [alpha * f[0]] + [alpha * f[n] - f[n - 1] / kappa for n in range(1, terms)]
+        one_minus_g, big_g, tilted_g = self._window_moments()
+        eps_window = self._window(f, one_minus_g)
+        first = self._window(g, tilted_g)
+        if eps_window is None or first is None:
+            return None
+        first = first / c
+        small_form = u_c < self.kappa_f
+        if not small_form:
+            t_window = self._window(f, big_g)
+            if t_window is None:
+                return None
+        # the strip from u_c + V to the lattice point j_v (at most a unit cell): the cells' Gauss rule
+        u_top = uc + arb(depth)
+        t_top = (1 - u_top / kappa).acos()
+        t_bottom = (1 - j_v * self.h0 / kappa).acos()
+        nc, zero = -c, arb(0)
+        r, pw, gw = self._rule_theta(t_top, t_bottom)
+        one_minus = [-(nc * v).expm1() for v in r]
+        eps_strip = sum(map(_mul, pw, one_minus), zero)
+        first += sum(map(_mul, gw, map(arb.exp, map(nc.__mul__, r))), zero)
+        eps_window += eps_strip
+        z = (uc - self.taylor_b) / self.two_kappa           # pi's mass above u_c - B: I_z(a, a)
+        above = self._beta_lower(z) if small_form else zero
+        eps_below, first = self._below(c, u_c, j_v, False, eps_window + above, eps_window, first)
+        if small_form:
+            return (-(above + eps_window + eps_below)).log1p(), first
+        # T = int_window f G + the strip's + pi's mass below j_v less eps_below
+        mass_below = self._beta_lower(1 - j_v * self.h0 / self.two_kappa)
+        strip_t = sum(map(_mul, pw, map(arb.exp, map(nc.__mul__, r))), zero)
+        return _log_or_none(t_window + strip_t + mass_below - eps_below), first
+
+    def _diverged(self, u_c):
+        """The infinite window's series diverge at u_c: in pi's upper half (transitions falling towards
+        M's mean, where the tilt nears 1 and pi's curvature grows) they are not tried again at or below
+        u_c (which route serves a node changes only the work: each is exact to the digits asked)."""
+        if u_c < self.kappa_f:
+            self._diverges_up_to = max(self._diverges_up_to, u_c)
+
     def transforms(self, c):
         """(log E e^{-cr}, E[r (s - m)(e^{-cr} - 1)]) at c (arb); the log is None for -infinity: by the
         closed forms where they apply (everywhere for d = 3), else on the cells."""
         if self.dim == 3:
             return self._sphere2_transforms(c)
-        closed = self._taylor_transforms(c, float((c.log() + self.log_r_top).mid()))
+        u_c = float((c.log() + self.log_r_top).mid())
+        closed = self._taylor_transforms(c, u_c)
+        if closed is None:
+            closed = self._window_transforms(c, u_c)
         return closed if closed is not None else self.cell_transforms(c)
 
     def _sphere2_transforms(self, c):
@@ -1640,21 +1757,37 @@ class _RatioCells:
             lo, hi = self.m_range
             first -= sum((self.cell(ja, jb)[4][0] for ja, jb in self.decompose(lo, min(hi, j0), self._m_cell)),
                          zero)
-        # below W (c r < e^-2): 1 - e^{-cr} on M-adapted cells, until negligible; direct
-        # exponentials down to depth DEEP, the power sums (c r < e^-DEEP: POWERS terms) below
+        # below W (c r < e^-2)
+        eps_below, first = self._below(c, u_c, j1, upper_form, eps_w + (pi_mass if small_form else zero), eps_w,
+                                       first)
+        if small_form:
+            log_transform = (-(pi_mass + eps_w + eps_below)).log1p()
+        else:
+            log_transform = _log_or_none(T_w + pi_mass - eps_below)
+        return log_transform, first
+
+    def _below(self, c, u_c, j_start, upper_form, eps_scale, eps_base, first):
+        """Below the transition, from lattice point j_start down: 1 - e^{-cr} on M-adapted cells until
+        negligible (against ``eps_scale`` and the running totals eps_base + eps_below, first); direct
+        exponentials down to depth ``deep``, the power sums (c r < e^-deep: POWERS terms) below.
+        Returns (eps_below = E_pi[(1 - e^{-cr}); below], first plus the numerator's part below)."""
+        zero = arb(0)
+        nc, h0 = -c, self.h0_f
         eps_below = zero
-        eps_scale = eps_w + (pi_mass if small_form else zero)
         first_scale = abs(first)
-        powers = self.powers
-        c_pow = [arb(1)]
-        for j in range(1, powers + 1):
-            c_pow.append(c_pow[-1] * c / j)                  # c^j / j!
+        # 1 - e^{-x} = sum_{j >= 1} (-1)^(j+1) x^j / j! and e^{-x} against the cells' power sums
+        # (``_power_matrix``): one ball matrix product per deep cell
+        ones_row, term = [arb(0)], arb(1)
+        for j in range(1, self.powers + 1):
+            term = term * c / j                              # c^j / j!
+            ones_row.append(term if j % 2 else -term)
+        rows = flint.arb_mat([ones_row, [arb(1)] + [-v for v in ones_row[1:]]])
 
         def m_deep(a, b):
             # e^{-u} (and e^{-2u} in the upper form's numerator) change by <= 4.5 per cell near
             # W; deeper cells carry exponentially less of the totals, so may be coarser
             return self._drop(a, b, self.kappa_f) <= 4.5 + max(0.0, a * h0 - u_c) / 12
-        for ja, jb in self.decompose(j1, self.last, m_deep):
+        for ja, jb in self.decompose(j_start, self.last, m_deep):
             cell = self.cell(ja, jb)
             r, pw, g = cell[:3]
             if ja * h0 - u_c < self.deep:
@@ -1665,26 +1798,19 @@ class _RatioCells:
                 else:
                     d_first = sum(map(_mul, g, map(arb.exp, map(nc.__mul__, r))), zero)
             else:
-                # 1 - e^{-x} = sum_{j >= 1} (-1)^(j+1) x^j / j!
-                sp, sg = self.power_sums(cell)
-                d_eps = sum(((cj if j % 2 else -cj) * pj for j, (cj, pj) in enumerate(zip(c_pow, sp)) if j),
-                            zero)
-                terms = [(cj if j % 2 else -cj) * gj for j, (cj, gj) in enumerate(zip(c_pow, sg)) if j]
-                d_first = -sum(terms, zero) if upper_form else sg[0] - sum(terms, zero)
+                sums = rows * self._power_matrix(ja, jb, cell)
+                d_eps = sums[0, 0]
+                d_first = -sums[0, 1] if upper_form else sums[1, 1]
             eps_below += d_eps
             first += d_first
-            eps_scale = _arb_max(eps_scale, abs(eps_w + eps_below))
+            eps_scale = _arb_max(eps_scale, abs(eps_base + eps_below))
             first_scale = _arb_max(first_scale, abs(first))
             # negligible, and M's density falling with depth (the node of least r is the deepest)
             deep, shallow = (g[0], g[-1]) if r[0].mid() < r[-1].mid() else (g[-1], g[0])
             if ((abs(d_eps) <= self.eps * eps_scale) and (abs(d_first) <= self.eps * first_scale)
                     and abs(deep).mid() < abs(shallow).mid()):
                 break
-        if small_form:
-            log_transform = (-(pi_mass + eps_w + eps_below)).log1p()
-        else:
-            log_transform = _log_or_none(T_w + pi_mass - eps_below)
-        return log_transform, first
+        return eps_below, first
 
     def _pi_cell(self, a, b):
         return self._drop(a, b, 0.0) <= 8

@@ -507,6 +507,97 @@ def test_ratio_cells_closed_forms_against_the_cells(dim, kappa, u_quad):
         assert abs(mp.mpf(log_t) - want) < mp.mpf(10) ** -31, (log_t, want)
 
 
+def _ratio_transforms_quad(dim, kappa, u_c, m_text):
+    """(log T, c N) for T = E e^{-cr}, N = E[r (s - m)(e^{-cr} - 1)] at c r = e^{u_c - x}, by mpmath.quad
+    at 80 digits in x = kappa (1 - s): up to u_c + 110, where the kernel 1 - e^{-cr} is below e^-110,
+    and pi's mass beyond as a regularised incomplete beta function (T).  N = E[r (s - m) e^{-cr}] as
+    E[r (s - m)] = E_M[s - m] = 0; for u_c at or below M's mean (in x) its integrand is negligible
+    beyond u_c + 110 and above u_c - 8 (the kernel e^{-cr} is below e^{-e^8} there)."""
+    with mp.workdps(80):
+        K, u = mp.mpf(kappa), mp.mpf(u_c)
+        nu = mp.mpf(dim - 3) / 2
+        m = mp.mpf(m_text)
+        c_d = mp.gamma(mp.mpf(dim) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(dim - 1) / 2))
+        density = lambda x: c_d / K * (x / K) ** nu * (2 - x / K) ** nu        # pi's density in x
+        cuts = [max(0, u - 8) + j / 2 for j in range(36)] + [u + 10 + 5 * j for j in range(21)]
+        a = mp.mpf(dim - 1) / 2
+        tail = mp.betainc(a, a, 0, 1 - (u + 110) / (2 * K), regularized=True)
+        log_t = mp.log(mp.quad(lambda x: density(x) * mp.exp(-mp.exp(u - x)), cuts) + tail)
+        # r = e^{u - x}/c: c N = int density(x) e^{u - x} (s - m) exp(-e^{u - x}) dx
+        numerator = mp.quad(lambda x: density(x) * mp.exp(u - x) * (1 - x / K - m) * mp.exp(-mp.exp(u - x)), cuts)
+        return log_t, numerator
+
+
+@pytest.mark.parametrize("dim,kappa,u_quad", [(768, 1000, 620), (64, 10000, 4300)])
+def test_ratio_window_transforms_against_the_cells(dim, kappa, u_quad):
+    """Between M's mean and pi's bulk the infinite window's series diverge; there the ratio transforms
+    come from pi's Taylor series on the finite window [-B, V] against the kernels' moments on it, a
+    Gauss strip and the cells' power sums below (``_window_transforms``).  At transitions u_c from M's
+    mean to the far end they equal the sums over the Gauss cells (an independent rule for the window,
+    the strip and the cells' direct exponentials; the deep power sums are shared): the numerator to
+    33 digits, log T to 26 digits absolutely where T > e^-50 (the standards of the closed forms
+    above).  At u_quad both equal mpmath.quad at 80 digits (``_ratio_transforms_quad``), which
+    checks the shared power sums too: log T to 31 digits, c times the numerator to 31 digits relatively."""
+    import flint
+    from infonce_sym.models.laws import mean_resultant_arb
+    from infonce_sym.quantities import exact as ex
+    dps = 40
+    saved = flint.ctx.prec, flint.ctx.cap
+    flint.ctx.prec, flint.ctx.cap = int(dps * 3.33) + ex._guard_bits(), ex._series_terms(dps)
+    try:
+        m = mean_resultant_arb(dim, flint.arb(kappa))
+        cells = ex._RatioCells(dim, str(kappa), m, dps, 1)
+        taken = 0
+        lo, hi = cells.u_mean, 2 * kappa
+        for u_c in [lo + (hi - lo) * j / 24 for j in range(25)] + [u_quad]:
+            c = (flint.arb(u_c) - cells.log_r_top).exp()
+            window = cells._window_transforms(c, u_c)
+            if window is None:
+                continue
+            taken += 1
+            (log_t, first), (log_t_cells, first_cells) = window, cells.cell_transforms(c)
+            if log_t_cells.mid() > -50:
+                assert abs(log_t - log_t_cells).mid() < 1e-26, (u_c, log_t, log_t_cells)
+            assert abs(first - first_cells).mid() < (flint.arb(10) ** -33 * abs(first_cells)).mid(), (u_c, first)
+        c = (flint.arb(u_quad) - cells.log_r_top).exp()
+        log_t, first = cells._window_transforms(c, u_quad)
+        log_t, first = log_t.mid().str(45, radius=False), (first * c).mid().str(45, radius=False)
+        m_text = m.mid().str(60, radius=False)
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+    assert taken >= 15, taken
+    want_log_t, want_first = _ratio_transforms_quad(dim, kappa, u_quad, m_text)
+    with mp.workdps(80):
+        assert abs(mp.mpf(log_t) - want_log_t) < mp.mpf(10) ** -31, (log_t, want_log_t)
+        assert abs(mp.mpf(first) - want_first) < mp.mpf(10) ** -31 * abs(want_first), (first, want_first)
+
+
+def test_ratio_window_moments_against_quadrature():
+    """The finite window's moments int_{-B}^{V} v^n K(v) dv for K = 1 - exp(-e^{-v}), exp(-e^{-v}) and
+    e^{-v} exp(-e^{-v}) (``_window_moments``) against mpmath.quad: to 33 digits relatively at 30
+    working digits, for n = 0..5 and the last n of the series."""
+    import flint
+    from infonce_sym.models.laws import mean_resultant_arb
+    from infonce_sym.quantities import exact as ex
+    dps = 30
+    saved = flint.ctx.prec, flint.ctx.cap
+    flint.ctx.prec, flint.ctx.cap = int(dps * 3.33) + ex._guard_bits(), ex._series_terms(dps)
+    try:
+        cells = ex._RatioCells(64, "10000", mean_resultant_arb(64, flint.arb(10000)), dps, 1)
+        b, v_end, terms = float(cells.taylor_b.mid()), cells.deep, cells.taylor_terms
+        moments = cells._window_moments()
+        ns = list(range(6)) + [terms - 1]
+        got = [[moments[k][n].mid().str(45, radius=False) for n in ns] for k in range(3)]
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+    kernels = [lambda v: -mp.expm1(-mp.exp(-v)), lambda v: mp.exp(-mp.exp(-v)), lambda v: mp.exp(-v - mp.exp(-v))]
+    with mp.workdps(45):
+        for kernel, values in zip(kernels, got):
+            for n, value in zip(ns, values):
+                want = mp.quad(lambda v: v ** n * kernel(v), mp.linspace(-b, v_end, 9))
+                assert abs(mp.mpf(value) - want) < mp.mpf(10) ** -33 * abs(want), (n, value, want)
+
+
 @pytest.mark.parametrize("kappa", [300, 2000, 10000])
 def test_sphere2_ratio_transforms_closed_forms(kappa):
     """On S^2 the ratio transforms (log E e^{-cr}, E[r (s - m)(e^{-cr} - 1)]) have closed forms in E1 and
