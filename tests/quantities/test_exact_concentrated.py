@@ -493,36 +493,29 @@ def test_ratio_cells_closed_forms_against_the_cells(dim, kappa, u_quad):
     finally:
         flint.ctx.prec, flint.ctx.cap = saved
     assert taken >= 20, taken
+    want = _log_transform_quad(dim, kappa, u_quad)
     with mp.workdps(80):
-        K, u = mp.mpf(kappa), mp.mpf(u_quad)
-        nu = mp.mpf(dim - 3) / 2
-        c_d = mp.gamma(mp.mpf(dim) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(dim - 1) / 2))
-        density = lambda x: c_d / K * (x / K) ** nu * (2 - x / K) ** nu        # pi's density in x = kappa (1 - s)
-        # E e^{-cr} = int density(x) exp(-e^{u - x}) dx: quadrature up to u + 110, where the kernel is 1 to
-        # e^-110, and pi's mass below that, a regularised incomplete beta function
-        cuts = [u - 8 + j / 2 for j in range(36)] + [u + 10 + 5 * j for j in range(21)]
-        a = mp.mpf(dim - 1) / 2
-        tail = mp.betainc(a, a, 0, 1 - (u + 110) / (2 * K), regularized=True)
-        want = mp.log(mp.quad(lambda x: density(x) * mp.exp(-mp.exp(u - x)), cuts) + tail)
         assert abs(mp.mpf(log_t) - want) < mp.mpf(10) ** -31, (log_t, want)
 
 
-def _ratio_transforms_quad(dim, kappa, u_c, m_text):
-    """(log T, c N) for T = E e^{-cr}, N = E[r (s - m)(e^{-cr} - 1)] at c r = e^{u_c - x}, by mpmath.quad
-    at 80 digits in x = kappa (1 - s): up to u_c + 110, where the kernel 1 - e^{-cr} is below e^-110,
-    and pi's mass beyond as a regularised incomplete beta function (T).  N = E[r (s - m) e^{-cr}] as
-    E[r (s - m)] = E_M[s - m] = 0; for u_c at or below M's mean (in x) its integrand is negligible
-    beyond u_c + 110 and above u_c - 8 (the kernel e^{-cr} is below e^{-e^8} there)."""
+def _log_transform_quad(dim, kappa, u_c, m_text=None):
+    """log T, T = E e^{-cr} at c r = e^{u_c - x}, by mpmath.quad at 80 digits in x = kappa (1 - s): up to
+    u_c + 110, where the kernel 1 - e^{-cr} is below e^-110, and pi's mass beyond as a regularised
+    incomplete beta function; with ``m_text`` (M's mean) also c N, N = E[r (s - m)(e^{-cr} - 1)] =
+    E[r (s - m) e^{-cr}] (E[r (s - m)] = E_M[s - m] = 0): for u_c at or below M's mean (in x) its
+    integrand is negligible beyond u_c + 110 and above u_c - 8 (e^{-cr} < e^{-e^8} there)."""
     with mp.workdps(80):
         K, u = mp.mpf(kappa), mp.mpf(u_c)
         nu = mp.mpf(dim - 3) / 2
-        m = mp.mpf(m_text)
         c_d = mp.gamma(mp.mpf(dim) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(dim - 1) / 2))
         density = lambda x: c_d / K * (x / K) ** nu * (2 - x / K) ** nu        # pi's density in x
         cuts = [max(0, u - 8) + j / 2 for j in range(36)] + [u + 10 + 5 * j for j in range(21)]
         a = mp.mpf(dim - 1) / 2
         tail = mp.betainc(a, a, 0, 1 - (u + 110) / (2 * K), regularized=True)
         log_t = mp.log(mp.quad(lambda x: density(x) * mp.exp(-mp.exp(u - x)), cuts) + tail)
+        if m_text is None:
+            return log_t
+        m = mp.mpf(m_text)
         # r = e^{u - x}/c: c N = int density(x) e^{u - x} (s - m) exp(-e^{u - x}) dx
         numerator = mp.quad(lambda x: density(x) * mp.exp(u - x) * (1 - x / K - m) * mp.exp(-mp.exp(u - x)), cuts)
         return log_t, numerator
@@ -536,7 +529,7 @@ def test_ratio_window_transforms_against_the_cells(dim, kappa, u_quad):
     mean to the far end they equal the sums over the Gauss cells (an independent rule for the window,
     the strip and the cells' direct exponentials; the deep power sums are shared): the numerator to
     33 digits, log T to 26 digits absolutely where T > e^-50 (the standards of the closed forms
-    above).  At u_quad both equal mpmath.quad at 80 digits (``_ratio_transforms_quad``), which
+    above).  At u_quad both equal mpmath.quad at 80 digits (``_log_transform_quad``), which
     checks the shared power sums too: log T to 31 digits, c times the numerator to 31 digits relatively."""
     import flint
     from infonce_sym.models.laws import mean_resultant_arb
@@ -566,7 +559,7 @@ def test_ratio_window_transforms_against_the_cells(dim, kappa, u_quad):
     finally:
         flint.ctx.prec, flint.ctx.cap = saved
     assert taken >= 15, taken
-    want_log_t, want_first = _ratio_transforms_quad(dim, kappa, u_quad, m_text)
+    want_log_t, want_first = _log_transform_quad(dim, kappa, u_quad, m_text)
     with mp.workdps(80):
         assert abs(mp.mpf(log_t) - want_log_t) < mp.mpf(10) ** -31, (log_t, want_log_t)
         assert abs(mp.mpf(first) - want_first) < mp.mpf(10) ** -31 * abs(want_first), (first, want_first)
