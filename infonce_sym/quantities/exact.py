@@ -1384,8 +1384,8 @@ class _RatioCells:
             j += w
 
     def cell(self, ja, jb):
-        """(r, pi weights, M weights times (s - m), power sums) of the cell's nodes (cached);
-        the power sums are P_j = sum pw r^j and G_j = sum g r^j, j = 0..POWERS."""
+        """(r, pi weights, M weights times (s - m), [P_0], [G_0]) of the cell's nodes (cached): P_0 =
+        sum pw (pi's mass), G_0 = sum g; the higher power sums are ``_power_matrix``'s."""
         key = (ja, jb)
         got = self._cells.get(key)
         if got is not None:
@@ -1395,7 +1395,6 @@ class _RatioCells:
         tb = arb.pi() if jb >= self.last else (1 - jb * self.h0 / kappa).acos()
         r, pw, g = self._rule_theta(ta, tb)
         zero = arb(0)
-        # the power sums of order >= 1 are formed when first asked for (deep cells only)
         got = self._cells[key] = (r, pw, g, [sum(pw, zero)], [sum(g, zero)])
         return got
 
@@ -1415,24 +1414,17 @@ class _RatioCells:
             g.append(w * ri * (cos - self.m))
         return r, pw, g
 
-    def power_sums(self, cell):
-        """P_j and G_j, j = 0..POWERS, of a cell from ``cell``."""
-        r, pw, g, sums_p, sums_g = cell[:5]
-        if len(sums_p) == 1:
-            zero = arb(0)
-            p_pow, g_pow = pw, g
-            for _ in range(self.powers):
-                p_pow = list(map(_mul, p_pow, r))
-                g_pow = list(map(_mul, g_pow, r))
-                sums_p.append(sum(p_pow, zero))
-                sums_g.append(sum(g_pow, zero))
-        return sums_p, sums_g
-
     def _power_matrix(self, ja, jb, cell):
-        """The power sums of ``power_sums`` as a (POWERS + 1) x 2 ball matrix [P | G] (cached)."""
+        """The power sums P_j = sum pw r^j and G_j = sum g r^j, j = 0..POWERS, of the cell (ja, jb) from
+        ``cell`` as a (POWERS + 1) x 2 ball matrix [P | G] (cached; deep cells only)."""
         got = self._power_mats.get((ja, jb))
         if got is None:
-            got = self._power_mats[ja, jb] = flint.arb_mat([list(pg) for pg in zip(*self.power_sums(cell))])
+            r, pw, g, sums_p, sums_g = cell[:5]
+            rows, zero = [[sums_p[0], sums_g[0]]], arb(0)
+            for _ in range(self.powers):
+                pw, g = list(map(_mul, pw, r)), list(map(_mul, g, r))
+                rows.append([sum(pw, zero), sum(g, zero)])
+            got = self._power_mats[ja, jb] = flint.arb_mat(rows)
         return got
 
     # ---------------------------------------------------------------- the transforms at c
@@ -1483,6 +1475,14 @@ class _RatioCells:
         got = self._moments[key] = [signs[n] * (+coeffs[n]) for n in range(terms)]
         return got
 
+    def _density_series(self, uc, rest, tilt):
+        """(f, g): the coefficients of ``_taylor_series`` (taylor_terms of them) and those of g(v) =
+        f(v) (1 - m - (u_c + v)/kappa), pi's density times s - m."""
+        kappa, terms = self.kappa, self.taylor_terms
+        f = self._taylor_series(uc, rest, tilt, terms)
+        alpha = 1 - self.m - uc / kappa
+        return f, [alpha * f[0]] + [alpha * f[n] - f[n - 1] / kappa for n in range(1, terms)]
+
     def _taylor_series(self, uc, rest, tilt, terms):
         """pi's density at u_c + v as f0 e^{(tilt/20) v} Q(v): the coefficients of f0 Q."""
         series, kappa, nu = flint.arb_series, self.kappa, self.nu
@@ -1515,7 +1515,7 @@ class _RatioCells:
         if (u_c < max(self.u_mean, 4 * self.width_above + 4) or self.u_end - u_c < 2 * self.big
                 or u_c <= self._diverges_up_to):
             return None
-        kappa, terms, b, nu = self.kappa, self.taylor_terms, self.taylor_b, self.nu
+        b, nu = self.taylor_b, self.nu
         uc = c.log() + self.log_r_top
         rest = self.two_kappa - uc
         # f(u_c + v) = f0 e^{b0 v} Q(v) with b0 = f'/f at u_c rounded to an odd multiple of 1/20: the tilt
@@ -1525,9 +1525,7 @@ class _RatioCells:
         if tilt >= 19:
             self._diverged(u_c)
             return None
-        f = self._taylor_series(uc, rest, tilt, terms)
-        alpha = 1 - self.m - uc / kappa
-        g = [alpha * f[0]] + [alpha * f[n] - f[n - 1] / kappa for n in range(1, terms)]
+        f, g = self._density_series(uc, rest, tilt)
         window = self._window(f, self._kernel_moments("a", tilt))
         first = self._window(g, self._kernel_moments("g", tilt))
         if window is None or first is None:
@@ -1588,12 +1586,9 @@ class _RatioCells:
         j_v = self._index_above(u_c + depth)
         if j_v >= self.last:
             return None
-        kappa, terms = self.kappa, self.taylor_terms
+        kappa = self.kappa
         uc = c.log() + self.log_r_top
-        rest = self.two_kappa - uc
-        f = self._taylor_series(uc, rest, 0, terms)
-        alpha = 1 - self.m - uc / kappa
-        g = [alpha * f[0]] + [alpha * f[n] - f[n - 1] / kappa for n in range(1, terms)]
+        f, g = self._density_series(uc, self.two_kappa - uc, 0)
         one_minus_g, big_g, tilted_g = self._window_moments()
         eps_window = self._window(f, one_minus_g)
         first = self._window(g, tilted_g)
@@ -1611,10 +1606,10 @@ class _RatioCells:
         t_bottom = (1 - j_v * self.h0 / kappa).acos()
         nc, zero = -c, arb(0)
         r, pw, gw = self._rule_theta(t_top, t_bottom)
-        one_minus = [-(nc * v).expm1() for v in r]
-        eps_strip = sum(map(_mul, pw, one_minus), zero)
-        first += sum(map(_mul, gw, map(arb.exp, map(nc.__mul__, r))), zero)
-        eps_window += eps_strip
+        cr = [nc * v for v in r]
+        e = list(map(arb.exp, cr))
+        eps_window -= sum(map(_mul, pw, map(arb.expm1, cr)), zero)          # 1 - e^{-cr} = -expm1(-cr)
+        first += sum(map(_mul, gw, e), zero)
         z = (uc - self.taylor_b) / self.two_kappa           # pi's mass above u_c - B: I_z(a, a)
         above = self._beta_lower(z) if small_form else zero
         eps_below, first = self._below(c, u_c, j_v, False, eps_window + above, eps_window, first)
@@ -1622,8 +1617,7 @@ class _RatioCells:
             return (-(above + eps_window + eps_below)).log1p(), first
         # T = int_window f G + the strip's + pi's mass below j_v less eps_below
         mass_below = self._beta_lower(1 - j_v * self.h0 / self.two_kappa)
-        strip_t = sum(map(_mul, pw, map(arb.exp, map(nc.__mul__, r))), zero)
-        return _log_or_none(t_window + strip_t + mass_below - eps_below), first
+        return _log_or_none(t_window + sum(map(_mul, pw, e), zero) + mass_below - eps_below), first
 
     def _diverged(self, u_c):
         """The infinite window's series diverge at u_c: in pi's upper half (transitions falling towards
@@ -1634,7 +1628,8 @@ class _RatioCells:
 
     def transforms(self, c):
         """(log E e^{-cr}, E[r (s - m)(e^{-cr} - 1)]) at c (arb); the log is None for -infinity: by the
-        closed forms where they apply (everywhere for d = 3), else on the cells."""
+        closed forms where they apply (everywhere for d = 3), else by the finite window where it
+        applies, else on the cells."""
         if self.dim == 3:
             return self._sphere2_transforms(c)
         u_c = float((c.log() + self.log_r_top).mid())
@@ -1731,7 +1726,6 @@ class _RatioCells:
     def cell_transforms(self, c):
         """``transforms(c)`` on the cells."""
         u_c = float((c.log() + self.log_r_top).mid())
-        h0 = self.h0_f
         j0 = self._index_below(u_c - self.width_above)
         j1 = self._index_above(u_c + 2)
         upper_form = u_c < self.u_mean            # numerator as -E_M[(s - m)(1 - e^{-cr})]
