@@ -3,7 +3,13 @@
 Layers, imported one way: models -> quantities -> proofs -> checks -> app. The names below load
 their modules on first use, so that ``import infonce_sym`` (and ``infonce-sym --help``) stays cheap.
 """
+import os
 from importlib import import_module
+
+# SymPy reads its cache size once, on import; its default (1,000 entries) is too small for the chains'
+# assumption queries on large sums and integrals, which are then recomputed (the mutation runs take about
+# 20% longer).  Only a default: a value the user set, or a SymPy imported earlier, is left alone.
+os.environ.setdefault("SYMPY_CACHE_SIZE", "100000")
 
 __version__ = "0.1.0"
 
