@@ -6,21 +6,28 @@ whole, so the fixture runs once. (xdist's own `xdist_group` mark does not group 
 xdist 3.8 renames `item._nodeid`, which pytest 9 no longer reads; the grouping is done here.)
 The known-long tests start first (longest-processing-time-first), so that the two workers of a
 2-core machine end together instead of one waiting on a long test started last. Neither changes
-what any test checks."""
+what any test checks. SymPy's cache size is set as the package sets it (infonce_sym/__init__.py), before
+any test module imports SymPy."""
+import os
+
 import pytest
+
+os.environ.setdefault("SYMPY_CACHE_SIZE", "100000")     # read once, when SymPy is first imported
 
 # files whose tests share a module-scoped fixture too costly to run once per worker
 KEEP_TOGETHER = (
     "tests/app/test_verify.py",                      # one verify --quick on a Dask LocalCluster
 )
 
-# tests that each run every registered derivation (~35 s a process): one work unit, so that one process
+# tests that each run every registered derivation (~35 s a process), or one each (the verdicts): one work unit, so that one process
 # runs the chains once (chain.cited_result) and the others read that run
 SHARE_DERIVATION_RUNS = (
     "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_every_kind_are_killed",
     "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_the_integral_chains_are_killed",
     "tests/proofs/test_section3_derivations.py::test_rendered_files_are_up_to_date",
     "tests/proofs/test_prove_cli.py::test_audit_json",
+    "tests/proofs/test_section3_derivations.py::test_verdict_as_declared",
+    "tests/proofs/test_section4_derivations.py::test_verdicts",
 )
 
 # nodeid prefixes, longest first (per-test CPU seconds measured on 2 cores, Dec 2026); a prefix that

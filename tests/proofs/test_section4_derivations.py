@@ -8,6 +8,7 @@ import pytest
 import sympy as sp
 
 from infonce_sym.proofs import statements as B4
+from infonce_sym.proofs.chain import cited_result
 from infonce_sym.proofs.errata import ERRATA
 from infonce_sym.proofs import section4 as S4
 
@@ -18,7 +19,7 @@ ALL = S4.DERIVATIONS
 def test_verdicts(d):
     """Every chain checks step by step; it is declared proved exactly when nothing is undischarged,
     and declared conditional (with the reason in section4.CONDITIONAL) otherwise."""
-    res = d.run()
+    res = cited_result(d)        # d.run(), once per process
     bad = [f"{s.name}: {r.detail}" for s, r in zip(d.steps, res.steps) if not r.ok]
     assert not bad and all(l.ok for l in res.links) and res.final.ok, (bad, res.final.detail)
     assert res.verdict == d.verdict, res.undischarged
