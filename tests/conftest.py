@@ -28,6 +28,8 @@ SHARE_DERIVATION_RUNS = (
     "tests/proofs/test_prove_cli.py::test_audit_json",
     "tests/proofs/test_section3_derivations.py::test_verdict_as_declared",
     "tests/proofs/test_section4_derivations.py::test_verdicts",
+    "tests/proofs/test_continuity.py::test_every_chain_is_proved_with_nothing_undischarged",
+    "tests/proofs/test_continuity.py::test_citations",
 )
 
 # nodeid prefixes, longest first (per-test CPU seconds measured on 2 cores, Dec 2026); a prefix that

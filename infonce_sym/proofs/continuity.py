@@ -65,7 +65,7 @@ from . import lemmas as L
 from . import statements as B4
 
 __all__ = ["sum_normal", "SumIdentity", "IntegrandIdentity", "write_out_sums", "GapOf", "UnderAbs", "OnUnitInterval", "build_lemma6", "build_lemma6_path", "build_lemma7",
-           "build_lemma8", "build_norm_lemmas", "build_softmax_norms", "build_prop4", "build_all", "ip", "norm",
+           "build_lemma8", "build_norm_lemmas", "build_softmax_norms", "build_prop4", "ip", "norm",
            "unit_norm_assumptions", "HELPER_IDS"]
 
 # ---------------------------------------------------------------- symbols
@@ -790,11 +790,11 @@ def build_prop4(l8, consts=(4, 1, 3), sharp=(2, 1, 1), l6p=None, helpers=None):
     """[P4, P4.sharp] with constants ``consts`` / ``sharp`` (c_a, c_p, c_n of (c_a Da + c_p Dp + c_n e^{2/(beta tau)} PM)/tau).
     Constants the argument does not support fail at the step "(47), (48)" (P4) or "(47), Lemma 8" (P4.sharp): a
     witness term (c - c_paper) ||.|| is negative.  ``l6p`` (L6.path) and ``helpers`` (P4.47*, P4.48, P4.G1) are
-    built when not given."""
-    if l6p is None:
-        l6p = build_all()["L6.path"]
-    if helpers is None:
-        helpers = [build_all()[i] for i in HELPER_IDS]
+    the registered ones when not given."""
+    if l6p is None or helpers is None:
+        from .statement_registry import derivation      # here: the registry imports this module
+        l6p = l6p or derivation("L6.path")
+        helpers = helpers or [derivation(i_) for i_ in HELPER_IDS]
     by = {d_.id: d_ for d_ in helpers}
     L47 = Lemma.from_derivation(by["P4.47"], {"u": U_, "v": V_, "c": c})
     L47p = Lemma.from_derivation(by["P4.47.plus"], {"u": U_, "v": V_, "c": c})
@@ -894,21 +894,3 @@ def build_prop4(l8, consts=(4, 1, 3), sharp=(2, 1, 1), l6p=None, helpers=None):
 
 
 HELPER_IDS = ("P4.47", "P4.47.plus", "P4.47.minus", "P4.48", "P4.G1")
-_ALL: dict = {}
-
-
-def build_all():
-    """Every derivation of this module by id (built once): L6, L6.second, L6.path, L7, L8, the helpers
-    P4.47, P4.47.plus, P4.47.minus, P4.48, P4.G1, and P4, P4.sharp with the paper's / the sharpened constants."""
-    if not _ALL:
-        l6, l62 = build_lemma6()
-        l6p = build_lemma6_path(l6)
-        l7 = build_lemma7()
-        l8 = build_lemma8(l7)
-        n47s = build_norm_lemmas()
-        helpers = n47s + build_softmax_norms(n47s)
-        for d_ in [l6, l62, l6p, l7, l8] + helpers:
-            _ALL[d_.id] = d_
-        for d_ in build_prop4(l8, l6p=l6p, helpers=helpers):
-            _ALL[d_.id] = d_
-    return dict(_ALL)
