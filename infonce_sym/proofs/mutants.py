@@ -55,18 +55,27 @@ class Mutant:
 def claim_mutations(claim):
     """Constants of the rhs (c -> c + 1 for rationals, c -> 1.1 c for floats), each dropped
     additive term of the rhs, and the flipped relation ('=' becomes '<')."""
+    return [(label, build()) for label, build in _claim_mutation_builders(claim)]
+
+
+def _claim_mutation_builders(claim):
+    """(label, build) for each of :func:`claim_mutations`, built on demand: a changed constant rebuilds
+    the whole side (seconds for a side with an integral), and a sampled run builds only what it draws."""
     kind = relation_kind(claim)
     lhs, rhs = claim.lhs, claim.rhs
     side = rhs if rhs.atoms(sp.Number) else lhs
     out = []
     for n in sorted(side.atoms(sp.Number), key=sp.default_sort_key):
         new = n + 1 if n.is_Rational else n * sp.Float("1.1")
-        mut = side.xreplace({n: new})
-        out.append((f"constant {n} -> {new}", make_relation(kind, lhs, mut) if side is rhs else make_relation(kind, mut, rhs)))
+
+        def constant(n=n, new=new):
+            mut = side.xreplace({n: new})
+            return make_relation(kind, lhs, mut) if side is rhs else make_relation(kind, mut, rhs)
+        out.append((f"constant {n} -> {new}", constant))
     if isinstance(rhs, sp.Add) and len(rhs.args) > 1:
         for t in rhs.args:
-            out.append((f"drop {t}", make_relation(kind, lhs, sp.Add(*[a for a in rhs.args if a is not t]))))
-    out.append((f"flip {kind}", make_relation(_FLIP[kind], lhs, rhs)))
+            out.append((f"drop {t}", lambda t=t: make_relation(kind, lhs, sp.Add(*[a for a in rhs.args if a is not t]))))
+    out.append((f"flip {kind}", lambda: make_relation(_FLIP[kind], lhs, rhs)))
     return out
 
 
@@ -293,8 +302,8 @@ def mutants(derivations, sample=None, seed=0):
         res = cited_result(d)
         per = []
         for i, st in enumerate(d.steps):
-            for label, mc in claim_mutations(st.claim):   # equivalent claim mutants are dropped when built
-                per.append((Mutant(d, i, "claim", label, Step(st.name, st.ref, mc, st.reason, st.check)), None))
+            for label, build in _claim_mutation_builders(st.claim):   # equivalent ones are dropped when built
+                per.append((Mutant(d, i, "claim", label), build))
             for kind, label, build in _check_mutants(st.check):
                 per.append((Mutant(d, i, kind, label), build))
         per += [(m, None) for m in _assumption_mutants(d, res)]
@@ -317,17 +326,21 @@ def mutants(derivations, sample=None, seed=0):
 
 
 def _built(pending):
-    """The mutant of (mutant, build): its check built (None if equivalent), or None for an equivalent claim."""
+    """The mutant of (mutant, build): its claim or check built, or None if it is equivalent (changes nothing)."""
     m, build = pending
-    if build is not None:
-        chk = build()
-        if chk is None:
-            return None
-        st = m.derivation.steps[m.step_index]
-        m.step = Step(st.name, st.ref, st.claim, st.reason, chk)
+    if build is None:                # an assumption mutant (built already)
         return m
-    if m.kind == "claim" and equivalent(m.derivation.steps[m.step_index].claim, m.step.claim):
+    st = m.derivation.steps[m.step_index]
+    if m.kind == "claim":
+        claim = build()
+        if equivalent(st.claim, claim):
+            return None
+        m.step = Step(st.name, st.ref, claim, st.reason, st.check)
+        return m
+    chk = build()
+    if chk is None:
         return None
+    m.step = Step(st.name, st.ref, st.claim, st.reason, chk)
     return m
 
 
