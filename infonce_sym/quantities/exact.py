@@ -1384,8 +1384,8 @@ class _RatioCells:
             j += w
 
     def cell(self, ja, jb):
-        """(r, pi weights, M weights times (s - m), [P_0], [G_0]) of the cell's nodes (cached): P_0 =
-        sum pw (pi's mass), G_0 = sum g; the higher power sums are ``_power_matrix``'s."""
+        """(r, pi weights, M weights times (s - m), P_0, G_0) of the cell's nodes (cached): P_0 = sum pw
+        (pi's mass), G_0 = sum g; the higher power sums are ``_power_matrix``'s."""
         key = (ja, jb)
         got = self._cells.get(key)
         if got is not None:
@@ -1395,7 +1395,7 @@ class _RatioCells:
         tb = arb.pi() if jb >= self.last else (1 - jb * self.h0 / kappa).acos()
         r, pw, g = self._rule_theta(ta, tb)
         zero = arb(0)
-        got = self._cells[key] = (r, pw, g, [sum(pw, zero)], [sum(g, zero)])
+        got = self._cells[key] = (r, pw, g, sum(pw, zero), sum(g, zero))
         return got
 
     def _rule_theta(self, ta, tb):
@@ -1419,8 +1419,8 @@ class _RatioCells:
         ``cell`` as a (POWERS + 1) x 2 ball matrix [P | G] (cached; deep cells only)."""
         got = self._power_mats.get((ja, jb))
         if got is None:
-            r, pw, g, sums_p, sums_g = cell[:5]
-            rows, zero = [[sums_p[0], sums_g[0]]], arb(0)
+            r, pw, g, p_0, g_0 = cell
+            rows, zero = [[p_0, g_0]], arb(0)
             for _ in range(self.powers):
                 pw, g = list(map(_mul, pw, r)), list(map(_mul, g, r))
                 rows.append([sum(pw, zero), sum(g, zero)])
@@ -1746,10 +1746,10 @@ class _RatioCells:
         lo, hi = self.pi_range
         pi_cells = (self.decompose(lo, min(hi, j0), self._pi_cell) if small_form
                     else self.decompose(max(lo, j1), hi, self._pi_cell))
-        pi_mass = sum((self.cell(ja, jb)[3][0] for ja, jb in pi_cells), zero)
+        pi_mass = sum((self.cell(ja, jb)[3] for ja, jb in pi_cells), zero)
         if upper_form:
             lo, hi = self.m_range
-            first -= sum((self.cell(ja, jb)[4][0] for ja, jb in self.decompose(lo, min(hi, j0), self._m_cell)),
+            first -= sum((self.cell(ja, jb)[4] for ja, jb in self.decompose(lo, min(hi, j0), self._m_cell)),
                          zero)
         # below W (c r < e^-2)
         eps_below, first = self._below(c, u_c, j1, upper_form, eps_w + (pi_mass if small_form else zero), eps_w,
