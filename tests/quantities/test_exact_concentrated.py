@@ -16,6 +16,7 @@
 Each model's values come from one exact_values call with ks=[...] shared by its tests (module
 cache); the digits are as few as the comparison needs.
 """
+import contextlib
 import math
 
 import mpmath
@@ -457,6 +458,40 @@ def test_sphere_rules_integrate_the_tilted_laws(dim, kappa):
         flint.ctx.prec = saved
 
 
+@contextlib.contextmanager
+def _ratio_cells(dim, kappa, dps):
+    """``_RatioCells`` of the sphere (dim, kappa) at the exact route's working precision for ``dps``
+    digits (FLINT's precision and series cap set, and restored on leaving)."""
+    import flint
+    from infonce_sym.models.laws import mean_resultant_arb
+    from infonce_sym.quantities import exact as ex
+    saved = flint.ctx.prec, flint.ctx.cap
+    flint.ctx.prec, flint.ctx.cap = int(dps * 3.33) + ex._guard_bits(), ex._series_terms(dps)
+    try:
+        yield ex._RatioCells(dim, str(kappa), mean_resultant_arb(dim, flint.arb(kappa)), dps, 1)
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+
+
+def _agreements_with_the_cells(cells, route, transitions):
+    """At each transition u_c where ``route(c, u_c)`` applies (is not None), its (log T, numerator) equal
+    the sums over the Gauss cells (``cell_transforms``): log T to 26 digits absolutely where T > e^-50,
+    the numerator to 33 digits relatively.  Returns how many transitions the route took."""
+    import flint
+    taken = 0
+    for u_c in transitions:
+        c = (flint.arb(u_c) - cells.log_r_top).exp()
+        got = route(c, u_c)
+        if got is None:
+            continue
+        taken += 1
+        (log_t, first), (log_t_cells, first_cells) = got, cells.cell_transforms(c)
+        if log_t_cells.mid() > -50:
+            assert abs(log_t - log_t_cells).mid() < 1e-26, (u_c, log_t, log_t_cells)
+        assert abs(first - first_cells).mid() < (flint.arb(10) ** -33 * abs(first_cells)).mid(), (u_c, first)
+    return taken
+
+
 @pytest.mark.parametrize("dim,kappa,u_quad", [(3, 2000, 3100), (64, 10000, 19200), (768, 5000, 7200)])
 def test_ratio_cells_closed_forms_against_the_cells(dim, kappa, u_quad):
     """At large kappa the ratio transforms (log E e^{-cr}, E[r (s - m)(e^{-cr} - 1)]) come from closed
@@ -470,28 +505,11 @@ def test_ratio_cells_closed_forms_against_the_cells(dim, kappa, u_quad):
     digits to 31 digits (at 60 digits and unit pieces mpmath.quad itself is off at the 29th).  Most
     of the points take the closed forms."""
     import flint
-    from infonce_sym.models.laws import mean_resultant_arb
-    from infonce_sym.quantities import exact as ex
-    dps = 40
-    saved = flint.ctx.prec, flint.ctx.cap
-    flint.ctx.prec, flint.ctx.cap = int(dps * 3.33) + ex._guard_bits(), ex._series_terms(dps)
-    try:
-        cells = ex._RatioCells(dim, str(kappa), mean_resultant_arb(dim, flint.arb(kappa)), dps, 1)
-        taken = 0
-        for u_c in [0.03 * j * 2 * kappa for j in range(1, 33)] + [u_quad]:
-            c = (flint.arb(u_c) - cells.log_r_top).exp()
-            closed = cells._taylor_transforms(c, u_c)
-            if closed is None:
-                continue
-            taken += 1
-            (log_t, first), (log_t_cells, first_cells) = closed, cells.cell_transforms(c)
-            if log_t_cells.mid() > -50:
-                assert abs(log_t - log_t_cells).mid() < 1e-26, (u_c, log_t, log_t_cells)
-            assert abs(first - first_cells).mid() < (flint.arb(10) ** -33 * abs(first_cells)).mid(), (u_c, first)
+    with _ratio_cells(dim, kappa, 40) as cells:
+        transitions = [0.03 * j * 2 * kappa for j in range(1, 33)] + [u_quad]
+        taken = _agreements_with_the_cells(cells, cells._taylor_transforms, transitions)
         c = (flint.arb(u_quad) - cells.log_r_top).exp()
         log_t = cells._taylor_transforms(c, u_quad)[0].mid().str(45, radius=False)
-    finally:
-        flint.ctx.prec, flint.ctx.cap = saved
     assert taken >= 20, taken
     want = _log_transform_quad(dim, kappa, u_quad)
     with mp.workdps(80):
@@ -532,32 +550,14 @@ def test_ratio_window_transforms_against_the_cells(dim, kappa, u_quad):
     above).  At u_quad both equal mpmath.quad at 80 digits (``_log_transform_quad``), which
     checks the shared power sums too: log T to 31 digits, c times the numerator to 31 digits relatively."""
     import flint
-    from infonce_sym.models.laws import mean_resultant_arb
-    from infonce_sym.quantities import exact as ex
-    dps = 40
-    saved = flint.ctx.prec, flint.ctx.cap
-    flint.ctx.prec, flint.ctx.cap = int(dps * 3.33) + ex._guard_bits(), ex._series_terms(dps)
-    try:
-        m = mean_resultant_arb(dim, flint.arb(kappa))
-        cells = ex._RatioCells(dim, str(kappa), m, dps, 1)
-        taken = 0
+    with _ratio_cells(dim, kappa, 40) as cells:
         lo, hi = cells.u_mean, 2 * kappa
-        for u_c in [lo + (hi - lo) * j / 24 for j in range(25)] + [u_quad]:
-            c = (flint.arb(u_c) - cells.log_r_top).exp()
-            window = cells._window_transforms(c, u_c)
-            if window is None:
-                continue
-            taken += 1
-            (log_t, first), (log_t_cells, first_cells) = window, cells.cell_transforms(c)
-            if log_t_cells.mid() > -50:
-                assert abs(log_t - log_t_cells).mid() < 1e-26, (u_c, log_t, log_t_cells)
-            assert abs(first - first_cells).mid() < (flint.arb(10) ** -33 * abs(first_cells)).mid(), (u_c, first)
+        transitions = [lo + (hi - lo) * j / 24 for j in range(25)] + [u_quad]
+        taken = _agreements_with_the_cells(cells, cells._window_transforms, transitions)
         c = (flint.arb(u_quad) - cells.log_r_top).exp()
         log_t, first = cells._window_transforms(c, u_quad)
         log_t, first = log_t.mid().str(45, radius=False), (first * c).mid().str(45, radius=False)
-        m_text = m.mid().str(60, radius=False)
-    finally:
-        flint.ctx.prec, flint.ctx.cap = saved
+        m_text = cells.m.mid().str(60, radius=False)
     assert taken >= 15, taken
     want_log_t, want_first = _log_transform_quad(dim, kappa, u_quad, m_text)
     with mp.workdps(80):
@@ -569,20 +569,11 @@ def test_ratio_window_moments_against_quadrature():
     """The finite window's moments int_{-B}^{V} v^n K(v) dv for K = 1 - exp(-e^{-v}), exp(-e^{-v}) and
     e^{-v} exp(-e^{-v}) (``_window_moments``) against mpmath.quad: to 33 digits relatively at 30
     working digits, for n = 0..5 and the last n of the series."""
-    import flint
-    from infonce_sym.models.laws import mean_resultant_arb
-    from infonce_sym.quantities import exact as ex
-    dps = 30
-    saved = flint.ctx.prec, flint.ctx.cap
-    flint.ctx.prec, flint.ctx.cap = int(dps * 3.33) + ex._guard_bits(), ex._series_terms(dps)
-    try:
-        cells = ex._RatioCells(64, "10000", mean_resultant_arb(64, flint.arb(10000)), dps, 1)
+    with _ratio_cells(64, 10000, 30) as cells:
         b, v_end, terms = float(cells.taylor_b.mid()), cells.deep, cells.taylor_terms
         moments = cells._window_moments()
         ns = list(range(6)) + [terms - 1]
         got = [[moments[k][n].mid().str(45, radius=False) for n in ns] for k in range(3)]
-    finally:
-        flint.ctx.prec, flint.ctx.cap = saved
     kernels = [lambda v: -mp.expm1(-mp.exp(-v)), lambda v: mp.exp(-mp.exp(-v)), lambda v: mp.exp(-v - mp.exp(-v))]
     with mp.workdps(45):
         for kernel, values in zip(kernels, got):
@@ -601,14 +592,8 @@ def test_sphere2_ratio_transforms_closed_forms(kappa):
     digits (further out its tanh-sinh rule on this double-exponential kernel loses digits); and for a ball c (relative radius 2^-100) the result holds the values at both ends
     of the ball and is at most 100 times as wide as their spread."""
     import flint
-    from infonce_sym.models.laws import mean_resultant_arb
-    from infonce_sym.quantities import exact as ex
     arb = flint.arb
-    dps = 40
-    saved = flint.ctx.prec, flint.ctx.cap
-    flint.ctx.prec, flint.ctx.cap = int(dps * 3.33) + ex._guard_bits(), ex._series_terms(dps)
-    try:
-        cells = ex._RatioCells(3, str(kappa), mean_resultant_arb(3, arb(kappa)), dps, 1)
+    with _ratio_cells(3, kappa, 40) as cells:
         log_r_top = cells.log_r_top
         transitions = [-20, -3, -0.5, 0, 0.5, 2, 6] + [0.07 * j * 2 * kappa for j in range(1, 15)] + [2 * kappa + 20]
         for u_c in transitions:
@@ -635,8 +620,6 @@ def test_sphere2_ratio_transforms_closed_forms(kappa):
                              for v in cells._sphere2_transforms((arb(u_c) - log_r_top).exp().mid() + arb(0)))
                   for u_c in (-2, 3, 8)}
         c_points = {u_c: (arb(u_c) - log_r_top).exp().mid().str(70, radius=False) for u_c in points}
-    finally:
-        flint.ctx.prec, flint.ctx.cap = saved
     if kappa != 300:
         return          # the quadrature once (it costs more than the rest)
     with mp.workdps(60):
@@ -661,20 +644,11 @@ def test_ratio_cells_kernel_moments_against_quadrature():
     """The kernels' moments of the closed forms, int_{-B}^oo v^n e^{b v} K(v) dv for K = 1 - exp(-e^{-v})
     and e^{-v} exp(-e^{-v}), tilted by b = tilt/20 (both sides of the removable pole of the formula at
     b = 0, and next to the pole at b = 1), against mpmath.quad: to 33 digits at 30 working digits."""
-    import flint
-    from infonce_sym.models.laws import mean_resultant_arb
-    from infonce_sym.quantities import exact as ex
-    dps = 30
-    saved = flint.ctx.prec, flint.ctx.cap
-    flint.ctx.prec, flint.ctx.cap = int(dps * 3.33) + ex._guard_bits(), ex._series_terms(dps)
     kernels = {"a": lambda v: -mp.expm1(-mp.exp(-v)), "g": lambda v: mp.exp(-v - mp.exp(-v))}
     cases = [("a", 1), ("a", 7), ("a", -11), ("a", -1), ("a", 19), ("g", 1), ("g", 13), ("g", -9), ("g", 19)]
-    try:
-        cells = ex._RatioCells(64, "10000", mean_resultant_arb(64, flint.arb(10000)), dps, 1)
+    with _ratio_cells(64, 10000, 30) as cells:
         b = float(cells.taylor_b.mid())
         got = {case: [v.mid().str(45, radius=False) for v in cells._kernel_moments(*case)[:6]] for case in cases}
-    finally:
-        flint.ctx.prec, flint.ctx.cap = saved
     with mp.workdps(40):
         for (kind, tilt), values in got.items():
             beta = mp.mpf(tilt) / 20
