@@ -763,6 +763,7 @@ def main(argv=None) -> int:
             args = parser.parse_args(_join_negative_values(argv, _value_flags(parser)))
         except SystemExit as exc:        # --help
             return exc.code if isinstance(exc.code, int) else 0
+        _check_environment()
         _read_options(args)
         return _run(args)
     except InputError as exc:
@@ -782,6 +783,17 @@ def main(argv=None) -> int:
             raise
         _stderr(f"infonce-sym: internal error: {type(exc).__name__}: {_one_line(exc)}")
         return 1
+
+
+def _check_environment():
+    """SYMPY_CACHE_SIZE, which SymPy reads on first import (an integer or None; infonce_sym sets 100000 when
+    it is unset): SymPy's own refusal of another value is a NameError inside its error message."""
+    value = os.environ.get("SYMPY_CACHE_SIZE")
+    if value is not None and value.lower() != "none":
+        try:
+            int(value)
+        except ValueError:
+            raise InputError("SYMPY_CACHE_SIZE", f"must be an integer or None (the environment), got {value!r}") from None
 
 
 def _run(args):

@@ -383,7 +383,20 @@ def test_one_json_convention(capsys):
     assert data["inputs"]["n"] == "10" and isinstance(data["results"]["coverage"], str)
 
 
-# ------------------------------------------------------------------ processes: closed pipe, Ctrl-C
+# ------------------------------------------------------------------ processes: closed pipe, Ctrl-C, environment
+
+def test_a_bad_sympy_cache_size_is_refused_in_one_line():
+    """SymPy reads SYMPY_CACHE_SIZE on first import; a value it cannot read is refused before any work."""
+    argv = ["prove", "L2.upper", "--json"]          # a command that imports SymPy
+    env = {**os.environ, "SYMPY_CACHE_SIZE": "abc"}
+    proc = subprocess.run(CLI + argv, capture_output=True, text=True, timeout=120, env=env)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and proc.stdout == "", (proc.returncode, proc.stdout, proc.stderr)
+    assert lines == ["infonce-sym: error: SYMPY_CACHE_SIZE: must be an integer or None (the environment), got 'abc'"], lines
+    env["SYMPY_CACHE_SIZE"] = "None"        # SymPy's unbounded cache: accepted
+    proc = subprocess.run(CLI + argv, capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["verdict"] == "proved", proc.stderr
+
 
 def test_output_into_a_closed_pipe_ends_quietly():
     cmd = " ".join(CLI[:2]) + f" '{CLI[2]}' mc --tau 0.5 --k 4 --samples 200 --seed 1 --json | head -c 1"
