@@ -1,8 +1,8 @@
 """Test scheduling only (no fixtures, no checks): which tests share a worker, and which start first.
 
-With `--dist loadgroup` (pyproject.toml) pytest-xdist hands out tests one at a time, except the
-files of KEEP_TOGETHER, whose tests share a costly module fixture: each of those goes to one worker
-whole, so the fixture runs once. (xdist's own `xdist_group` mark does not group under pytest 9:
+With `--dist loadgroup` (pyproject.toml) pytest-xdist hands out tests one at a time, except those
+of SHARE_DERIVATION_RUNS, which go to one worker together, so that the chains they need run once
+there. (xdist's own `xdist_group` mark does not group under pytest 9:
 xdist 3.8 renames `item._nodeid`, which pytest 9 no longer reads; the grouping is done here.)
 The known-long tests start first (longest-processing-time-first), so that the two workers of a
 2-core machine end together instead of one waiting on a long test started last. Neither changes
@@ -14,13 +14,9 @@ import pytest
 
 os.environ.setdefault("SYMPY_CACHE_SIZE", "100000")     # read once, when SymPy is first imported
 
-# files whose tests share a module-scoped fixture too costly to run once per worker
-KEEP_TOGETHER = (
-    "tests/app/test_verify.py",                      # one verify --quick on a Dask LocalCluster
-)
-
-# tests that each run every registered derivation (~35 s a process), or one each (the verdicts): one work unit, so that one process
-# runs the chains once (chain.cited_result) and the others read that run
+# tests that each run every registered derivation (~35 s a process), or one each (the verdicts), and
+# verify --quick's test file (whose module fixture runs most derivation units in its own process):
+# one work unit, so that one process runs the chains once (chain.cited_result) and the others read that run
 SHARE_DERIVATION_RUNS = (
     "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_every_kind_are_killed",
     "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_the_integral_chains_are_killed",
@@ -30,12 +26,13 @@ SHARE_DERIVATION_RUNS = (
     "tests/proofs/test_section4_derivations.py::test_verdicts",
     "tests/proofs/test_continuity.py::test_every_chain_is_proved_with_nothing_undischarged",
     "tests/proofs/test_continuity.py::test_citations",
+    "tests/app/test_verify.py",                      # one verify --quick (its fixture is module-scoped)
 )
 
 # nodeid prefixes, longest first (per-test CPU seconds measured on 2 cores, Dec 2026); a prefix that
 # no longer matches anything is harmless
 LONG_FIRST = (
-    "tests/app/test_verify.py",                      # one verify --quick on a Dask LocalCluster
+    "tests/app/test_verify.py",                      # one verify --quick, partly on a Dask LocalCluster
     "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_every_kind_are_killed",
     "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_the_integral_chains_are_killed",
     "tests/quantities/test_exact_concentrated.py",
@@ -64,20 +61,19 @@ def pytest_collection_modifyitems(session, config, items):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadgroup`: one test per work unit, one file per unit for KEEP_TOGETHER, one unit for
-    SHARE_DERIVATION_RUNS (and the `@group` suffix of xdist_group marks honoured, should xdist add it again)."""
+    """`--dist loadgroup`: one test per work unit, one unit for SHARE_DERIVATION_RUNS (and the `@group`
+    suffix of xdist_group marks honoured, should xdist add it again)."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadGroupScheduling
 
-    class OneTestOrOneFile(LoadGroupScheduling):
+    class OneTestOrTheGroup(LoadGroupScheduling):
         def _split_scope(self, nodeid):
             scope = super()._split_scope(nodeid)
             if scope != nodeid:                          # an xdist_group suffix
                 return scope
-            path = nodeid.split("::", 1)[0]
             if any(nodeid.startswith(t) for t in SHARE_DERIVATION_RUNS):
                 return "derivation-runs"
-            return path if path in KEEP_TOGETHER else nodeid
+            return nodeid
 
-    return OneTestOrOneFile(config, log)
+    return OneTestOrTheGroup(config, log)

@@ -1,6 +1,13 @@
 """`verify --quick` end to end, run once for the session on a dask LocalCluster of two worker
 processes: every verdict as expected, report files complete, and the cluster's results equal to
-the same work units run in this process."""
+the same work units run in this process.
+
+The derivation units but one group run in this process, not on the cluster: this file shares the
+pytest work unit of the tests that run every registered chain (tests/conftest.py,
+SHARE_DERIVATION_RUNS), and a unit's chains are ``chain.cited_result``, run once per process. The
+cluster still runs every other unit and one derivation group (``ON_THE_CLUSTER``), whose results
+are compared with this process's."""
+import concurrent.futures
 import json
 
 import pytest
@@ -8,6 +15,29 @@ import pytest
 from infonce_sym.app import report, verify
 
 distributed = pytest.importorskip("distributed")
+
+# the derivation group the cluster runs: P2's (L3.24, L3.25, L3, DCL-12, P2.28, P2), chains that
+# cite chains of the same unit
+ON_THE_CLUSTER = "P2"
+
+
+def _on_the_cluster(task):
+    func, args = task
+    return func is not verify._derivations or ON_THE_CLUSTER in args[0]
+
+
+class _ClusterAndHere(concurrent.futures.Executor):
+    """``map`` sends the units of ``_on_the_cluster`` to the cluster's executor and runs the rest
+    here, results in the order of the tasks (as ``Executor.map``)."""
+
+    def __init__(self, cluster_executor):
+        self.cluster = cluster_executor
+
+    def map(self, fn, tasks):
+        tasks = list(tasks)
+        remote = {i: self.cluster.submit(fn, t) for i, t in enumerate(tasks) if _on_the_cluster(t)}
+        for i, t in enumerate(tasks):
+            yield remote[i].result() if i in remote else fn(t)
 
 
 @pytest.fixture(scope="module")
@@ -17,7 +47,7 @@ def quick_run(tmp_path_factory):
     try:
         with distributed.Client(cluster) as client:
             stages = []
-            results, rows, meta = verify.run("quick", client.get_executor(),
+            results, rows, meta = verify.run("quick", _ClusterAndHere(client.get_executor()),
                                              on_stage=lambda name, s: stages.append(name))
     finally:
         cluster.close()
@@ -75,3 +105,8 @@ def test_the_cluster_gives_the_local_numbers(quick_run):
         (_, f, a), = [u for u in units if u[0] == name]
         local = verify._call((f, a))[0]
         assert _strip(local) == _strip(by_id[local.id])
+    (_, f, a), = [u for u in units if u[1] is verify._derivations and ON_THE_CLUSTER in u[2][0]]
+    local = verify._call((f, a))[0]
+    assert len(local) >= 2         # the group of chains that cite chains
+    for check in local:
+        assert _strip(check) == _strip(by_id[check.id])
