@@ -15,6 +15,11 @@
 
 Each model's values come from one exact_values call with ks=[...] shared by its tests (module
 cache); the digits are as few as the comparison needs.
+
+The reference integrals of the d = 3 routes and the 2-D quadrature use mpmath.quad's Gauss-Legendre
+rule (``_quad``): their integrands are smooth on every piece. Against mpmath's default tanh-sinh
+rule they agreed at every point of these tests to 20 digits or more (the digits asked for, or 1e-20
+relatively at (3, 10^4, 0.1, 10^6)), at 2.5 to 4 times less CPU.
 """
 import contextlib
 import math
@@ -29,6 +34,11 @@ from infonce_sym.models import FiniteModel, SphereModel
 from infonce_sym.quantities.exact import exact_values
 
 mp = mpmath.mp
+
+
+def _quad(f, *intervals):
+    """mpmath.quad by Gauss-Legendre (degree raised until two successive degrees agree)."""
+    return mp.quad(f, *intervals, method="gauss-legendre")
 
 
 @lru_cache(maxsize=None)
@@ -76,7 +86,7 @@ def _d3_gap(kappa, tau, k, dcl=False):
         return mp.exp(-t) - value
     top = mp.log(400 / (lo if dcl else lo * (1 + 1 / k)))
     pts = [mp.log(mp.mpf(10) ** -40)] + list(mp.linspace(-20, top, int(top + 21) // 3 + 2))
-    return -mp.quad(g, pts)
+    return -_quad(g, pts)
 
 
 def _d3_risk_k1(kappa, tau):
@@ -84,7 +94,7 @@ def _d3_risk_k1(kappa, tau):
     kappa, tau = mp.mpf(kappa), mp.mpf(tau)
     dens = lambda p: kappa * mp.exp(kappa * (p - 1)) / (1 - mp.exp(-2 * kappa))
     inner = lambda p: tau / 2 * (mp.polylog(2, -mp.exp((-1 - p) / tau)) - mp.polylog(2, -mp.exp((1 - p) / tau)))
-    return mp.quad(lambda p: dens(p) * inner(p), mp.linspace(-1, 1, 81))
+    return _quad(lambda p: dens(p) * inner(p), mp.linspace(-1, 1, 81))
 
 
 def _close(got, want, digits):
@@ -138,7 +148,7 @@ def _d3_search_bias(kappa, k):
         transform = (e1a - e1b) / (2 * kappa)
         return k * num * transform ** (k - 1) * c
     top = 2 * kappa + 10
-    return mp.quad(integrand, [-60] + list(mp.linspace(-30, top, int(top + 31))))
+    return _quad(integrand, [-60] + list(mp.linspace(-30, top, int(top + 31))))
 
 
 @pytest.mark.parametrize("kappa,tau,k", [(4, "0.01", 10), (20, "0.5", 10)])
@@ -187,26 +197,16 @@ def test_against_monte_carlo_with_scipy_vmf(dim, kappa, tau, k, samples):
 
 
 def test_table_points_closed_forms_and_k1_two_dimensional_quadrature():
-    """(1024, 100, 0.01, 1): R = E log(1 + e^{(s-p)/tau}) by a 2-D mpmath.quad over the densities
-    c_d (1-s^2)^((d-3)/2) and c_d (1-p^2)^((d-3)/2) e^{kappa p}/Z_d(kappa), each on +-14 of its widths."""
-    dim, kappa, tau = 1024, 100, mp.mpf("0.01")
-    ev = exact_values(SphereModel(dim, float(kappa)), "0.01", 1, digits=30)
+    """(1024, 100, 0.01, 1): the closed forms, and R = E log(1 + e^{(s-p)/tau}) by the 2-D quadrature
+    over the densities of s and p (``_k1_risk_two_dimensional``)."""
+    dim, kappa, tau = 1024, 100, "0.01"
+    ev = exact_values(SphereModel(dim, float(kappa)), tau, 1, digits=30)
     with mpmath.workdps(45):
-        ce, d2, mean = _closed_forms(dim, kappa, tau)
+        ce, d2, _ = _closed_forms(dim, kappa, tau)
         assert _close(ev.values["cross_entropy_limit"], ce, 30)
         assert _close(ev.values["density_ratio_second_moment"], d2, 30)
     with mpmath.workdps(20):
-        nu = mp.mpf(dim) / 2 - 1
-        c_d = mp.gamma(mp.mpf(dim) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(dim - 1) / 2))
-        log_z = mp.loggamma(nu + 1) + nu * mp.log(2 / mp.mpf(kappa)) + mp.log(mp.besseli(nu, kappa))
-        neg = lambda s: c_d * (1 - s * s) ** ((dim - 3) / mp.mpf(2))
-        pos = lambda p: neg(p) * mp.exp(kappa * p - log_z)
-        w_s = 14 / mp.sqrt(dim)
-        var_p = mp.quad(lambda p: pos(p) * (p - mean) ** 2, mp.linspace(mean - 0.3, mean + 0.3, 7))
-        w_p = 14 * mp.sqrt(var_p)
-        risk = mp.quad(lambda p, s: pos(p) * neg(s) * mp.log1p(mp.exp((s - p) / tau)),
-                       mp.linspace(mean - w_p, mean + w_p, 5), mp.linspace(-w_s, w_s, 5))
-        assert _close(ev.values["risk"], risk, 15)
+        assert _close(ev.values["risk"], _k1_risk_two_dimensional(dim, kappa, tau), 15)
 
 
 # R and the search CE at k = 1e9 and 65536 as computed on 2026-12-02 before the trapezoid outer rule,
@@ -311,7 +311,7 @@ def _d3_risk_k1_u(kappa, tau):
         p = 1 - u / kappa
         inner = tau / 2 * (mp.polylog(2, -mp.exp((-1 - p) / tau)) - mp.polylog(2, -mp.exp((1 - p) / tau)))
         return mp.exp(-u) / norm * inner
-    return mp.quad(f, [0, 1, 3, 8, 20, 50, 120, 2 * kappa])
+    return _quad(f, [0, 1, 3, 8, 20, 50, 120, 2 * kappa])
 
 
 def _d3_search_bias_log_points(kappa, k):
@@ -333,7 +333,7 @@ def _d3_search_bias_log_points(kappa, k):
     y0, y1 = mp.log(z) - kappa, mp.log(z) + kappa
     near = lambda y: [y + j for j in range(-12, 13, 2)]
     far = [y0 + 12 * 2 ** j for j in range(1, 40) if y0 + 12 * 2 ** j < y1 - 12]
-    return mp.quad(integrand, [y0 - 70, y0 - 40, y0 - 25] + near(y0) + far + near(y1) + [y1 + 25, y1 + 40])
+    return _quad(integrand, [y0 - 70, y0 - 40, y0 - 25] + near(y0) + far + near(y1) + [y1 + 25, y1 + 40])
 
 
 @pytest.mark.parametrize("kappa,tau,ks", [(10**4, "0.1", (1, 16, 10**6)), (2000, "0.01", (1, 16))])
@@ -375,8 +375,8 @@ def _k1_risk_two_dimensional(dim, kappa, tau):
     # the width of p from the curvature of its log density at the mean, then its variance
     guess = 1 / mp.sqrt((dim - 3) * (1 + mean ** 2) / (1 - mean ** 2) ** 2 + kappa / 10)
     window = mp.linspace(max(mean - 30 * guess, -1), min(mean + 30 * guess, 1), 13)
-    w_p = 14 * mp.sqrt(mp.quad(lambda p: pos(p) * (p - mean) ** 2, window))
-    return mp.quad(lambda p, s: pos(p) * neg(s) * mp.log1p(mp.exp((s - p) / tau)),
+    w_p = 14 * mp.sqrt(_quad(lambda p: pos(p) * (p - mean) ** 2, window))
+    return _quad(lambda p, s: pos(p) * neg(s) * mp.log1p(mp.exp((s - p) / tau)),
                    mp.linspace(max(mean - w_p, -1), min(mean + w_p, 1), 3), mp.linspace(-w_s, w_s, 3))
 
 
