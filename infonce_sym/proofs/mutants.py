@@ -69,7 +69,7 @@ def _claim_mutation_builders(claim):
         new = n + 1 if n.is_Rational else n * sp.Float("1.1")
 
         def constant(n=n, new=new):
-            mut = side.xreplace({n: new})
+            mut = _replace_constant(side, n, new)
             return make_relation(kind, lhs, mut) if side is rhs else make_relation(kind, mut, rhs)
         out.append((f"constant {n} -> {new}", constant))
     if isinstance(rhs, sp.Add) and len(rhs.args) > 1:
@@ -77,6 +77,23 @@ def _claim_mutation_builders(claim):
             out.append((f"drop {t}", lambda t=t: make_relation(kind, lhs, sp.Add(*[a for a in rhs.args if a is not t]))))
     out.append((f"flip {kind}", lambda: make_relation(_FLIP[kind], lhs, rhs)))
     return out
+
+
+def _replace_constant(expr, n, new):
+    """``expr.xreplace({n: new})``, except that an ``Abs`` of an integral stays an ``Abs``: SymPy's
+    ``Abs.eval`` on a changed integral (whose realness it cannot decide) takes seconds and returns
+    sqrt(expand(I conj(I))), a form no step claims; the mutant is the claim with the constant
+    changed and nothing else."""
+    if expr == n:
+        return new
+    if not expr.args:
+        return expr
+    args = [_replace_constant(a, n, new) for a in expr.args]
+    if all(a is b for a, b in zip(args, expr.args)):
+        return expr
+    if isinstance(expr, sp.Abs) and args[0].has(sp.Integral):
+        return sp.Abs(args[0], evaluate=False)
+    return expr.func(*args)
 
 
 def _symbolic_sums(e):
