@@ -57,7 +57,7 @@ from .loss import check_loss, infonce_loss
 from ..models import FiniteModel, SphereModel, log_partition
 
 __all__ = ["monte_carlo", "naive_vector_monte_carlo", "SimilaritySampler", "QUANTITIES", "GAPS",
-           "BACKENDS", "compiled_kernels", "default_backend", "closed_forms", "ziggurat_tables",
+           "BACKENDS", "check_backend", "compiled_kernels", "default_backend", "closed_forms", "ziggurat_tables",
            "ziggurat_arrays", "COMPILED_UNIT"]
 
 # paired differences, estimated from the same tuples (much smaller standard errors)
@@ -617,7 +617,8 @@ def default_backend() -> str:
     return "numba" if compiled_kernels() is not None else "numpy"
 
 
-def _check_backend(backend) -> str:
+def check_backend(backend) -> str:
+    """The backend that runs for ``backend`` ("auto": numba when installed); exit 2 otherwise."""
     if backend not in BACKENDS:
         raise InputError("backend", f"must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend == "numba" and compiled_kernels() is None:
@@ -726,7 +727,7 @@ def monte_carlo(model, tau, k, samples, seed, loss: str = "infonce", chunk_size=
     """
     tau_given = tau
     tau, k, samples, seed, loss, chunk_size = _check_common(model, tau, k, samples, seed, loss, chunk_size)
-    backend = _check_backend(backend)
+    backend = check_backend(backend)
     reason_search = reason_dr2 = None
     if not model.dominated:
         reason_search = reason_dr2 = model.domination_reason

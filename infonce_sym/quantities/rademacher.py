@@ -138,7 +138,9 @@ finite; the sums ``sum_j qbar_j alpha_j^p`` by the binomial expansion in alpha_j
 (nonnegative terms), and ``max_j gamma_j`` only where ``sum_j qbar_j gamma_j`` exceeds gamma at the
 argmax of alpha (elsewhere the min in Ebar[gamma] is the sum either way).  Otherwise, and for
 m > 1, the shifted route (x_j - max_l x_l) is used.  Both compute the same quantities; only
-rounding differs.
+rounding differs.  With ``backend="numba"`` (the default when numba is installed) the m = 1 block
+kernels run as compiled twins (``rademacher_compiled``: one pass per (cube, tuple) row, the same
+sums; rounding differs by a few ulp of each sum, far inside the float64 margin above).
 
 Lower values (each <= the sup): f at centres in Theta and, at points p in Theta within r of g (the
 projection onto Theta of a step from g along grad f(g), or the projection of g),
@@ -168,6 +170,7 @@ import numpy as np
 
 from ..errors import check_k, check_tau
 from ..models.fourier_class import FourierEmbedding, sample_tuples
+from .montecarlo import check_backend
 
 __all__ = ["certificate_lipschitz", "certificate_constants_local", "certified_sup",
            "local_bounds_and_losses", "rademacher_estimate", "initial_cubes", "TupleDifferences",
@@ -175,6 +178,12 @@ __all__ = ["certificate_lipschitz", "certificate_constants_local", "certified_su
 
 # largest exponent the m = 1 kernels may meet (e^600 and e^-600 are normal float64 numbers)
 _EXP_SAFE = 600.0
+
+
+def _compiled_kernels():
+    """The numba block kernels (``rademacher_compiled``); callers check that numba is installed."""
+    from . import rademacher_compiled
+    return rademacher_compiled
 
 
 def certificate_lipschitz(za, zp, zn, tau, C_Phi, constants=(2, 1, 1)):
@@ -226,7 +235,7 @@ class TupleDifferences:
     """Differences of the tuples and their norms, shared by every evaluation; ``fast``: the m = 1
     kernels apply (module docstring, "Kernels"); ``work``: scratch arrays reused by the passes."""
 
-    def __init__(self, model, za, zp, zn, tau):
+    def __init__(self, model, za, zp, zn, tau, backend="numpy"):
         self.m, self.d = model.m, model.dim_in
         self.dT = self.m * self.d
         self.tau = float(tau)
@@ -246,6 +255,8 @@ class TupleDifferences:
         self._work, self._views = {}, {}
         # m = 1 with exponents well inside float64: the kernels with e^{cos u/tau} unshifted
         self.fast = self.m == 1 and 2.0 / t + math.log(self.k + 1.0) <= _EXP_SAFE
+        # the compiled twins of the m = 1 block kernels (``rademacher_compiled``), or None
+        self.kernels = _compiled_kernels() if backend == "numba" and self.fast else None
         self.DnT = np.ascontiguousarray(np.moveaxis(self.Dn, -1, 0))  # (d, n, k)
         self.ones = np.ones(self.k)
         self.nmax = max(float(self.nun.max(initial=0.0)), float(self.nup.max(initial=0.0)))
@@ -509,8 +520,11 @@ def _ball_fast(td, r):
     return (1.0 + r * td.nmax) / td.tau + math.log(td.k + 1.0) <= _EXP_SAFE
 
 
-def _blocks(td, g, block=32768):
-    """Slices of about ``block`` (centre, tuple, negative) entries over the tuples."""
+def _blocks(td, g, block=32768, whole=False):
+    """Slices of about ``block`` (centre, tuple, negative) entries over the tuples; ``whole``:
+    one slice when the compiled kernels run (their temporaries are a row long)."""
+    if whole and td.kernels is not None:
+        return [slice(0, td.n)]
     step = max(1, int(block // max(1, g * td.k)))
     return [slice(i, i + step) for i in range(0, td.n, step)]
 
@@ -520,8 +534,12 @@ def _blocks(td, g, block=32768):
 # q_j = f E_j with f = e^{-cp/tau}/(1 + sum_l e^{x_l}).  Each stage is a pass over blocks of tuples
 # (``_blk_*``, the temporaries stay in cache) and a per-tuple finish.
 
-def _blk_losses1(td, cn, sn, b, Eb, tb, SE, gn):
-    """Tuples b: E_j into Eb, sum_j E_j into SE and sum_j E_j sin u_j Dn_j into gn."""
+def _blk_losses1(td, z, b, Eb, tb, SE, gn):
+    """Tuples b (phases z (g, nb, k)): E_j into Eb, sum_j E_j into SE and sum_j E_j sin u_j Dn_j
+    into gn."""
+    if td.kernels is not None:
+        return td.kernels.losses1(z, 1.0 / td.tau, td.DnT, b.start, Eb, SE, gn[:, :, 0])
+    cn, sn = z.real, z.imag
     np.multiply(cn, 1.0 / td.tau, out=Eb)
     np.exp(Eb, out=Eb)
     SE[:, b] = Eb @ td.ones
@@ -547,8 +565,11 @@ def _finish_losses1(td, SE, gn, cp, sp):
     return ell, grad, aux
 
 
-def _blk_hess1(td, cn, sn, Eb, b, wb, tb, M):
+def _blk_hess1(td, z, Eb, b, wb, tb, M):
     """Tuples b: sum_j E_j (sin^2 u_j - tau cos u_j) Dn_j Dn_j^T into M (symmetric entries once)."""
+    if td.kernels is not None:
+        return td.kernels.hess1(z, td.tau, td.DnT, b.start, Eb, td.work("row", (td.k,)), M)
+    cn, sn = z.real, z.imag
     np.square(sn, out=wb)
     np.multiply(cn, td.tau, out=tb)
     wb -= tb
@@ -582,7 +603,7 @@ def _ball_rows1(td, cp, sp, r):
     return ap, bp, sbp * nup**3, np.exp((cp[:, 0] - ap * r) / td.tau)
 
 
-def _blk_ball1(td, cn, sn, Eb, r, b, rows, s, a, t):
+def _blk_ball1(td, z, Eb, r, b, rows, s, a, t):
     """Tuples b (``rows``: their ``_ball_rows1`` constants; s, a, t scratch of Eb's shape): the
     sums behind the moments of ``_ball_moments``, in units of 1/tau: with a_j = sbar_j ||Dn_j||,
     c_j = cbar_j ||Dn_j||^2 (alpha_j = (a_j + ap)/tau, beta_j = (c_j + bp)/tau,
@@ -594,6 +615,12 @@ def _blk_ball1(td, cn, sn, Eb, r, b, rows, s, a, t):
     argmax a), D, sum_j rho_j a_j^p (p = 0..3), sum_j rho_j a_j ||Dn_j||^2, sum_j rho_j c_j^p
     (p = 1, 2)."""
     ap, bp, gp, dp = rows
+    if td.kernels is not None:
+        out = np.empty((11,) + Eb.shape[:-1])
+        td.kernels.ball1(z, Eb, td.nun, b.start, r, -r / td.tau, gp, dp, out,
+                         td.work("row", (td.k,)), td.work("row2", (td.k,)))
+        return tuple(out)
+    cn, sn = z.real, z.imag
     nun, ones = td.nun[b], td.ones
     rn = np.multiply(nun, r, out=td.work("rn", nun.shape))
     nun2 = np.square(nun, out=td.work("nun2", nun.shape))
@@ -657,9 +684,9 @@ def _losses_grads1(td, zn, cp, sp):
     g = zn.shape[0]
     E = td.work("E", (g, td.n, td.k))
     SE, gn = np.empty((g, td.n)), np.empty((g, td.n, 1, td.d))
-    for b in _blocks(td, g):
+    for b in _blocks(td, g, whole=True):
         Eb = E[:, b]
-        _blk_losses1(td, zn.real[:, 0, b], zn.imag[:, 0, b], b, Eb, td.work("t", Eb.shape), SE, gn)
+        _blk_losses1(td, zn[:, 0, b], b, Eb, td.work("t", Eb.shape), SE, gn)
     ell, grad, aux = _finish_losses1(td, SE, gn, cp, sp)
     aux["E"] = E
     return ell, grad, aux
@@ -668,9 +695,9 @@ def _losses_grads1(td, zn, cp, sp):
 def _hessians1(td, zn, aux):
     """m = 1: ``_hessians`` block by block."""
     M = np.empty((zn.shape[0], td.n, td.d, td.d))
-    for b in _blocks(td, zn.shape[0]):
+    for b in _blocks(td, zn.shape[0], whole=True):
         Eb = aux["E"][:, b]
-        _blk_hess1(td, zn.real[:, 0, b], zn.imag[:, 0, b], Eb, b, td.work("w", Eb.shape),
+        _blk_hess1(td, zn[:, 0, b], Eb, b, td.work("w", Eb.shape),
                    td.work("t", Eb.shape), M)
     return _finish_hess1(td, M, aux)
 
@@ -678,9 +705,9 @@ def _hessians1(td, zn, aux):
 def _ball_bounds1(td, zn, aux, r):
     """m = 1: ``_ball_bounds`` block by block."""
     rows, parts = _ball_rows1(td, aux["cp"], aux["sp"], r), []
-    for b in _blocks(td, zn.shape[0]):
+    for b in _blocks(td, zn.shape[0], whole=True):
         Eb = aux["E"][:, b]
-        parts.append(_blk_ball1(td, zn.real[:, 0, b], zn.imag[:, 0, b], Eb, r, b,
+        parts.append(_blk_ball1(td, zn[:, 0, b], Eb, r, b,
                                 [v[:, b] for v in rows], *(td.work(x, Eb.shape) for x in "sat")))
     return _ball_combine(parts, rows, td.tau)
 
@@ -735,18 +762,19 @@ def _fused_pass(td, zblock, K, cp, sp, losses=True, hess=False, r=None):
     M = np.empty((K, n_, d, d)) if hess else None
     parts, rows = (None, None) if r is None else ([], _ball_rows1(td, cp, sp, r))
     for b in _blocks(td, K):
-        z = zblock(b)
-        cn, sn = z.real[:, 0], z.imag[:, 0]
-        Eb, tb = td.work("Eb", cn.shape), td.work("t", cn.shape)
+        z = zblock(b)[:, 0]
+        Eb, tb = td.work("Eb", z.shape), td.work("t", z.shape)
         if losses:
-            _blk_losses1(td, cn, sn, b, Eb, tb, SE, gn)
+            _blk_losses1(td, z, b, Eb, tb, SE, gn)
+        elif td.kernels is not None:
+            td.kernels.energies1(z, 1.0 / td.tau, Eb)
         else:
-            np.exp(np.multiply(cn, 1.0 / td.tau, out=Eb), out=Eb)
+            np.exp(np.multiply(z.real, 1.0 / td.tau, out=Eb), out=Eb)
         if hess:
-            _blk_hess1(td, cn, sn, Eb, b, td.work("w", cn.shape), tb, M)
+            _blk_hess1(td, z, Eb, b, td.work("w", z.shape), tb, M)
         if parts is not None:
-            parts.append(_blk_ball1(td, cn, sn, Eb, r, b, [v[:, b] for v in rows],
-                                    *(td.work(x, cn.shape) for x in "sat")))
+            parts.append(_blk_ball1(td, z, Eb, r, b, [v[:, b] for v in rows],
+                                    *(td.work(x, z.shape) for x in "sat")))
     return (SE, gn), M, (None if r is None else (parts, rows))
 
 
@@ -872,7 +900,7 @@ class _Kid:
         return self.z
 
 
-def local_bounds_and_losses(model, theta, za, zp, zn, tau, r=None, chunk=None):
+def local_bounds_and_losses(model, theta, za, zp, zn, tau, r=None, chunk=None, backend="auto"):
     """Losses, derivatives and ball-local derivative bounds at the centres ``theta`` (G of them).
 
     Returns a dict: ``ell`` (G, n) the losses l_i(theta_g); ``grad`` (G, n, d_Theta) and ``hess``
@@ -881,10 +909,11 @@ def local_bounds_and_losses(model, theta, za, zp, zn, tau, r=None, chunk=None):
     ``L[g] >= sup_B (1/n) sum_i ||grad l_i||``, ``H[g] >= sup_B (1/n) sum_i ||Hess l_i||`` and
     ``T[g] >= sup_B (1/n) sum_i sup_{|e|=1} |D^3 l_i[e,e,e]|``.  With ``r=None`` the bounds are not
     computed (``inf``).  The work is chunked over centres, about 2.5e5 (centre, tuple, negative,
-    block) entries per chunk.
+    block) entries per chunk.  ``backend``: the m = 1 block kernels' ("auto": numba when installed,
+    "numba" or "numpy"; the values differ by float64 rounding only).
     """
     theta = np.atleast_2d(np.asarray(theta, float))
-    td = TupleDifferences(model, za, zp, zn, tau)
+    td = TupleDifferences(model, za, zp, zn, tau, check_backend(backend))
     G = theta.shape[0]
     if chunk is None:
         chunk = max(1, int(2.5e5 // max(1, td.m * td.n * td.k)))
@@ -969,7 +998,7 @@ class PhaseTables:
 
 def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=None,
                   init=None, rel_tol=0.0, local=True, max_evaluations=None, progress=None,
-                  budget=2.5e5, fresh_ratio=0.25, max_skip=2):
+                  budget=2.5e5, fresh_ratio=0.25, max_skip=2, backend="auto"):
     """Branch-and-bound certified upper bounds of sup_Theta f_sigma for each row of ``sigmas``.
 
     ``L``: Lipschitz constant of f_sigma; ``H`` (optional): bound on the Hessian norm; with
@@ -997,9 +1026,9 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     the refinement), ``counts`` (centres with Hessians, with fresh ball bounds, children screened
     out unevaluated, and these per level), ``init`` (cache of
     the initial grid's losses, gradients and local bounds, for later calls with the same data, h0
-    and ``local``).
+    and ``local``).  ``backend``: as for ``local_bounds_and_losses``.
     """
-    td = TupleDifferences(model, za, zp, zn, tau)
+    td = TupleDifferences(model, za, zp, zn, tau, check_backend(backend))
     theta0 = np.asarray(model.theta0, float)
     R = model.radius
     d = theta0.size
@@ -1442,7 +1471,7 @@ def _optimise_lower(model, za, zp, zn, tau, sig, starts):
 def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, radius=1.0,
                         samples=100, seed=0, sigma=0.5, kernel="additive", h0=None, levels=6,
                         chunk=100, tuples=None, second_order=True, rel_tol=0.01, tol=None,
-                        max_evaluations=None, progress=None):
+                        max_evaluations=None, progress=None, backend="auto"):
     """Empirical Rademacher complexity of the InfoNCE loss over {phi_theta: ||theta|| <= R}.
 
     Monte Carlo over ``samples`` Rademacher vectors (streamed in chunks of ``chunk``, seeded by
@@ -1454,7 +1483,9 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     evaluation budget stopped a branch and bound), ``C_Phi``, ``d_Theta``, ``grid_points``,
     ``certificate`` (L * final covering radius), timings and ``tuples`` (the sampled data, for the
     bounds of ``checks.rademacher``).  ``progress(done, total)``, if given, is called as the
-    samples are settled (``total = samples``).
+    samples are settled (``total = samples``).  ``backend``: the block kernels' ("auto": numba
+    when installed, "numba" or "numpy"; they differ by float64 rounding only, inside the margin
+    of the sup); the output's ``"backend"`` names the one that ran.
     For d_Theta > 3 the defaults are h0 = R/3 (R for d_Theta > 5) and ``max_evaluations`` such
     that about 2e8 (centre, tuple, negative) entries (at most 20000 centres) are evaluated per chunk.
     """
@@ -1463,6 +1494,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     n = check_k(n, "n")
     k = check_k(k)
     samples = check_k(samples, "samples")
+    backend = check_backend(backend)
     model = FourierEmbedding(m, dim_in, radius)
     ss = np.random.SeedSequence(seed)
     data_seed, sigma_seed = ss.spawn(2)
@@ -1496,7 +1528,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
         res = certified_sup(model, za, zp, zn, tau, sig, L_cert, h0, levels=levels,
                             H=H_cert if second_order else None, init=cache, rel_tol=rel_tol,
                             tol=(1e-4 / tau if tol is None else tol),
-                            max_evaluations=max_evaluations, progress=report)
+                            max_evaluations=max_evaluations, progress=report, backend=backend)
         cache = res["init"]
         lo = res["lower"]
         if coarse:
@@ -1527,6 +1559,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
         "lower_stderr": float(lo.std(ddof=1) / math.sqrt(len(lo))) if len(lo) > 1 else float("nan"),
         "grid_max_estimate": float(gm.mean()),
         "upper_kind": "certified (coarse)" if coarse else "certified",
+        "backend": backend,
         "lower_kind": "optimiser" if coarse else "certified",
         "relative_gap": float((est - low) / abs(low)) if low != 0 else float("inf"),
         "complete": bool(complete),

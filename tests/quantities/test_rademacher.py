@@ -8,6 +8,10 @@ from infonce_sym.checks.rademacher import rademacher_experiment
 from infonce_sym.checks.attacks import infonce_loss_from_embeddings
 from infonce_sym.models.fourier_class import FourierEmbedding, sample_tuples
 from infonce_sym.errors import InputError
+from infonce_sym.quantities import montecarlo
+
+# the m = 1 block kernels' backends on this machine (numba is in the test extra)
+BACKENDS = ["numpy"] + (["numba"] if montecarlo.compiled_kernels() is not None else [])
 
 
 @pytest.mark.parametrize("m,d_in", [(1, 2), (2, 3), (4, 1)])
@@ -303,29 +307,32 @@ def _general_route(monkeypatch):
     monkeypatch.setattr(rd, "_EXP_SAFE", -1.0)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("d_in,tau,data", [(2, 0.05, "gaussian"), (1, 0.3, "student_t"),
                                            (3, 0.1, "gaussian")])
-def test_fast_kernels_match_the_general_route(monkeypatch, d_in, tau, data):
-    """The m = 1 kernels (unshifted exponentials, ball moments in units of 1/tau) give the losses,
-    gradients, Hessians and (L), (H), (T) of the shifted general route; r = 10 exceeds the exponent
-    range of the fast ball kernel, so both take the general ball route there."""
+def test_fast_kernels_match_the_general_route(monkeypatch, d_in, tau, data, backend):
+    """The m = 1 kernels (unshifted exponentials, ball moments in units of 1/tau), NumPy's and the
+    compiled ones, give the losses, gradients, Hessians and (L), (H), (T) of the shifted general
+    route; r = 10 exceeds the exponent range of the fast ball kernel, so both take the general
+    ball route there."""
     rng = np.random.default_rng(30 + d_in)
     E = FourierEmbedding(1, d_in, 1.0)
     za, zp, zn = sample_tuples(data, d_in, 9, 40, rng)
     g = rng.uniform(-1, 1, (5, d_in))
     for r in (0.2, 0.01, 10.0):
-        fast = rd.local_bounds_and_losses(E, g, za, zp, zn, tau, r=r)
+        fast = rd.local_bounds_and_losses(E, g, za, zp, zn, tau, r=r, backend=backend)
         with monkeypatch.context() as mp:
             _general_route(mp)
-            slow = rd.local_bounds_and_losses(E, g, za, zp, zn, tau, r=r)
+            slow = rd.local_bounds_and_losses(E, g, za, zp, zn, tau, r=r, backend="numpy")
         assert rd.TupleDifferences(E, za, zp, zn, tau).fast
         for key in ("ell", "grad", "hess", "L", "H", "T"):
             scale = 1.0 + np.abs(slow[key]).max()
             assert np.abs(fast[key] - slow[key]).max() <= 1e-12 * scale, key
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("d_in,tau,k,seed", [(2, 0.1, 64, 21), (2, 0.05, 16, 22), (1, 0.1, 32, 3)])
-def test_sibling_passes_match_cube_by_cube(monkeypatch, d_in, tau, k, seed):
+def test_sibling_passes_match_cube_by_cube(monkeypatch, d_in, tau, k, seed, backend):
     """One cube per batch (budget=1): the siblings' stages in one pass, computed ahead, with
     conjugate phases (module docstring, "Siblings together") against the general route cube by
     cube; the same values up to rounding, so the same search (up to ties, which rounding may turn)
@@ -336,14 +343,63 @@ def test_sibling_passes_match_cube_by_cube(monkeypatch, d_in, tau, k, seed):
     sig = rng.choice([-1.0, 1.0], size=(4, 20))
     L, H = rd.certificate_constants_local(za, zp, zn, tau, E.C_Phi)
     kw = dict(levels=6, H=H, rel_tol=0.01, tol=1e-4 / tau, budget=1)
-    grouped = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, **kw)
+    grouped = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, backend=backend, **kw)
     with monkeypatch.context() as mp:
         _general_route(mp)
-        single = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, **kw)
+        single = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, backend="numpy", **kw)
     with monkeypatch.context() as mp:           # the siblings' ball bounds by the general route
         mp.setattr(rd, "_ball_fast", lambda td, r: False)
-        mixed = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, **kw)
+        mixed = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, backend=backend, **kw)
     for res in (grouped, mixed):
         assert np.abs(res["upper"] - single["upper"]).max() <= 1e-9
         assert np.abs(res["lower"] - single["lower"]).max() <= 1e-9
         assert abs(res["evaluations"] - single["evaluations"]) <= 0.01 * single["evaluations"]
+
+
+@pytest.mark.skipif("numba" not in BACKENDS, reason="numba is not installed")
+@pytest.mark.parametrize("r,clip", [(0.02, False), (0.3, True)])
+def test_compiled_block_kernels_match_numpy_entry_by_entry(r, clip):
+    """Each compiled block kernel (``rademacher_compiled``) against its NumPy twin on one block of
+    several cubes and tuples, every output entry, including the rows where rho_j is clipped at D
+    (qbar_j <= 1: the positive's term dp made tiny) and the gamma maximum over all j."""
+    rng = np.random.default_rng(40 + clip)
+    E = FourierEmbedding(1, 2, 1.0)
+    za, zp, zn = sample_tuples("gaussian", 2, 12, 300, rng)
+    tau, K = 0.1, 3
+    td = {name: rd.TupleDifferences(E, za, zp, zn, tau, name) for name in ("numpy", "numba")}
+    assert td["numba"].kernels is not None and td["numpy"].kernels is None
+    b = slice(4, 11)
+    z = np.exp(1j * rng.uniform(0, 2 * np.pi, (K, 7, 300)))
+    rows = [rng.uniform(0.1, 1.0, (K, 7)) for _ in range(4)]
+    if clip:
+        rows[3] = np.full((K, 7), 1e-300)          # D = sum_l E_l e^{-a_l r/tau}: some rho_j > D
+    out = {}
+    for name, t in td.items():
+        Eb, SE, gn, M = np.empty(z.shape), np.zeros((K, 12)), np.zeros((K, 12, 1, 2)), np.zeros((K, 12, 2, 2))
+        rd._blk_losses1(t, z, b, Eb, np.empty(z.shape), SE, gn)
+        rd._blk_hess1(t, z, Eb, b, np.empty(z.shape), np.empty(z.shape), M)
+        ball = rd._blk_ball1(t, z, Eb, r, b, rows, *(np.empty(z.shape) for _ in range(3)))
+        amax, bmax, G, D, Q0, Q1, Q2, Q3, G1, P1, P2 = ball
+        gp = rows[2]       # G is specified through min(G + gp, E gamma) only (``_blk_ball1``)
+        G = np.minimum(G + gp, (G1 + gp * Q0) / D)
+        out[name] = [Eb, SE[:, b], gn[:, b], M[:, b], amax, bmax, G, D, Q0, Q1, Q2, Q3, G1, P1, P2]
+    for i, (x, y) in enumerate(zip(out["numpy"], out["numba"])):
+        assert x.shape == y.shape, i
+        assert np.abs(x - y).max() <= 1e-13 * (1.0 + np.abs(x).max()), i
+    # the clipping branch ran: with dp tiny, some row has max_j E_j e^{a_j r/tau} > D
+    Eb = out["numpy"][0]
+    a = np.minimum(np.abs(z.imag) + r * td["numpy"].nun[b], 1.0) * td["numpy"].nun[b]
+    D = out["numpy"][7]
+    assert ((Eb * np.exp(a * r / tau)).max(axis=-1) > D).any() == clip
+
+
+def test_rademacher_backends_agree_and_are_named():
+    """The whole estimate with the compiled kernels and with NumPy's: the same certified brackets
+    up to rounding, and the output names the backend; an unknown backend is refused."""
+    runs = {b: rd.rademacher_estimate(n=15, k=32, tau=0.1, samples=3, seed=2, backend=b) for b in BACKENDS}
+    for b, out in runs.items():
+        assert out["backend"] == b
+        for key in ("estimate", "lower_estimate"):
+            assert abs(out[key] - runs["numpy"][key]) <= 1e-9, (b, key)
+    with pytest.raises(InputError, match="backend"):
+        rd.rademacher_estimate(n=5, k=4, samples=2, backend="cuda")
