@@ -23,7 +23,7 @@ the scalar xoshiro256** steps run in the same loop as the vector work, the few
 rejected words are finished by a scalar walk; the draws, hence the sums, are those
 of the plain sequential sampler ``ziggurat_fill``).  Otherwise (huge 1/tau or kappa,
 or d <= 3) m is the running row maximum, terms <= 1 (a flushed term is < 1e-307 of
-the sum).  The exp (``_exp_core`` / ``_exp8``, the same bits) is within 1 ulp of the
+the sum).  The exp (``exp_core`` / ``_exp8``, the same bits) is within 1 ulp of the
 correctly rounded value; ``_fast_exp`` flushes x <= -708 to 0.  The machine's limit
 (``limit_uniform_exp``: one uniform and one exp per element) runs on the same machinery
 at its cheapest: words drawn ahead in the same loop, one 8-wide exp per group.  The
@@ -43,7 +43,7 @@ from numba.extending import intrinsic
 
 __all__ = ["numba_threads", "sphere_chunk", "sphere_chunk_serial", "merge_block_stats", "fast_exp_array", "exp8_array",
            "limit_uniform_exp", "ziggurat_fill", "wood_fill", "squeeze_table", "squeeze_decisions", "unit_states",
-           "N_STATS"]
+           "N_STATS", "exp_core", "reassoc_add"]
 
 _U = np.uint64
 
@@ -89,7 +89,7 @@ def _float_bits(typingctx, x):
 
 
 @intrinsic
-def _radd(typingctx, a, b):
+def reassoc_add(typingctx, a, b):
     """a + b with LLVM's ``reassoc`` flag only: lets a loop's sum be vectorised (the order of a
     vectorised sum is fixed by the code, so the result stays reproducible) without allowing
     LLVM to reassociate anything else (the exp below relies on the order of its operations)."""
@@ -101,7 +101,7 @@ def _radd(typingctx, a, b):
 
 
 @njit(inline="always", fastmath={"contract"}, cache=True)
-def _exp_core(x):
+def exp_core(x):
     """e^x for |x| <= 708, within 1 ulp of the correctly rounded value (error < 1 ulp of e^x);
     no branch, no table: vectorised to plain arithmetic.  2^n e^r, n = round(x / log 2),
     e^r = 1 + (r + r^2 q(r)) with q of degree 11 (Estrin), the last step one fused
@@ -123,8 +123,8 @@ def _exp_core(x):
 
 @njit(inline="always", fastmath={"contract"}, cache=True)
 def _fast_exp(x):
-    """e^x for x <= 708 as ``_exp_core``, and 0 for x <= -708 (and NaN)."""
-    e = _exp_core(max(x, -708.0))
+    """e^x for x <= 708 as ``exp_core``, and 0 for x <= -708 (and NaN)."""
+    e = exp_core(max(x, -708.0))
     return e if x > -708.0 else 0.0
 
 
@@ -140,7 +140,7 @@ def _exp_sum(src, n, shift, f):
     """sum exp(f (src[i] - shift)) over i < n (vectorised, no stores)."""
     a = 0.0
     for i in range(n):
-        a = _radd(a, _fast_exp(f * (src[i] - shift)))
+        a = reassoc_add(a, _fast_exp(f * (src[i] - shift)))
     return a
 
 
@@ -152,9 +152,9 @@ def _exp_sums3(src, n, shift, f1, f2):
         v = src[i]
         t = v - shift
         e2 = _fast_exp(f2 * t)
-        a1 = _radd(a1, _fast_exp(f1 * t))
-        a2 = _radd(a2, e2)
-        a3 = _radd(a3, e2 * v)
+        a1 = reassoc_add(a1, _fast_exp(f1 * t))
+        a2 = reassoc_add(a2, e2)
+        a3 = reassoc_add(a3, e2 * v)
     return a1, a2, a3
 
 
@@ -171,7 +171,7 @@ def fast_exp_array(x):
 # LLVM's loop vectoriser: its choices (interleaving, spills) changed with the calling context
 # and cost up to a factor 2.  One call handles one group of 8 words; the numba loops around
 # them interleave the scalar xoshiro256** steps with the vector work of earlier groups (see
-# ``_unit_words``).  The arithmetic is that of the scalar ``_exp_core`` operation for operation
+# ``_unit_words``).  The arithmetic is that of the scalar ``exp_core`` operation for operation
 # (``llvm.fmuladd`` where numba's ``contract`` fuses), so both give the same bits.  On machines
 # without AVX-512 LLVM splits the vectors; the results do not change.
 
@@ -198,7 +198,7 @@ def _fmuladd(builder, a, b, c):
 
 
 def _exp8(builder, x):
-    """``_exp_core`` on 8 lanes."""
+    """``exp_core`` on 8 lanes."""
     kd = _fmuladd(builder, x, _const(_VD, _LOG2E), _const(_VD, _SHIFT_BIAS))
     n = builder.fsub(kd, _const(_VD, _SHIFT_BIAS))
     r = _fmuladd(builder, n, _const(_VD, _NEG_LN2_HI), x)
@@ -661,8 +661,8 @@ def _zig_walk(words, n, masks, xsig, ratio, ylo, yhi, a, sq, f1, f2, pend):
                     yes = False
                 q = p + 2
             w = 1.0 if yes else 0.0
-            e1 = _exp_core(f1 * x) * w
-            e2 = _exp_core(f2 * x) * w
+            e1 = exp_core(f1 * x) * w
+            e2 = exp_core(f2 * x) * w
             a1 += e1
             a2 += e2
             a3 += e2 * x
@@ -671,8 +671,8 @@ def _zig_walk(words, n, masks, xsig, ratio, ylo, yhi, a, sq, f1, f2, pend):
         p = pend[i]
         x, _ = _zig_word(words[p], xsig, ratio)
         if _zig_slow(words[p], np.float64(words[p + 1] >> _U(11)) * _TWO_M53, x, ylo, yhi, a):
-            e2 = _exp_core(f2 * x)
-            a1 += _exp_core(f1 * x)
+            e2 = exp_core(f2 * x)
+            a1 += exp_core(f1 * x)
             a2 += e2
             a3 += e2 * x
             cnt += 1

@@ -5,21 +5,21 @@ keeps its NumPy kernels (``_blk_losses1``, ``_blk_hess1``, ``_blk_ball1``) other
 kernel computes, for every (cube, tuple) row of a block, the same sums as its NumPy twin in one
 pass over the row (the temporaries are a row long), with the exponential of
 ``montecarlo_compiled`` (within 1 ulp, like NumPy's) and sums whose order LLVM may vectorise
-(``_radd``).  So the two backends differ by float64 rounding only (a few ulp of each sum,
+(``reassoc_add``).  So the two backends differ by float64 rounding only (a few ulp of each sum,
 relative k 2^-53 at most), far inside the 1e-10 (2/tau + log(k+1) + 1) margin of the supremum;
 the tests compare them entry by entry.
 
 Shapes: z (K, nb, k) complex, the phases exp(i u) of K cubes for the nb tuples of the block;
 E (K, nb, k) the energies e^{cos u/tau}; DnT (d, nb, k) the negatives' differences, coordinate
 first.  Every exponent is within +-_EXP_SAFE (600) where these kernels are used (``td.fast``,
-``_ball_fast``), inside the range of ``_exp_core``.
+``_ball_fast``), inside the range of ``exp_core``.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from .montecarlo_compiled import _exp_core, _radd
+from .montecarlo_compiled import exp_core, reassoc_add
 
 __all__ = ["energies1", "losses1", "hess1", "ball1"]
 
@@ -37,7 +37,7 @@ def energies1(z, inv_tau, E):
     for g in range(K):
         for i in range(nb):
             for j in range(k):
-                E[g, i, j] = _exp_core(z[g, i, j].real * inv_tau)
+                E[g, i, j] = exp_core(z[g, i, j].real * inv_tau)
 
 
 @njit(fastmath=_FLAGS, error_model="numpy", cache=True)
@@ -51,15 +51,15 @@ def losses1(z, inv_tau, DnT, i0, E, SE, gn):
             zr, er = z[g, i], E[g, i]
             s = 0.0
             for j in range(k):
-                e = _exp_core(zr[j].real * inv_tau)
+                e = exp_core(zr[j].real * inv_tau)
                 er[j] = e
-                s = _radd(s, e)
+                s = reassoc_add(s, e)
             SE[g, i0 + i] = s
             for c in range(d):
                 dr = DnT[c, i0 + i]
                 acc = 0.0
                 for j in range(k):
-                    acc = _radd(acc, er[j] * zr[j].imag * dr[j])
+                    acc = reassoc_add(acc, er[j] * zr[j].imag * dr[j])
                 gn[g, i0 + i, c] = acc
 
 
@@ -81,7 +81,7 @@ def hess1(z, tau, DnT, i0, E, w, M):
                     de = DnT[e, i0 + i]
                     acc = 0.0
                     for j in range(k):
-                        acc = _radd(acc, w[j] * dc[j] * de[j])
+                        acc = reassoc_add(acc, w[j] * dc[j] * de[j])
                     M[g, i0 + i, c, e] = acc
                     M[g, i0 + i, e, c] = acc
 
@@ -102,8 +102,8 @@ def ball1(z, E, nun, i0, r, f, gp, dp, out, a, rho):
                 nu = nr[j]
                 aj = min(abs(zr[j].imag) + nu * r, 1.0) * nu
                 a[j] = aj
-                t = _exp_core(aj * f)
-                Dsum = _radd(Dsum, er[j] * t)
+                t = exp_core(aj * f)
+                Dsum = reassoc_add(Dsum, er[j] * t)
                 rho[j] = er[j] / t
             D = dp[g, i] + Dsum
             rmax = -np.inf
@@ -121,17 +121,17 @@ def ball1(z, E, nun, i0, r, f, gp, dp, out, a, rho):
                 amax = max(amax, aj)
                 gmax = max(gmax, aj * nu2)
                 s = rj * aj
-                Q0 = _radd(Q0, rj)
-                Q1 = _radd(Q1, s)
-                G1 = _radd(G1, s * nu2)
+                Q0 = reassoc_add(Q0, rj)
+                Q1 = reassoc_add(Q1, s)
+                G1 = reassoc_add(G1, s * nu2)
                 s = s * aj
-                Q2 = _radd(Q2, s)
-                Q3 = _radd(Q3, s * aj)
+                Q2 = reassoc_add(Q2, s)
+                Q3 = reassoc_add(Q3, s * aj)
                 c = min(abs(zr[j].real) + nu * r, 1.0) * nu2
                 bmax = max(bmax, c)
                 s = rj * c
-                P1 = _radd(P1, s)
-                P2 = _radd(P2, s * c)
+                P1 = reassoc_add(P1, s)
+                P2 = reassoc_add(P2, s * c)
             out[0, g, i], out[1, g, i], out[2, g, i], out[3, g, i] = amax, bmax, gmax, D
             out[4, g, i], out[5, g, i], out[6, g, i], out[7, g, i] = Q0, Q1, Q2, Q3
             out[8, g, i], out[9, g, i], out[10, g, i] = G1, P1, P2
