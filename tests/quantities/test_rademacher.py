@@ -330,27 +330,28 @@ def test_fast_kernels_match_the_general_route(monkeypatch, d_in, tau, data, back
             assert np.abs(fast[key] - slow[key]).max() <= 1e-12 * scale, key
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("d_in,tau,k,seed", [(2, 0.1, 64, 21), (2, 0.05, 16, 22), (1, 0.1, 32, 3)])
-def test_sibling_passes_match_cube_by_cube(monkeypatch, d_in, tau, k, seed, backend):
+def test_sibling_passes_match_cube_by_cube(monkeypatch, d_in, tau, k, seed):
     """One cube per batch (budget=1): the siblings' stages in one pass, computed ahead, with
-    conjugate phases (module docstring, "Siblings together") against the general route cube by
-    cube; the same values up to rounding, so the same search (up to ties, which rounding may turn)
-    and the same certified brackets."""
+    conjugate phases (module docstring, "Siblings together"), with each backend's block kernels,
+    against the general route cube by cube; the same values up to rounding, so the same search
+    (up to ties, which rounding may turn) and the same certified brackets."""
     rng = np.random.default_rng(seed)
     E = FourierEmbedding(1, d_in, 1.0)
     za, zp, zn = sample_tuples("gaussian", d_in, 20, k, rng)
     sig = rng.choice([-1.0, 1.0], size=(4, 20))
     L, H = rd.certificate_constants_local(za, zp, zn, tau, E.C_Phi)
     kw = dict(levels=6, H=H, rel_tol=0.01, tol=1e-4 / tau, budget=1)
-    grouped = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, backend=backend, **kw)
     with monkeypatch.context() as mp:
         _general_route(mp)
         single = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, backend="numpy", **kw)
-    with monkeypatch.context() as mp:           # the siblings' ball bounds by the general route
-        mp.setattr(rd, "_ball_fast", lambda td, r: False)
-        mixed = rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, backend=backend, **kw)
-    for res in (grouped, mixed):
+    runs = []
+    for backend in BACKENDS:
+        runs.append(rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, backend=backend, **kw))
+        with monkeypatch.context() as mp:       # the siblings' ball bounds by the general route
+            mp.setattr(rd, "_ball_fast", lambda td, r: False)
+            runs.append(rd.certified_sup(E, za, zp, zn, tau, sig, L, 1 / 12, backend=backend, **kw))
+    for res in runs:
         assert np.abs(res["upper"] - single["upper"]).max() <= 1e-9
         assert np.abs(res["lower"] - single["lower"]).max() <= 1e-9
         assert abs(res["evaluations"] - single["evaluations"]) <= 0.01 * single["evaluations"]
