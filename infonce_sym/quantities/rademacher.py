@@ -998,7 +998,7 @@ class PhaseTables:
 
 def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=None,
                   init=None, rel_tol=0.0, local=True, max_evaluations=None, progress=None,
-                  budget=2.5e5, fresh_ratio=0.25, max_skip=2, backend="auto"):
+                  budget=2.5e5, fresh_ratio=0.25, max_skip=2, backend="auto", deadline=None):
     """Branch-and-bound certified upper bounds of sup_Theta f_sigma for each row of ``sigmas``.
 
     ``L``: Lipschitz constant of f_sigma; ``H`` (optional): bound on the Hessian norm; with
@@ -1010,8 +1010,9 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     ``tol_s = tol + rel_tol*|best|``; the returned upper value is then max(best + tol_s, ...), so the
     guarantee ``upper >= sup`` is kept (tolerances only trade accuracy for time).  Refinement stops
     when every cube is discarded for every sample, at ``levels`` refinements, or when
-    ``max_evaluations`` centres have been evaluated (the cubes left then keep the upper value of
-    their parent, which is valid on them).
+    ``max_evaluations`` centres have been evaluated or the clock ``time.monotonic()`` has passed
+    ``deadline`` (the cubes left then keep the upper value of their parent, which is valid on
+    them).
     Cubes are visited depth first (module docstring, "Order and cost") in batches of about
     ``budget`` (centre, tuple, negative, block) entries (batches of one cube: siblings' stages in
     one pass, "Siblings together"); ``fresh_ratio`` and ``max_skip`` tune when
@@ -1022,8 +1023,8 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     Theta and Taylor lower bounds at points of Theta near the centres), ``lower_point`` (S, d_Theta)
     (a point of Theta where f_sigma >= lower, a witness), ``grid_max`` (S,)
     (best centre of the initial grid inside Theta), ``evaluations`` (number of theta's at which all
-    n losses were computed), ``final_radius``, ``complete`` (False when ``max_evaluations`` stopped
-    the refinement), ``counts`` (centres with Hessians, with fresh ball bounds, children screened
+    n losses were computed), ``final_radius``, ``complete`` (False when ``max_evaluations`` or
+    ``deadline`` stopped the refinement; ``stopped_at_deadline`` True for the latter), ``counts`` (centres with Hessians, with fresh ball bounds, children screened
     out unevaluated, and these per level), ``init`` (cache of
     the initial grid's losses, gradients and local bounds, for later calls with the same data, h0
     and ``local``).  ``backend``: as for ``local_bounds_and_losses``.
@@ -1047,8 +1048,8 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     lower_point = np.full((S, d), np.nan)
     floor = np.full(S, -np.inf)          # lower + tol_s at cubes discarded within the tolerance
     leafmax = np.full(S, -np.inf)        # upper values of cubes left at the last level
-    stats = {"evaluations": 0, "hessians": 0, "fresh_bounds": 0, "complete": True, "screened": 0,
-             "per_level": {}}
+    stats = {"evaluations": 0, "hessians": 0, "fresh_bounds": 0, "complete": True, "late": False,
+             "screened": 0, "per_level": {}}
     offsets = np.array(list(itertools.product((-1.0, 1.0), repeat=d)))
     settled = [0.0]
     grouped = per_batch == 1 and td.fast and max_evaluations is None
@@ -1296,8 +1297,9 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
         return hess, ball and (hess or not second)
 
     while frontier:
-        if max_evaluations is not None and stats["evaluations"] >= max_evaluations:
-            stats["complete"] = False
+        late = deadline is not None and time.monotonic() >= deadline
+        if late or (max_evaluations is not None and stats["evaluations"] >= max_evaluations):
+            stats["complete"], stats["late"] = False, late
             for level, _, a, _, Up, _ in frontier.entries():  # the parent's upper value holds
                 np.maximum(leafmax, np.where(a, Up, -np.inf), out=leafmax)
             break
@@ -1337,7 +1339,7 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     upper = np.maximum(np.maximum(lower, floor), leafmax)
     return {"upper": upper + fp, "lower": lower, "lower_point": lower_point, "grid_max": grid_max,
             "evaluations": stats["evaluations"], "final_radius": h0 / 2**final_level * math.sqrt(d),
-            "complete": stats["complete"],
+            "complete": stats["complete"], "stopped_at_deadline": stats["late"],
             "counts": {"hessians": stats["hessians"], "fresh_bounds": stats["fresh_bounds"],
                        "screened": stats["screened"],
                        "per_level": stats["per_level"]},
@@ -1471,7 +1473,7 @@ def _optimise_lower(model, za, zp, zn, tau, sig, starts):
 def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, radius=1.0,
                         samples=100, seed=0, sigma=0.5, kernel="additive", h0=None, levels=6,
                         chunk=100, tuples=None, second_order=True, rel_tol=0.01, tol=None,
-                        max_evaluations=None, progress=None, backend="auto"):
+                        max_evaluations=None, progress=None, backend="auto", max_seconds=None):
     """Empirical Rademacher complexity of the InfoNCE loss over {phi_theta: ||theta|| <= R}.
 
     Monte Carlo over ``samples`` Rademacher vectors (streamed in chunks of ``chunk``, seeded by
@@ -1485,11 +1487,15 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     bounds of ``checks.rademacher``).  ``progress(done, total)``, if given, is called as the
     samples are settled (``total = samples``).  ``backend``: the block kernels' ("auto": numba
     when installed, "numba" or "numpy"; they differ by float64 rounding only, inside the margin
-    of the sup); the output's ``"backend"`` names the one that ran.
+    of the sup); the output's ``"backend"`` names the one that ran.  ``max_seconds``: after this
+    many seconds (wall) every branch and bound stops refining: the cubes left keep their parents'
+    upper values, so the upper estimate stays certified but looser, ``complete`` is False and
+    ``stopped_at_max_seconds`` True.
     For d_Theta > 3 the defaults are h0 = R/3 (R for d_Theta > 5) and ``max_evaluations`` such
     that about 2e8 (centre, tuple, negative) entries (at most 20000 centres) are evaluated per chunk.
     """
     t0 = time.time()
+    deadline = None if max_seconds is None else time.monotonic() + float(max_seconds)
     tau = check_tau(tau)
     n = check_k(n, "n")
     k = check_k(k)
@@ -1517,7 +1523,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     evals = 0
     cache = None
     final_r = None
-    complete = True
+    complete, late = True, False
     left = samples
     while left > 0:
         s = min(chunk, left)
@@ -1528,7 +1534,8 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
         res = certified_sup(model, za, zp, zn, tau, sig, L_cert, h0, levels=levels,
                             H=H_cert if second_order else None, init=cache, rel_tol=rel_tol,
                             tol=(1e-4 / tau if tol is None else tol),
-                            max_evaluations=max_evaluations, progress=report, backend=backend)
+                            max_evaluations=max_evaluations, progress=report, backend=backend,
+                            deadline=deadline)
         cache = res["init"]
         lo = res["lower"]
         if coarse:
@@ -1545,6 +1552,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
         gms.append(res["grid_max"])
         evals += res["evaluations"]
         complete = complete and res["complete"]
+        late = late or res["stopped_at_deadline"]
         final_r = res["final_radius"] if final_r is None else max(final_r, res["final_radius"])
         if progress is not None:
             progress(samples - left, samples)
@@ -1563,6 +1571,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
         "lower_kind": "optimiser" if coarse else "certified",
         "relative_gap": float((est - low) / abs(low)) if low != 0 else float("inf"),
         "complete": bool(complete),
+        "stopped_at_max_seconds": bool(late),
         "C_Phi": C, "d_Theta": dT,
         "L_certificate": L_cert, "H_certificate": H_cert, "L_prop4_certificate": L_prop4,
         "grid_points": int(initial_cubes(model.theta0, radius, h0).shape[0]),

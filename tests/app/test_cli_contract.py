@@ -481,3 +481,19 @@ def test_ctrl_c_during_verify_ends_workers_with_one_line(tmp_path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert [line for line in err.splitlines() if not line.startswith("[verify] ")] == ["infonce-sym: interrupted"]
+
+
+def test_rademacher_stops_refining_at_max_seconds(capsys):
+    """d_Theta = 3 at tau = 0.01 refines far beyond the up-front estimate (this request took 399 s
+    unbounded); with --max-seconds 1 it stops refining there, exits 0 with a certified but looser
+    upper estimate marked incomplete, and one line on stderr says so."""
+    start = time.monotonic()
+    code, out, err = run(["rademacher", "--dim-in", "3", "--tau", "0.01", "--n", "20", "--k", "64",
+                          "--samples", "2", "--max-seconds", "1", "--json"], capsys)
+    assert time.monotonic() - start < 30
+    assert code == 0
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "--max-seconds 1 reached" in lines[0], err
+    results = json.loads(out)["results"]
+    assert results["complete"] is False and results["stopped_at_max_seconds"] is True
+    assert float(results["estimate"]) >= float(results["lower_estimate"])

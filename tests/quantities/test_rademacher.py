@@ -404,3 +404,42 @@ def test_rademacher_backends_agree_and_are_named():
             assert abs(out[key] - runs["numpy"][key]) <= 1e-9, (b, key)
     with pytest.raises(InputError, match="backend"):
         rd.rademacher_estimate(n=5, k=4, samples=2, backend="cuda")
+
+
+def test_deadline_stops_the_refinement_with_a_certified_upper_value():
+    """A deadline already past stops the branch and bound after the initial grid: every cube left
+    keeps its parent's upper value, so the upper values are still above a fine grid over the ball
+    (and above the complete run's certified lower values), only looser; a deadline that is never
+    reached changes nothing."""
+    import time
+    E, za, zp, zn, sig = _small_instance()
+    tau = 0.3
+    L, H = rd.certificate_constants_local(za, zp, zn, tau, E.C_Phi)
+    kw = dict(h0=0.25, levels=3, H=H, rel_tol=0.01)
+    full = rd.certified_sup(E, za, zp, zn, tau, sig, L, **kw)
+    late = rd.certified_sup(E, za, zp, zn, tau, sig, L, deadline=time.monotonic(), **kw)
+    never = rd.certified_sup(E, za, zp, zn, tau, sig, L, deadline=time.monotonic() + 1e6, **kw)
+    assert full["complete"] and not full["stopped_at_deadline"]
+    assert not late["complete"] and late["stopped_at_deadline"]
+    assert late["evaluations"] < full["evaluations"]
+    ax = np.linspace(-1, 1, 301)
+    G = np.array([(x, y) for x in ax for y in ax])
+    G = G[np.linalg.norm(G, axis=1) <= 1]
+    fine = (sig @ E.losses(G, za, zp, zn, tau).T / za.shape[0]).max(axis=1)
+    assert np.all(late["upper"] >= fine - 1e-12) and np.all(late["upper"] >= full["lower"])
+    assert np.any(late["upper"] > full["upper"] + 1e-6)          # looser: the refinement was cut
+    for key in ("upper", "lower", "evaluations", "complete"):
+        assert np.array_equal(never[key], full[key]), key
+
+
+def test_max_seconds_is_reported():
+    """``rademacher_estimate(max_seconds=...)``: a run that reaches it says so and stays certified
+    (upper >= lower); one that does not is unchanged."""
+    slow = dict(dim_in=3, n=10, k=16, tau=0.01, samples=2, seed=1)
+    out = rd.rademacher_estimate(max_seconds=1e-9, **slow)
+    assert out["stopped_at_max_seconds"] and not out["complete"]
+    assert out["estimate"] >= out["lower_estimate"]
+    quick = dict(n=10, k=4, tau=0.5, samples=2, seed=1)
+    a, b = rd.rademacher_estimate(**quick), rd.rademacher_estimate(max_seconds=1e6, **quick)
+    assert not b["stopped_at_max_seconds"] and b["complete"]
+    assert (a["estimate"], a["lower_estimate"]) == (b["estimate"], b["lower_estimate"])
