@@ -299,20 +299,26 @@ def _popcount(typingctx, x):
     return sig, codegen
 
 
-def _make_uniform_group(full):
+def _make_uniform_group(full, exps=1):
     @intrinsic
     def uniform_group(typingctx, words, g, n, f, acc):
         """acc[0:8] += e^{-f u} for the uniforms u of group g = words[8g:8g+8] (lanes < n;
-        all of them when ``full``)."""
+        all of them when ``full``); with exps = 2 also acc[8:16] += e^{-1.6 f u} (a second
+        exponential per element, as the search cross-entropy's weights take)."""
         sig = types.void(words, g, n, f, acc)
 
         def codegen(context, builder, signature, args):
             words_, g_, n_, f_, acc_ = args
-            ap = builder.bitcast(context.make_array(signature.args[4])(context, builder, acc_).data, _VD.as_pointer())
+            base = context.make_array(signature.args[4])(context, builder, acc_).data
             _, valid, u = _group_words(context, builder, signature, words_, g_, None if full else n_)
-            e = _exp8(builder, builder.fmul(_broadcast(builder, builder.fneg(f_), _VD), u))
-            a = builder.load(ap, align=8)
-            builder.store(builder.fadd(a, e) if full else builder.select(valid, builder.fadd(a, e), a), ap, align=8)
+            nf = _broadcast(builder, builder.fneg(f_), _VD)
+            for i, factor in enumerate((1.0, 1.6)[:exps]):
+                x = builder.fmul(nf, u) if i == 0 else builder.fmul(builder.fmul(nf, _const(_VD, factor)), u)
+                e = _exp8(builder, x)
+                ap = builder.bitcast(builder.gep(base, [_I64(8 * i)]), _VD.as_pointer())
+                a = builder.load(ap, align=8)
+                builder.store(builder.fadd(a, e) if full else builder.select(valid, builder.fadd(a, e), a), ap,
+                              align=8)
             return context.get_dummy_value()
         return sig, codegen
     return uniform_group
@@ -320,6 +326,8 @@ def _make_uniform_group(full):
 
 _uniform_group = _make_uniform_group(True)
 _uniform_group_part = _make_uniform_group(False)
+_uniform_group2 = _make_uniform_group(True, 2)
+_uniform_group2_part = _make_uniform_group(False, 2)
 
 
 @intrinsic
@@ -1014,12 +1022,12 @@ def unit_states(seed, tag, blocks, segments):
 # ------------------------------------------------------------------ the machine's limit
 
 @njit(cache=True)
-def _limit_unit(state, per_unit):
+def _limit_unit(state, per_unit, two):
     """The Monte Carlo's own machinery at its cheapest: the same pieces, words drawn LOOK ahead
-    in the same loop, and one 8-wide exp per group of uniforms."""
+    in the same loop, and one 8-wide exp per group of uniforms (two with ``two``)."""
     st = _load(state)
     words = np.empty(PIECE + LOOK + 16, dtype=np.uint64)
-    acc = np.empty(8)
+    acc = np.empty(16)
     have = 0
     tot = 0.0
     for start in range(0, per_unit, PIECE):
@@ -1034,10 +1042,16 @@ def _limit_unit(state, per_unit):
             if have < cap:
                 st = _fill8(st, words, have)
                 have += 8
-            _uniform_group(words, g, n, 10.0, acc)
+            if two:
+                _uniform_group2(words, g, n, 10.0, acc)
+            else:
+                _uniform_group(words, g, n, 10.0, acc)
         if n & 7:
-            _uniform_group_part(words, full, n, 10.0, acc)
-        tot += _sum8(acc, 0)
+            if two:
+                _uniform_group2_part(words, full, n, 10.0, acc)
+            else:
+                _uniform_group_part(words, full, n, 10.0, acc)
+        tot += _sum8(acc, 0) + (_sum8(acc, 1) if two else 0.0)
         have -= n
         for i in range(have):
             words[i] = words[n + i]
@@ -1045,10 +1059,11 @@ def _limit_unit(state, per_unit):
 
 
 @njit(parallel=True, cache=True)
-def limit_uniform_exp(states, per_unit):
-    """One uniform draw and one exp per element (xoshiro256**, ``_fast_exp``), summed; units in parallel."""
+def limit_uniform_exp(states, per_unit, two=False):
+    """One uniform draw and one exp per element (xoshiro256**, ``_fast_exp``), summed; units in
+    parallel.  ``two``: two exps per element (what the search cross-entropy's weights add)."""
     nunits = states.shape[0]
     out = np.zeros(nunits)
     for u in prange(nunits):
-        out[u] = _limit_unit(states[u], per_unit)
+        out[u] = _limit_unit(states[u], per_unit, two)
     return out
