@@ -520,6 +520,11 @@ def _ball_fast(td, r):
     return (1.0 + r * td.nmax) / td.tau + math.log(td.k + 1.0) <= _EXP_SAFE
 
 
+def _scratch(td, name, shape):
+    """A scratch array of the NumPy block kernels (None for the compiled ones, which need a row)."""
+    return td.work(name, shape) if td.kernels is None else None
+
+
 def _blocks(td, g, block=32768, whole=False):
     """Slices of about ``block`` (centre, tuple, negative) entries over the tuples; ``whole``:
     one slice when the compiled kernels run (their temporaries are a row long)."""
@@ -686,7 +691,7 @@ def _losses_grads1(td, zn, cp, sp):
     SE, gn = np.empty((g, td.n)), np.empty((g, td.n, 1, td.d))
     for b in _blocks(td, g, whole=True):
         Eb = E[:, b]
-        _blk_losses1(td, zn[:, 0, b], b, Eb, td.work("t", Eb.shape), SE, gn)
+        _blk_losses1(td, zn[:, 0, b], b, Eb, _scratch(td, "t", Eb.shape), SE, gn)
     ell, grad, aux = _finish_losses1(td, SE, gn, cp, sp)
     aux["E"] = E
     return ell, grad, aux
@@ -697,8 +702,7 @@ def _hessians1(td, zn, aux):
     M = np.empty((zn.shape[0], td.n, td.d, td.d))
     for b in _blocks(td, zn.shape[0], whole=True):
         Eb = aux["E"][:, b]
-        _blk_hess1(td, zn[:, 0, b], Eb, b, td.work("w", Eb.shape),
-                   td.work("t", Eb.shape), M)
+        _blk_hess1(td, zn[:, 0, b], Eb, b, _scratch(td, "w", Eb.shape), _scratch(td, "t", Eb.shape), M)
     return _finish_hess1(td, M, aux)
 
 
@@ -708,7 +712,7 @@ def _ball_bounds1(td, zn, aux, r):
     for b in _blocks(td, zn.shape[0], whole=True):
         Eb = aux["E"][:, b]
         parts.append(_blk_ball1(td, zn[:, 0, b], Eb, r, b,
-                                [v[:, b] for v in rows], *(td.work(x, Eb.shape) for x in "sat")))
+                                [v[:, b] for v in rows], *(_scratch(td, x, Eb.shape) for x in "sat")))
     return _ball_combine(parts, rows, td.tau)
 
 
@@ -763,7 +767,7 @@ def _fused_pass(td, zblock, K, cp, sp, losses=True, hess=False, r=None):
     parts, rows = (None, None) if r is None else ([], _ball_rows1(td, cp, sp, r))
     for b in _blocks(td, K):
         z = zblock(b)[:, 0]
-        Eb, tb = td.work("Eb", z.shape), td.work("t", z.shape)
+        Eb, tb = td.work("Eb", z.shape), _scratch(td, "t", z.shape)
         if losses:
             _blk_losses1(td, z, b, Eb, tb, SE, gn)
         elif td.kernels is not None:
@@ -771,10 +775,10 @@ def _fused_pass(td, zblock, K, cp, sp, losses=True, hess=False, r=None):
         else:
             np.exp(np.multiply(z.real, 1.0 / td.tau, out=Eb), out=Eb)
         if hess:
-            _blk_hess1(td, z, Eb, b, td.work("w", z.shape), tb, M)
+            _blk_hess1(td, z, Eb, b, _scratch(td, "w", z.shape), tb, M)
         if parts is not None:
             parts.append(_blk_ball1(td, z, Eb, r, b, [v[:, b] for v in rows],
-                                    *(td.work(x, z.shape) for x in "sat")))
+                                    *(_scratch(td, x, z.shape) for x in "sat")))
     return (SE, gn), M, (None if r is None else (parts, rows))
 
 
