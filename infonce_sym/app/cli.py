@@ -326,7 +326,14 @@ def _inputs_line(args, keys):
 # estimates are rough (a factor of 2 either way) and only decide what is refused up front.
 MC_NEGATIVES_PER_SECOND = 1.0e8        # sphere and finite: negatives e^{s/tau} per second
 MC_TUPLES_PER_SECOND = 1.0e6           # per-tuple overhead (anchor, positive, logs)
-RADEMACHER_SECONDS_PER_UNIT = 5.0e-5   # per samples x n x (k + 2) unit of the certified sup
+# the certified sup per samples x n x (k + 2) unit, by d_Theta, at tau >= 0.1; below, the refinement
+# deepens and the cost grows about like (0.1/tau)^1.5.  Measured (numba, 2026-12-03): d_Theta <= 2
+# 3e-6 to 6e-6 at tau >= 0.1 (NumPy kernels 7e-6), 5e-5 to 4.5e-4 at tau = 0.01; d_Theta = 3
+# 3e-4 at tau = 0.5, 6e-4 to 2.5e-3 at 0.1, 6.6e-3 at 0.03, 0.15 at 0.01 (n = 20, k = 64): a factor
+# of about 3 either way, up to 6.  Tiny requests at d_Theta = 3 and small tau are far costlier per
+# unit (n = 3, k = 4, tau = 0.01: 5 s per unit, millions of cubes): the run stops refining at
+# --max-seconds for them
+RADEMACHER_SECONDS_PER_UNIT = {1: 1.0e-5, 2: 1.0e-5, 3: 2.0e-3}
 THEOREM1_SECONDS_PER_UNIT = 1.0e-5     # per repeats x (n + samples) x (k + 2) unit (fit and Monte Carlo)
 BYTES_PER_NEGATIVE = 8 * 8           # memory of one stored negative (tuples of Section 4)
 
@@ -368,8 +375,9 @@ def _check_section4(args):
                          f"{args.typed['m']} x --dim-in {args.typed['dim_in']}")
     memory = args.n * (args.k + 2) * args.dim_in * BYTES_PER_NEGATIVE
     if args.command == "rademacher":
-        seconds = RADEMACHER_SECONDS_PER_UNIT * args.samples * args.n * (args.k + 2)
-        _refuse_if_too_costly(args, seconds, _sizes(args, "samples", "n", "k"), memory)
+        per_unit = RADEMACHER_SECONDS_PER_UNIT[args.m * args.dim_in] * max(1.0, 0.1 / float(args.tau)) ** 1.5
+        seconds = per_unit * args.samples * args.n * (args.k + 2)
+        _refuse_if_too_costly(args, seconds, _sizes(args, "samples", "n", "k", "tau", "dim_in", "m"), memory)
     else:
         seconds = THEOREM1_SECONDS_PER_UNIT * args.repeats * (args.n + args.samples) * (args.k + 2)
         _refuse_if_too_costly(args, seconds, _sizes(args, "repeats", "n", "samples", "k"), memory)

@@ -178,6 +178,9 @@ BAD = [
     (["rademacher", "--radius", "0"], "--radius", "0"),
     (["rademacher", "--data", "cauchy"], "--data", "cauchy"),
     (["rademacher", "--n", "1e6", "--k", "1e5", "--samples", "1e6"], "--samples", "1e6"),
+    # d_Theta = 3 at tau = 0.01: 2 sign vectors at n = 20 took 399 s, so 100 at n = 200 are refused
+    (["rademacher", "--dim-in", "3", "--tau", "0.01", "--n", "200", "--k", "64", "--samples", "100"],
+     "--tau", "0.01"),
     (["theorem1", "--repeats", "1e9"], "--repeats", "1e9"),
     (["theorem1", "--repeats", "1e4", "--n", "1e6"], "--repeats", "1e4"),
     (["theorem1", "--delta", "1"], "--delta", "1"),
@@ -484,11 +487,12 @@ def test_ctrl_c_during_verify_ends_workers_with_one_line(tmp_path):
 
 
 def test_rademacher_stops_refining_at_max_seconds(capsys):
-    """d_Theta = 3 at tau = 0.01 refines far beyond the up-front estimate (this request took 399 s
-    unbounded); with --max-seconds 1 it stops refining there, exits 0 with a certified but looser
-    upper estimate marked incomplete, and one line on stderr says so."""
+    """d_Theta = 3 at tau = 0.01 refines far beyond the up-front estimate (this request, estimated
+    at 0.4 s, took 5 s unbounded; n = 3, k = 4 took 184 s); with --max-seconds 1 it stops refining
+    there, exits 0 with a certified but looser upper estimate marked incomplete, and one line on
+    stderr says so."""
     start = time.monotonic()
-    code, out, err = run(["rademacher", "--dim-in", "3", "--tau", "0.01", "--n", "20", "--k", "64",
+    code, out, err = run(["rademacher", "--dim-in", "3", "--tau", "0.01", "--n", "1", "--k", "1",
                           "--samples", "2", "--max-seconds", "1", "--json"], capsys)
     assert time.monotonic() - start < 30
     assert code == 0
