@@ -323,7 +323,8 @@ def _inputs_line(args, keys):
 # ------------------------------------------------------------------ cost estimates (this machine)
 
 # Throughputs measured on the project machine (2 shared cores, `/usr/bin/time infonce-sym ...`); the
-# estimates are rough (a factor of 2 either way) and only decide what is refused up front.
+# estimates are rough (a factor of 2 either way, more for rademacher: below) and only decide what is
+# refused up front.
 MC_NEGATIVES_PER_SECOND = 1.0e8        # sphere and finite: negatives e^{s/tau} per second
 MC_TUPLES_PER_SECOND = 1.0e6           # per-tuple overhead (anchor, positive, logs)
 # the certified sup per samples x n x (k + 2) unit, by d_Theta, at tau >= 0.1; below, the refinement
