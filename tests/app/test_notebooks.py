@@ -1,12 +1,15 @@
 """The narrative notebooks: stored without outputs, and each executes without error."""
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
@@ -52,10 +55,18 @@ def test_notebook_executes(path, monkeypatch, kernel_dir):
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     monkeypatch.setenv("INFONCE_SYM_NOTEBOOK_SIZE", "small")      # every cell runs, at reduced sizes
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=600, kernel_name=KERNEL_NAME,
+    # the kernel's sockets are Unix sockets in a directory of this test's own: TCP ports, picked by
+    # binding and releasing, could be taken meanwhile by a process of another test (a fresh-clone run
+    # once failed with "Address already in use")
+    sockets = tempfile.mkdtemp(prefix="nbk", dir="/tmp")
+    km = KernelManager(kernel_name=KERNEL_NAME, transport="ipc", ip=os.path.join(sockets, "k"))
+    client = NotebookClient(nb, km=km, timeout=600, kernel_name=KERNEL_NAME,
                             resources={"metadata": {"path": str(NOTEBOOKS_DIR)}})
     start = time.perf_counter()
-    client.execute()          # raises CellExecutionError on the first failing cell
+    try:
+        client.execute()      # raises CellExecutionError on the first failing cell
+    finally:
+        shutil.rmtree(sockets, ignore_errors=True)
     elapsed = time.perf_counter() - start
     errors = [out for cell in nb.cells if cell.cell_type == "code"
               for out in cell.get("outputs", []) if out.get("output_type") == "error"]
