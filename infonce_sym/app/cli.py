@@ -172,9 +172,11 @@ def _json_option(p):
                    help="print one JSON object (inputs as typed, results as decimal strings, counts as integers)")
 
 
-def _limit_option(p):
-    real_option(p, "--max-seconds", "refuse up front a run estimated to take longer than this many seconds",
-                1, 10**9, default=str(LIMITS["max_seconds"]))
+def _limit_option(p, stops=False):
+    what = "refuse up front a run estimated to take longer than this many seconds"
+    if stops:
+        what += " (and stop refining when the run reaches it: a looser certified bound, complete = false)"
+    real_option(p, "--max-seconds", what, 1, 10**9, default=str(LIMITS["max_seconds"]))
 
 
 def _check_model(args):
@@ -701,7 +703,7 @@ def build_parser():
             real_option(s, "--delta", "Theorem 1 holds with probability 1 - delta", 0, 1, default="0.1",
                         lo_open=True, hi_open=True)
             int_option(s, "--repeats", "independent training sets", *RANGES["repeats"], default="10")
-        _limit_option(s)
+        _limit_option(s, stops=name == "rademacher")
         _json_option(s)
         s.set_defaults(func=func, _check=_check_section4)
 
