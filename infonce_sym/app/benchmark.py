@@ -90,6 +90,11 @@ def _numba_limit(total: int, two: bool = False):
     return units * per_unit, lambda: kernels.limit_uniform_exp(states, per_unit, two)
 
 
+def _backends() -> list:
+    """The backends this machine runs, the default last."""
+    return ["numpy"] + (["numba"] if compiled_kernels() is not None else [])
+
+
 def _progress(state, message: str) -> None:
     if state["progress"]:
         print(f"[bench] {message}", file=sys.stderr, flush=True)
@@ -99,7 +104,7 @@ def _progress(state, message: str) -> None:
 
 def section_monte_carlo(quick: bool, state) -> dict:
     model = SphereModel(**MODEL)
-    backends = ["numpy"] + (["numba"] if compiled_kernels() is not None else [])
+    backends = _backends()
     threads = None
     if "numba" in backends:
         import numba
@@ -237,7 +242,7 @@ def section_rademacher(quick: bool, state) -> dict:
     """The certified Rademacher estimate, n = 50, tau = 0.1, 20 sign vectors (CPU s per k), with
     each backend of the block kernels (the compile is paid by a warm-up run first)."""
     from ..quantities.rademacher import rademacher_estimate
-    backends = ["numpy"] + (["numba"] if compiled_kernels() is not None else [])
+    backends = _backends()
     rows = []
     for backend in backends:
         rademacher_estimate("gaussian", n=5, k=8, tau=0.1, samples=2, seed=0, backend=backend)

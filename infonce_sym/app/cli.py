@@ -380,7 +380,9 @@ def _check_section4(args):
     if args.command == "rademacher":
         per_unit = RADEMACHER_SECONDS_PER_UNIT[args.m * args.dim_in] * max(1.0, 0.1 / float(args.tau)) ** 1.5
         seconds = per_unit * args.samples * args.n * (args.k + 2)
-        _refuse_if_too_costly(args, seconds, _sizes(args, "samples", "n", "k", "tau", "dim_in", "m"), memory)
+        what = (f"{_sizes(args, 'samples', 'n', 'k')} at --tau {args.typed['tau']}, --dim-in "
+                f"{args.typed['dim_in']}, --m {args.typed['m']}")
+        _refuse_if_too_costly(args, seconds, what, memory)
     else:
         seconds = THEOREM1_SECONDS_PER_UNIT * args.repeats * (args.n + args.samples) * (args.k + 2)
         _refuse_if_too_costly(args, seconds, _sizes(args, "repeats", "n", "samples", "k"), memory)

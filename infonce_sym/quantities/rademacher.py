@@ -1028,8 +1028,9 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     (a point of Theta where f_sigma >= lower, a witness), ``grid_max`` (S,)
     (best centre of the initial grid inside Theta), ``evaluations`` (number of theta's at which all
     n losses were computed), ``final_radius``, ``complete`` (False when ``max_evaluations`` or
-    ``deadline`` stopped the refinement; ``stopped_at_deadline`` True for the latter), ``counts`` (centres with Hessians, with fresh ball bounds, children screened
-    out unevaluated, and these per level), ``init`` (cache of
+    ``deadline`` stopped the refinement), ``stopped_at_deadline`` (True for the latter), ``counts``
+    (centres with Hessians, with fresh ball bounds, children screened out unevaluated, and these
+    per level), ``init`` (cache of
     the initial grid's losses, gradients and local bounds, for later calls with the same data, h0
     and ``local``).  ``backend``: as for ``local_bounds_and_losses``.
     """
@@ -1571,8 +1572,8 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
         "lower_stderr": float(lo.std(ddof=1) / math.sqrt(len(lo))) if len(lo) > 1 else float("nan"),
         "grid_max_estimate": float(gm.mean()),
         "upper_kind": "certified (coarse)" if coarse else "certified",
-        "backend": backend,
         "lower_kind": "optimiser" if coarse else "certified",
+        "backend": backend,
         "relative_gap": float((est - low) / abs(low)) if low != 0 else float("inf"),
         "complete": bool(complete),
         "stopped_at_max_seconds": bool(late),
