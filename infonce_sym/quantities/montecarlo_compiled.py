@@ -867,20 +867,15 @@ def _sphere_chunk(states, block_rows, segments, k, seg, dim, kappa, tau, xsig, r
     inv_tau = 1.0 / tau
     log_k = math.log(k)
     pm, pse, psw, psws = _chunk_scratch(block_rows, segments)
-    if segments == 1:              # one parallel pass: the unit, then its block's values
-        for b in prange(nblocks):
-            _unit(states[b, 0], block_rows[b], k, dim, xsig, ratio, ylo, yhi, a, sq,
-                  inv_tau, kappa, weights, pm[b], pse[b], psw[b], psws[b])
-            _block_values(states, b, block_rows[b], 1, dim, kappa, inv_tau, log_k, xsig, ratio,
-                          ylo, yhi, a, weights, infonce, log_mu, pm, pse, psw, psws, block_stats)
-        return
     for u in prange(nblocks * segments):
         b = u // segments
         g = u - b * segments
         _unit(states[b, g], block_rows[b], min(seg, k - g * seg), dim, xsig, ratio, ylo, yhi, a, sq,
               inv_tau, kappa, weights, pm[u], pse[u], psw[u], psws[u])
+    # int64(b): prange's index is typed int64 before the loop is outlined and uint64 after, and
+    # each type would compile _block_values once more (about 2 s each on a cold cache)
     for b in prange(nblocks):
-        _block_values(states, b, block_rows[b], segments, dim, kappa, inv_tau, log_k, xsig, ratio,
+        _block_values(states, np.int64(b), block_rows[b], segments, dim, kappa, inv_tau, log_k, xsig, ratio,
                       ylo, yhi, a, weights, infonce, log_mu, pm, pse, psw, psws, block_stats)
 
 
