@@ -37,6 +37,10 @@ LONG_FIRST = (
     "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_the_integral_chains_are_killed",
     "tests/quantities/test_exact_concentrated.py",
     "tests/quantities/test_exact.py::test_sphere_hard_cases_against_reference",
+    "tests/quantities/test_rademacher.py::test_sibling_passes_match_cube_by_cube",   # 7-13 s each
+    "tests/proofs/test_expansions.py::test_mutants_of_the_remainder_bounds_killed",
+    "tests/proofs/test_prove_cli.py::test_prove_p4_sharp_111_fails_at_a_named_step",
+    "tests/proofs/test_section4_derivations.py::test_lemma1_with_111_is_not_proved",
     "tests/proofs/test_prove_cli.py::test_audit_json",
     "tests/app/test_notebooks.py::test_notebook_executes",
     "tests/proofs/test_section3_derivations.py::test_every_step_fails_when_mutated",
