@@ -4,7 +4,10 @@
 * d = 3: the transforms of V = e^{s/tau}/mu (s uniform) and of W = e^{p/tau}/mu (p with density
   kappa e^{kappa p}/(2 sinh kappa)) in closed form (exponential integral, incomplete gamma), and
   the outer integral E log S = int (e^{-t} - E e^{-tS}) dt/t by mpmath.quad: no quadrature rule,
-  no Taylor band, no FLINT;
+  no Taylor band, no FLINT (the route takes the same transforms' closed forms, in FLINT, since
+  ``_Sphere2Law``; these tests still differ from it in the library and the outer integral, and
+  ``test_sphere2_closed_form_transforms_against_the_rule_and_mpmath`` holds its transforms against
+  the quadrature rule's band sums they replaced);
 * d = 3, k = 1: R = E log(1 + e^{(s-p)/tau}) with the s-integral in closed form (dilogarithm)
   and mpmath.quad over p;
 * d >= 64: a 2-D mpmath.quad (k = 1) and Monte Carlo with scipy.stats.vonmises_fisher (k > 1),
@@ -30,7 +33,10 @@ import pytest
 
 from functools import lru_cache
 
+import flint
+
 from infonce_sym.models import FiniteModel, SphereModel
+from infonce_sym.quantities import exact
 from infonce_sym.quantities.exact import exact_values
 
 mp = mpmath.mp
@@ -747,3 +753,57 @@ def test_symmetric_beta_lower_series_against_flint(dim):
                     assert value.rad() < 4 * spread, (dim, z, value, ends)
     finally:
         flint.ctx.prec = saved
+
+
+@contextlib.contextmanager
+def _route_precision(dps):
+    """FLINT's precision and series length as the exact route sets them at dps digits."""
+    saved = flint.ctx.prec, flint.ctx.cap
+    try:
+        with mpmath.workdps(dps):
+            flint.ctx.prec = mp.prec + exact._guard_bits()
+            flint.ctx.cap = exact._series_terms(dps)
+            yield
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+
+
+@pytest.mark.parametrize("kappa,tau", [("4", "0.01"), ("2000", "0.1"), ("20", "0.5"), ("0", "0.3"), ("3", "50")])
+def test_sphere2_closed_form_transforms_against_the_rule_and_mpmath(kappa, tau):
+    """On S^2 the route's E e^{-cX} (and E e^{-cX} - 1, e^c E e^{-cV} - 1) come from incomplete gamma
+    functions in FLINT (``_Sphere2Law``); against the band sums of the quadrature rule they replace
+    (``_Atoms.sums``) on c = e^-30 .. e^110, to 10^-35 of max(1, |value|) (the rule's sums neglect terms
+    below 10^-dps), and against mpmath's e1/gammainc (``_d3_transforms``) at four c to 10^-35
+    relatively.  The moment series about 0 (E X^j/j!) against mpmath.quad at j = 2 and 9."""
+    dps = 40
+    with _route_precision(dps):
+        t = exact._to_arb(exact._decimal(mp, tau))
+        an = exact._SphereAnchor(SphereModel(3, float(kappa)), t, tau, kappa, exact._series_terms(dps),
+                                 dps * flint.arb(10).log() + 10, dps, 1, 1)
+        assert isinstance(an.negatives, exact._Sphere2Law) and isinstance(an.positives, exact._Sphere2Law)
+        neg, pos, _, _ = _d3_transforms(kappa, tau)
+        pos = neg if float(kappa) == 0 else pos          # W's law is pi's (mpmath's form divides by kappa)
+        for law, name, reference in ((an.negatives, "neg", neg), (an.positives, "pos", pos)):
+            for log_c in range(-30, 111, 7):
+                c = flint.arb(log_c).exp()
+                kinds = ["exp", "expm1"] + (["centred"] if name == "neg" and log_c <= 0 else [])
+                closed = law.sums(c, [(name, kind) for kind in kinds])
+                rule = law.atoms.sums(c, [(name, kind) for kind in kinds])
+                for kind, got, want in zip(kinds, closed, rule):
+                    got, want = exact._from_arb(got), exact._from_arb(want)
+                    assert abs(got - want) <= mp.mpf(10) ** -35 * max(1, abs(want)), (name, log_c, kind, got, want)
+            for log_c in (-9, -2, 1, 4):
+                c = flint.arb(log_c).exp()
+                (got,) = law.sums(c, [(name, "exp")])
+                with mpmath.workdps(dps + 10):
+                    want = reference(mp.exp(log_c))
+                    assert _close(exact._from_arb(got), want, 35), (name, log_c)
+            coeffs = law.total_series(name, 0).coeffs()
+            density = ((lambda s: mp.mpf(1) / 2) if name == "neg" or float(kappa) == 0 else
+                       (lambda s: mp.mpf(kappa) * mp.exp(mp.mpf(kappa) * (s - 1)) / (1 - mp.exp(-2 * mp.mpf(kappa)))))
+            mu = mp.mpf(tau) * mp.sinh(1 / mp.mpf(tau))
+            top = max(-1, 1 - 120 / max(float(kappa), 1e-9)) if name == "pos" else -1
+            for j in (2, 9):
+                want = _quad(lambda s: density(s) * (mp.exp(s / mp.mpf(tau)) / mu) ** j,
+                             mp.linspace(top, 1, 41)) / mp.factorial(j)
+                assert _close(exact._from_arb(coeffs[j]), want, 30), (name, j)
