@@ -407,8 +407,9 @@ class _Sphere2Law:
     gamma(alpha, a) below (no cancellation: the second term is the smaller), and at alpha = 0
     E1(a) - E1(b), or 1 - E e^{-cX} = tau/2 (Ein(b) - Ein(a)) for a < 1.  E e^{-cX} - 1 and
     e^c E e^{-cX} - 1 (E X = 1 when mu = E e^{s/tau}) cancel for small c: each is computed at the
-    working precision plus the bits it loses, raised until the ball holds the working precision.
-    Everything else (the series heads, the Frullani sum, x_min, spread) is read from the atoms."""
+    working precision plus the bits it loses.  The moment series about 0 is closed form too
+    (``total_series``); everything else (the series about 1, the Frullani sum, x_min, spread) is
+    read from the atoms."""
 
     def __init__(self, atoms, kappa, tau, log_mu):
         self.atoms = atoms
