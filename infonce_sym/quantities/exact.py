@@ -429,19 +429,51 @@ class _Sphere2Law:
         return getattr(self.atoms, name)
 
     def total_series(self, name, centre):
-        """``_Atoms.total_series``: about 0 in closed form, coefficient j = E X^j / j! with
-        E X^j = n(kappa)/(n(kappa + j/tau) mu^j) (no cancellation); about any other centre the atoms'
-        (the central moments' closed forms cancel: at tau = 50 the recurrence for E (V - 1)^j kept
-        the 2^-prec radius of E (V - 1) = 0 against E (V - 1)^32 ~ 1e-92)."""
-        if centre != 0:
-            return self.atoms.total_series(name, centre)
+        """``_Atoms.total_series``: coefficient j = E (X - centre)^j / j!.  About 0 in closed form, from
+        E X^j = n(kappa)/(n(kappa + j/tau) mu^j) (no cancellation); about 1 for pi's law (alpha = 0) from
+        those by ``_central_series`` where that holds the working precision; else the atoms'."""
         series = self._series.get(centre)
         if series is None:
-            log_norm = self._log_density_norm(self.kappa)
-            coeffs = [arb(1)] + [(log_norm - self._log_density_norm(self.kappa + j / self.tau) - j * self.log_mu
-                                  - arb(j + 1).lgamma()).exp() for j in range(1, self.atoms.terms)]
-            series = self._series[centre] = flint.arb_series(coeffs, prec=self.atoms.terms)
+            if centre == 0:
+                series = self._raw_series(self.kappa, self.tau, self.log_mu)
+            elif centre == 1 and self.alpha.is_zero():
+                series = self._central_series()
+            if series is None:
+                series = self.atoms.total_series(name, centre)
+            self._series[centre] = series
         return series
+
+    def _raw_series(self, kappa, tau, log_mu):
+        """The series sum_j E X^j X^j / j! (X^j as the series variable's power) at the current precision."""
+        terms = self.atoms.terms
+        log_norm = self._log_density_norm(kappa)
+        coeffs = [arb(1)] + [(log_norm - self._log_density_norm(kappa + j / tau) - j * log_mu - arb(j + 1).lgamma()).exp()
+                             for j in range(1, terms)]
+        return flint.arb_series(coeffs, prec=terms)
+
+    def _central_series(self):
+        """E (V - 1)^j / j!: the series e^{-X} E e^{VX}, formed at tau's midpoint with twice the working
+        bits (its sums cancel: a few bits at tau = 0.01, about j log2(100) at tau = 50); tau's radius r
+        then adds at most (4 j/tau^2) r E (V + 1)^j/j! to coefficient j (|dV/dtau| <= 2V/tau^2, so
+        |d/dtau E (V - 1)^j| <= (2j/tau^2) E |V - 1|^(j-1) V <= (2j/tau^2) E (V + 1)^j; doubled).  E (V - 1)
+        = 0 exactly.  None (the atoms' series is taken) when a coefficient holds fewer than the working bits."""
+        prec, terms = flint.ctx.prec, self.atoms.terms
+        try:
+            flint.ctx.prec = 2 * prec + 64
+            tau = arb(self.tau.mid())
+            raw = self._raw_series(arb(0), tau, log_partition_arb(3, 1 / tau))
+            unit = [arb(1)]
+            for i in range(1, terms):
+                unit.append(unit[-1] / i)                                  # 1/i!
+            central = (raw * flint.arb_series([u if i % 2 == 0 else -u for i, u in enumerate(unit)], prec=terms)).coeffs()
+            spread = (raw * flint.arb_series(unit, prec=terms)).coeffs()     # E (V + 1)^j / j!
+            bound = 4 / tau ** 2 * self.tau.rad()
+            coeffs = [arb(1), arb(0)] + [central[j] + arb(0, (bound * j * spread[j]).upper()) for j in range(2, terms)]
+        finally:
+            flint.ctx.prec = prec
+        if min(v.rel_accuracy_bits() for v in coeffs[2:]) < prec:
+            return None
+        return flint.arb_series(coeffs, prec=terms)
 
     @staticmethod
     def _log_density_norm(kappa):
