@@ -420,8 +420,7 @@ class _Sphere2Law:
         self.log_prefactor = self._log_density_norm(kappa) + tau.log()
         # log2 E X and log2 Var X (E X^j = n(kappa)/(n(kappa + j/tau) mu^j)), for the bits that
         # E e^{-cX} - 1 (~ c E X) and e^c E e^{-cX} - 1 (~ c^2 Var X/2) lose
-        moment = [(self._log_density_norm(kappa) - self._log_density_norm(kappa + j / tau) - j * log_mu).exp()
-                  for j in (1, 2)]
+        moment = [self._log_moment(kappa, tau, log_mu, j).exp() for j in (1, 2)]
         self.log2_mean = float(moment[0].log().mid()) / math.log(2)
         self.log2_var = float((moment[1] - moment[0] ** 2).log().mid()) / math.log(2)
 
@@ -443,13 +442,16 @@ class _Sphere2Law:
             self._series[centre] = series
         return series
 
+    @classmethod
+    def _log_moment(cls, kappa, tau, log_mu, j):
+        """log E X^j = log n(kappa) - log n(kappa + j/tau) - j log mu."""
+        return cls._log_density_norm(kappa) - cls._log_density_norm(kappa + j / tau) - j * log_mu
+
     def _raw_series(self, kappa, tau, log_mu):
-        """The series sum_j E X^j X^j / j! (X^j as the series variable's power) at the current precision."""
+        """sum_j E X^j X^j / j! (X^j the series variable's power) at the current precision."""
         terms = self.atoms.terms
-        log_norm = self._log_density_norm(kappa)
-        coeffs = [arb(1)] + [(log_norm - self._log_density_norm(kappa + j / tau) - j * log_mu - arb(j + 1).lgamma()).exp()
-                             for j in range(1, terms)]
-        return flint.arb_series(coeffs, prec=terms)
+        return flint.arb_series([arb(1)] + [(self._log_moment(kappa, tau, log_mu, j) - arb(j + 1).lgamma()).exp()
+                                            for j in range(1, terms)], prec=terms)
 
     def _central_series(self):
         """E (V - 1)^j / j!: the series e^{-X} E e^{VX}, formed at tau's midpoint with twice the working
@@ -462,11 +464,8 @@ class _Sphere2Law:
             flint.ctx.prec = 2 * prec + 64
             tau = arb(self.tau.mid())
             raw = self._raw_series(arb(0), tau, log_partition_arb(3, 1 / tau))
-            unit = [arb(1)]
-            for i in range(1, terms):
-                unit.append(unit[-1] / i)                                  # 1/i!
-            central = (raw * flint.arb_series([u if i % 2 == 0 else -u for i, u in enumerate(unit)], prec=terms)).coeffs()
-            spread = (raw * flint.arb_series(unit, prec=terms)).coeffs()     # E (V + 1)^j / j!
+            central = (raw * flint.arb_series([0, -1], prec=terms).exp()).coeffs()     # e^{-X} E e^{VX}
+            spread = (raw * flint.arb_series([0, 1], prec=terms).exp()).coeffs()       # E (V + 1)^j / j!
             bound = 4 / tau ** 2 * self.tau.rad()
             coeffs = [arb(1), arb(0)] + [central[j] + arb(0, (bound * j * spread[j]).upper()) for j in range(2, terms)]
         finally:
