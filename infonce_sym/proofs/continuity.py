@@ -198,25 +198,55 @@ SIZES = {d: 3, m: 3, k: 3}
 
 def write_out_sums(expr, sizes=SIZES):
     """``expr`` at concrete sizes (e.g. ``{d: 3, k: 5}``) with every finite sum written out (innermost first, so no
-    bound index is captured)."""
-    e = expr.xreplace(sizes)
+    bound index is captured): one bottom-up pass, each distinct subexpression once."""
+    memo = {}
 
-    def write_out(x):
-        (v, lo, hi), = x.limits
-        return sp.Add(*[x.function.xreplace({v: i}) for i in range(int(lo), int(hi) + 1)])
-
-    def split(x):               # a multiple sum as nested single sums
-        out = x.function
-        for lim in reversed(x.limits):
-            out = sp.Sum(out, lim)
+    def go(x):
+        if not x.args:
+            return sizes.get(x, x)
+        out = memo.get(x)
+        if out is not None:
+            return out
+        if isinstance(x, sp.Sum):
+            out = go(x.function)
+            for v, lo, hi in x.limits:                       # the innermost limit first
+                out = sp.Add(*[out.xreplace({v: sp.Integer(i)}) for i in range(int(go(lo)), int(go(hi)) + 1)])
+        else:
+            args = [go(a) for a in x.args]
+            out = x if all(a is b for a, b in zip(args, x.args)) else x.func(*args)
+        memo[x] = out
         return out
-    e = e.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) > 1, split)
-    return e.replace(lambda x: isinstance(x, sp.Sum), write_out)
+    return go(expr)
+
+
+class _NumericAbs(sp.Function):
+    """|x| in a random instance: evaluated once x is a number, held while it is symbolic (``Abs`` would
+    ask the sign of every written-out sum it holds, most of the spot check's time)."""
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_Number:
+            return abs(x)
+
+    def _eval_evalf(self, prec):
+        return sp.Abs(self.args[0]._eval_evalf(prec) or self.args[0])._eval_evalf(prec)
+
+
+def _hold_abs(e):
+    """``e`` with every ``Abs`` a :class:`_NumericAbs` (the same function)."""
+    if not e.args:
+        return e
+    args = [_hold_abs(a) for a in e.args]
+    if isinstance(e, sp.Abs):
+        return _NumericAbs(*args)
+    if all(a is b for a, b in zip(args, e.args)):
+        return e
+    return e.func(*args)
 
 
 def _random_instance(expr, rng, sizes=SIZES):
     """``expr`` at concrete sizes (sums written out) and random values of every family and symbol."""
-    e = write_out_sums(expr, sizes)
+    e = write_out_sums(_hold_abs(expr) if expr.has(sp.Abs) else expr, sizes)
     fam = sorted(e.atoms(AppliedUndef), key=sp.default_sort_key)
     e = e.xreplace({a: sp.Float(rng.uniform(-0.7, 0.7), 30) for a in fam})
     vals = {}
