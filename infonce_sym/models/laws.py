@@ -305,7 +305,11 @@ class FiniteModel:
             raise InputError("embedding", f"must have {n} rows (one per point of pi), got shape {emb.shape}")
         if emb.shape[1] < 1 or not np.all(np.isfinite(emb)):
             raise InputError("embedding", "entries must be finite")
-        norms = np.linalg.norm(emb, axis=1)
+        # each row scaled by its largest entry first: entries of 1e300 (squares past the float range)
+        # give their true norm, not inf, and no overflow warning
+        top = np.max(np.abs(emb), axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            norms = np.where(top > 0, top * np.linalg.norm(emb / np.where(top > 0, top, 1)[:, None], axis=1), 0.0)
         bad = np.flatnonzero(np.abs(norms - 1) > 1e-12)
         if bad.size:
             raise InputError("embedding", f"rows must have unit norm to 1e-12; row {bad[0]} has norm {norms[bad[0]]:.17g}")

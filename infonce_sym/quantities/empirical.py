@@ -101,13 +101,24 @@ def normalise_rows(name: str, arr) -> tuple[np.ndarray, int]:
     finite = np.isfinite(out).all(axis=1)
     if not finite.all():
         raise InputError(name, f"row {int(np.flatnonzero(~finite)[0])} has a NaN or infinite entry")
-    norms = np.sqrt(np.einsum("ij,ij->i", out, out))
-    zero = norms == 0
+    zero = ~np.any(out != 0, axis=1)
     if zero.any():
         raise InputError(name, f"row {int(np.flatnonzero(zero)[0])} is zero (cannot be normalised)")
-    rescaled = int(np.count_nonzero(np.abs(norms - 1) > 1e-6))
-    out /= norms[:, None]
+    norms = np.sqrt(np.einsum("ij,ij->i", out, out))
+    rescaled = int(np.count_nonzero(~(np.abs(norms - 1) <= 1e-6)))       # an overflowing norm (inf) counts
+    _to_unit(out)
     return out, rescaled
+
+
+def _to_unit(out):
+    """Divide each (nonzero, finite) row of the float64 array ``out`` by its norm, in place.  The rows
+    are first scaled by a power of two, exactly, to a largest entry in [1/2, 1): a row of 1e300s (whose
+    squares overflow) or of 1e-310s (whose squares underflow to 0) has a norm like any other, and an
+    ordinary row gets the same bits as without the scaling (every operation scales exactly)."""
+    _, e = np.frexp(np.max(np.abs(out), axis=1))
+    np.ldexp(out, -e[:, None], out=out)
+    out /= np.sqrt(np.einsum("ij,ij->i", out, out))[:, None]
+    return out
 
 
 def make_pairs(anchors, positives, negatives=None, negatives_from: str = "positives",
@@ -164,9 +175,7 @@ POOL_CHUNK = 4096                # pool rows normalised and multiplied at a time
 def unit_rows(arr, start: int, stop: int) -> np.ndarray:
     """Rows start..stop-1 of ``arr`` (any array-like, a memory map say; checked elsewhere) as float64
     unit vectors; each row's value depends on that row only."""
-    out = np.array(arr[start:stop], dtype=np.float64)
-    out /= np.sqrt(np.einsum("ij,ij->i", out, out))[:, None]
-    return out
+    return _to_unit(np.array(arr[start:stop], dtype=np.float64))
 
 
 def block_similarities(anchors, positives, pool, start: int, stop: int, exclude_own: bool = False):

@@ -294,3 +294,25 @@ def test_loader_error_is_an_input_error_naming_the_option(tmp_path):
     with pytest.raises(InputError) as info:
         load_matrix("--negatives", tmp_path)
     assert info.value.parameter == "--negatives"
+
+
+def test_rows_far_outside_the_float_range_of_their_squares_are_normalised(tmp_path, capsys):
+    """Rows of entries ~1e300 (squares overflow) and ~1e-310 (subnormal; squares underflow to 0) are
+    directions like any other: the same numbers as the rows scaled to [-1, 1] (up to the rounding of the
+    scaled input; the 1e300 rows are exact power-of-two multiples here, so the same bits)."""
+    a, p = _pairs(7, 5, seed=4)
+    a, p = a.astype(np.float64), p.astype(np.float64)
+    outs = []
+    for scale in (1.0, 2.0 ** 996, 2.0 ** -1030):
+        np.save(tmp_path / "a.npy", a * scale)
+        np.save(tmp_path / "p.npy", p * scale)
+        code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau",
+                              "0.1", "--k", "3,40", "--samples", "0", "--no-tau-sweep", "--json")
+        assert code == 0 and err == "", err
+        outs.append(json.loads(out))
+    unit = outs[0]
+    assert outs[1]["by_k"] == unit["by_k"] and outs[1]["cross_entropy_limit"] == unit["cross_entropy_limit"]
+    # 2^-1030: subnormal entries keep about 52 - 8 bits; the risk moves by at most that relative rounding
+    for r, u in zip(outs[2]["by_k"], unit["by_k"]):
+        assert math.isclose(r["risk"], u["risk"], rel_tol=1e-11) and math.isclose(r["gap"], u["gap"], rel_tol=1e-9)
+    assert not math.isclose(outs[2]["by_k"][0]["risk"], outs[2]["by_k"][1]["risk"], rel_tol=1e-3)

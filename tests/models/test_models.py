@@ -177,3 +177,15 @@ def test_bessel_closed_forms_keep_full_precision_where_flint_loses_digits():
         for got, want in ((got_z, want_z), (got_m, want_m)):
             value = mpmath.mpf(got.mid().str(150, radius=False))
             assert abs(value / want - 1) < mpmath.mpf(10) ** -135, (got, want)
+
+
+def test_finite_model_names_the_true_norm_of_a_huge_row_without_a_warning():
+    """A row of 1e300s has norm 1.41e300 (not inf), and checking it warns of no overflow."""
+    import warnings
+    from infonce_sym.errors import InputError
+    from infonce_sym.models.laws import FiniteModel
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InputError, match=r"row 0 has norm 1\.41421356237309\d*e\+300"):
+            FiniteModel([0.5, 0.5], [[0.9, 0.1], [0.1, 0.9]], [[1e300, 1e300], [0.0, 1.0]])
+        FiniteModel([0.5, 0.5], [[0.9, 0.1], [0.1, 0.9]], [[0.6, 0.8], [0.0, 1.0]])     # unit rows pass
