@@ -50,13 +50,28 @@ class AnchorLaw:
 # ---------------------------------------------------------------- sphere model
 
 def log_partition(ctx, dim: int, b):
-    """log Z_d(b), Z_d(b) = E_pi exp(b <x, z>) = Gamma(d/2) (2/b)^nu I_nu(b), nu = d/2 - 1."""
+    """log Z_d(b), Z_d(b) = E_pi exp(b <x, z>) = Gamma(d/2) (2/b)^nu I_nu(b), nu = d/2 - 1, as a number
+    of the mpmath context ``ctx`` (``mp`` or ``fp``): :func:`log_partition_arb` at ctx's precision plus
+    32 bits, its midpoint rounded to ctx (mpmath's own Bessel series stops converging at large order
+    and argument: d = 4096, b = 2 10^4 raised NoConvergence).  Z_d is even in b."""
     b = ctx.mpf(b)
     if b == 0:
         return ctx.mpf(0)
-    nu = ctx.mpf(dim) / 2 - 1
-    # log I_nu(b) computed through the scaled Bessel function to keep large b finite.
-    return ctx.loggamma(ctx.mpf(dim) / 2) + nu * ctx.log(2 / b) + ctx.log(ctx.besseli(nu, b))
+    return _arb_in_ctx(ctx, lambda: log_partition_arb(dim, abs(_mpf_to_arb(ctx, b))))
+
+
+def _arb_in_ctx(ctx, compute):
+    """``compute()`` (an arb) at ctx's precision plus 32 bits, its midpoint as a number of ctx."""
+    saved = flint.ctx.prec
+    flint.ctx.prec = int(ctx.prec) + 32
+    try:
+        value = compute()
+    finally:
+        flint.ctx.prec = saved
+    if not value.is_finite():
+        raise ArithmeticError(f"a Bessel-function closed form is not finite ({value})")
+    man, exp = value.mid().man_exp()
+    return ctx.ldexp(ctx.mpf(int(man)), int(exp))
 
 
 def _scaled_bessel_i(nu, b):
@@ -160,8 +175,8 @@ class SphereModel:
         """E_M <x, y> = I_{d/2}(kappa) / I_{d/2-1}(kappa)."""
         if self.kappa == 0:
             return ctx.mpf(0)
-        k = self.kappa_mpf(ctx)
-        return ctx.besseli(ctx.mpf(self.dim) / 2, k) / ctx.besseli(ctx.mpf(self.dim) / 2 - 1, k)
+        kappa = _mpf_to_arb(ctx, self.kappa_mpf(ctx))
+        return _arb_in_ctx(ctx, lambda: mean_resultant_arb(self.dim, kappa))
 
     def cross_entropy_limit(self, ctx, tau):
         """Closed form of eq. (7) integrated: -E_M<x,y>/tau + log Z_d(1/tau)."""
@@ -240,7 +255,11 @@ def decimal_text(name, x) -> str:
 
 
 def _mpf_to_arb(ctx, x):
-    sign, man, exp, _ = ctx.mpf(x)._mpf_
+    """x (a number of the mpmath context ctx: an mpf, or a float under ``fp``) as an exact arb."""
+    x = ctx.mpf(x)
+    if not hasattr(x, "_mpf_"):
+        return flint.arb(float(x))
+    sign, man, exp, _ = x._mpf_
     return flint.arb((int(-man if sign else man), int(exp)))
 
 

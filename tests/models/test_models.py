@@ -161,7 +161,7 @@ def test_bessel_closed_forms_keep_full_precision_where_flint_loses_digits():
     them there (the midpoint of Z_d(2 kappa)/Z_d(kappa)^2 was off at the 83rd digit), which cost a
     100-digit exact value its first precision check. Now both are right to 135 digits."""
     import flint
-    from infonce_sym.models.laws import log_partition, log_partition_arb, mean_resultant_arb
+    from infonce_sym.models.laws import log_partition_arb, mean_resultant_arb
     saved = flint.ctx.prec
     try:
         flint.ctx.prec = 466
@@ -172,7 +172,9 @@ def test_bessel_closed_forms_keep_full_precision_where_flint_loses_digits():
         flint.ctx.prec = saved
     with mpmath.workdps(200):
         k = mpmath.mpf("512.58")
-        want_z = log_partition(mpmath.mp, 748, 2 * k) - 2 * log_partition(mpmath.mp, 748, k)
+        def log_z(b):           # Gamma(d/2) (2/b)^nu I_nu(b), nu = d/2 - 1, by mpmath's Bessel series
+            return mpmath.loggamma(374) + 373 * mpmath.log(2 / b) + mpmath.log(mpmath.besseli(373, b))
+        want_z = log_z(2 * k) - 2 * log_z(k)
         want_m = mpmath.besseli(374, k) / mpmath.besseli(373, k)
         for got, want in ((got_z, want_z), (got_m, want_m)):
             value = mpmath.mpf(got.mid().str(150, radius=False))
@@ -189,3 +191,23 @@ def test_finite_model_names_the_true_norm_of_a_huge_row_without_a_warning():
         with pytest.raises(InputError, match=r"row 0 has norm 1\.41421356237309\d*e\+300"):
             FiniteModel([0.5, 0.5], [[0.9, 0.1], [0.1, 0.9]], [[1e300, 1e300], [0.0, 1.0]])
         FiniteModel([0.5, 0.5], [[0.9, 0.1], [0.1, 0.9]], [[0.6, 0.8], [0.0, 1.0]])     # unit rows pass
+
+
+def test_mpmath_closed_forms_at_the_largest_order_and_argument():
+    """log Z_d and E_M <x, y> for an mpmath context (``mp`` and ``fp``) at d = 4096, kappa = 10^4 (2 kappa =
+    2 10^4 in E|dM/dpi|^2), where mpmath's Bessel series raised NoConvergence (``mc`` printed an internal
+    error there): against log-domain quadrature, and E_M <x, y> = d/dkappa log Z_d(kappa) by a central
+    difference of that quadrature."""
+    with mpmath.workdps(40):
+        for b in (10000, 20000, 100):
+            q = _log_partition_by_laplace_quadrature(4096, b)
+            assert abs(log_partition(mpmath.mp, 4096, b) - q) < mpmath.mpf(10) ** -25 * abs(q)
+            assert abs(log_partition(mpmath.fp, 4096, b) - float(q)) < 1e-12 * abs(float(q))
+        h = mpmath.mpf(10) ** -9
+        slope = (_log_partition_by_laplace_quadrature(4096, 10000 + h)
+                 - _log_partition_by_laplace_quadrature(4096, 10000 - h)) / (2 * h)
+        got = SphereModel(4096, 10000).mean_positive_similarity(mpmath.mp)
+        assert abs(got - slope) < mpmath.mpf(10) ** -14
+    from infonce_sym.app.cli import main
+    assert main(["mc", "--tau", "0.01", "--k", "10", "--samples", "2", "--seed", "0", "--dim", "4096",
+                 "--kappa", "10000"]) == 0
