@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..models.laws import row_norms
 
 __all__ = ["load_matrix", "FORMATS", "check_matrix", "rescaled_rows"]
 
@@ -196,5 +197,5 @@ def rescaled_rows(arr, tol: float = 1e-6) -> int:
     count = 0
     for start in range(0, arr.shape[0], step):
         block = np.asarray(arr[start:start + step], dtype=np.float64)
-        count += int(np.count_nonzero(np.abs(np.sqrt(np.einsum("ij,ij->i", block, block)) - 1) > tol))
+        count += int(np.count_nonzero(np.abs(row_norms(block) - 1) > tol))
     return count

@@ -254,6 +254,23 @@ def decimal_text(name, x) -> str:
     raise InputError(name, f"must be a real number, got {x!r}")
 
 
+def scaled_rows(rows):
+    """(the rows of the float64 matrix ``rows``, each times 2^-e, and e): each row scaled exactly, by a
+    power of two, to a largest |entry| in [1/2, 1) (a zero row stays 0, e = 0).  The squares of the
+    scaled rows neither overflow (entries of 1e300) nor underflow (subnormal entries), and every
+    operation on them scales exactly, so a norm or a unit row comes out with the same bits as from the
+    unscaled row wherever that one is finite."""
+    _, e = np.frexp(np.max(np.abs(rows), axis=1))
+    return np.ldexp(rows, -e[:, None]), e
+
+
+def row_norms(rows):
+    """The Euclidean norm of each row of ``rows`` (float64), from :func:`scaled_rows`: 1.41e300 for a row
+    (1e300, 1e300), not inf."""
+    scaled, e = scaled_rows(np.asarray(rows, dtype=np.float64))
+    return np.ldexp(np.sqrt(np.einsum("ij,ij->i", scaled, scaled)), e)
+
+
 def _mpf_to_arb(ctx, x):
     """x (a number of the mpmath context ctx: an mpf, or a float under ``fp``) as an exact arb."""
     x = ctx.mpf(x)
@@ -324,11 +341,7 @@ class FiniteModel:
             raise InputError("embedding", f"must have {n} rows (one per point of pi), got shape {emb.shape}")
         if emb.shape[1] < 1 or not np.all(np.isfinite(emb)):
             raise InputError("embedding", "entries must be finite")
-        # each row scaled by its largest entry first: entries of 1e300 (squares past the float range)
-        # give their true norm, not inf, and no overflow warning
-        top = np.max(np.abs(emb), axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            norms = np.where(top > 0, top * np.linalg.norm(emb / np.where(top > 0, top, 1)[:, None], axis=1), 0.0)
+        norms = row_norms(emb)
         bad = np.flatnonzero(np.abs(norms - 1) > 1e-12)
         if bad.size:
             raise InputError("embedding", f"rows must have unit norm to 1e-12; row {bad[0]} has norm {norms[bad[0]]:.17g}")

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import TAU_RANGE, InputError, check_k, check_tau
+from ..models.laws import row_norms, scaled_rows
 from .loss import loss_from_similarities
 
 __all__ = ["EmpiricalPairs", "make_pairs", "AnchorTables", "anchor_tables", "gaps_at",
@@ -104,19 +105,14 @@ def normalise_rows(name: str, arr) -> tuple[np.ndarray, int]:
     zero = ~np.any(out != 0, axis=1)
     if zero.any():
         raise InputError(name, f"row {int(np.flatnonzero(zero)[0])} is zero (cannot be normalised)")
-    norms = np.sqrt(np.einsum("ij,ij->i", out, out))
-    rescaled = int(np.count_nonzero(~(np.abs(norms - 1) <= 1e-6)))       # an overflowing norm (inf) counts
-    _to_unit(out)
-    return out, rescaled
+    rescaled = int(np.count_nonzero(np.abs(row_norms(out) - 1) > 1e-6))
+    return _to_unit(out), rescaled
 
 
-def _to_unit(out):
-    """Divide each (nonzero, finite) row of the float64 array ``out`` by its norm, in place.  The rows
-    are first scaled by a power of two, exactly, to a largest entry in [1/2, 1): a row of 1e300s (whose
-    squares overflow) or of 1e-310s (whose squares underflow to 0) has a norm like any other, and an
-    ordinary row gets the same bits as without the scaling (every operation scales exactly)."""
-    _, e = np.frexp(np.max(np.abs(out), axis=1))
-    np.ldexp(out, -e[:, None], out=out)
+def _to_unit(rows):
+    """The (nonzero, finite) float64 rows divided by their norms, through :func:`scaled_rows`: rows of
+    1e300s or of subnormals are normalised like any other, ordinary rows get the same bits as without."""
+    out, _ = scaled_rows(rows)
     out /= np.sqrt(np.einsum("ij,ij->i", out, out))[:, None]
     return out
 
