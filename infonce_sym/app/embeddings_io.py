@@ -7,6 +7,7 @@ a shape that is not n x d, an empty array, NaN/inf entries or a zero row.  ``.sa
 """
 from __future__ import annotations
 
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -142,14 +143,28 @@ def _load_pt(option, path, key):
     except ImportError:
         _fail(option, path, ".pt files need torch (pip install torch); or save the tensor as .npy")
     try:
-        obj = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():
+            # torch's notices while unpickling (a pickle protocol, experimental dtypes) are about the
+            # file's format, not about numbers: the CLI turns warnings into errors, which read as
+            # "not loadable" for a file torch loads
+            warnings.simplefilter("ignore")
+            obj = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:
-        _fail(option, path, f"not a loadable .pt file ({type(exc).__name__})")
+        why = ("holds objects other than tensors, which torch.load(weights_only=True) refuses"
+               if type(exc).__name__ == "UnpicklingError" else type(exc).__name__)
+        _fail(option, path, f"not a loadable .pt file ({why})")
     if isinstance(obj, dict):
         k = _pick_key(option, path, obj.keys(), key)
         obj = obj[k]
     if not hasattr(obj, "numpy"):
         _fail(option, path, f"holds a {type(obj).__name__}, not a tensor")
+    if obj.layout != torch.strided:                   # sparse (COO, CSR, ...): numpy needs it dense
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")           # torch's "sparse support is in beta"
+                obj = obj.to_dense()
+        except Exception as exc:
+            _fail(option, path, f"a tensor of layout {obj.layout} that torch cannot make dense ({type(exc).__name__})")
     if obj.is_floating_point() and obj.dtype not in (torch.float16, torch.float32, torch.float64):
         obj = obj.to(torch.float32)                   # bfloat16
     if obj.is_complex():

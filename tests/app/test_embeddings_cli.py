@@ -3,6 +3,7 @@ those of independent routes (brute-force enumeration, the registered bounds), an
 exits 2 with one line naming the file and the problem."""
 import json
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +72,19 @@ def test_each_format_round_trips(tmp_path, fmt):
     else:
         la, lp = load_matrix("--anchors", fa, key=ka), load_matrix("--positives", fp, key=kp)
     assert np.array_equal(np.asarray(la), a) and np.array_equal(np.asarray(lp), p)
+
+
+def test_sparse_pt_tensors_load_as_their_dense_matrix(tmp_path):
+    """A .pt file may hold a sparse tensor (COO or CSR; numpy has no such layout): the same matrix."""
+    torch = pytest.importorskip("torch")
+    a, _ = _pairs(5, 4, seed=3)
+    a[1, 2] = a[3, 0] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")             # torch's "sparse CSR support is in beta"
+        tensors = {"coo": torch.from_numpy(a).to_sparse(), "csr": torch.from_numpy(a).to_sparse_csr()}
+    for layout, sparse in tensors.items():
+        torch.save(sparse, tmp_path / f"{layout}.pt")
+        assert np.array_equal(np.asarray(load_matrix("--anchors", tmp_path / f"{layout}.pt")), a), layout
 
 
 def test_the_same_numbers_from_every_format(tmp_path, capsys):
@@ -255,6 +269,23 @@ def _bad_cases(tmp_path):
         bad_st = tmp_path / "bad.safetensors"
         bad_st.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{broken}")
         cases["unreadable safetensors"] = (["--anchors", bad_st, "--positives", good_p], "not a valid .safetensors")
+    except ImportError:
+        pass
+    try:
+        import pickle
+
+        import torch
+        # torch warns while loading these (an experimental dtype; a pickle protocol it did not
+        # write), and the CLI turns warnings into errors: the message must still name the problem
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")         # torch's own notice on complex32
+            torch.save(torch.complex(torch.from_numpy(a), torch.from_numpy(a)).to(torch.complex32), tmp_path / "c.pt")
+        cases["complex32 tensor"] = (["--anchors", tmp_path / "c.pt", "--positives", good_p], "complex tensor")
+        (tmp_path / "obj.pt").write_bytes(pickle.dumps({"x": a}, protocol=4))
+        cases["pickled arrays, not tensors"] = (["--anchors", tmp_path / "obj.pt", "--positives", good_p],
+                                                "objects other than tensors")
+        torch.save([torch.from_numpy(a)], tmp_path / "list.pt")
+        cases["a list of tensors"] = (["--anchors", tmp_path / "list.pt", "--positives", good_p], "not a tensor")
     except ImportError:
         pass
     return cases
