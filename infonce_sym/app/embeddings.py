@@ -98,7 +98,7 @@ def _num(x):
 class RowSource:
     """The rows of the empirical model, as each work unit reads them: ``files`` holds
     (option, path, key, column) for anchors, positives and (optionally) negatives, read with
-    :func:`embeddings_io.load_matrix` (memory-mapped for .npy) inside the unit, so that only paths and
+    :func:`embeddings_io.load_matrix` (memory-mapped for .npy and .safetensors) inside the unit, so that only paths and
     row ranges travel to a worker; or ``arrays`` (in-process use) in their place. The matrices are raw:
     each unit normalises the rows it uses."""
     files: tuple = ()

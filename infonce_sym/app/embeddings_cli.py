@@ -35,7 +35,7 @@ def add_parser(subparsers):
                     "R(k) (float64, with an error bound), the limit ∫CE, Prop. 1, c1 and c2, the k at "
                     "which the gap falls below 0.1/0.01/0.001, a tau sweep and a Monte Carlo check.")
     e.add_argument("--anchors", metavar="FILE", required=True,
-                   help="n x d anchor embeddings: .npy (memory-mapped), .npz, .safetensors, .parquet or .pt (required)")
+                   help="n x d anchor embeddings: .npy or .safetensors (memory-mapped), .npz, .parquet or .pt (required)")
     e.add_argument("--positives", metavar="FILE", required=True,
                    help="n x d positives, row i paired with anchor i; same formats (required)")
     pool = e.add_mutually_exclusive_group()
@@ -89,7 +89,7 @@ def add_parser(subparsers):
                         "process) (default 2 when n * pool > 4e7, else 1)")
     e.add_argument("--memory-limit", metavar="SIZE", default="2GB",
                    help="memory for all processes together (per worker with --scheduler): the anchors go in "
-                        "blocks sized to fit, the inputs memory-mapped (.npy), nothing n x pool held; a size "
+                        "blocks sized to fit, the inputs memory-mapped (.npy, .safetensors), nothing n x pool held; a size "
                         "like 2GB, 500MB, 1.5GiB (default 2GB)")
     e.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run the blocks on a running dask.distributed scheduler (tcp://host:8786); the workers "

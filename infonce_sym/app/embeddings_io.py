@@ -1,12 +1,14 @@
-"""Reading a user's embedding matrices: .npy (memory-mapped), .npz, .safetensors, .parquet, .pt.
+"""Reading a user's embedding matrices: .npy and .safetensors (memory-mapped), .npz, .parquet, .pt.
 
 Every problem with a file is one ``InputError(option, "<file>: <problem>")``: a missing or
 unreadable file, a directory, an unknown extension, a missing key or column, non-numeric data,
-a shape that is not n x d, an empty array, NaN/inf entries or a zero row.  ``.safetensors`` and
-``.parquet`` need the optional extra ``pip install "infonce-sym[embeddings]"``; ``.pt`` needs torch.
+a shape that is not n x d, an empty array, NaN/inf entries or a zero row.  ``.parquet``
+needs the optional extra ``pip install "infonce-sym[embeddings]"``; ``.pt`` needs torch.
 """
 from __future__ import annotations
 
+import json
+import math
 import warnings
 import zipfile
 from pathlib import Path
@@ -92,17 +94,50 @@ def _load_npz(option, path, key):
         _fail(option, path, f"not a valid .npz file ({type(exc).__name__})")
 
 
+# safetensors: an 8-byte little-endian header length N, N bytes of JSON {name: {"dtype", "shape",
+# "data_offsets": [begin, end]}, "__metadata__": {...}}, then the tensors' bytes (little-endian, C order;
+# offsets from the first byte after the header). Read here rather than by safetensors.numpy, which
+# cannot give bfloat16 (what PyTorch models save) and reads every tensor of the file into memory.
+_SAFETENSORS_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8", "I32": "<i4",
+                       "I16": "<i2", "I8": "i1", "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1", "BOOL": "?"}
+_SAFETENSORS_MAX_HEADER = 100 << 20            # the reference implementation's limit
+
+
 def _load_safetensors(option, path, key):
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+        n = int.from_bytes(head, "little") if len(head) == 8 else -1
+        if not 2 <= n <= min(size - 8, _SAFETENSORS_MAX_HEADER):
+            _fail(option, path, "not a valid .safetensors file (no header of a sensible length)")
+        try:
+            header = json.loads(fh.read(n).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            _fail(option, path, "not a valid .safetensors file (its header is not JSON)")
+    if not isinstance(header, dict):
+        _fail(option, path, "not a valid .safetensors file (its header is not a JSON object)")
+    names = [name for name in header if name != "__metadata__"]
+    k = _pick_key(option, path, names, key)
+    info = header[k]
     try:
-        from safetensors.numpy import load_file
-    except ImportError:
-        _fail(option, path, '.safetensors needs the safetensors package: pip install "infonce-sym[embeddings]"')
-    try:
-        tensors = load_file(str(path))
-    except Exception as exc:                       # the library raises its own error types
-        _fail(option, path, f"not a valid .safetensors file ({type(exc).__name__})")
-    k = _pick_key(option, path, tensors.keys(), key)
-    return np.asarray(tensors[k])
+        dtype, shape, (begin, end) = info["dtype"], tuple(info["shape"]), info["data_offsets"]
+        if not all(isinstance(v, int) and v >= 0 for v in (*shape, begin, end)):
+            raise ValueError
+    except (TypeError, KeyError, ValueError):
+        _fail(option, path, f"not a valid .safetensors file (the entry of {k!r} is not dtype, shape, data_offsets)")
+    if dtype not in _SAFETENSORS_DTYPES:
+        _fail(option, path, f"tensor {k!r} has dtype {dtype}, which is not read here "
+                            "(use F64, F32, F16, BF16 or an integer type)")
+    item = np.dtype(_SAFETENSORS_DTYPES[dtype])
+    if end - begin != item.itemsize * math.prod(shape) or end > size - 8 - n:
+        _fail(option, path, f"not a valid .safetensors file (the bytes of {k!r} do not match its shape {list(shape)} "
+                            "and dtype, or lie beyond the end of the file)")
+    if end == begin:
+        return np.zeros(shape, dtype=item)
+    arr = np.memmap(path, dtype=item, mode="r", offset=8 + n + begin, shape=shape)
+    if dtype == "BF16":                         # the upper half of a float32: exact
+        return (arr.astype(np.uint32) << 16).view(np.float32)
+    return arr
 
 
 def _load_parquet(option, path, column):
@@ -174,8 +209,9 @@ def _load_pt(option, path, key):
 
 def load_matrix(option: str, text, key: str | None = None, column: str | None = None,
                 check: bool = True) -> np.ndarray:
-    """The n x d matrix in file ``text`` (checked; memory-mapped for .npy). ``check=False`` skips the
-    scan of every row for NaN and zero rows (a work unit re-opening a file the main process checked)."""
+    """The n x d matrix in file ``text`` (checked; memory-mapped for .npy, and for .safetensors but
+    bfloat16). ``check=False`` skips the scan of every row for NaN and zero rows (a work unit
+    re-opening a file the main process checked)."""
     path = Path(text)
     if not str(text):
         raise InputError(option, "must be a file path, got ''")

@@ -74,6 +74,53 @@ def test_each_format_round_trips(tmp_path, fmt):
     assert np.array_equal(np.asarray(la), a) and np.array_equal(np.asarray(lp), p)
 
 
+def _safetensors_file(path, entries, data, pad=b""):
+    """A .safetensors file written by hand from the format's definition (header length, JSON, bytes)."""
+    header = json.dumps(entries).encode() + pad
+    path.write_bytes(len(header).to_bytes(8, "little") + header + data)
+    return path
+
+
+def test_safetensors_bfloat16_is_read_exactly(tmp_path):
+    """bfloat16, what PyTorch models save (safetensors.numpy cannot read it): values with 8 significant
+    bits, the upper halves of their float32 words, come back exactly; a second tensor and padding of
+    the header (both allowed) are passed over; the float32 tensor is memory-mapped."""
+    rng = np.random.default_rng(5)
+    want = (rng.integers(-255, 256, size=(6, 5)) * 2.0 ** rng.integers(-20, 5, size=(6, 5))).astype(np.float32)
+    want[want == 0] = 1.0
+    bf16 = (want.view(np.uint32) >> 16).astype("<u2").tobytes()
+    f32 = want.astype("<f4").tobytes()
+    path = _safetensors_file(tmp_path / "m.safetensors", {
+        "__metadata__": {"format": "pt"},
+        "w32": {"dtype": "F32", "shape": [6, 5], "data_offsets": [0, len(f32)]},
+        "w16": {"dtype": "BF16", "shape": [6, 5], "data_offsets": [len(f32), len(f32) + len(bf16)]}},
+        f32 + bf16, pad=b"   ")
+    got = load_matrix("--anchors", path, key="w16")
+    assert got.dtype == np.float32 and np.array_equal(got, want)
+    mapped = load_matrix("--anchors", path, key="w32")
+    assert isinstance(mapped, np.memmap) and np.array_equal(mapped, want)
+
+
+def test_safetensors_written_by_the_libraries_read_the_same(tmp_path):
+    """Files written by safetensors (numpy: float64, float16, int8) and, when installed, by torch
+    (bfloat16): the arrays the libraries were given."""
+    save_numpy = pytest.importorskip("safetensors.numpy").save_file
+    rng = np.random.default_rng(6)
+    a = rng.normal(size=(7, 3))
+    arrays = {"f64": a, "f16": a.astype(np.float16), "i8": (a * 20).astype(np.int8)}
+    save_numpy(arrays, str(tmp_path / "np.safetensors"))
+    for name, arr in arrays.items():
+        assert np.array_equal(load_matrix("--anchors", tmp_path / "np.safetensors", key=name), arr), name
+    try:
+        import torch
+        from safetensors.torch import save_file
+    except ImportError:
+        return
+    t = torch.from_numpy(a).to(torch.bfloat16)
+    save_file({"emb": t}, str(tmp_path / "bf16.safetensors"))
+    assert np.array_equal(load_matrix("--anchors", tmp_path / "bf16.safetensors"), t.float().numpy())
+
+
 def test_sparse_pt_tensors_load_as_their_dense_matrix(tmp_path):
     """A .pt file may hold a sparse tensor (COO or CSR; numpy has no such layout): the same matrix."""
     torch = pytest.importorskip("torch")
@@ -266,6 +313,24 @@ def _bad_cases(tmp_path):
         save_file({"x": a}, str(tmp_path / "s.safetensors"))
         cases["missing safetensors key"] = (["--anchors", tmp_path / "s.safetensors", "--key", "y", "--positives", good_p],
                                             "no key 'y'")
+        good_entry = {"x": {"dtype": "F32", "shape": [8, 4], "data_offsets": [0, 128]}}
+        cases["safetensors data beyond the file"] = (["--anchors", _safetensors_file(
+            tmp_path / "long.safetensors", good_entry, b"\0" * 64), "--positives", good_p], "lie beyond the end")
+        (tmp_path / "huge.safetensors").write_bytes((10**6).to_bytes(8, "little") + b"{}")
+        cases["safetensors header length beyond the file"] = (["--anchors", tmp_path / "huge.safetensors",
+                                                               "--positives", good_p], "no header of a sensible length")
+        cases["safetensors shape and bytes disagree"] = (["--anchors", _safetensors_file(
+            tmp_path / "short.safetensors", {"x": {"dtype": "F32", "shape": [8, 5], "data_offsets": [0, 128]}},
+            b"\0" * 128), "--positives", good_p], "do not match its shape")
+        cases["safetensors dtype not read"] = (["--anchors", _safetensors_file(
+            tmp_path / "f8.safetensors", {"x": {"dtype": "F8_E4M3", "shape": [8, 4], "data_offsets": [0, 32]}},
+            b"\0" * 32), "--positives", good_p], "dtype F8_E4M3")
+        cases["safetensors entry without a shape"] = (["--anchors", _safetensors_file(
+            tmp_path / "noshape.safetensors", {"x": {"dtype": "F32", "data_offsets": [0, 4]}}, b"\0" * 4),
+            "--positives", good_p], "not dtype, shape, data_offsets")
+        (tmp_path / "nojson.safetensors").write_bytes((5).to_bytes(8, "little") + b"{abc}" + b"\0" * 8)
+        cases["safetensors header not JSON"] = (["--anchors", tmp_path / "nojson.safetensors", "--positives", good_p],
+                                                "header is not JSON")
         bad_st = tmp_path / "bad.safetensors"
         bad_st.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{broken}")
         cases["unreadable safetensors"] = (["--anchors", bad_st, "--positives", good_p], "not a valid .safetensors")
