@@ -460,7 +460,10 @@ def numerically_zero(expr, trials=3, seed=0):
     return _numerically_zero(expr, trials, seed)
 
 
+@functools.lru_cache(maxsize=4096)
 def _numerically_zero(expr, trials=3, seed=0):
+    """A pure function of (a hashable, structurally compared) expression, the trials and the seed:
+    mutants and the steps of a chain ask about the same differences again (2 to 3 times on average)."""
     rng = random.Random(seed)
     for _ in range(trials):
         v = sp.N(_spot_values(expr, rng), 30)
@@ -575,8 +578,12 @@ def _fd_premises(facts=None, defs=None):
     return out
 
 
-def _short(e, n=200):
-    t = str(e)
+def _short(e, n=200, failure=False):
+    # ``failure``: a failed check's difference, printed whole to show n characters; when it is large,
+    # its terms in their stored order (deterministic): SymPy's sorted print costs 4x more there, and
+    # mutation testing makes thousands of such failures
+    large = failure and isinstance(e, sp.Basic) and any(i >= 300 for i, _ in enumerate(sp.preorder_traversal(e)))
+    t = sp.sstr(e, order="none") if large else str(e)
     return t if len(t) <= n else t[:n] + "..."
 
 
@@ -624,9 +631,9 @@ class Identity:
             return _fail(f"identity check needs '=', got '{relation_kind(claim)}'")
         d = self.difference(claim.lhs, claim.rhs)
         if _numerically_zero(d, trials=1) is False:   # cheap guard first
-            return _fail(f"lhs - rhs is not 0 (numeric spot check): {_short(d)}")
+            return _fail(f"lhs - rhs is not 0 (numeric spot check): {_short(d, failure=True)}")
         if not self.zero(d):
-            return _fail(f"lhs - rhs does not simplify to 0: {_short(d)}")
+            return _fail(f"lhs - rhs does not simplify to 0: {_short(d, failure=True)}")
         if _numerically_zero(d) is False:
             return _fail("simplified to 0 but the numeric spot check disagrees")
         return StepResult(True, "proved", f"CAS: {self.reason}, lhs - rhs = 0",
@@ -664,7 +671,7 @@ class NonNegative:
         total = sp.Add(*terms).subs(list(self.hyps.items()))
         d = Identity(facts=self.facts, defs=self.defs).difference(gap, total)
         if _numerically_zero(d, trials=1) is False or not Identity().zero(d):
-            return _fail(f"gap != witness sum: difference {_short(d)}")
+            return _fail(f"gap != witness sum: difference {_short(d, failure=True)}")
         bad = [t for t in terms if not _nonneg(t)]
         if bad:
             return _fail(f"witness term not nonnegative by assumptions: {bad[0]}")
