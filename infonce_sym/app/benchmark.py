@@ -361,9 +361,13 @@ def main(argv=None) -> int:
                         help=f"comma-separated sections (default: all of {','.join(SECTIONS)})")
     args = parser.parse_args(argv)
     names = None
-    if args.only:
+    if args.only is not None:
         names = [n.strip() for n in args.only.split(",") if n.strip()]
         bad = [n for n in names if n not in SECTIONS]
+        if not names:                   # "--only ," is not "every section" (which takes minutes)
+            print(f"infonce-sym bench: --only: no section named in {args.only!r} (one of {', '.join(SECTIONS)})",
+                  file=sys.stderr)
+            return 2
         if bad:
             print(f"infonce-sym bench: --only: unknown section {bad[0]!r} (one of {', '.join(SECTIONS)})",
                   file=sys.stderr)

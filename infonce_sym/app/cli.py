@@ -599,7 +599,7 @@ def cmd_verify(args):
 def cmd_bench(args):
     from .benchmark import main as bench_main
     return bench_main((["--quick"] if args.quick else []) + (["--json"] if args.json else [])
-                      + (["--only", args.only] if args.only else []))
+                      + (["--only", args.only] if args.only is not None else []))
 
 
 def cmd_derivations(args):

@@ -1,6 +1,8 @@
 """The benchmark's plumbing (not its speed): JSON output, sections, refusals."""
 import json
 
+import pytest
+
 from infonce_sym.app import benchmark
 
 
@@ -24,3 +26,13 @@ def test_unknown_section_is_refused(capsys):
     assert benchmark.main(["--only", "nope"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--only" in err and "nope" in err
+
+
+@pytest.mark.parametrize("only", [",", "", " , "])
+def test_an_empty_section_list_is_refused_not_read_as_every_section(capsys, only):
+    """'--only ,' once ran every section (minutes): an empty list is refused, through the CLI too."""
+    from infonce_sym.app.cli import main
+    assert benchmark.main(["--only", only]) == 2
+    assert main(["bench", "--only", only]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and err.count("no section named") == 2
