@@ -209,7 +209,7 @@ def block_rows(n, pool_size, taus, memory_limit=DEFAULT_MEMORY_LIMIT, workers: i
     rows = int(budget // per_row)
     if rows < 1:
         need = (PARENT_RESERVE + vectors + workers * (WORKER_RESERVE + per_row)) / 1e6
-        raise InputError("memory-limit", f"is too small for this model: one block of anchors needs about "
+        raise InputError("--memory-limit", f"is too small for this model: one block of anchors needs about "
                          f"{need:.0f} MB in all (pool {pool_size} rows)")
     return min(n, rows)
 
@@ -355,7 +355,7 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
     ks = [emp.check_k(k) for k in ks]
     for k in ks:
         if k > emp.K_MAX:
-            raise InputError("k", f"must be <= {emp.K_MAX:.0e} for the empirical model, got {k}")
+            raise InputError("--k", f"must be <= {emp.K_MAX:.0e} for the empirical model, got {k}")
     stages = {}
     mark = [time.perf_counter()]
 
