@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 import warnings
 import zipfile
 from pathlib import Path
@@ -35,6 +36,8 @@ def _fail(option, path, problem):
 
 def _pick_key(option, path, keys, key, what="key"):
     keys = list(keys)
+    if not keys:
+        _fail(option, path, "holds no arrays")
     if key is None:
         if len(keys) == 1:
             return keys[0]
@@ -121,7 +124,7 @@ def _load_safetensors(option, path, key):
     info = header[k]
     try:
         dtype, shape, (begin, end) = info["dtype"], tuple(info["shape"]), info["data_offsets"]
-        if not all(isinstance(v, int) and v >= 0 for v in (*shape, begin, end)):
+        if not isinstance(dtype, str) or not all(type(v) is int and v >= 0 for v in (*shape, begin, end)):
             raise ValueError
     except (TypeError, KeyError, ValueError):
         _fail(option, path, f"not a valid .safetensors file (the entry of {k!r} is not dtype, shape, data_offsets)")
@@ -186,7 +189,7 @@ def _load_pt(option, path, key):
             obj = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:
         why = ("holds objects other than tensors, which torch.load(weights_only=True) refuses"
-               if type(exc).__name__ == "UnpicklingError" else type(exc).__name__)
+               if isinstance(exc, pickle.UnpicklingError) else type(exc).__name__)
         _fail(option, path, f"not a loadable .pt file ({why})")
     if isinstance(obj, dict):
         k = _pick_key(option, path, obj.keys(), key)

@@ -328,6 +328,15 @@ def _bad_cases(tmp_path):
         cases["safetensors entry without a shape"] = (["--anchors", _safetensors_file(
             tmp_path / "noshape.safetensors", {"x": {"dtype": "F32", "data_offsets": [0, 4]}}, b"\0" * 4),
             "--positives", good_p], "not dtype, shape, data_offsets")
+        cases["safetensors dtype not a string"] = (["--anchors", _safetensors_file(
+            tmp_path / "dlist.safetensors", {"x": {"dtype": ["F32"], "shape": [8, 4], "data_offsets": [0, 128]}},
+            b"\0" * 128), "--positives", good_p], "not dtype, shape, data_offsets")
+        cases["safetensors shape of booleans"] = (["--anchors", _safetensors_file(
+            tmp_path / "bshape.safetensors", {"x": {"dtype": "F32", "shape": [True, 1], "data_offsets": [0, 4]}},
+            b"\0" * 4), "--positives", good_p], "not dtype, shape, data_offsets")
+        cases["safetensors with metadata only"] = (["--anchors", _safetensors_file(
+            tmp_path / "meta.safetensors", {"__metadata__": {"format": "pt"}}, b""), "--positives", good_p],
+            "holds no arrays")
         (tmp_path / "nojson.safetensors").write_bytes((5).to_bytes(8, "little") + b"{abc}" + b"\0" * 8)
         cases["safetensors header not JSON"] = (["--anchors", tmp_path / "nojson.safetensors", "--positives", good_p],
                                                 "header is not JSON")
