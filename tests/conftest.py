@@ -2,7 +2,8 @@
 
 With `--dist loadgroup` (pyproject.toml) pytest-xdist hands out tests one at a time, except those
 of SHARE_DERIVATION_RUNS, which go to one worker together, so that the chains they need run once
-there. (xdist's own `xdist_group` mark does not group under pytest 9:
+there, and those of SHARE_MUTATION_CACHES, which go to one worker (perhaps another) together, so that
+their memoised canonical forms serve each other. (xdist's own `xdist_group` mark does not group under pytest 9:
 xdist 3.8 renames `item._nodeid`, which pytest 9 no longer reads; the grouping is done here.)
 The known-long tests start first (longest-processing-time-first), so that the two workers of a
 2-core machine end together instead of one waiting on a long test started last. Neither changes
@@ -29,10 +30,19 @@ SHARE_DERIVATION_RUNS = (
     "tests/app/test_verify.py",                      # one verify --quick (its fixture is module-scoped)
 )
 
+# the mutation test of every registered chain: one work unit of its own, run in the registry's order, so
+# that a chain's mutants meet the canonical forms (chain.canon, chain.numerically_zero: memoised per
+# process) and SymPy's cache entries that the chains before it left.  Alone in one process they took 51 s;
+# handed out one chain at a time over two processes, 76 s (Dec 2026)
+SHARE_MUTATION_CACHES = (
+    "tests/proofs/test_section3_derivations.py::test_every_step_fails_when_mutated",
+)
+
 # nodeid prefixes, longest first (per-test CPU seconds measured on 2 cores, Dec 2026); a prefix that
 # no longer matches anything is harmless
 LONG_FIRST = (
     "tests/app/test_verify.py",                      # one verify --quick, partly on a Dask LocalCluster
+    "tests/proofs/test_section3_derivations.py::test_every_step_fails_when_mutated",    # one unit (above)
     "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_every_kind_are_killed",
     "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_the_integral_chains_are_killed",
     "tests/quantities/test_exact_concentrated.py",
@@ -43,7 +53,6 @@ LONG_FIRST = (
     "tests/proofs/test_section4_derivations.py::test_lemma1_with_111_is_not_proved",
     "tests/proofs/test_prove_cli.py::test_audit_json",
     "tests/app/test_notebooks.py::test_notebook_executes",
-    "tests/proofs/test_section3_derivations.py::test_every_step_fails_when_mutated",
     "tests/quantities/test_exact_finite.py",
     "tests/app/test_cli_contract.py::test_ctrl_c_during_verify",
     "tests/app/test_cli_contract.py::test_digits_100_is_confirmed",
@@ -65,7 +74,8 @@ def pytest_collection_modifyitems(session, config, items):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadgroup`: one test per work unit, one unit for SHARE_DERIVATION_RUNS (and the `@group`
+    """`--dist loadgroup`: one test per work unit, one unit for SHARE_DERIVATION_RUNS, one for
+    SHARE_MUTATION_CACHES (and the `@group`
     suffix of xdist_group marks honoured, should xdist add it again)."""
     if config.getvalue("dist") != "loadgroup":
         return None
@@ -78,6 +88,8 @@ def pytest_xdist_make_scheduler(config, log):
                 return scope
             if any(nodeid.startswith(t) for t in SHARE_DERIVATION_RUNS):
                 return "derivation-runs"
+            if any(nodeid.startswith(t) for t in SHARE_MUTATION_CACHES):
+                return "mutations"
             return nodeid
 
     return OneTestOrTheGroup(config, log)
