@@ -66,6 +66,9 @@ def test_notebook_executes(path, monkeypatch, kernel_dir):
     try:
         client.execute()      # raises CellExecutionError on the first failing cell
     finally:
+        # the kernel manager's zmq context (its own) closes every socket left open: left to the garbage
+        # collector, they were reported as unclosed during some later test
+        km.context.destroy(linger=0)
         shutil.rmtree(sockets, ignore_errors=True)
     elapsed = time.perf_counter() - start
     errors = [out for cell in nb.cells if cell.cell_type == "code"
