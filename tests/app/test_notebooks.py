@@ -1,4 +1,5 @@
 """The narrative notebooks: stored without outputs, and each executes without error."""
+import gc
 import json
 import os
 import shutil
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import zmq
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
@@ -64,12 +66,15 @@ def test_notebook_executes(path, monkeypatch, kernel_dir):
                             resources={"metadata": {"path": str(NOTEBOOKS_DIR)}})
     start = time.perf_counter()
     try:
-        client.execute()      # raises CellExecutionError on the first failing cell
+        # raises CellExecutionError on the first failing cell.  cleanup_kc: nbclient given a manager keeps
+        # the kernel running and the client's channels open (the kernel process lived until the worker
+        # ended; the garbage collector reported the sockets, "Unclosed socket", during some later test)
+        client.execute(cleanup_kc=True)
     finally:
-        # the kernel manager's zmq context (its own) closes every socket left open: left to the garbage
-        # collector, they were reported as unclosed during some later test
-        km.context.destroy(linger=0)
+        km.context.destroy(linger=0)            # the manager's own context: its control socket
         shutil.rmtree(sockets, ignore_errors=True)
+    gc.collect()
+    assert not [s for s in gc.get_objects() if isinstance(s, zmq.Socket) and not s.closed], "zmq sockets left open"
     elapsed = time.perf_counter() - start
     errors = [out for cell in nb.cells if cell.cell_type == "code"
               for out in cell.get("outputs", []) if out.get("output_type") == "error"]
