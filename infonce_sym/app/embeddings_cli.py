@@ -63,7 +63,8 @@ def add_parser(subparsers):
                         "default model, own row included, is reported beside it) (default off)")
     e.add_argument("--key", metavar="KEY[,KEY...]", default=None,
                    help="array name inside .npz/.safetensors/.pt files: one for every file, or one per file "
-                        "in the order anchors,positives[,negatives] (default: the file's only array)")
+                        "in the order anchors,positives[,negatives]; inside a .pt checkpoint's nested dicts, "
+                        "the entry's path joined by '.', e.g. state_dict.encoder.emb (default: the file's only array)")
     e.add_argument("--column", metavar="COL[,COL...]", default=None,
                    help="list column of .parquet files, one for all or one per file as for --key "
                         "(default: the file's only column)")

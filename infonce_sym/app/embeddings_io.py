@@ -175,6 +175,49 @@ def _load_parquet(option, path, column):
     return values.reshape(len(arr), -1)
 
 
+def _nested_entry(option, path, obj, key):
+    """The entry ``key`` of a dict that may hold dicts (a checkpoint's {"state_dict": {...}}): the key
+    names its path, levels joined by '.' (a level's own name may hold dots, as a state_dict's do: the
+    whole remaining key is tried first, then its prefixes from the longest); a level of one entry needs
+    no name. Messages name the entries by their whole paths, as --key takes them."""
+    trail, rest = [], key
+    while isinstance(obj, dict):
+        under = ".".join(trail)
+        names = [f"{under}.{k}" if trail else str(k) for k in obj]
+        if not trail:
+            keys = [str(k) for k in obj]
+            if rest is None or rest in keys:
+                name = _pick_key(option, path, keys, rest)
+                trail, rest, obj = [name], None, obj[_key_of(obj, name)]
+                continue
+        elif not obj:
+            _fail(option, path, f"{under!r} holds no arrays")
+        elif rest is None:
+            if len(obj) > 1:
+                _fail(option, path, f"{under!r} holds {len(obj)} entries ({', '.join(names[:8])}); choose one with --key")
+            name = str(next(iter(obj)))
+            trail.append(name)
+            obj = obj[_key_of(obj, name)]
+            continue
+        elif rest in [str(k) for k in obj]:
+            trail, rest, obj = trail + [rest], None, obj[_key_of(obj, rest)]
+            continue
+        parts = rest.split(".")
+        heads = [".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
+        name = next((h for h in heads if h in [str(k) for k in obj] and isinstance(obj[_key_of(obj, h)], dict)), None)
+        if name is None:
+            _fail(option, path, f"has no key {'.'.join(trail + [rest])!r} (it has: {', '.join(names[:8]) or 'none'})")
+        trail.append(name)
+        rest = rest[len(name) + 1:]
+        obj = obj[_key_of(obj, name)]      # a dict (checked above): the loop goes on with rest
+    return obj
+
+
+def _key_of(obj, name):
+    """The dict key whose str is ``name`` (torch checkpoints may use ints)."""
+    return next(k for k in obj if str(k) == name)
+
+
 def _load_pt(option, path, key):
     try:
         import torch
@@ -192,10 +235,10 @@ def _load_pt(option, path, key):
                if isinstance(exc, pickle.UnpicklingError) else type(exc).__name__)
         _fail(option, path, f"not a loadable .pt file ({why})")
     if isinstance(obj, dict):
-        k = _pick_key(option, path, obj.keys(), key)
-        obj = obj[k]
+        obj = _nested_entry(option, path, obj, key)
     if not hasattr(obj, "numpy"):
-        _fail(option, path, f"holds a {type(obj).__name__}, not a tensor")
+        kind = type(obj).__name__
+        _fail(option, path, f"holds {'an' if kind[:1] in 'aeiou' else 'a'} {kind}, not a tensor")
     if obj.layout != torch.strided:                   # sparse (COO, CSR, ...): numpy needs it dense
         try:
             with warnings.catch_warnings():

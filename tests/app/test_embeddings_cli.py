@@ -134,6 +134,31 @@ def test_sparse_pt_tensors_load_as_their_dense_matrix(tmp_path):
         assert np.array_equal(np.asarray(load_matrix("--anchors", tmp_path / f"{layout}.pt")), a), layout
 
 
+def test_pt_checkpoint_dicts_are_read_by_the_dotted_path_of_an_entry(tmp_path):
+    """A checkpoint's nested dicts ({"state_dict": {"encoder.emb": ...}}, names with dots, int keys): --key is
+    the entry's path, levels joined by '.'; a level of one entry needs no name; a missing or ambiguous name
+    is one line that lists the entries by their whole paths."""
+    torch = pytest.importorskip("torch")
+    a, b = _pairs(5, 4, seed=8)
+    path, single = tmp_path / "ckpt.pt", tmp_path / "single.pt"
+    torch.save({"epoch": 3, "state_dict": {"encoder.emb": torch.from_numpy(a), "head": {7: torch.from_numpy(b)}}}, path)
+    torch.save({"model": {"emb": torch.from_numpy(b)}}, single)
+    assert np.array_equal(load_matrix("--anchors", path, key="state_dict.encoder.emb"), a)
+    assert np.array_equal(load_matrix("--anchors", path, key="state_dict.head.7"), b)
+    assert np.array_equal(load_matrix("--anchors", path, key="state_dict.head"), b)      # one entry below
+    assert np.array_equal(load_matrix("--anchors", single), b)
+    for key, message in [("state_dict", "'state_dict' holds 2 entries (state_dict.encoder.emb, state_dict.head); "
+                                        "choose one with --key"),
+                         ("state_dict.encoder", "has no key 'state_dict.encoder' (it has: state_dict.encoder.emb, "
+                                                "state_dict.head)"),
+                         ("state_dict.head.8", "has no key 'state_dict.head.8' (it has: state_dict.head.7)"),
+                         ("epoch", "holds an int, not a tensor"),
+                         (None, "holds 2 arrays (epoch, state_dict); choose one with --key")]:
+        with pytest.raises(InputError) as err:
+            load_matrix("--anchors", path, key=key)
+        assert str(err.value) == f"--anchors: {path}: {message}", key
+
+
 def test_the_same_numbers_from_every_format(tmp_path, capsys):
     pytest.importorskip("safetensors")
     pytest.importorskip("pyarrow")
