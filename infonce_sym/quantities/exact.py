@@ -423,6 +423,7 @@ class _Sphere2Law:
         moment = [self._log_moment(kappa, tau, log_mu, j).exp() for j in (1, 2)]
         self.log2_mean = float(moment[0].log().mid()) / math.log(2)
         self.log2_var = float((moment[1] - moment[0] ** 2).log().mid()) / math.log(2)
+        self._last = None       # (c, working prec, bits, transforms) of the last node: asked again there
 
     def __getattr__(self, name):            # terms, w, x, x_min, spread, _polys: the atoms'
         return getattr(self.atoms, name)
@@ -553,7 +554,14 @@ class _Sphere2Law:
             lost = int(self._lost_bits(c, kind)) + 8
             flint.ctx.prec = prec + lost
             try:
-                transform, minus_one = self._transform_minus_one(c, prec + lost)
+                last = self._last
+                if last is not None and last[0] is c and last[1] == prec and last[2] >= prec + lost:
+                    # the same node at as many bits or more (the outer integrand asks for E e^{-cX}
+                    # after E e^{-cX} - 1 when the latter is below -1/2): the same balls, or narrower
+                    transform, minus_one = last[3]
+                else:
+                    transform, minus_one = self._transform_minus_one(c, prec + lost)
+                    self._last = (c, prec, prec + lost, (transform, minus_one))
                 if kind == "exp":
                     value = transform
                 elif kind == "expm1":
