@@ -224,6 +224,7 @@ class _Atoms:
         self._tables = {}              # (name, centre) -> [prefix series], grown on demand
         self._exps = {}                # centre -> [e^{(x_i - centre) X}], shared by the names
         self._polys = {}               # (name, centre, i, start, minus) -> arb_poly of a prefix's coefficients
+        self._band = None              # (c, prec, lo, hi, [e^{-c x_i}, lo <= i < hi]) of the last node
 
     # ---------------------------------------------------------------- Taylor tables
     def _exp_series(self, centre, i):
@@ -321,7 +322,14 @@ class _Atoms:
             if end > start:
                 lo_b, hi_b = min(lo_b, start), max(hi_b, end)
         if hi_b > lo_b:
-            band = list(map(arb.exp, map(m.__mul__, self.x[lo_b:hi_b])))
+            last = self._band
+            if last is not None and last[0] is c and last[1] == flint.ctx.prec and last[2] <= lo_b and hi_b <= last[3]:
+                # the same node again (the outer integrand asks for E e^{-cW} after E e^{-cW} - 1 came out
+                # below -1/2): its exponentials are those of the last call
+                band = last[4][lo_b - last[2]:hi_b - last[2]]
+            else:
+                band = list(map(arb.exp, map(m.__mul__, self.x[lo_b:hi_b])))
+                self._band = (c, flint.ctx.prec, lo_b, hi_b, band)
         out = []
         for name, kind, lo, start, end in plans:
             u = self.w[name]
