@@ -34,14 +34,15 @@ def _fail(option, path, problem):
     raise InputError(option, f"{_path_text(path)}: {problem}")
 
 
-def _pick_key(option, path, keys, key, what="key"):
+def _pick_key(option, path, keys, key, what="key", holder=""):
+    """``key`` among ``keys`` (the only one when None); ``holder``: the level of a nested file, for messages."""
     keys = list(keys)
     if not keys:
-        _fail(option, path, "holds no arrays")
+        _fail(option, path, f"{holder}holds no arrays")
     if key is None:
         if len(keys) == 1:
             return keys[0]
-        _fail(option, path, f"holds {len(keys)} arrays ({', '.join(map(str, keys[:8]))}); choose one with --{what}")
+        _fail(option, path, f"{holder}holds {len(keys)} arrays ({', '.join(map(str, keys[:8]))}); choose one with --{what}")
     if key not in keys:
         _fail(option, path, f"has no {what} {key!r} (it has: {', '.join(map(str, keys[:8])) or 'none'})")
     return key
@@ -178,44 +179,23 @@ def _load_parquet(option, path, column):
 def _nested_entry(option, path, obj, key):
     """The entry ``key`` of a dict that may hold dicts (a checkpoint's {"state_dict": {...}}): the key
     names its path, levels joined by '.' (a level's own name may hold dots, as a state_dict's do: the
-    whole remaining key is tried first, then its prefixes from the longest); a level of one entry needs
-    no name. Messages name the entries by their whole paths, as --key takes them."""
-    trail, rest = [], key
+    whole remaining key is tried first, then its prefixes from the longest that name a dict); a level of
+    one entry needs no name. Messages name the entries by their whole paths, as --key takes them."""
+    trail, rest = "", key                   # the path taken ('a.b.'), the part of the key still to take
     while isinstance(obj, dict):
-        under = ".".join(trail)
-        names = [f"{under}.{k}" if trail else str(k) for k in obj]
-        if not trail:
-            keys = [str(k) for k in obj]
-            if rest is None or rest in keys:
-                name = _pick_key(option, path, keys, rest)
-                trail, rest, obj = [name], None, obj[_key_of(obj, name)]
+        names = {str(k): k for k in obj}     # torch checkpoints may use int keys
+        if rest is not None and rest not in names:
+            parts = rest.split(".")
+            head = next((h for h in (".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1))
+                         if h in names and isinstance(obj[names[h]], dict)), None)
+            if head is not None:
+                trail, rest, obj = f"{trail}{head}.", rest[len(head) + 1:], obj[names[head]]
                 continue
-        elif not obj:
-            _fail(option, path, f"{under!r} holds no arrays")
-        elif rest is None:
-            if len(obj) > 1:
-                _fail(option, path, f"{under!r} holds {len(obj)} entries ({', '.join(names[:8])}); choose one with --key")
-            name = str(next(iter(obj)))
-            trail.append(name)
-            obj = obj[_key_of(obj, name)]
-            continue
-        elif rest in [str(k) for k in obj]:
-            trail, rest, obj = trail + [rest], None, obj[_key_of(obj, rest)]
-            continue
-        parts = rest.split(".")
-        heads = [".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
-        name = next((h for h in heads if h in [str(k) for k in obj] and isinstance(obj[_key_of(obj, h)], dict)), None)
-        if name is None:
-            _fail(option, path, f"has no key {'.'.join(trail + [rest])!r} (it has: {', '.join(names[:8]) or 'none'})")
-        trail.append(name)
-        rest = rest[len(name) + 1:]
-        obj = obj[_key_of(obj, name)]      # a dict (checked above): the loop goes on with rest
+        full = _pick_key(option, path, [trail + n for n in names], None if rest is None else trail + rest,
+                         holder=f"{trail[:-1]!r} " if trail else "")
+        obj = obj[names[full[len(trail):]]]
+        trail, rest = full + ".", None
     return obj
-
-
-def _key_of(obj, name):
-    """The dict key whose str is ``name`` (torch checkpoints may use ints)."""
-    return next(k for k in obj if str(k) == name)
 
 
 def _load_pt(option, path, key):

@@ -147,7 +147,7 @@ def test_pt_checkpoint_dicts_are_read_by_the_dotted_path_of_an_entry(tmp_path):
     assert np.array_equal(load_matrix("--anchors", path, key="state_dict.head.7"), b)
     assert np.array_equal(load_matrix("--anchors", path, key="state_dict.head"), b)      # one entry below
     assert np.array_equal(load_matrix("--anchors", single), b)
-    for key, message in [("state_dict", "'state_dict' holds 2 entries (state_dict.encoder.emb, state_dict.head); "
+    for key, message in [("state_dict", "'state_dict' holds 2 arrays (state_dict.encoder.emb, state_dict.head); "
                                         "choose one with --key"),
                          ("state_dict.encoder", "has no key 'state_dict.encoder' (it has: state_dict.encoder.emb, "
                                                 "state_dict.head)"),
