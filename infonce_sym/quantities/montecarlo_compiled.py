@@ -216,18 +216,16 @@ def _exp8(builder, x):
     return _fmuladd(builder, scale, tmp, scale)
 
 
-def _gather(builder, base, idx, mask):
-    """base[idx] on the lanes of mask, 0 elsewhere (base: double*, idx: <8 x i64>)."""
-    try:    # a vector GEP: the gather takes base + 8 idx as its address operand
-        ptrs = builder.gep(base, [idx], source_etype=_F64)
-        ptrs.type = _VP                 # llvmlite types a GEP's result as a scalar pointer
-    except TypeError:                   # an llvmlite without source_etype: integer addresses
-        ptrs = builder.inttoptr(builder.add(_broadcast(builder, builder.ptrtoint(base, _I64), _VI),
-                                            builder.shl(idx, _const(_VI, 3))), _VP)
-    # the name mangled for typed pointers (LLVM 14); newer LLVMs upgrade it to their opaque pointers
-    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_VD, [_VP, _I32, _VB, _VD]),
-                                        "llvm.masked.gather.v8f64.v8p0f64")
-    return builder.call(fn, [ptrs, _I32(8), mask, _const(_VD, 0.0)])
+def _lookup(builder, base, idx):
+    """base[idx] (base: double*, idx: <8 x i64>), one scalar load per lane.  On the AMD EPYC (Zen 4)
+    of these machines this, with both tables read in their first 1024 entries, beat the masked gather
+    of 2048, by 10-13 %: ns per negative, risk / all quantities, one thread, best of 25 alternated
+    runs: d = 16 2.28 / 2.66 against 2.63 / 2.97, d = 128 2.46 / 2.85 against 2.82 / 3.15, d = 768
+    2.34 / 2.72 against 2.69 / 3.03."""
+    v = ir.Constant(_VD, ir.Undefined)
+    for t in range(_VF):
+        v = builder.insert_element(v, builder.load(builder.gep(base, [builder.extract_element(idx, _I32(t))])), _I32(t))
+    return v
 
 
 def _group_words(context, builder, sig, words, g, n):
@@ -258,10 +256,12 @@ def _make_zig_group(weights, full):
             xp, rp, ap, mp = [context.make_array(signature.args[i])(context, builder, args[i]).data
                               for i in (3, 4, 7, 8)]
             wv, valid, u = _group_words(context, builder, signature, words_, g_, None if full else n_)
-            lanes = ir.Constant(_VB, [1] * _VF) if full else valid
-            j = builder.and_(wv, _const(_VI, 2047))
-            x = builder.fmul(u, _gather(builder, xp, j, lanes))
-            ok = builder.fcmp_ordered("<", u, _gather(builder, rp, j, lanes))
+            # the layer in bits 0-9 (the tables' first halves), the sign in bit 10: xsig[j + 1024] = -xsig[j]
+            # and ratio[j + 1024] = ratio[j], and u xsig[j] with its sign bit flipped is u (-xsig[j]) exactly
+            j = builder.and_(wv, _const(_VI, 1023))
+            sign = builder.shl(builder.lshr(wv, _const(_VI, 10)), _const(_VI, 63))
+            x = builder.bitcast(builder.xor(builder.bitcast(builder.fmul(u, _lookup(builder, xp, j)), _VI), sign), _VD)
+            ok = builder.fcmp_ordered("<", u, _lookup(builder, rp, j))
             if not full:
                 ok = builder.and_(ok, valid)
             okb = builder.bitcast(ok, _I8)
