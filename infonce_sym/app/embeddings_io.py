@@ -101,10 +101,36 @@ def _load_npz(option, path, key):
 # safetensors: an 8-byte little-endian header length N, N bytes of JSON {name: {"dtype", "shape",
 # "data_offsets": [begin, end]}, "__metadata__": {...}}, then the tensors' bytes (little-endian, C order;
 # offsets from the first byte after the header). Read here rather than by safetensors.numpy, which
-# cannot give bfloat16 (what PyTorch models save) and reads every tensor of the file into memory.
-_SAFETENSORS_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8", "I32": "<i4",
-                       "I16": "<i2", "I8": "i1", "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1", "BOOL": "?"}
+# cannot give bfloat16 (what PyTorch models save) or float8 and reads every tensor of the file into memory.
+_SAFETENSORS_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "F8_E4M3": "u1", "F8_E5M2": "u1",
+                       "I64": "<i8", "I32": "<i4", "I16": "<i2", "I8": "i1", "U64": "<u8", "U32": "<u4", "U16": "<u2",
+                       "U8": "u1", "BOOL": "?"}
 _SAFETENSORS_MAX_HEADER = 100 << 20            # the reference implementation's limit
+
+
+def float8_values(exponent_bits: int) -> np.ndarray:
+    """The 256 values of an 8-bit float of the OCP formats, by its byte, as float32 (each exact there):
+    a sign bit, ``exponent_bits`` exponent bits (bias 2^(e-1) - 1) and 7 - e mantissa bits, subnormals at
+    exponent 0. E4M3 (torch's float8_e4m3fn) has no infinities: only S.1111.111 is NaN, so 448 is its
+    largest value; E5M2 is IEEE-like: exponent all ones is infinity (mantissa 0) or NaN.
+
+    >>> v = float8_values(4)
+    >>> float(v[0x38]), float(v[0x7E]), float(v[0x01]) == 2.0 ** -9, float(v[0xC0])
+    (1.0, 448.0, True, -2.0)
+    >>> float(float8_values(5)[0x7B]), float(float8_values(5)[0x7C])
+    (57344.0, inf)
+    """
+    m = 7 - exponent_bits
+    bias, top = 2 ** (exponent_bits - 1) - 1, 2 ** exponent_bits - 1
+    out = np.empty(256, dtype=np.float32)
+    for b in range(256):
+        e, f = (b >> m) & top, b & (2 ** m - 1)
+        if e == top and (exponent_bits == 5 or f == 2 ** m - 1):
+            v = math.inf if (exponent_bits == 5 and f == 0) else math.nan
+        else:
+            v = math.ldexp(f if e == 0 else 2 ** m + f, max(e, 1) - bias - m)
+        out[b] = -v if b >> 7 else v
+    return out
 
 
 def _load_safetensors(option, path, key):
@@ -131,7 +157,7 @@ def _load_safetensors(option, path, key):
         _fail(option, path, f"not a valid .safetensors file (the entry of {k!r} is not dtype, shape, data_offsets)")
     if dtype not in _SAFETENSORS_DTYPES:
         _fail(option, path, f"tensor {k!r} has dtype {dtype}, which is not read here "
-                            "(use F64, F32, F16, BF16 or an integer type)")
+                            "(use F64, F32, F16, BF16, F8_E4M3, F8_E5M2 or an integer type)")
     item = np.dtype(_SAFETENSORS_DTYPES[dtype])
     if end - begin != item.itemsize * math.prod(shape) or end > size - 8 - n:
         _fail(option, path, f"not a valid .safetensors file (the bytes of {k!r} do not match its shape {list(shape)} "
@@ -141,6 +167,8 @@ def _load_safetensors(option, path, key):
     arr = np.memmap(path, dtype=item, mode="r", offset=8 + n + begin, shape=shape)
     if dtype == "BF16":                         # the upper half of a float32: exact
         return (arr.astype(np.uint32) << 16).view(np.float32)
+    if dtype.startswith("F8_"):                 # each byte's value, exact in float32
+        return float8_values(int(dtype[4]))[arr]
     return arr
 
 
@@ -227,7 +255,7 @@ def _load_pt(option, path, key):
         except Exception as exc:
             _fail(option, path, f"a tensor of layout {obj.layout} that torch cannot make dense ({type(exc).__name__})")
     if obj.is_floating_point() and obj.dtype not in (torch.float16, torch.float32, torch.float64):
-        obj = obj.to(torch.float32)                   # bfloat16
+        obj = obj.to(torch.float32)                   # bfloat16, float8
     if obj.is_complex():
         _fail(option, path, "data are not numeric reals (complex tensor)")
     return obj.detach().cpu().numpy()
@@ -236,7 +264,7 @@ def _load_pt(option, path, key):
 def load_matrix(option: str, text, key: str | None = None, column: str | None = None,
                 check: bool = True) -> np.ndarray:
     """The n x d matrix in file ``text`` (checked; memory-mapped for .npy, and for .safetensors but
-    bfloat16). ``check=False`` skips the scan of every row for NaN and zero rows (a work unit
+    bfloat16 and float8). ``check=False`` skips the scan of every row for NaN and zero rows (a work unit
     re-opening a file the main process checked)."""
     path = Path(text)
     if not str(text):

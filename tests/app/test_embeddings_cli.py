@@ -101,6 +101,49 @@ def test_safetensors_bfloat16_is_read_exactly(tmp_path):
     assert isinstance(mapped, np.memmap) and np.array_equal(mapped, want)
 
 
+def _e4m3_as_float16(b):
+    """An E4M3 byte's value by another route: re-packed into the bits of a float16 (5 exponent bits,
+    bias 15, 10 mantissa bits), which holds every E4M3 value exactly; subnormals f 2^-9 by float16
+    arithmetic (2^-9 is a normal float16)."""
+    sign, e, f = b >> 7, (b >> 3) & 15, b & 7
+    if e == 15 and f == 7:
+        return np.float16(np.nan)
+    v = np.float16(f) * np.float16(2.0 ** -9) if e == 0 else \
+        np.array([(e - 7 + 15) << 10 | f << 7], dtype=np.uint16).view(np.float16)[0]
+    return -v if sign else v
+
+
+def test_safetensors_float8_is_read_exactly(tmp_path):
+    """F8_E5M2 and F8_E4M3 (torch's float8_e5m2 and float8_e4m3fn, which safetensors stores): every one
+    of the 256 bytes decodes to the value another route gives (E5M2 is the upper byte of a float16; E4M3
+    re-packed into float16 bits), infinities and NaNs included; a matrix of them is read as float32, and
+    a NaN entry is refused by row."""
+    from infonce_sym.app.embeddings_io import float8_values
+    every = np.arange(256, dtype=np.uint8)
+    e5m2 = (every.astype(np.uint16) << 8).view(np.float16).astype(np.float32)
+    e4m3 = np.array([_e4m3_as_float16(int(b)) for b in every], dtype=np.float32)
+    for exponent_bits, want in ((5, e5m2), (4, e4m3)):
+        got = float8_values(exponent_bits)
+        assert np.array_equal(got, want, equal_nan=True), exponent_bits
+        assert np.isnan(got).sum() == (6 if exponent_bits == 5 else 2)
+    assert np.isinf(float8_values(5)).sum() == 2 and not np.isinf(float8_values(4)).any()
+    rng = np.random.default_rng(8)
+    ok = [b for b in range(256) if b & 0x7F not in (0, 0x7F)]      # finite and non-zero in E4M3
+    data = rng.choice(ok, size=(6, 5)).astype(np.uint8)
+    path = _safetensors_file(tmp_path / "f8.safetensors", {
+        "e4m3": {"dtype": "F8_E4M3", "shape": [6, 5], "data_offsets": [0, 30]},
+        "e5m2": {"dtype": "F8_E5M2", "shape": [6, 5], "data_offsets": [30, 60]}}, data.tobytes() * 2)
+    got = load_matrix("--anchors", path, key="e4m3")
+    assert got.dtype == np.float32 and np.array_equal(got, e4m3[data])
+    assert np.array_equal(load_matrix("--anchors", path, key="e5m2"), e5m2[data])
+    data[3, 1] = 0xFF                                               # NaN in both formats
+    path = _safetensors_file(tmp_path / "nan.safetensors", {
+        "e4m3": {"dtype": "F8_E4M3", "shape": [6, 5], "data_offsets": [0, 30]}}, data.tobytes())
+    with pytest.raises(InputError) as err:
+        load_matrix("--anchors", path)
+    assert "row 3 has a NaN or infinite entry" in str(err.value)
+
+
 def test_safetensors_written_by_the_libraries_read_the_same(tmp_path):
     """Files written by safetensors (numpy: float64, float16, int8) and, when installed, by torch
     (bfloat16): the arrays the libraries were given."""
@@ -119,6 +162,10 @@ def test_safetensors_written_by_the_libraries_read_the_same(tmp_path):
     t = torch.from_numpy(a).to(torch.bfloat16)
     save_file({"emb": t}, str(tmp_path / "bf16.safetensors"))
     assert np.array_equal(load_matrix("--anchors", tmp_path / "bf16.safetensors"), t.float().numpy())
+    for dtype in (torch.float8_e4m3fn, torch.float8_e5m2):       # what quantised checkpoints hold
+        t = torch.from_numpy(a).to(dtype)
+        save_file({"emb": t}, str(tmp_path / "f8.safetensors"))
+        assert np.array_equal(load_matrix("--anchors", tmp_path / "f8.safetensors"), t.float().numpy()), dtype
 
 
 def test_sparse_pt_tensors_load_as_their_dense_matrix(tmp_path):
@@ -348,8 +395,8 @@ def _bad_cases(tmp_path):
             tmp_path / "short.safetensors", {"x": {"dtype": "F32", "shape": [8, 5], "data_offsets": [0, 128]}},
             b"\0" * 128), "--positives", good_p], "do not match its shape")
         cases["safetensors dtype not read"] = (["--anchors", _safetensors_file(
-            tmp_path / "f8.safetensors", {"x": {"dtype": "F8_E4M3", "shape": [8, 4], "data_offsets": [0, 32]}},
-            b"\0" * 32), "--positives", good_p], "dtype F8_E4M3")
+            tmp_path / "c64.safetensors", {"x": {"dtype": "C64", "shape": [8, 4], "data_offsets": [0, 256]}},
+            b"\0" * 256), "--positives", good_p], "dtype C64, which is not read here")
         cases["safetensors entry without a shape"] = (["--anchors", _safetensors_file(
             tmp_path / "noshape.safetensors", {"x": {"dtype": "F32", "data_offsets": [0, 4]}}, b"\0" * 4),
             "--positives", good_p], "not dtype, shape, data_offsets")
