@@ -379,17 +379,20 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
                                  for k in gv.k])
     consts = expansion_values(tab)
     stage("c1_c2")
+    ce_error = _ce_error(dim, tau_f)
     by_k = []
     for a, k in enumerate(gv.k):
         lo, hi = prop1_bounds(k, tau_f)
         dlo, dhi = dcl_bounds(k, tau_f)
         c1, c2 = consts["c1"], consts["c2"]
         by_k.append({
-            "k": k, "risk": float(gv.risk[a]), "gap": float(gv.gap[a]), "gap_error_bound": float(gv.error[a]),
+            "k": k, "risk": float(gv.risk[a]), "risk_error_bound": ce_error + float(gv.error[a]),
+            "gap": float(gv.gap[a]), "gap_error_bound": float(gv.error[a]),
             "prop1_lower": lo, "prop1_upper": hi,
             "prop1_holds": bool(lo - gv.error[a] <= gv.gap[a] <= hi + gv.error[a]),
             "expansion_c1_c2": _num(c1 / k + c2 / (np.longdouble(k) ** 2)),
-            "dcl_risk": _finite(gv.dcl_risk[a]), "dcl_gap": _finite(gv.dcl_gap[a]),
+            "dcl_risk": _finite(gv.dcl_risk[a]),
+            "dcl_risk_error_bound": _finite(ce_error + gv.dcl_error[a]), "dcl_gap": _finite(gv.dcl_gap[a]),
             "dcl_gap_error_bound": _finite(gv.dcl_error[a]), "dcl_lower": dlo, "dcl_upper": dhi,
             "dcl_holds": (None if not np.isfinite(gv.dcl_gap[a]) else
                           bool(dlo - gv.dcl_error[a] <= gv.dcl_gap[a] <= dhi + gv.dcl_error[a])),
@@ -409,7 +412,7 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
         "pool": source.pool_name, "pool_size": pool_size, "exclude_own": source.exclude_own,
         "normalised": True, "rows_rescaled": source.rescaled_rows,
         "cross_entropy_limit": gv.cross_entropy_limit,
-        "cross_entropy_limit_error_bound": _ce_error(dim, tau_f),
+        "cross_entropy_limit_error_bound": ce_error,
         "c1": _num(consts["c1"]), "c2": _num(consts["c2"]), "c1_dcl": _num(consts["c1t"]),
         "c2_dcl": _num(consts["c2t"]),
         "by_k": by_k,
@@ -433,7 +436,7 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
                 acc = sums[1 + sweep.index(t)]
                 g = _gap_values(acc, ks, n, False)
                 ce = g.cross_entropy_limit
-            rows.append({"tau": t, "cross_entropy_limit": ce,
+            rows.append({"tau": t, "cross_entropy_limit": ce, "cross_entropy_limit_error_bound": _ce_error(dim, t),
                          "by_k": [{"k": k, "gap": float(g.gap[a]), "gap_error_bound": float(g.error[a]),
                                    "prop1_upper": prop1_bounds(k, t)[1]} for a, k in enumerate(g.k)]})
         out["tau_sweep"] = rows
@@ -443,7 +446,7 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
     if beside_default and source.exclude_own:
         s2, _ = run.evaluate([tau_f], ks, (), False, source=source.including_own())
         g2 = _gap_values(s2[0], ks, n, False)
-        out["own_row_included"] = {"cross_entropy_limit": g2.cross_entropy_limit,
+        out["own_row_included"] = {"cross_entropy_limit": g2.cross_entropy_limit, "cross_entropy_limit_error_bound": ce_error,
                                    "by_k": [{"k": k, "risk": float(g2.risk[a]), "gap": float(g2.gap[a]),
                                              "gap_error_bound": float(g2.error[a])}
                                             for a, k in enumerate(g2.k)]}
@@ -551,6 +554,22 @@ def _fmt(x, digits=6):
     return f"{x:.{digits}g}"
 
 
+def shown(x, bound, most=12) -> str:
+    """x to at most ``most`` significant digits, and no more than its absolute error bound leaves
+    (at least one): where a value is a difference of much larger float64 parts (∫CE of a collapsed
+    model, all rows equal, is 0 up to rounding) its noise is not printed as digits.
+
+    >>> shown(-7.497512345678901, 2e-13), shown(9.857891452843125e-13, 1.07e-12), shown(0.25, 1e-3, 6)
+    ('-7.49751234568', '1e-12', '0.25')
+    """
+    if x is None:
+        return "—"
+    if not (bound and bound > 0 and x and math.isfinite(x)):
+        return f"{x:.{most}g}"
+    digits = math.floor(math.log10(abs(x) / bound)) if abs(x) > bound else 1
+    return f"{x:.{max(1, min(most, digits))}g}"
+
+
 def write_report(result: dict, out: Path, command: str = "") -> list:
     """report.md, gap_vs_k.png and tau_sweep.png in ``out``; returns the paths written."""
     import matplotlib
@@ -617,15 +636,16 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
              f"from the {result['pool']} ({result['pool_size']} rows per anchor"
              f"{', own row excluded' if result['exclude_own'] else ', own row included'}). "
              f"Rows were normalised to unit length ({result['rows_rescaled']} rows had a norm other than 1).", "",
-             f"k -> infinity limit ∫CE = {result['cross_entropy_limit']:.12g} "
+             f"k -> infinity limit ∫CE = {shown(result['cross_entropy_limit'], result['cross_entropy_limit_error_bound'])} "
              f"(± {result['cross_entropy_limit_error_bound']:.1e}); c1 = {_fmt(result['c1'])}, "
              f"c2 = {_fmt(result['c2'])} (DCL: {_fmt(result['c1_dcl'])}, {_fmt(result['c2_dcl'])}).", "",
              "| k | R(k) | ∫CE − R | error bound | Prop. 1 lower | Prop. 1 upper | c1/k + c2/k² | R~(k) | ∫CE − R~ |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['k']} | {r['risk']:.10g} | {r['gap']:.6g} | {r['gap_error_bound']:.1e} | "
-                     f"{r['prop1_lower']:.4g} | {_fmt(r['prop1_upper'], 4)} | {_fmt(r['expansion_c1_c2'], 6)} | "
-                     f"{_fmt(r['dcl_risk'], 10)} | {_fmt(r['dcl_gap'])} |")
+        lines.append(f"| {r['k']} | {shown(r['risk'], r['risk_error_bound'], 10)} | {r['gap']:.6g} | "
+                     f"{r['gap_error_bound']:.1e} | {r['prop1_lower']:.4g} | {_fmt(r['prop1_upper'], 4)} | "
+                     f"{_fmt(r['expansion_c1_c2'], 6)} | {shown(r['dcl_risk'], r['dcl_risk_error_bound'], 10)} | "
+                     f"{_fmt(r['dcl_gap'])} |")
     lines += ["", f"k at which |∫CE − {'R~' if result['k_for_gap_loss'] == 'dcl' else 'R'}| falls below a threshold (and stays below on the doubling grid up to 2^39): " +
               ", ".join(f"{t}: {v if v is not None else '> 2^39'}" for t, v in result["k_for_gap"].items()), ""]
     if result.get("monte_carlo"):

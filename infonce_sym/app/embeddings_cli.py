@@ -312,17 +312,20 @@ def _argv_shown():
 
 
 def _print_text(r):
+    from .embeddings import shown
     print(f"empirical model: n = {r['n']} pairs, d = {r['dim']}, tau = {r['tau']}, pool = {r['pool']} "
           f"({r['pool_size']} rows per anchor, own row {'excluded' if r['exclude_own'] else 'included'}); "
           f"rows normalised ({r['rows_rescaled']} had norm != 1)")
-    print(f"k -> oo limit ∫CE = {r['cross_entropy_limit']:.12g}   c1 = {r['c1']:.6g}   c2 = "
+    print(f"k -> oo limit ∫CE = {shown(r['cross_entropy_limit'], r['cross_entropy_limit_error_bound'])} "
+          f"± {r['cross_entropy_limit_error_bound']:.1e}   c1 = {r['c1']:.6g}   c2 = "
           f"{r['c2'] if isinstance(r['c2'], str) else format(r['c2'], '.6g')}")
     print(f"{'k':>10} {'R(k)':>18} {'∫CE - R':>13} {'± bound':>8} {'P1 lower':>10} {'P1 upper':>10} "
           f"{'c1/k+c2/k²':>12} {'∫CE - R~':>12}")
     for row in r["by_k"]:
         up = row["prop1_upper"]
         exp = row["expansion_c1_c2"]
-        print(f"{row['k']:>10} {row['risk']:>18.12g} {row['gap']:>13.6g} {row['gap_error_bound']:>8.1e} "
+        print(f"{row['k']:>10} {shown(row['risk'], row['risk_error_bound']):>18} {row['gap']:>13.6g} "
+              f"{row['gap_error_bound']:>8.1e} "
               f"{row['prop1_lower']:>10.4g} {up:>10.4g} "
               f"{exp if isinstance(exp, str) else format(exp, '.6g'):>12} "
               f"{'—' if row['dcl_gap'] is None else format(row['dcl_gap'], '.6g'):>12}")
@@ -335,7 +338,7 @@ def _print_text(r):
         print(f"Monte Carlo k = {row['k']}: gap {row['mc_gap']:.6g} ± {row['stderr']:.2g} (exact "
               f"{row['exact_gap']:.6g}, z = {z}, {row['verdict']})")
     for row in r.get("tau_sweep", []):
-        print(f"tau = {row['tau']:.4g}: ∫CE = {row['cross_entropy_limit']:.8g}; gap " +
+        print(f"tau = {row['tau']:.4g}: ∫CE = {shown(row['cross_entropy_limit'], row['cross_entropy_limit_error_bound'], 8)}; gap " +
               ", ".join(f"k={x['k']}: {x['gap']:.4g}" for x in row["by_k"]))
     if r.get("compare"):
         for row in r["compare"]["by_k"]:

@@ -3,7 +3,9 @@ those of independent routes (brute-force enumeration, the registered bounds), an
 exits 2 with one line naming the file and the problem."""
 import json
 import math
+import re
 import warnings
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -222,6 +224,50 @@ def test_the_same_numbers_from_every_format(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ the numbers
+def test_a_collapsed_model_prints_no_rounding_noise_as_digits(tmp_path, capsys):
+    """All anchors and positives one vector (a collapsed model): every similarity is 1/tau, so ∫CE = 0 and
+    R(k) = log(1 + 1/k) exactly. float64 leaves ∫CE at about 1e-14 of noise (terms of size 1/tau = 100
+    cancel): each value must lie within its stated error bound of the closed form, and the text and the
+    report must show no digit that the bound does not leave (the noise once printed as -1.42108547152e-14,
+    and R(10^12) as 9.85789145284e-13 against 1e-12)."""
+    v = np.repeat(np.array([[0.3, -1.2, 0.5, 2.0]]), 20, axis=0)
+    np.save(tmp_path / "a.npy", v)
+    np.save(tmp_path / "p.npy", v)
+    args = ("--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.02", "--k", "1,1000,1000000000000",
+            "--samples", "0")
+    code, out, err = _run(capsys, *args, "--json", "--out", tmp_path / "rep")
+    assert code == 0, err
+    r = json.loads(out)
+    assert abs(r["cross_entropy_limit"]) <= r["cross_entropy_limit_error_bound"] < 1e-10
+    for row in r["by_k"]:
+        want = math.log1p(1 / row["k"])
+        assert abs(row["risk"] - want) <= row["risk_error_bound"] < 1e-10, row["k"]
+        assert abs(row["gap"] + want) <= row["gap_error_bound"], row["k"]
+    code, out, err = _run(capsys, *args)
+    assert code == 0, err
+    def significant(text):
+        return len(Decimal(text).as_tuple().digits)
+
+    line = next(x for x in out.splitlines() if "∫CE =" in x).split("∫CE = ")[1].split()
+    assert significant(line[0]) == 1 and line[1:3] == ["±", f"{r['cross_entropy_limit_error_bound']:.1e}"], line
+    printed = {int(x.split()[0]): x.split()[1] for x in out.splitlines() if x.split() and x.split()[0].isdigit()}
+    report = (tmp_path / "rep" / "report.md").read_text()
+    in_report = {int(x.split("|")[1]): x.split("|")[2].strip() for x in report.splitlines()
+                 if x.startswith("| ") and x.split("|")[1].strip().isdigit()}
+    for row in r["by_k"]:
+        want, bound = math.log1p(1 / row["k"]), row["risk_error_bound"]
+        for text in (printed[row["k"]], in_report[row["k"]]):
+            last = Decimal(text).adjusted() - significant(text) + 1          # the last digit's place
+            assert abs(float(text) - want) <= bound + 0.5 * 10.0 ** last, (row["k"], text)
+            assert significant(text) <= max(1, math.floor(math.log10(want / bound))), (row["k"], text)
+    for row in r["tau_sweep"]:                                       # tau = 0.01 ... 0.04
+        assert abs(row["cross_entropy_limit"]) <= row["cross_entropy_limit_error_bound"] < 1e-10
+    sweep = [x.split("∫CE = ")[1].split(";")[0] for x in out.splitlines() if x.startswith("tau = ")]
+    assert len(sweep) == len(r["tau_sweep"]) and all(significant(x) == 1 for x in sweep), sweep
+    assert printed[1000000000000] == in_report[1000000000000] == "1e-12"
+    assert not re.search(r"\d\.\d{2,}e-1[3-5]", out + report)      # no digits of the noise (bounds: 2 digits)
+
+
 def test_json_numbers_against_brute_force_and_the_bounds(tmp_path, capsys):
     a, p = _pairs(5, 3, seed=1)
     np.save(tmp_path / "a.npy", a)
