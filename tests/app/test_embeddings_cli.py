@@ -265,6 +265,12 @@ def test_a_collapsed_model_prints_no_rounding_noise_as_digits(tmp_path, capsys):
     sweep = [x.split("∫CE = ")[1].split(";")[0] for x in out.splitlines() if x.startswith("tau = ")]
     assert len(sweep) == len(r["tau_sweep"]) and all(significant(x) == 1 for x in sweep), sweep
     assert printed[1000000000000] == in_report[1000000000000] == "1e-12"
+    # the Monte Carlo check: every tuple gives log(1 + 1/k), no spread, and the exact gap on that value
+    code, out_mc, err = _run(capsys, *args[:-2], "--samples", "64", "--no-tau-sweep", "--json")
+    assert code == 0, err
+    mc = json.loads(out_mc)["monte_carlo"]
+    assert [row["k"] for row in mc] == [1, 1000] and all(row["stderr"] == 0 for row in mc)
+    assert all(row["verdict"] == "consistent (zero spread: every tuple gave the exact value)" for row in mc), mc
     assert not re.search(r"\d\.\d{2,}e-1[3-5]", out + report)      # no digits of the noise (bounds: 2 digits)
 
 
