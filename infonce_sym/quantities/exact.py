@@ -525,7 +525,7 @@ class _Sphere2Law:
         half_tau = self.tau / 2
         if self.alpha.is_zero():
             if a.mid() >= 1:
-                integral = self._at_midpoints(lambda x, y: x.expint(1) - y.expint(1), (a, b), bits)
+                integral = self._at_midpoints(lambda x, y: _expint1(x) - _expint1(y), (a, b), bits)
                 rad = (-a).exp() / a * a.rad() + (-b).exp() / b * b.rad()
                 return half_tau * (integral + arb(0, (2 * rad).upper())), None
             ein_gap = self._at_midpoints(lambda x, y: _ein(y) - _ein(x), (a, b), bits)
@@ -1458,7 +1458,67 @@ def _sphere2_constants(kappa):
 
 def _ein(z):
     """Ein(z) for z >= 0: its series up to 1, E1(z) + gamma + log z beyond (no cancellation there)."""
-    return _ein_series(z) if z.mid() <= 1 else z.expint(1) + arb.const_euler() + z.log()
+    return _ein_series(z) if z.mid() <= 1 else _expint1(z) + arb.const_euler() + z.log()
+
+
+# E1 by its continued fraction for prec/6 <= z < prec/1.4 (prec: the working bits), arb's own expint
+# elsewhere. arb's asymptotic route gives only about 1.44 z bits, so below z ~ prec/1.44 it takes a
+# slower route, and with _at_midpoints' retries a value to 420 bits took (us, fraction/arb): z = 65: 480/438,
+# 95: 370/1541, 131: 351/1284, 221: 150/2419, 280: 131/517 (and arb 41 bits short), 400: 109/29; to 200
+# bits z = 31: 285/210, 45: 214/567, 131: 122/1005, 170: 96/28; to 800 bits z = 131: 635/535,
+# 170: 483/3668, 400: 296/14519, 600: 244/72. The fraction converges more slowly at small z.
+E1_FRACTION_WINDOW = (6.0, 1.4)
+E1_FRACTION_TERMS = 20000
+
+
+def _expint1(z):
+    """E1(z) for z > 0, to the working precision (arb).
+
+    For prec/6 <= z < prec/1.4 (E1_FRACTION_WINDOW) by the S-fraction of Abramowitz & Stegun 5.1.22,
+        e^z E1(z) = 1/(z + 1/(1 + 1/(z + 2/(1 + 2/(z + 3/(1 + ...)))))),
+    a_1 = 1, b_1 = z; a_2k = k, b_2k = 1; a_2k+1 = k, b_2k+1 = z (k >= 1): every element is positive, so
+    the value is Phi_1 o ... o Phi_n(t) with Phi_j(s) = a_j/(b_j + s) decreasing on s >= 0 and t > 0 the
+    tail's value, while the n-th convergent is the same composition at s = 0: a composition of n decreasing
+    maps, the value lies below the convergent for n odd and above it for n even, hence between any two
+    consecutive convergents. Convergents by the forward recurrence (A_n, B_n, all positive: nothing
+    cancels), until two agree to the working precision (their distance is a_1...a_n/(B_n B_{n-1})); the
+    union of the two balls encloses e^z E1(z). Elsewhere, or if the fraction has not settled within
+    E1_FRACTION_TERMS, arb's expint.
+
+    >>> import flint
+    >>> flint.ctx.prec = 200
+    >>> v = _expint1(arb(100))                       # the fraction (33 <= 100 < 143)
+    >>> flint.ctx.prec = 1000
+    >>> w = arb(100).expint(1)                       # arb's own, at 1000 bits
+    >>> flint.ctx.prec = 53
+    >>> v.rel_accuracy_bits() >= 200, v.overlaps(w), abs(v - w) < arb(2) ** -340    # E1(100) ~ 2^-151
+    (True, True, True)
+    """
+    prec = flint.ctx.prec
+    low, high = E1_FRACTION_WINDOW
+    if not prec / low <= z.mid() < prec / high:
+        return z.expint(1)
+    try:
+        flint.ctx.prec = prec + 16              # the recurrence's roundings: about log2(n) bits
+        return _expint1_fraction(z, prec)
+    finally:
+        flint.ctx.prec = prec
+
+
+def _expint1_fraction(z, prec):
+    eps = arb(2) ** (-prec - 2)
+    a_prev, a_now = arb(1), arb(0)          # A_{n-1}, A_n from A_{-1} = 1, A_0 = 0
+    b_prev, b_now = arb(0), arb(1)          # B_{n-1}, B_n from B_{-1} = 0, B_0 = 1
+    product = arb(1)                        # a_1 ... a_n
+    for n in range(1, E1_FRACTION_TERMS + 1):
+        a_n = (n // 2) or 1
+        b_n = z if n % 2 else 1
+        a_prev, a_now = a_now, b_n * a_now + a_n * a_prev
+        b_prev, b_now = b_now, b_n * b_now + a_n * b_prev
+        product = product * a_n
+        if n >= 2 and product < eps * a_now * b_prev:
+            return (-z).exp() * (a_now / b_now).union(a_prev / b_prev)
+    return z.expint(1)
 
 
 class _RatioCells:

@@ -322,3 +322,31 @@ def test_precision_check_catches_a_first_pass_too_coarse(spoil, monkeypatch):
         for key, value in good.values.items():
             assert abs(spoilt.values[key] - value) <= mpmath.mpf(10) ** -30 * abs(value), key
     assert agreements[0] < 30, agreements
+
+
+@pytest.mark.parametrize("prec", [64, 200, 436, 800])
+def test_exponential_integral_by_its_continued_fraction_encloses_mpmath(prec):
+    """_expint1: E1(z) by A&S 5.1.22's S-fraction (the union of two consecutive convergents) inside its window
+    prec/6 <= z < prec/1.4, arb's expint outside; either way a ball that holds mpmath's e1 (at 100 bits
+    more), and in the window one as accurate as the working precision: at its ends, inside it and beyond."""
+    import flint
+    from infonce_sym.quantities import exact as ex
+    low, high = ex.E1_FRACTION_WINDOW
+    zs = [prec / low, prec / low * 1.01, (prec / low) * 1.7, prec / 2, prec / high * 0.99, prec / high, 3.5, 1e6]
+    saved = flint.ctx.prec
+    try:
+        flint.ctx.prec = prec
+        used = 0
+        for z in zs:
+            x = flint.arb(z)                      # a double: an exact ball
+            with mpmath.workprec(prec + 100):
+                ref = mpmath.e1(mpmath.mpf(z))
+                text = mpmath.nstr(ref, int((prec + 100) * 0.30103))
+            got = ex._expint1(x)
+            assert got.overlaps(flint.arb(text)), (prec, z)
+            if prec / low <= z < prec / high:       # arb's own may come out short (the caller then retries)
+                assert got.rel_accuracy_bits() >= prec - 2, (prec, z, got.rel_accuracy_bits())
+                used += 1
+        assert used == 5
+    finally:
+        flint.ctx.prec = saved
