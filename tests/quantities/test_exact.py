@@ -350,3 +350,29 @@ def test_exponential_integral_by_its_continued_fraction_encloses_mpmath(prec):
         assert used == 5
     finally:
         flint.ctx.prec = saved
+
+
+@pytest.mark.parametrize("prec", [64, 200, 436])
+def test_upper_gamma_by_its_continued_fraction_encloses_mpmath(prec):
+    """_gamma_upper: Gamma(s, z) by A&S 6.5.31's S-fraction for 0 <= s < 1 in its window, arb's gamma_upper
+    otherwise (s >= 1 or z outside); a ball that holds mpmath's gammainc (100 bits more), as accurate as
+    the working precision where the fraction serves."""
+    import flint
+    from infonce_sym.quantities import exact as ex
+    low, high = ex.GAMMA_FRACTION_WINDOW
+    zs = [prec / low, prec / 2, prec / high * 0.99, prec / high, 2.5]
+    saved = flint.ctx.prec
+    try:
+        flint.ctx.prec = prec
+        used = 0
+        for s, z in itertools.product([0.0, 0.04, 0.5, 0.96875, 1.0, 7.25], zs):
+            with mpmath.workprec(prec + 100):
+                text = mpmath.nstr(mpmath.gammainc(mpmath.mpf(s), mpmath.mpf(z)), int((prec + 100) * 0.30103))
+            got = ex._gamma_upper(flint.arb(s), flint.arb(z))
+            assert got.overlaps(flint.arb(text)), (prec, s, z)
+            if 0 <= s < 1 and prec / low <= z < prec / high:
+                assert got.rel_accuracy_bits() >= prec - 2, (prec, s, z, got.rel_accuracy_bits())
+                used += 1
+        assert used == 12
+    finally:
+        flint.ctx.prec = saved
