@@ -2006,7 +2006,7 @@ class _RatioCells:
                     # alternating terms decreasing in j (A <= 1): the rest is below the last
                     first = -(total + arb(0, abs(piece).upper())) / (two_kappa * c)
                 else:
-                    e1_gap = a0.expint(1) - big_a.expint(1)                      # 2 kappa T
+                    e1_gap = _expint1(a0) - _expint1(big_a)                      # 2 kappa T
                     if not (e1_gap.is_finite() and e1_gap > 0):
                         # T below what FLINT's E1 represents (a0 ~ e^1000): as the cells, log T = -oo
                         return None, arb(0)
