@@ -36,3 +36,29 @@ def test_an_empty_section_list_is_refused_not_read_as_every_section(capsys, only
     assert main(["bench", "--only", only]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 2 and err.count("no section named") == 2
+
+
+def test_monte_carlo_ratios_paired_per_repetition(monkeypatch):
+    """The Monte Carlo section's ratios (plumbing, not speed): with the limits and runs timed by a fake
+    clock, ratio_to_limit is best throughput / best limit and ratio_to_limit_paired the median of the
+    per-repetition ratios, each throughput over the limit measured in its own repetition."""
+    import itertools
+    # every call of _best returns the next wall time: per repetition the limits (numpy, numpy two exps,
+    # numba, numba two exps; elements 1 each) and then the 8 runs (2 cases x 2 backends x search or not)
+    walls = itertools.cycle([1.0, 1.0, 0.25, 0.25] + [4.0] * 8 +       # limit 4/s, runs n/4 per s: n/16
+                            [1.0, 1.0, 1.0, 1.0] + [1.0] * 8 +          # limit 1/s, runs n per s: n
+                            [1.0, 1.0, 1.0, 1.0] + [2.0] * 8)           # limit 1/s, runs n/2 per s: n/2
+    monkeypatch.setattr(benchmark, "_best", lambda fn, repeat=1: (
+        {"risk": {"estimate": 0.0, "stderr": 0.0}}, next(walls), 1.0))
+    monkeypatch.setattr(benchmark, "_numpy_limit", lambda total, two=False: (1, None))
+    monkeypatch.setattr(benchmark, "_numba_limit", lambda total, two=False: (1, None))
+    monkeypatch.setattr(benchmark, "_backends", lambda: ["numpy", "numba"])
+    monkeypatch.setattr(benchmark, "monte_carlo", lambda *a, **k: None)     # the warm-up runs
+    monkeypatch.setattr(benchmark, "REPEAT", 3)
+    r = benchmark.section_monte_carlo(True, {"progress": False})
+    assert len(r["cases"]) == 4
+    for c in r["cases"]:
+        n = c["k"] * c["samples"]
+        for q in ("all_quantities", "risk_only"):
+            assert c[q]["ratio_to_limit"] == pytest.approx(n / 4)          # best run n/s over best limit 4/s
+            assert c[q]["ratio_to_limit_paired"] == pytest.approx(n / 2)   # median of n/16, n, n/2
