@@ -653,6 +653,11 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
                      f"{r['gap_error_bound']:.1e} | {r['prop1_lower']:.4g} | {_fmt(r['prop1_upper'], 4)} | "
                      f"{_fmt(r['expansion_c1_c2'], 6)} | {shown(r['dcl_risk'], r['dcl_risk_error_bound'], 10)} | "
                      f"{_fmt(r['dcl_gap'])} |")
+    if result.get("own_row_included"):
+        own = result["own_row_included"]
+        lines += ["", "Beside it, the default model (each anchor's own row included in its pool): ∫CE = "
+                  f"{shown(own['cross_entropy_limit'], own['cross_entropy_limit_error_bound'])}; ∫CE − R(k) at " +
+                  ", ".join(f"k = {x['k']}: {x['gap']:.6g} (± {x['gap_error_bound']:.1e})" for x in own["by_k"]) + "."]
     lines += ["", f"k at which |∫CE − {'R~' if result['k_for_gap_loss'] == 'dcl' else 'R'}| falls below a threshold (and stays below on the doubling grid up to 2^39): " +
               ", ".join(f"{t}: {v if v is not None else '> 2^39'}" for t, v in result["k_for_gap"].items()), ""]
     if result.get("monte_carlo"):

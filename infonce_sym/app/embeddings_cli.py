@@ -333,6 +333,11 @@ def _print_text(r):
         f"{t}: {v if v is not None else '> 2^39'}" for t, v in r["k_for_gap"].items()))
     if r.get("dcl_note"):
         print(r["dcl_note"])
+    if r.get("own_row_included"):
+        own = r["own_row_included"]
+        print(f"beside it, the default model (own row included in the pool): ∫CE = "
+              f"{shown(own['cross_entropy_limit'], own['cross_entropy_limit_error_bound'])}; gap " +
+              ", ".join(f"k={x['k']}: {x['gap']:.6g}" for x in own["by_k"]))
     for row in r.get("monte_carlo", []):
         z = "—" if row["z"] is None else f"{row['z']:.2f}"
         print(f"Monte Carlo k = {row['k']}: gap {row['mc_gap']:.6g} ± {row['stderr']:.2g} (exact "

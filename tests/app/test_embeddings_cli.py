@@ -335,6 +335,23 @@ def test_exclude_own_reports_the_default_beside_it(tmp_path, capsys):
     m_in = emp.make_pairs(a, p)
     assert abs(r["by_k"][0]["risk"] - emp.brute_force_risk(m_ex, 0.5, 2)) <= 1e-12
     assert abs(r["own_row_included"]["by_k"][0]["risk"] - emp.brute_force_risk(m_in, 0.5, 2)) <= 1e-12
+    # the text and report.md show it too (--help promises it beside): the default run's own numbers
+    args = ("--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.5", "--k", "2,9",
+            "--samples", "0", "--no-tau-sweep")
+    code, out, err = _run(capsys, *args, "--json")
+    default = json.loads(out)
+    code, out, err = _run(capsys, *args, "--exclude-own", "--out", tmp_path / "rep")
+    assert code == 0, err
+    line = next(x for x in out.splitlines() if x.startswith("beside it, the default model"))
+    ce = Decimal(line.split("∫CE = ")[1].split(";")[0])
+    half_unit = 0.5 * 10.0 ** (ce.adjusted() - len(ce.as_tuple().digits) + 1)     # of the last digit shown
+    assert abs(float(ce) - default["cross_entropy_limit"]) <= default["cross_entropy_limit_error_bound"] + half_unit
+    gaps = dict(x.split(": ") for x in line.split("; gap ")[1].split(", "))
+    assert [float(gaps[f"k={row['k']}"]) for row in default["by_k"]] == \
+        pytest.approx([row["gap"] for row in default["by_k"]], rel=1e-5)
+    assert "Beside it, the default model" in (tmp_path / "rep" / "report.md").read_text()
+    code, out, err = _run(capsys, *args)
+    assert "beside it" not in out                                  # only with --exclude-own
 
 
 def test_digits_route_on_a_tiny_model(tmp_path, capsys):
