@@ -470,7 +470,12 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
 def _ce_error(dim, tau):
     """Rounding of the float64 similarities (|error| <= 2 d eps per entry) moves log mu_i and
     <a_i,p_i>/tau by at most 2 d eps/tau each, plus the log-sum-exp's own rounding."""
-    return 4 * dim * emp.EPS / tau + 16 * emp.EPS * (1 + 2 / tau)
+    return 4 * dim * emp.EPS / tau + _loss_rounding(tau)
+
+
+def _loss_rounding(tau):
+    """The float64 rounding of one tuple's log-sum-exp (terms of size up to 2/tau)."""
+    return 16 * emp.EPS * (1 + 2 / tau)
 
 
 def _finite(x):
@@ -490,7 +495,7 @@ def _mc_check(run, tau, gv, loss, samples, seed, ce_terms):
         z = (g["estimate"] - exact) / g["stderr"] if g["stderr"] > 0 else None     # None: no spread to judge
         if z is not None:
             verdict = "consistent" if abs(z) <= 1.959963984540054 else "outside the 95% interval"
-        elif abs(g["estimate"] - exact) <= bound + 16 * emp.EPS * (1 + 2 / tau):
+        elif abs(g["estimate"] - exact) <= bound + _loss_rounding(tau):
             # every sampled tuple gave one value (a collapsed model, say): the interval is that value, and the
             # exact gap lies on it within its error bound and the float64 rounding of a tuple's loss
             verdict = "consistent (zero spread: every tuple gave the exact value)"

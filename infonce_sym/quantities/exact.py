@@ -1476,18 +1476,9 @@ GAMMA_FRACTION_WINDOW = (3.6, 1.4)
 
 
 def _expint1(z):
-    """E1(z) for z > 0, to the working precision (arb).
-
-    For prec/6 <= z < prec/1.4 (E1_FRACTION_WINDOW) by the S-fraction of Abramowitz & Stegun 5.1.22,
-        e^z E1(z) = 1/(z + 1/(1 + 1/(z + 2/(1 + 2/(z + 3/(1 + ...)))))),
-    a_1 = 1, b_1 = z; a_2k = k, b_2k = 1; a_2k+1 = k, b_2k+1 = z (k >= 1): every element is positive, so
-    the value is Phi_1 o ... o Phi_n(t) with Phi_j(s) = a_j/(b_j + s) decreasing on s >= 0 and t > 0 the
-    tail's value, while the n-th convergent is the same composition at s = 0: a composition of n decreasing
-    maps, the value lies below the convergent for n odd and above it for n even, hence between any two
-    consecutive convergents. Convergents by the forward recurrence (A_n, B_n, all positive: nothing
-    cancels), until two agree to the working precision (their distance is a_1...a_n/(B_n B_{n-1})); the
-    union of the two balls encloses e^z E1(z). Elsewhere, or if the fraction has not settled within
-    E1_FRACTION_TERMS, arb's expint.
+    """E1(z) = Gamma(0, z) for z > 0, to the working precision (arb): ``_gamma_upper`` at s = 0, whose
+    fraction is then that of Abramowitz & Stegun 5.1.22, e^z E1(z) = 1/(z + 1/(1 + 1/(z + 2/(1 + ...)))),
+    used for prec/6 <= z < prec/1.4 (E1_FRACTION_WINDOW), arb's expint elsewhere.
 
     >>> import flint
     >>> flint.ctx.prec = 200
@@ -1498,40 +1489,45 @@ def _expint1(z):
     >>> v.rel_accuracy_bits() >= 200, v.overlaps(w), abs(v - w) < arb(2) ** -340    # E1(100) ~ 2^-151
     (True, True, True)
     """
-    prec = flint.ctx.prec
-    low, high = E1_FRACTION_WINDOW
-    if not prec / low <= z.mid() < prec / high:
-        return z.expint(1)
-    try:
-        flint.ctx.prec = prec + 16              # the recurrence's roundings: about log2(n) bits
-        value = _expint1_fraction(z, prec)
-    finally:
-        flint.ctx.prec = prec
-    return z.expint(1) if value is None else value
+    return _gamma_upper(_ZERO, z)
+
+
+_ZERO = arb(0)
 
 
 def _gamma_upper(s, z):
-    """Gamma(s, z) for z > 0 (arb, exact s): for 0 <= s < 1 and z in GAMMA_FRACTION_WINDOW by A&S 6.5.31's
-    S-fraction, Gamma(s, z) = e^{-z} z^s (1/(z + (1 - s)/(1 + 1/(z + (2 - s)/(1 + 2/(z + ...)))))),
-    whose elements are then all positive (the same enclosure by two consecutive convergents);
-    otherwise arb's gamma_upper."""
+    """Gamma(s, z) for z > 0 (arb, exact s), to the working precision.
+
+    For 0 <= s < 1 and z in the window (E1_FRACTION_WINDOW at s = 0, GAMMA_FRACTION_WINDOW otherwise) by
+    the S-fraction of A&S 6.5.31, Gamma(s, z) = e^{-z} z^s (1/(z + (1 - s)/(1 + 1/(z + (2 - s)/(1 + 2/(z +
+    ...)))))): a_1 = 1, b_1 = z; a_2k = k - s, b_2k = 1; a_2k+1 = k, b_2k+1 = z (k >= 1). Every element is
+    then positive, so the value is Phi_1 o ... o Phi_n(t) with Phi_j(u) = a_j/(b_j + u) decreasing on u >= 0
+    and t > 0 the tail's value, while the n-th convergent is the same composition at u = 0: the value lies
+    below the convergent for n odd and above it for n even, hence between any two consecutive convergents.
+    Convergents by the forward recurrence (A_n, B_n, all positive: nothing cancels), 16 guard bits for its
+    roundings, until two agree to the working precision (their distance is a_1...a_n/(B_n B_{n-1})); the
+    union of the two balls encloses the fraction, truncation included. Elsewhere, or if the fraction has
+    not settled within E1_FRACTION_TERMS, arb's own (expint at s = 0, gamma_upper otherwise)."""
     prec = flint.ctx.prec
-    low, high = GAMMA_FRACTION_WINDOW
-    if not (0 <= s.mid() < 1 and prec / low <= z.mid() < prec / high):
-        return z.gamma_upper(s)
-    try:
-        flint.ctx.prec = prec + 16
-        value = _expint1_fraction(z, prec, s)
-        if value is not None:
-            value = value * (s * z.log()).exp()
-    finally:
-        flint.ctx.prec = prec
-    return z.gamma_upper(s) if value is None else value
+    exponential_integral = s.is_zero()
+    low, high = E1_FRACTION_WINDOW if exponential_integral else GAMMA_FRACTION_WINDOW
+    value = None
+    if 0 <= s.mid() < 1 and prec / low <= z.mid() < prec / high:
+        try:
+            flint.ctx.prec = prec + 16
+            value = _upper_gamma_fraction(s, z, prec)
+            if value is not None and not exponential_integral:
+                value = value * (s * z.log()).exp()
+        finally:
+            flint.ctx.prec = prec
+    if value is None:
+        value = z.expint(1) if exponential_integral else z.gamma_upper(s)
+    return value
 
 
-def _expint1_fraction(z, prec, s=0):
-    """e^{-z} times the fraction (see _expint1); with 0 <= s < 1 the partial numerators a_2k = k - s
-    (A&S 6.5.31: Gamma(s, z) = e^{-z} z^s times this fraction), still all positive."""
+def _upper_gamma_fraction(s, z, prec):
+    """e^{-z} times the S-fraction of ``_gamma_upper``, enclosed by two consecutive convergents that agree to
+    2^-prec (relative); None if they do not within E1_FRACTION_TERMS."""
     eps = arb(2) ** (-prec - 2)
     a_prev, a_now = arb(1), arb(0)          # A_{n-1}, A_n from A_{-1} = 1, A_0 = 0
     b_prev, b_now = arb(0), arb(1)          # B_{n-1}, B_n from B_{-1} = 0, B_0 = 1
@@ -1544,7 +1540,7 @@ def _expint1_fraction(z, prec, s=0):
         product = product * a_n
         if n >= 2 and product < eps * a_now * b_prev:
             return (-z).exp() * (a_now / b_now).union(a_prev / b_prev)
-    return None                             # not settled: the caller takes arb's function
+    return None
 
 
 class _RatioCells:

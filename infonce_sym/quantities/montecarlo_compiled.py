@@ -178,7 +178,6 @@ def fast_exp_array(x):
 _VF = 8
 _F64, _I64, _I32, _I8, _I1 = ir.DoubleType(), ir.IntType(64), ir.IntType(32), ir.IntType(8), ir.IntType(1)
 _VD, _VI, _VB = ir.VectorType(_F64, _VF), ir.VectorType(_I64, _VF), ir.VectorType(_I1, _VF)
-_VP = ir.VectorType(_F64.as_pointer(), _VF)
 _ZEROS = ir.Constant(ir.VectorType(_I32, _VF), [0] * _VF)
 
 
