@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import sys
@@ -446,8 +447,14 @@ def cmd_mc(args):
             print(f"  {key:<34} {r.get('value', r['estimate'])}  (exact, {r.get('method', 'closed form')}{how})")
         else:
             lo, hi = r["ci95"]
-            print(f"  {key:<34} {float(r['estimate']):.8g} ± {float(r['stderr']):.2g}  "
-                  f"95% [{float(lo):.8g}, {float(hi):.8g}]")
+            doubt = "" if r.get("ci95_reliable", True) else (
+                f"  (not a 95% interval: skewness {float(r['skewness']):.3g}, and Cochran's rule asks for more than "
+                f"25 x skewness^2 = {r['samples_for_normal_interval']} samples; a heavy tail the sample has barely seen)")
+            est, se = float(r["estimate"]), float(r["stderr"])
+            # enough digits that the interval's ends differ (two digits of the standard error), at least 8
+            sig = 8 if not (est and se > 0) else min(17, max(8, int(math.floor(math.log10(abs(est)))
+                                                                 - math.floor(math.log10(se))) + 2))
+            print(f"  {key:<34} {est:.{sig}g} ± {se:.2g}  95% [{float(lo):.{sig}g}, {float(hi):.{sig}g}]{doubt}")
     return 0
 
 

@@ -43,6 +43,7 @@ import numpy as np
 from ..errors import TAU_RANGE, InputError, check_k, check_tau
 from ..models.laws import row_norms, scaled_rows
 from .loss import loss_from_similarities
+from .montecarlo import Z95, block_moments, normal_approximation
 
 __all__ = ["EmpiricalPairs", "make_pairs", "AnchorTables", "anchor_tables", "gaps_at",
            "GapValues", "k_for_gap", "brute_force_risk", "monte_carlo_gap", "continuity_sample",
@@ -668,7 +669,6 @@ def brute_force_risk(model: EmpiricalPairs, tau, k: int, loss: str = "infonce") 
     return total / model.n
 
 
-Z95 = 1.959963984540054
 MC_BLOCK = 256                    # tuples per work unit (one SeedSequence child each)
 
 
@@ -745,7 +745,11 @@ def _tuple_similarities(model: EmpiricalPairs, anchors, neg):
 def _summary(values: np.ndarray) -> dict:
     mean = float(np.mean(values))
     se = float(np.std(values, ddof=1) / math.sqrt(values.size)) if values.size > 1 else math.inf
-    return {"estimate": mean, "stderr": se, "ci95": [mean - Z95 * se, mean + Z95 * se], "samples": int(values.size)}
+    out = {"estimate": mean, "stderr": se, "ci95": [mean - Z95 * se, mean + Z95 * se], "samples": int(values.size)}
+    if values.size > 1:
+        _, m2, m3 = block_moments(values)
+        out.update(normal_approximation(values.size, m2, m3))
+    return out
 
 
 def monte_carlo_gap(model: EmpiricalPairs, tau, k: int, samples: int = 4096, seed: int = 0,

@@ -31,7 +31,7 @@ a block in segments of at most K0 columns; B and K0 depend on k (and N) only
 min(8192, 2^16 // min(k, N)))).  Changing these constants changes the stream.
 Block b draws its anchors/positives from ``SeedSequence(seed, spawn_key=(tag, b, 0))``
 and its negative segment g from ``SeedSequence(seed, spawn_key=(tag, b, g + 1))``.
-Per-tuple values are computed row by row, per-block means and sums of squares are
+Per-tuple values are computed row by row, per-block means and sums of squared and cubed deviations are
 merged in block order (Chan et al.), so the result is bit-identical for every
 ``chunk_size``; ``chunk_size`` (negatives per vectorised batch) only decides how
 many blocks are drawn and reduced together.  The compiled path has the same structure
@@ -56,7 +56,7 @@ from .exact import QUANTITIES
 from .loss import check_loss, infonce_loss
 from ..models import FiniteModel, SphereModel, log_partition
 
-__all__ = ["monte_carlo", "naive_vector_monte_carlo", "SimilaritySampler", "QUANTITIES", "GAPS",
+__all__ = ["monte_carlo", "naive_vector_monte_carlo", "merge_moments", "block_moments", "normal_approximation", "SimilaritySampler", "QUANTITIES", "GAPS",
            "BACKENDS", "check_backend", "compiled_kernels", "default_backend", "closed_forms", "ziggurat_tables",
            "ziggurat_arrays", "COMPILED_UNIT"]
 
@@ -319,33 +319,68 @@ class _SphereAccumulator:
         return risk, ce, search
 
 
+def merge_moments(n_a, a, n_b, b):
+    """The (mean, M2, M3) of the union of two samples from theirs, M_p the sum of p-th powers of the
+    deviations from the sample's mean: Chan et al.'s merge of (mean, M2) and Pebay's of M3 (Sandia
+    report SAND2008-6212, eq. 1.3).  The compiled ``merge_block_stats`` is the same formula."""
+    n = n_a + n_b
+    mean_a, m2_a, m3_a = a
+    mean_b, m2_b, m3_b = b
+    delta = mean_b - mean_a
+    m3 = m3_a + m3_b + delta ** 3 * n_a * n_b * (n_a - n_b) / n ** 2 + 3 * delta * (n_a * m2_b - n_b * m2_a) / n
+    m2 = m2_a + (m2_b + delta * delta * n_a * n_b / n)       # in this order: the (mean, M2) of earlier versions, bit for bit
+    return mean_a + delta * n_b / n, m2, m3
+
+
+def block_moments(v: np.ndarray):
+    """(mean, M2, M3) of one block: sums of powers of deviations from its mean."""
+    mean = float(v.mean())
+    d = v - mean
+    d2 = d * d
+    return mean, float(d2.sum()), float((d2 * d).sum())
+
+
 class _Stats:
-    """Mean and sum of squared deviations, merged block by block in a fixed order."""
+    """Mean and sums of squared and cubed deviations, merged block by block in a fixed order."""
 
     def __init__(self):
-        self.n, self.mean, self.m2 = 0, 0.0, 0.0
+        self.n, self.moments = 0, (0.0, 0.0, 0.0)
 
     def add_block(self, v: np.ndarray) -> None:
         nb = v.size
-        mb = float(v.mean())
-        m2b = float(np.square(v - mb).sum())
+        block = block_moments(v)
         if self.n == 0:
-            self.n, self.mean, self.m2 = nb, mb, m2b
+            self.n, self.moments = nb, block
             return
-        n = self.n + nb
-        delta = mb - self.mean
-        self.mean += delta * nb / n
-        self.m2 += m2b + delta * delta * self.n * nb / n
-        self.n = n
+        self.moments = merge_moments(self.n, self.moments, nb, block)
+        self.n += nb
 
     def result(self) -> dict:
-        return _sampled_result(self.n, self.mean, self.m2)
+        return _sampled_result(self.n, *self.moments)
 
 
-def _sampled_result(n, mean, m2) -> dict:
+# Cochran's rule (W. G. Cochran, Sampling Techniques, 3rd ed., 1977, sec. 2.15): the normal
+# approximation behind a 95% interval is adequate when n > 25 G1^2, G1 the skewness of the values
+COCHRAN_FACTOR = 25
+
+
+def _sampled_result(n, mean, m2, m3=None) -> dict:
     se = math.sqrt(m2 / (n - 1) / n) if n > 1 else float("inf")
-    return {"estimate": mean, "stderr": se, "ci95": [mean - Z95 * se, mean + Z95 * se], "samples": n,
-            "method": "Monte Carlo"}
+    out = {"estimate": mean, "stderr": se, "ci95": [mean - Z95 * se, mean + Z95 * se], "samples": n,
+           "method": "Monte Carlo"}
+    if m3 is not None and n > 1:
+        out.update(normal_approximation(n, m2, m3))
+    return out
+
+
+def normal_approximation(n, m2, m3) -> dict:
+    """The sample skewness g1 = sqrt(n) M3 / M2^(3/2) and whether the 95% interval's normal approximation
+    is adequate by Cochran's rule (n > 25 g1^2).  When it is not, the interval is not a 95% interval:
+    a mean carried by rare large values (a heavy tail the sample has barely seen) usually comes out too
+    small with a standard error too small, e.g. R at (d, kappa, tau, k) = (16, 5401.3925, 0.01, 256)."""
+    g1 = math.sqrt(n) * m3 / m2 ** 1.5 if m2 > 0 else 0.0
+    needed = COCHRAN_FACTOR * g1 * g1
+    return {"skewness": g1, "samples_for_normal_interval": math.ceil(needed), "ci95_reliable": bool(n > needed)}
 
 
 def _add_blocks(stats, vals, batch):
@@ -467,12 +502,12 @@ def _sphere_run_compiled(kernels, model: SphereModel, tau, k, samples, seed, los
     xsig, ratio, ylo, yhi, a = ziggurat_arrays(model.dim)
     log_mu = _sphere_log_mu(model, tau)
     acc_n = np.zeros(1, dtype=np.int64)
-    acc = np.zeros((kernels.N_STATS, 2))
+    acc = np.zeros((kernels.N_STATS, 3))
     threads = 1
     for b0 in range(0, nblocks, per_call):
         blocks = range(b0, min(nblocks, b0 + per_call))
         rows = np.array([min(block, samples - b * block) for b in blocks], dtype=np.int64)
-        block_stats = np.empty((len(rows), kernels.N_STATS, 2))
+        block_stats = np.empty((len(rows), kernels.N_STATS, 3))
         # threads only pay for themselves on large calls (same result either way)
         parallel = len(rows) * segments >= 2 and int(rows.sum()) * k >= PARALLEL_MIN_NEGATIVES
         with _interrupt_after_first_call("unit_states"):
@@ -490,7 +525,7 @@ def _sphere_run_compiled(kernels, model: SphereModel, tau, k, samples, seed, los
                 kernels.sphere_chunk_serial(*args)
         with _interrupt_after_first_call("merge_block_stats"):
             kernels.merge_block_stats(rows, block_stats, acc_n, acc)
-    out = {name: _sampled_result(int(acc_n[0]), float(acc[q, 0]), float(acc[q, 1]))
+    out = {name: _sampled_result(int(acc_n[0]), *map(float, acc[q]))
            for q, name in enumerate(_SAMPLED)}
     if not weights:
         for name in ("search_cross_entropy", "search_cross_entropy_minus_risk"):
@@ -705,7 +740,8 @@ def monte_carlo(model, tau, k, samples, seed, loss: str = "infonce", chunk_size=
     integrated against pi; the xi_j are the tuple's own negatives) and
     ``density_ratio_second_moment`` (E|dM(Z,.)/dpi(Z')|^2), a dict with ``"method"``:
     sampled ones ``{"estimate", "stderr", "ci95" (normal, [lo, hi]), "samples",
-    "method": "Monte Carlo"}``; ``cross_entropy_limit`` and ``density_ratio_second_moment``
+    "method": "Monte Carlo", "skewness", "samples_for_normal_interval", "ci95_reliable"}``
+    (the last three: ``normal_approximation``, Cochran's rule for that interval); ``cross_entropy_limit`` and ``density_ratio_second_moment``
     have closed forms (``closed_forms``) and are ``{"estimate", "stderr": None, "ci95": None,
     "method": "closed form", "value" (15 digits), "how"}``.  Where a quantity is undefined
     it is ``{"estimate": None, ..., "reason": str}``: the search cross-entropy and the second
@@ -722,7 +758,9 @@ def monte_carlo(model, tau, k, samples, seed, loss: str = "infonce", chunk_size=
 
     >>> r = monte_carlo(SphereModel(3, 2.0), tau=0.5, k=16, samples=4000, seed=1)
     >>> sorted(r["risk"])
-    ['ci95', 'estimate', 'method', 'samples', 'stderr']
+    ['ci95', 'ci95_reliable', 'estimate', 'method', 'samples', 'samples_for_normal_interval', 'skewness', 'stderr']
+    >>> r["risk"]["ci95_reliable"], r["risk"]["samples_for_normal_interval"] < 4000
+    (True, True)
     >>> r["density_ratio_second_moment"]["method"], r["density_ratio_second_moment"]["value"]   # 2 coth 2
     ('closed form', '2.0746294414551')
     """

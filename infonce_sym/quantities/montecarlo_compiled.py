@@ -798,7 +798,7 @@ def _log1p_exp(x):
 @njit(cache=True)
 def _block_values(states, b, rows, segments, dim, kappa, inv_tau, log_k, xsig, ratio, ylo, yhi, a,
                   weights, infonce, log_mu, pm, pse, psw, psws, block_stats):
-    """Positives of block b, merge of its segments in order, per-tuple values, block (mean, M2)."""
+    """Positives of block b, merge of its segments in order, per-tuple values, block (mean, M2, M3)."""
     st = _load(states[b, 0, 4:8])
     vals = np.empty((N_STATS, rows))
     u0 = b * segments
@@ -832,12 +832,15 @@ def _block_values(states, b, rows, segments, dim, kappa, inv_tau, log_k, xsig, r
         for r in range(rows):
             mean += vals[q, r]
         mean /= rows
-        m2 = 0.0
+        m2 = m3 = 0.0
         for r in range(rows):
             dv = vals[q, r] - mean
-            m2 += dv * dv
+            d2 = dv * dv
+            m2 += d2
+            m3 += d2 * dv
         block_stats[b, q, 0] = mean
         block_stats[b, q, 1] = m2
+        block_stats[b, q, 2] = m3
 
 
 @njit(cache=True)
@@ -858,7 +861,7 @@ def _sphere_chunk(states, block_rows, segments, k, seg, dim, kappa, tau, xsig, r
     ``states[b, g]`` (8 words) seeds unit (b, g): words 0-3 its negatives, and for
     g = 0 words 4-7 the block's positives.  ``block_rows[b]`` tuples per block, each
     with k negatives in ``segments`` segments of ``seg`` columns (the last shorter).
-    ``block_stats[b, q] = (mean, M2)`` of value q (N_STATS values, see above; the
+    ``block_stats[b, q] = (mean, M2, M3)`` of value q (N_STATS values, see above; the
     search values are 0 when ``weights`` is false).  Units run in parallel; every unit
     writes its own slots, so the result does not depend on the number of threads.
     """
@@ -912,18 +915,23 @@ def sphere_chunk_serial(states, block_rows, segments, k, seg, dim, kappa, tau, x
 
 @njit(cache=True)
 def merge_block_stats(block_rows, block_stats, acc_n, acc):
-    """Chan et al.'s merge of per-block (mean, M2) into acc[q] = (mean, M2), blocks in order."""
+    """Per-block (mean, M2, M3) merged into acc[q], blocks in order: Chan et al.'s merge of (mean, M2)
+    and Pebay's of M3 (``montecarlo.merge_moments``, the same formula in floats)."""
     n = acc_n[0]
     for b in range(block_rows.size):
         nb = block_rows[b]
         tot = n + nb
         for q in range(acc.shape[0]):
-            mb, m2b = block_stats[b, q, 0], block_stats[b, q, 1]
+            mb, m2b, m3b = block_stats[b, q, 0], block_stats[b, q, 1], block_stats[b, q, 2]
             if n == 0:
                 acc[q, 0] = mb
                 acc[q, 1] = m2b
+                acc[q, 2] = m3b
             else:
                 delta = mb - acc[q, 0]
+                fa, fb, ft = float(n), float(nb), float(tot)
+                acc[q, 2] += (m3b + delta ** 3 * fa * fb * (fa - fb) / (ft * ft)
+                              + 3.0 * delta * (fa * m2b - fb * acc[q, 1]) / ft)
                 acc[q, 0] += delta * nb / tot
                 acc[q, 1] += m2b + delta * delta * n * nb / tot
         n = tot

@@ -40,6 +40,28 @@ def test_mc_brackets_the_exact_risk(capsys):
         assert float(mc[key]["stderr"]) > 0 and mc[key]["samples"] == 4000
 
 
+def test_mc_says_when_its_interval_is_not_a_95_percent_interval(capsys):
+    """Where the sample's skewness fails Cochran's rule, the text says so on the line and the JSON
+    carries ci95_reliable = false; the digits shown separate the interval's ends (at 8 significant
+    digits both ends read -5.5451774).  Here the exact R lies 10 standard errors above that interval."""
+    args = ["mc", "--dim", "16", "--kappa", "5401.3925", "--tau", "0.01", "--k", "256", "--samples", "4882",
+            "--seed", "5"]
+    assert main(args) == 0
+    line = next(t for t in capsys.readouterr().out.splitlines() if t.strip().startswith("risk"))
+    assert "not a 95% interval" in line and "Cochran" in line
+    lo, hi = line.split("95% [")[1].split("]")[0].split(", ")
+    assert float(lo) < float(hi)
+    assert main(args + ["--json"]) == 0
+    risk = json.loads(capsys.readouterr().out)["results"]["risk"]
+    assert risk["ci95_reliable"] is False and float(risk["skewness"]) > 10
+    assert main(["risk", "--dim", "16", "--kappa", "5401.3925", "--tau", "0.01", "--k", "256", "--digits", "12",
+                 "--json"]) == 0
+    exact = float(json.loads(capsys.readouterr().out)["results"]["risk"])
+    assert not float(lo) <= exact <= float(hi)
+    assert main(["mc", "--tau", "0.5", "--k", "8", "--samples", "4000", "--seed", "3"]) == 0
+    assert "not a 95% interval" not in capsys.readouterr().out
+
+
 def test_expand_matches_the_gap_at_large_k(capsys):
     """c1/k + c2/k^2 against the exact gap integral-CE - R at k = 10^6 (independent route: exact.py)."""
     assert main(["expand", "--tau", "0.5", "--digits", "20", "--json"]) == 0

@@ -249,6 +249,8 @@ def test_compiled_and_numpy_paths_sample_the_same_law(dim, kappa, tau, k, loss):
             continue
         se = math.hypot(a["stderr"], b["stderr"])
         assert 0 < se and abs(a["estimate"] - b["estimate"]) <= SIGMA * se, (q, a, b)
+        # the skewness of the same law (at these points the two samples of 40000 differ by at most 0.063)
+        assert abs(a["skewness"] - b["skewness"]) <= 0.15, (q, a["skewness"], b["skewness"])
     assert fast["risk"]["estimate"] != slow["risk"]["estimate"]   # different streams, really sampled
 
 
@@ -276,3 +278,25 @@ def test_auto_falls_back_to_numpy_without_numba(monkeypatch):
     assert exc.value.parameter == "backend"
     with pytest.raises(InputError):
         monte_carlo(SphereModel(4, 1.0), 0.5, 8, 100, seed=0, backend="cuda")
+
+
+def test_compiled_merge_of_block_moments_equals_the_whole_sample():
+    """``merge_block_stats`` (compiled) on per-block (mean, M2, M3) of uneven blocks: those of the whole
+    heavy-tailed sample by two fsum passes, to 1e-10 relative, for each of N_STATS columns."""
+    from infonce_sym.quantities.montecarlo import block_moments
+    rng = np.random.default_rng(9)
+    x = rng.lognormal(0.0, 1.5, (kernels.N_STATS, 20_000)) * rng.choice([-1.0, 1.0], (kernels.N_STATS, 1))
+    cuts = np.sort(rng.choice(np.arange(1, x.shape[1]), 30, replace=False))
+    edges = np.concatenate([[0], cuts, [x.shape[1]]])
+    rows = np.diff(edges).astype(np.int64)
+    stats = np.array([[block_moments(x[q, a:b]) for q in range(kernels.N_STATS)] for a, b in zip(edges[:-1], edges[1:])])
+    acc_n, acc = np.zeros(1, dtype=np.int64), np.zeros((kernels.N_STATS, 3))
+    kernels.merge_block_stats(rows[:12], stats[:12], acc_n, acc)         # two calls, as chunks do
+    kernels.merge_block_stats(rows[12:], stats[12:], acc_n, acc)
+    assert acc_n[0] == x.shape[1]
+    for q in range(kernels.N_STATS):
+        v = x[q].tolist()
+        mean = math.fsum(v) / len(v)
+        d = [t - mean for t in v]
+        for got, want in zip(acc[q], (mean, math.fsum(t * t for t in d), math.fsum(t ** 3 for t in d))):
+            assert abs(got - want) <= 1e-10 * abs(want), (q, got, want)
