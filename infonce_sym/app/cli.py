@@ -454,6 +454,9 @@ def cmd_mc(args):
             # enough digits that the interval's ends differ (two digits of the standard error), at least 8
             sig = 8 if not (est and se > 0) else min(17, max(8, int(math.floor(math.log10(abs(est)))
                                                                  - math.floor(math.log10(se))) + 2))
+            rounding = float(r.get("rounding", 0.0))
+            if rounding > 0.1 * se:
+                doubt = f"  (widened by {rounding:.2g}, the float64 rounding bound of the mean){doubt}"
             print(f"  {key:<34} {est:.{sig}g} ± {se:.2g}  95% [{float(lo):.{sig}g}, {float(hi):.{sig}g}]{doubt}")
     return 0
 

@@ -310,7 +310,9 @@ def monte_carlo_check(samples: int = 20000, seed: int = 2026) -> CheckResult:
         for key in ("risk", "search_cross_entropy"):
             est = mc[key]
             z = (est["estimate"] - float(ev.values[key])) / est["stderr"]
-            worst = min(worst, 4 - abs(z))
+            # beyond the float64 rounding bound of the sample mean (``montecarlo.with_rounding``)
+            beyond = max(0.0, abs(est["estimate"] - float(ev.values[key])) - est["rounding"]) / est["stderr"]
+            worst = min(worst, 4 - beyond)
             normal = est["ci95_reliable"]       # a z-test needs the normal approximation (Cochran's rule)
             points.append({"model": model.label, "tau": tau, "k": k, "quantity": key,
                            "exact": float(ev.values[key]), "estimate": est["estimate"],
@@ -318,7 +320,8 @@ def monte_carlo_check(samples: int = 20000, seed: int = 2026) -> CheckResult:
     verdict = ("inconclusive" if not all(p["normal_approximation"] for p in points)
                else "consistent" if worst >= 0 else "violated")
     return CheckResult("MC-vs-exact", "eqs. (2), (9)",
-                       "Monte Carlo agrees with the exact values (|z| <= 4, each sample passing Cochran's rule)",
+                       "Monte Carlo agrees with the exact values (within 4 standard errors and the float64 rounding "
+                       "bound, each sample passing Cochran's rule)",
                        verdict, "consistent", margin=worst,
                        seconds=time.perf_counter() - t0,
                        details={"samples": samples, "seed": seed, "points": points})

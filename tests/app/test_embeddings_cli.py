@@ -565,18 +565,18 @@ def test_rows_far_outside_the_float_range_of_their_squares_are_normalised(tmp_pa
 
 
 def test_monte_carlo_check_is_inconclusive_when_the_sample_fails_cochrans_rule(tmp_path, capsys):
-    """2000 random anchors in d = 16, each its own positive, tau = 0.01, k = 1: the one negative is the own
+    """1000 random anchors in d = 16, each its own positive, tau = 0.01, k = 1: the one negative is the own
     row with probability 1/n (loss log 2) and otherwise all but irrelevant (e^{(s - 1)/tau} ~ e^-100),
-    so R(1) = log(2)/n up to 1e-10.  4096 sampled tuples meet the own row about twice, and this seed's
-    sample does not carry it: the estimate lies ~2e4 standard errors from the exact gap, and the sample's
-    skewness fails Cochran's rule, so the check says inconclusive instead of "outside the 95% interval"."""
+    so R(1) = log(2)/n up to 1e-10.  4096 sampled tuples meet the own row a few times (none at all, with
+    n = 2000 and another seed: the estimate then lay 2e4 standard errors from the exact gap), so the
+    sample's skewness fails Cochran's rule and the check says inconclusive, whatever the z."""
     rng = np.random.default_rng(1)
-    np.save(tmp_path / "a.npy", rng.standard_normal((2000, 16)))
+    np.save(tmp_path / "a.npy", rng.standard_normal((1000, 16)))
     code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "a.npy",
                           "--tau", "0.01", "--k", "1,16", "--no-tau-sweep", "--json")
     assert code == 0, err
     r = json.loads(out)
-    assert abs(r["by_k"][0]["risk"] - math.log(2) / 2000) <= 1e-10
+    assert abs(r["by_k"][0]["risk"] - math.log(2) / 1000) <= 1e-10
     one, sixteen = r["monte_carlo"]
-    assert abs(one["z"]) > 100 and one["verdict"].startswith("inconclusive (skewness"), one
+    assert one["verdict"].startswith("inconclusive (skewness"), one
     assert sixteen["verdict"] == "consistent", sixteen
