@@ -498,7 +498,10 @@ def _mc_check(run, tau, gv, loss, samples, seed, ce_terms):
             verdict = (f"inconclusive (skewness {g['skewness']:.3g}: Cochran's rule asks for more than "
                        f"{g['samples_for_normal_interval']} samples)")
         elif z is not None:
-            verdict = "consistent" if abs(z) <= 1.959963984540054 else "outside the 95% interval"
+            # the 95% interval, widened by the exact gap's error bound and the float64 rounding of a tuple's loss
+            slack = bound + _loss_rounding(tau)
+            verdict = ("consistent" if abs(g["estimate"] - exact) <= 1.959963984540054 * g["stderr"] + slack
+                       else "outside the 95% interval")
         elif abs(g["estimate"] - exact) <= bound + _loss_rounding(tau):
             # every sampled tuple gave one value (a collapsed model, say): the interval is that value, and the
             # exact gap lies on it within its error bound and the float64 rounding of a tuple's loss

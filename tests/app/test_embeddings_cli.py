@@ -580,3 +580,20 @@ def test_monte_carlo_check_is_inconclusive_when_the_sample_fails_cochrans_rule(t
     one, sixteen = r["monte_carlo"]
     assert one["verdict"].startswith("inconclusive (skewness"), one
     assert sixteen["verdict"] == "consistent", sixteen
+
+
+def test_monte_carlo_verdict_allows_the_exact_bound_and_the_tuple_rounding():
+    """A gap estimate 1.96 standard errors plus part of (the exact gap's error bound + a tuple loss's float64
+    rounding) away is consistent; beyond that sum it is outside (a fake run and gap table: the verdict only)."""
+    from types import SimpleNamespace
+    from infonce_sym.app import embeddings as app_emb
+    tau, se, bound = 0.1, 1e-15, 3e-15
+    slack = bound + app_emb._loss_rounding(tau)
+    for offset, want in ((0.9 * slack, "consistent"), (1.1 * slack, "outside the 95% interval")):
+        est = 1.0 + 1.959963984540054 * se + offset
+        gap = {"estimate": est, "stderr": se, "ci95": [est - 2e-15, est + 2e-15], "samples": 100,
+               "skewness": 0.0, "samples_for_normal_interval": 0, "ci95_reliable": True}
+        run = SimpleNamespace(monte_carlo=lambda *a: {"gap": gap})
+        gv = SimpleNamespace(k=[4], gap=[1.0], error=[bound])
+        row, = app_emb._mc_check(run, tau, gv, "infonce", 100, 0, None)
+        assert row["verdict"] == want, (offset, row)
