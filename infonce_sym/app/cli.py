@@ -449,7 +449,8 @@ def cmd_mc(args):
             lo, hi = r["ci95"]
             doubt = "" if r.get("ci95_reliable", True) else (
                 f"  (not a 95% interval: skewness {float(r['skewness']):.3g}, and Cochran's rule asks for more than "
-                f"25 x skewness^2 = {r['samples_for_normal_interval']} samples; a heavy tail the sample has barely seen)")
+                f"25 x skewness^2 = {r['samples_for_normal_interval']} samples; a heavy tail the sample has barely seen; "
+                f"`infonce-sym risk` gives the exact value)")
             est, se = float(r["estimate"]), float(r["stderr"])
             # enough digits that the interval's ends differ (two digits of the standard error), at least 8
             sig = 8 if not (est and se > 0) else min(17, max(8, int(math.floor(math.log10(abs(est)))
