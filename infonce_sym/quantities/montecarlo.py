@@ -379,7 +379,7 @@ def per_tuple_rounding(tau, k, terms, segments, sim_scale, sim_error, weight_err
     the tests compare them with mpmath recomputations of float64 tuples."""
     inv = 1.0 / tau
     arg = 1.01 * (2 * sim_error + 4 * U * sim_scale) * inv            # error of (s_j - m)/tau
-    term = 1.01 * arg + 4.1 * U                                         # relative error of one e^{...}
+    term = 1.01 * arg + 5.1 * U                        # relative error of one (count times) e^{...}
     total = 1.01 * (terms - 1) * U + term + segments * (term + 6 * U)   # relative error of the sum
     log_k = math.log(k)
     scaled = (sim_error + 2.01 * U * sim_scale) * inv                   # error of m/tau, p/tau
