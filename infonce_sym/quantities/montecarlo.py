@@ -322,8 +322,9 @@ class _SphereAccumulator:
 
 def merge_moments(n_a, a, n_b, b):
     """The (mean, M2, M3) of the union of two samples from theirs, M_p the sum of p-th powers of the
-    deviations from the sample's mean: Chan et al.'s merge of (mean, M2) and Pebay's of M3 (Sandia
-    report SAND2008-6212, eq. 1.3).  The compiled ``merge_block_stats`` is the same formula."""
+    deviations from the sample's mean: Chan et al.'s merge of (mean, M2) and Pebay's of M3 (P. Pebay,
+    Formulas for robust, one-pass parallel computation of covariances and arbitrary-order statistical
+    moments, Sandia report SAND2008-6212, 2008).  The compiled ``merge_block_stats`` is the same formula."""
     n = n_a + n_b
     mean_a, m2_a, m3_a = a
     mean_b, m2_b, m3_b = b
@@ -367,7 +368,8 @@ def per_tuple_rounding(tau, k, terms, segments, sim_scale, sim_error, weight_err
                        a_max) -> dict:
     """Bounds on the float64 rounding of one tuple's sampled values (``_SAMPLED``), from the standard
     error bounds (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., 2002, secs. 2.2 and
-    4.2: a sum of n terms in any order errs by at most gamma_{n-1} sum |x_i|, gamma_n = n u / (1 - n u));
+    4.2: a sum of n terms in any order errs by at most gamma_{n-1} sum |x_i|, gamma_n = n u / (1 - n u),
+    Lemma 3.1);
     exp and log within 2 ulp (the compiled fast exp is tested to that).
 
     A tuple's value is built from similarities (|s| <= ``sim_scale``, each off by <= ``sim_error`` from
@@ -408,8 +410,9 @@ def with_rounding(result: dict, per_tuple: float, rows: int, blocks: int) -> dic
     return dict(result, rounding=rounding, ci95=[mean - half, mean + half])
 
 
-# Cochran's rule (W. G. Cochran, Sampling Techniques, 3rd ed., 1977, sec. 2.15): the normal
-# approximation behind a 95% interval is adequate when n > 25 G1^2, G1 the skewness of the values
+# Cochran's rule (W. G. Cochran, Sampling Techniques, 3rd ed., 1977; derived from the Edgeworth expansion
+# by Sugden, Smith and Jones, J. R. Statist. Soc. B 62 (2000) 787-793): the normal approximation behind a
+# 95% interval is adequate when n > 25 G1^2, G1 the skewness of the values
 COCHRAN_FACTOR = 25
 
 
