@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..quantities import empirical as emp
+from ..quantities.montecarlo import Z95
 
 __all__ = ["analyse", "RowSource", "Streaming", "tables_unit", "mc_unit", "block_rows", "remember", "DEFAULT_MEMORY_LIMIT", "expansion_values", "prop1_bounds", "dcl_bounds", "compare_versions",
            "write_report", "TAU_SWEEP_FACTORS", "GAP_THRESHOLDS", "DEFAULT_KS"]
@@ -493,21 +494,17 @@ def _mc_check(run, tau, gv, loss, samples, seed, ce_terms):
         bound = float(gv.error[a] if loss == "infonce" else gv.dcl_error[a])
         g = mc["gap"]
         z = (g["estimate"] - exact) / g["stderr"] if g["stderr"] > 0 else None     # None: no spread to judge
-        if z is not None and not g.get("ci95_reliable", True):
+        # the 95% interval widened by the exact gap's error bound and the float64 rounding of a tuple's loss
+        within = abs(g["estimate"] - exact) <= Z95 * g["stderr"] + bound + _loss_rounding(tau)
+        if z is None:
+            # every sampled tuple gave one value (a collapsed model, say): the interval is that value
+            verdict = "consistent (zero spread: every tuple gave the exact value)" if within else "inconclusive (zero spread)"
+        elif not g.get("ci95_reliable", True):
             # a z-test needs the normal approximation, which this sample's skewness puts in doubt
             verdict = (f"inconclusive (skewness {g['skewness']:.3g}: Cochran's rule asks for more than "
                        f"{g['samples_for_normal_interval']} samples)")
-        elif z is not None:
-            # the 95% interval, widened by the exact gap's error bound and the float64 rounding of a tuple's loss
-            slack = bound + _loss_rounding(tau)
-            verdict = ("consistent" if abs(g["estimate"] - exact) <= 1.959963984540054 * g["stderr"] + slack
-                       else "outside the 95% interval")
-        elif abs(g["estimate"] - exact) <= bound + _loss_rounding(tau):
-            # every sampled tuple gave one value (a collapsed model, say): the interval is that value, and the
-            # exact gap lies on it within its error bound and the float64 rounding of a tuple's loss
-            verdict = "consistent (zero spread: every tuple gave the exact value)"
         else:
-            verdict = "inconclusive (zero spread)"
+            verdict = "consistent" if within else "outside the 95% interval"
         rows.append({"k": k, "exact_gap": exact, "mc_gap": g["estimate"], "stderr": g["stderr"],
                      "ci95": g["ci95"], "samples": g["samples"], "seed": seed, "z": z, "verdict": verdict})
     return rows

@@ -43,7 +43,7 @@ import numpy as np
 from ..errors import TAU_RANGE, InputError, check_k, check_tau
 from ..models.laws import row_norms, scaled_rows
 from .loss import loss_from_similarities
-from .montecarlo import Z95, block_moments, normal_approximation
+from .montecarlo import block_moments, sampled_result
 
 __all__ = ["EmpiricalPairs", "make_pairs", "AnchorTables", "anchor_tables", "gaps_at",
            "GapValues", "k_for_gap", "brute_force_risk", "monte_carlo_gap", "continuity_sample",
@@ -743,13 +743,7 @@ def _tuple_similarities(model: EmpiricalPairs, anchors, neg):
 
 
 def _summary(values: np.ndarray) -> dict:
-    mean = float(np.mean(values))
-    se = float(np.std(values, ddof=1) / math.sqrt(values.size)) if values.size > 1 else math.inf
-    out = {"estimate": mean, "stderr": se, "ci95": [mean - Z95 * se, mean + Z95 * se], "samples": int(values.size)}
-    if values.size > 1:
-        _, m2, m3 = block_moments(values)
-        out.update(normal_approximation(values.size, m2, m3))
-    return out
+    return sampled_result(int(values.size), *block_moments(values))
 
 
 def monte_carlo_gap(model: EmpiricalPairs, tau, k: int, samples: int = 4096, seed: int = 0,

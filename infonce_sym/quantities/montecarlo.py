@@ -57,7 +57,8 @@ from .loss import check_loss, infonce_loss
 from ..models import FiniteModel, SphereModel, log_partition
 
 __all__ = ["monte_carlo", "naive_vector_monte_carlo", "merge_moments", "block_moments", "normal_approximation",
-           "per_tuple_rounding", "with_rounding", "SimilaritySampler", "QUANTITIES", "GAPS",
+           "sampled_result",
+           "per_tuple_rounding", "rounding_inputs", "with_rounding", "SimilaritySampler", "QUANTITIES", "GAPS",
            "BACKENDS", "check_backend", "compiled_kernels", "default_backend", "closed_forms", "ziggurat_tables",
            "ziggurat_arrays", "COMPILED_UNIT"]
 
@@ -358,7 +359,7 @@ class _Stats:
         self.n += nb
 
     def result(self) -> dict:
-        return _sampled_result(self.n, *self.moments)
+        return sampled_result(self.n, *self.moments)
 
 
 U = 2.0 ** -53      # float64's unit roundoff
@@ -416,7 +417,9 @@ def with_rounding(result: dict, per_tuple: float, rows: int, blocks: int) -> dic
 COCHRAN_FACTOR = 25
 
 
-def _sampled_result(n, mean, m2, m3=None) -> dict:
+def sampled_result(n, mean, m2, m3=None) -> dict:
+    """A sampled quantity from the (mean, M2[, M3]) of its n per-tuple values: estimate, standard error,
+    normal 95% interval and, given M3, Cochran's rule for that interval (``normal_approximation``)."""
     se = math.sqrt(m2 / (n - 1) / n) if n > 1 else float("inf")
     out = {"estimate": mean, "stderr": se, "ci95": [mean - Z95 * se, mean + Z95 * se], "samples": n,
            "method": "Monte Carlo"}
@@ -577,7 +580,7 @@ def _sphere_run_compiled(kernels, model: SphereModel, tau, k, samples, seed, los
                 kernels.sphere_chunk_serial(*args)
         with _interrupt_after_first_call("merge_block_stats"):
             kernels.merge_block_stats(rows, block_stats, acc_n, acc)
-    out = {name: _sampled_result(int(acc_n[0]), *map(float, acc[q]))
+    out = {name: sampled_result(int(acc_n[0]), *map(float, acc[q]))
            for q, name in enumerate(_SAMPLED)}
     if not weights:
         for name in ("search_cross_entropy", "search_cross_entropy_minus_risk"):
@@ -670,37 +673,44 @@ def _finite_run(model: FiniteModel, tau, k, samples, seed, loss, chunk_size, wei
 
 # ------------------------------------------------------------------ public API
 
+def rounding_inputs(model, tau, k, backend) -> dict:
+    """What ``per_tuple_rounding`` and ``with_rounding`` need of a run: its layout (tuples per block,
+    summands and segment merges per tuple) and the model's similarities, log mu and search weights."""
+    if isinstance(model, SphereModel):
+        unit = COMPILED_UNIT if backend == "numba" else UNIT
+        segments = -(-k // min(k, unit)) - 1
+        sim_error = 2 * U                               # a drawn s or p against an exact draw
+        log_mu = abs(_sphere_log_mu(model, tau))
+        # e^{kappa (s - m)}: the argument's error, the exp's, and those of each segment merge
+        weight_error = (1.01 * (float(model.kappa) * (4 * sim_error + 6 * U) + 4.1 * U) * (1 + segments)
+                        + 6 * U * segments)
+        return dict(rows=max(1, min(MAX_BLOCK_TUPLES, unit // k)), segments=segments, terms=k, sim_scale=1.0,
+                    sim_error=sim_error, weight_error=weight_error, log_mu_error=U * log_mu, log_mu_scale=log_mu)
+    _, _, G, N, _, _, log_mu_table, _ = _finite_tables(model, tau)
+    emb = np.asarray(model.arrays()[2], dtype=float)
+    sim_scale = float(np.abs(G).max())
+    sim_error = 1.01 * emb.shape[1] * U * float(np.square(emb).sum(axis=1).max())      # the Gram matrix
+    log_mu = float(np.abs(log_mu_table).max())
+    # log mu(z): the same log-sum-exp over N points, computed once in float64
+    log_mu_error = (2 * (sim_error + 2.01 * U * sim_scale) / tau
+                    + 1.01 * (1.01 * N * U + 1.01 * (2 * sim_error + 4 * U * sim_scale) / tau + 6.1 * U)
+                    + U * log_mu)
+    return dict(rows=max(1, min(MAX_BLOCK_TUPLES, UNIT // (N if k >= N else k))), segments=0, terms=N,
+                sim_scale=sim_scale, sim_error=sim_error, weight_error=4 * U,      # M / pi, times a count
+                log_mu_error=log_mu_error, log_mu_scale=log_mu)
+
+
 def _rounded(out, model, tau, k, samples, backend):
-    """The sampled results of a run with their float64 rounding bounds (``with_rounding``), from the run's
-    layout (tuples per block, summands and segments per tuple) and the model's similarities."""
+    """The sampled results of a run with their float64 rounding bounds (``with_rounding``)."""
     sampled = {name: r for name, r in out.items()
                if r is not None and r.get("estimate") is not None and r.get("stderr") is not None}
     if not sampled:
         return out
     a_max = max(abs(r["estimate"]) + r["stderr"] * math.sqrt(r["samples"] * max(r["samples"] - 1, 1))
                 for r in sampled.values())
-    if isinstance(model, SphereModel):
-        unit = COMPILED_UNIT if backend == "numba" else UNIT
-        rows, segments = max(1, min(MAX_BLOCK_TUPLES, unit // k)), -(-k // min(k, unit)) - 1
-        sim_scale, sim_error, terms = 1.0, 2 * U, k
-        log_mu = abs(_sphere_log_mu(model, tau))
-        log_mu_error = U * log_mu
-        weight_error = (1.01 * (float(model.kappa) * (4 * sim_error + 6 * U) + 4.1 * U) * (1 + segments)
-                        + 6 * U * segments)
-    else:
-        pi, _, G, N, _, _, log_mu_table, _ = _finite_tables(model, tau)
-        emb = np.asarray(model.arrays()[2], dtype=float)
-        rows, segments, terms = max(1, min(MAX_BLOCK_TUPLES, UNIT // (N if k >= N else k))), 0, N
-        sim_scale = float(np.abs(G).max())
-        sim_error = 1.01 * emb.shape[1] * U * float(np.square(emb).sum(axis=1).max())      # the Gram matrix
-        log_mu = float(np.abs(log_mu_table).max())
-        # log mu(z): the same log-sum-exp over N points, computed once in float64
-        log_mu_error = (2 * (sim_error + 2.01 * U * sim_scale) / tau
-                        + 1.01 * (1.01 * N * U + 1.01 * (2 * sim_error + 4 * U * sim_scale) / tau + 6.1 * U)
-                        + U * log_mu)
-        weight_error = 4 * U                                            # M / pi, times a count
-    per_tuple = per_tuple_rounding(tau, k, terms, segments, sim_scale, sim_error, weight_error, log_mu_error,
-                                   log_mu, a_max)
+    inputs = rounding_inputs(model, tau, k, backend)
+    rows = inputs.pop("rows")
+    per_tuple = per_tuple_rounding(tau, k, a_max=a_max, **inputs)
     blocks = -(-samples // rows)
     return dict(out, **{name: with_rounding(r, per_tuple[name], rows, blocks) for name, r in sampled.items()})
 

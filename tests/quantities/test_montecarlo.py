@@ -384,8 +384,8 @@ def test_cochran_flags_a_mean_carried_by_a_tail_the_sample_barely_saw(backend):
 def test_per_tuple_rounding_bounds_the_float64_values(tau, kappa, k, loss):
     """The NumPy path's per-tuple values (``_SphereAccumulator``) from float64 draws against the same
     formulas in mpmath at 40 digits on the same draws: every error within ``per_tuple_rounding``."""
-    from infonce_sym.quantities.montecarlo import (U, _SphereAccumulator, _sphere_log_mu, _with_gaps,
-                                                  per_tuple_rounding, _SAMPLED)
+    from infonce_sym.quantities.montecarlo import (_SphereAccumulator, _sphere_log_mu, _with_gaps,
+                                                  per_tuple_rounding, rounding_inputs, _SAMPLED)
     model = SphereModel(16, kappa)
     rng = np.random.default_rng(4)
     rows = 6
@@ -396,8 +396,10 @@ def test_per_tuple_rounding_bounds_the_float64_values(tau, kappa, k, loss):
     acc = _SphereAccumulator(tau, kappa, True)
     acc.update(s)
     vals = _with_gaps(acc.values(p, k, loss, log_mu))
-    bound = per_tuple_rounding(tau, k, k, 0, 1.0, 2 * U, 1.01 * (kappa * 14 * U + 4.1 * U), U * abs(log_mu),
-                               abs(log_mu), max(float(np.abs(v).max()) for v in vals))
+    inputs = rounding_inputs(model, tau, k, "numpy")        # the bound monte_carlo itself uses (one segment)
+    del inputs["rows"]
+    assert inputs["segments"] == 0
+    bound = per_tuple_rounding(tau, k, a_max=max(float(np.abs(v).max()) for v in vals), **inputs)
     with mpmath.workdps(40):
         t, lk, lm = mpmath.mpf(tau), mpmath.log(k), mpmath.mpf(log_mu)
         for r in range(rows):
