@@ -31,7 +31,6 @@ RANGES = {
     "dim": (2, 10**5),
     "dim_exact": (2, 4096),
     "kappa_exact": (Decimal(0), Decimal(10**4)),    # issue 10's range; above ~1000 the search CE runs on per-c cells
-    "kappa_expand": (Decimal(0), Decimal(50)),      # the expansion's moments use the plain sphere rule
     "kappa_mc": (Decimal(0), Decimal(10**6)),
     "k_exact": (1, 10**9),
     "k_mc": (1, 10**9),
@@ -472,16 +471,25 @@ def cmd_expand(args):
         consts = model_constants(model, str(args.tau), mpmath.mp)
         results = {key: (mpmath.nstr(consts[name], args.digits, strip_zeros=False) if name in consts else None)
                    for key, name in names.items()}
+        # the k at which the 1/k^2 term equals the 1/k term: the expansion describes k well above it
+        crossover = {gap: (mpmath.nstr(abs(consts[two] / consts[one]), 3) if one in consts and two in consts
+                           and consts[one] != 0 else None)
+                     for gap, (one, two) in (("cross_entropy", (names["c1"], names["c2"])),
+                                             ("search", (names["d1"], names["d2"])))}
     reason = None if model.dominated else model.domination_reason
     undefined = {key: reason or "not available for this model" for key, v in results.items() if v is None}
     if args.json:
-        _emit_json(args, results, model=model.label, undefined=undefined)
+        _emit_json(args, results, model=model.label, undefined=undefined, k_crossover=crossover)
         return 0
     risk = "R" if args.loss == "infonce" else "R~"
     print(f"{model.label}  {_inputs_line(args, ('tau', 'loss'))}:  ∫CE - {risk} = c1/k + c2/k^2 + O(k^-3),  "
           f"search CE - {risk} = d1/k + d2/k^2 + O(k^-3)")
     for key, value in results.items():
         print(f"  {key} = {value if value is not None else 'undefined: ' + undefined[key]}")
+    shown = [f"|{a}/{b}| = {crossover[gap]}" for gap, a, b in (("cross_entropy", "c2", "c1"), ("search", "d2", "d1"))
+             if crossover[gap] is not None]
+    if shown:
+        print(f"  the 1/k^2 term equals the 1/k term at k = {', '.join(shown)}: the expansions describe k well above")
     return 0
 
 
@@ -681,7 +689,7 @@ def build_parser():
     m.set_defaults(func=cmd_mc, _check=_check_mc)
 
     e = sub.add_parser("expand", help="exact 1/k and 1/k^2 constants c1, c2, d1, d2")
-    _model_options(e, RANGES["kappa_expand"], RANGES["dim_exact"])
+    _model_options(e, RANGES["kappa_exact"], RANGES["dim_exact"])      # the sphere's moments in closed form
     _tau_option(e)
     choice_option(e, "--loss", "the loss: InfoNCE (R) or decoupled (R~)", ("infonce", "dcl"), "infonce")
     int_option(e, "--digits", "significant digits", *RANGES["digits"], default="30")

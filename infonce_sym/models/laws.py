@@ -135,6 +135,57 @@ def mean_resultant_arb(dim: int, kappa):
     return ratio + arb(0, rad) if not rad.is_zero() else ratio
 
 
+def sphere_moments_arb(dim: int, kappa, inv_tau) -> dict:
+    """Closed forms (arb, current precision) of the per-anchor moments that the 1/k and 1/k^2
+    constants read (``proofs.expansions``: X = e^{s/tau}, V = X/mu - 1, W = e^{p/tau}/mu, r = dM/dpi,
+    a = r (s - E[r s]), b = r - 1), for the sphere with vMF(kappa) positives.  With
+    F(b) = Z_d(b) = E_pi e^{b s}, A = F'/F (``mean_resultant_arb``: F'(b) = E_pi s e^{b s}),
+    R_j = E r^j = F(j kappa)/F(kappa)^j and E[r^j s] = A(j kappa) R_j:
+
+        m2 = F(2/tau)/F(1/tau)^2 - 1,   m3 = F(3/tau)/F(1/tau)^3 - 3 F(2/tau)/F(1/tau)^2 + 2,
+        EW^n = E_M W^n = F(kappa + n/tau) / (F(kappa) F(1/tau)^n),   n = 1, 2,
+        E_b2 = R_2 - 1,   E_ab = R_2 (A(2 kappa) - A(kappa)),
+        E_ab2 = R_3 (A(3 kappa) - A(kappa)) - 2 R_2 (A(2 kappa) - A(kappa)),
+
+    each written with expm1 and log-domain ratios (``log_partition_arb``), so nothing overflows at
+    kappa = 10^4, d = 4096.  The balls bound every rounding; cancellation (m3 at large tau, E_ab2 at
+    small kappa) shows as a wide ball, which the caller narrows by raising the precision.
+
+    d = 3 has F(b) = sinh(b)/b, so at tau = 1, kappa = 0: m2 = sinh(2)/(2 sinh(1)^2) - 1,
+    0.31303528549933...
+
+    >>> import flint
+    >>> sphere_moments_arb(3, flint.arb(0), flint.arb(1))["m2"].mid().str(12, radius=False)
+    '0.313035285499'
+    """
+    arb = flint.arb
+    kappa = kappa if isinstance(kappa, arb) else arb(kappa)
+    inv_tau = inv_tau if isinstance(inv_tau, arb) else arb(inv_tau)
+
+    def log_f(b):
+        return log_partition_arb(dim, b)
+
+    def mean(b):
+        return mean_resultant_arb(dim, b)
+
+    l1 = log_f(inv_tau)
+    lk = log_f(kappa)
+    e2 = (log_f(2 * inv_tau) - 2 * l1).expm1()
+    e3 = (log_f(3 * inv_tau) - 3 * l1).expm1()
+    r2m1 = (log_f(2 * kappa) - 2 * lk).expm1()
+    r2, r3 = 1 + r2m1, (log_f(3 * kappa) - 3 * lk).exp()
+    a1, a2, a3 = mean(kappa), mean(2 * kappa), mean(3 * kappa)
+    return {
+        "m2": e2,
+        "m3": e3 - 3 * e2,
+        "EW": (log_f(kappa + inv_tau) - lk - l1).exp(),
+        "EW2": (log_f(kappa + 2 * inv_tau) - lk - 2 * l1).exp(),
+        "E_b2": r2m1,
+        "E_ab": r2 * (a2 - a1),
+        "E_ab2": r3 * (a3 - a1) - 2 * r2 * (a2 - a1),
+    }
+
+
 @dataclass(frozen=True)
 class SphereModel:
     """Z = S^{d-1}, pi uniform, phi = identity, M(x, .) = von Mises-Fisher(x, kappa).
@@ -182,6 +233,10 @@ class SphereModel:
         """Closed form of eq. (7) integrated: -E_M<x,y>/tau + log Z_d(1/tau)."""
         tau = ctx.mpf(tau)
         return -self.mean_positive_similarity(ctx) / tau + self.log_partition(ctx, 1 / tau)
+
+    def expansion_moments_arb(self, inv_tau) -> dict:
+        """:func:`sphere_moments_arb` at this model's kappa (the decimal given), arb at the current precision."""
+        return sphere_moments_arb(self.dim, flint.arb(self.kappa_decimal), inv_tau)
 
     def density_ratio_second_moment(self, ctx):
         """E|dM(Z,.)/dpi(Z')|^2 = Z_d(2 kappa) / Z_d(kappa)^2."""

@@ -23,8 +23,10 @@ EXP.dcl.lower/upper, EXP.infonce.lower/upper, EXP.search-dcl.lower/upper.
 """
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import lru_cache
 
+import flint
 import sympy as sp
 
 from .chain import (Assumption, ByLemma, Derivation, Ea, Ex, Identity, Lemma, Step, eq, iid_product_moment,
@@ -32,7 +34,7 @@ from .chain import (Assumption, ByLemma, Derivation, Ea, Ex, Identity, Lemma, St
 from .lemmas import taylor_n
 from .register import derivation, register
 
-__all__ = ["MOMENTS", "expansion_constants", "anchor_moments", "constants", "model_constants",
+__all__ = ["MOMENTS", "expansion_constants", "anchor_moments", "constants", "model_constants", "closed_form_constants",
            "DERIVATIONS", "evaluate"]
 
 from .symbols import k, tau  # noqa: E402
@@ -278,6 +280,75 @@ def constants(anchor_moments_list, tau_value, ctx, names=("c1", "c2", "c1t", "c2
 
 
 def model_constants(model, tau_value, ctx):
-    """:func:`constants` for a model of :mod:`infonce_sym.models`."""
+    """:func:`constants` for a model of :mod:`infonce_sym.models`: from the model's closed-form moments
+    where it has them (the sphere, any d and kappa: :func:`closed_form_constants`), else from its
+    anchor laws' atoms."""
+    if getattr(model, "expansion_moments_arb", None) is not None:
+        return closed_form_constants(model, tau_value, ctx)
     laws = model.anchor_laws(ctx, tau_value)
     return constants([anchor_moments(law, tau_value, ctx) for law in laws], tau_value, ctx)
+
+
+def _arb_value(expr, values):
+    """A constant of :func:`expansion_constants` (sums, products, integer powers, rationals) in arb balls."""
+    arb = flint.arb
+    if expr.is_Symbol:
+        return values[expr]
+    if expr.is_Rational:
+        return arb(int(expr.p)) / int(expr.q)
+    if expr.is_Add or expr.is_Mul:
+        parts = [_arb_value(a, values) for a in expr.args]
+        out = parts[0]
+        for part in parts[1:]:
+            out = out + part if expr.is_Add else out * part
+        return out
+    if expr.is_Pow and expr.exp.is_Integer:
+        return _arb_value(expr.base, values) ** int(expr.exp)
+    raise ValueError(f"not a polynomial in the moments: {expr}")
+
+
+# the precision at which closed_form_constants gives up: the d constants at kappa -> 0 cancel like
+# kappa^3 (about 10^4 bits at kappa = 10^-1000, one second at d = 4096)
+MAX_CLOSED_FORM_BITS = 2 ** 16
+
+
+def _tight(ball, bits):
+    return ball.is_finite() and (ball.rad().is_zero() or ball.rad() <= abs(ball.mid()) * flint.arb(2) ** -bits)
+
+
+def closed_form_constants(model, tau_value, ctx, names=("c1", "c2", "c1t", "c2t", "d1", "d2", "d1t", "d2t")):
+    """The per-anchor constants from the model's closed-form moments (``expansion_moments_arb``, one anchor
+    class), evaluated in arb: every ball is within 2^-(ctx.prec + 8) of its midpoint, the precision doubled
+    until it is (cancellation: m3 at large tau, E_ab2 at small kappa), so the digits of ctx are certified.
+    tau as typed (a decimal text or Decimal, or a float read as its shortest decimal, as ``exact_values`` reads
+    it) enters as the ball around that decimal; an mpf exactly."""
+    arb = flint.arb
+    target = int(ctx.prec) + 8
+    exprs = {name: expansion_constants()[name] for name in names}
+    saved, prec = flint.ctx.prec, int(ctx.prec) + 32
+    try:
+        while True:
+            flint.ctx.prec = prec
+            if isinstance(tau_value, (str, Decimal, float, int)):
+                tau_ball = arb(repr(tau_value) if isinstance(tau_value, float) else str(tau_value))
+            else:
+                man, exp = ctx.mpf(tau_value).man_exp
+                tau_ball = arb(int(man)) * arb(2) ** int(exp)
+            moments = model.expansion_moments_arb(1 / tau_ball)
+            values = {MOMENTS[n]: v for n, v in moments.items()}
+            values[tau] = tau_ball
+            balls = {name: _arb_value(e, values) for name, e in exprs.items()}
+            if all(_tight(b, target) for b in balls.values()):
+                break
+            if prec > MAX_CLOSED_FORM_BITS:
+                wide = [n for n, b in balls.items() if not _tight(b, target)]
+                raise ArithmeticError(f"{model.label}, tau = {tau_value}: the closed forms of {', '.join(wide)} "
+                                      f"did not reach {ctx.dps} digits at {prec} bits (cancellation)")
+            prec *= 2
+    finally:
+        flint.ctx.prec = saved
+    out = {}
+    for name, ball in balls.items():
+        man, exp = ball.mid().man_exp()
+        out[name] = ctx.ldexp(ctx.mpf(int(man)), int(exp))
+    return out

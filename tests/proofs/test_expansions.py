@@ -284,3 +284,118 @@ def test_search_bounds_contain_the_exact_gap_finite_model():
             lo, up = _averaged("EXP.search-dcl.lower", anchors, kk), _averaged("EXP.search-dcl.upper", anchors, kk)
             assert lo <= g <= up, (kk, lo, g, up)
         assert up - lo < 1e-4 * g                   # k = 10^4: the bounds pin the gap to ~4 digits
+
+
+# ---------------------------------------------------------------- the sphere's moments in closed form
+def _sphere_moments_by_quadrature(d, kappa, tau):
+    """The moments from their definitions (the module docstring), by mpmath.quad on the density
+    c_d (1 - s^2)^((d-3)/2) of s = <x, z> at 32 digits, mu and Z_d(kappa) by quadrature too: no Bessel
+    function and no closed form; panels at the density's scale 1/sqrt(d) and at kappa's, 1/kappa, below 1."""
+    mp = mpmath.mp
+    kappa, it = mp.mpf(kappa), 1 / mp.mpf(tau)
+    a = mp.mpf(d - 3) / 2
+    logc = mp.loggamma(mp.mpf(d) / 2) - mp.loggamma(mp.mpf(d - 1) / 2) - mp.log(mp.pi) / 2
+    step = 1 / (2 * mp.sqrt(d))
+    cuts = {mp.mpf(-1), mp.mpf(1)} | {j * step for j in range(-12, 13) if abs(j * step) < 1}
+    cuts |= {1 - mp.mpf(j) / kappa for j in (1, 3, 10, 30, 100, 300) if j < kappa}
+
+    def E(f):
+        return mp.quad(lambda s: f(s) * mp.exp(logc + a * mp.log1p(-s * s)) if abs(s) < 1 else 0, sorted(cuts))
+    mu, Z = E(lambda s: mp.exp(it * s)), E(lambda s: mp.exp(kappa * s))
+    r = lambda s: mp.exp(kappa * s) / Z                                       # noqa: E731
+    V = lambda s: mp.exp(it * s) / mu - 1                                     # noqa: E731
+    ers = E(lambda s: r(s) * s)
+    return {"m2": E(lambda s: V(s) ** 2), "m3": E(lambda s: V(s) ** 3),
+            "EW": E(lambda s: r(s) * (V(s) + 1)), "EW2": E(lambda s: r(s) * (V(s) + 1) ** 2),
+            "E_b2": E(lambda s: (r(s) - 1) ** 2), "E_ab": E(lambda s: r(s) * (s - ers) * (r(s) - 1)),
+            "E_ab2": E(lambda s: r(s) * (s - ers) * (r(s) - 1) ** 2)}
+
+
+@pytest.mark.parametrize("d, kappa, tau", [(3, "1000", "0.5"), (16, "200", "0.1"), (256, "50", "1"),
+                                           (4, "0.001", "100")])
+def test_sphere_closed_form_moments_against_quadrature(d, kappa, tau):
+    """``sphere_moments_arb`` (Bessel closed forms, expm1 and log-domain ratios) against the definitions
+    integrated by quadrature, concentrated positives (kappa = 200, 1000) and heavy cancellation (m3 and
+    E[a b^2] at tau = 100, kappa = 0.001) included: 25 digits."""
+    import flint
+    from infonce_sym.models.laws import sphere_moments_arb
+    with mpmath.workdps(32):
+        by_quadrature = _sphere_moments_by_quadrature(d, kappa, tau)
+        saved, flint.ctx.prec = flint.ctx.prec, 256
+        try:
+            closed = sphere_moments_arb(d, flint.arb(kappa), 1 / flint.arb(tau))
+        finally:
+            flint.ctx.prec = saved
+        for name, value in by_quadrature.items():
+            assert mpmath.almosteq(mpmath.mpf(closed[name].mid().str(40, radius=False)), value, 1e-25), name
+
+
+def test_sphere_closed_form_constants_against_s2_elementary_forms():
+    """d = 3: the constants from the Bessel closed forms equal those from the elementary sinh forms of
+    ``_sphere_anchor_moments`` (m2, m3, EW, EW2), at kappa = 2, 300 and tau = 1, 0.05."""
+    with mpmath.workdps(40):
+        for kappa, tau in (("2", "1"), ("300", "0.05")):
+            am = _sphere_anchor_moments(kappa, tau)
+            got = X.model_constants(SphereModel(3, kappa), tau, mpmath.mp)
+            for name in ("c1", "c2", "c1t", "c2t"):
+                assert mpmath.almosteq(got[name], X.evaluate(name, am, tau, mpmath.mp), 1e-33), (kappa, tau, name)
+
+
+@pytest.mark.parametrize("d, kappa, tau, search", [(16, "200", "0.2", False), (8, "20", "0.5", True)])
+def test_sphere_constants_against_exact_gaps_at_large_k(d, kappa, tau, search):
+    """k^2 (gap - c1/k) - c2 = O(1/k) for the exact gaps (exact.py's transforms, 30 digits) at k = 10^5,
+    10^6, 10^7: InfoNCE's c1, c2, DCL's c1t, c2t (through R - R~), and the search's d1, d2 where the
+    expansion is reached for these k (|d2/d1| = 112 at (8, 20, 0.5); 3.8e10 at (16, 200, 0.2))."""
+    model = SphereModel(d, kappa)
+    runs = exact_values(model, float(tau), ks=[10**5, 10**6, 10**7], digits=30)
+    with mpmath.workdps(40):
+        C = X.model_constants(model, tau, mpmath.mp)
+        pairs = [("cross_entropy_limit_minus_risk", C["c1"], C["c2"]),
+                 ("infonce_minus_dcl_risk", C["c1t"] - C["c1"], C["c2t"] - C["c2"])]
+        if search:
+            pairs.append(("search_cross_entropy_minus_risk", C["d1"], C["d2"]))
+        for gap, c1, c2 in pairs:
+            errors = [abs(r.k ** 2 * (r.gaps[gap] - c1 / r.k) - c2) / abs(c2) for r in runs]
+            assert errors[-1] < 1e-3, (gap, errors)
+            assert errors[1] < 0.12 * errors[0] and errors[2] < 0.12 * errors[1], (gap, errors)
+
+
+def test_expand_prints_the_closed_form_constants():
+    """`expand` on the sphere at 60 digits prints the closed-form constants (the plain rule of the anchor
+    laws, used before, was good to 40 digits only at (16, 50, 0.1)), and runs at kappa = 10^4, d = 4096,
+    with the k at which the 1/k^2 term equals the 1/k term (5e34 there: no k of interest is in range)."""
+    import json
+    from infonce_sym.app.cli import main
+    from contextlib import redirect_stdout
+    import io
+    for argv, digits in ((["--dim", "16", "--kappa", "50", "--tau", "0.1"], 60),
+                         (["--dim", "4096", "--kappa", "10000", "--tau", "0.01"], 30)):
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            assert main(["expand", *argv, "--digits", str(digits), "--json"]) == 0
+        out = json.loads(buf.getvalue())
+        with mpmath.workdps(digits + 20):
+            model = SphereModel(int(argv[1]), argv[3])
+            by_quadrature = _sphere_moments_by_quadrature(model.dim, argv[3], argv[5]) if model.dim == 16 else None
+            C = X.model_constants(model, argv[5], mpmath.mp)
+            for key in ("c1", "c2", "d1", "d2"):
+                assert out["results"][key] == mpmath.nstr(C[key], digits, strip_zeros=False), key
+            assert out["k_crossover"] == {"cross_entropy": mpmath.nstr(abs(C["c2"] / C["c1"]), 3),
+                                          "search": mpmath.nstr(abs(C["d2"] / C["d1"]), 3)}
+            if by_quadrature is not None:                 # the quadrature route at 80 digits, as a second check
+                assert mpmath.almosteq(mpmath.mpf(out["results"]["c2"]), X.evaluate("c2", by_quadrature, argv[5], mpmath.mp),
+                                       mpmath.mpf(10) ** (1 - digits))
+
+
+def test_closed_form_constants_raise_the_precision_through_cancellation():
+    """At kappa = 10^-20 the search constants cancel like kappa^3 (d2t ~ 1.6e-63 out of terms ~ 1e-3): the
+    closed forms at the starting precision are noise, the certified value equals the quadrature of the
+    definitions at 75 digits; where no precision up to MAX_CLOSED_FORM_BITS suffices, ArithmeticError."""
+    with mpmath.workdps(75):
+        by_quadrature = _sphere_moments_by_quadrature(3, "1e-20", "100")
+        expected = X.evaluate("d2t", by_quadrature, "100", mpmath.mp)
+    with mpmath.workdps(30):
+        got = X.closed_form_constants(SphereModel(3, "1e-20"), "100", mpmath.mp)["d2t"]
+        assert mpmath.almosteq(got, expected, 1e-28)
+        with pytest.raises(ArithmeticError, match="d2t did not reach 30 digits"):
+            X.closed_form_constants(SphereModel(2, "1e-30000"), "100", mpmath.mp)
