@@ -14,7 +14,7 @@ from decimal import Decimal
 __all__ = [
     "InputError", "check_positive", "check_tau", "check_k", "check_digits",
     "check_dim", "check_kappa", "check_finite_real", "check_probability",
-    "read_real", "read_int", "read_choice", "shown", "shown_path", "read_json_file", "DIGITS_RANGE", "MAX_NUMBER_CHARS",
+    "read_real", "read_int", "read_decimal", "read_choice", "shown", "shown_path", "read_json_file", "DIGITS_RANGE", "MAX_NUMBER_CHARS",
 ]
 
 DIGITS_RANGE = (5, 100)
@@ -106,6 +106,18 @@ def read_real(name: str, text, lo=None, hi=None, lo_open=False, hi_open=False) -
         if value < low or (lo_open and value == low) or (high is not None and (value > high or (hi_open and value == high))):
             raise InputError(name, f"must be {what}, got {shown(text)}")
     return value
+
+
+def read_decimal(name: str, text, what: str = "a real number") -> Decimal:
+    """The decimal ``text`` exactly, ASCII digits only ('1_0', Unicode digits, 'inf' and 'nan' are refused),
+    its exponent within +-MAX_EXPONENT; ``what`` says what was expected in the refusal.
+
+    >>> read_decimal("--k", "1_000", "an integer")
+    Traceback (most recent call last):
+    ...
+    infonce_sym.errors.InputError: --k: must be an integer written in decimal (like 0.5 or 2e-3), got 1_000
+    """
+    return _decimal(name, text, what)
 
 
 def read_int(name: str, text, lo: int, hi: int | None = None) -> int:

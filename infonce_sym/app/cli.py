@@ -101,7 +101,7 @@ def choice_option(p, flag, help, choices, default):
 
 def path_option(p, flag, help, kind, default=None, required=False):
     """kind 'file' (an input file to read) or 'dir' (an output directory to create or reuse)."""
-    reader = (lambda text: _input_file(flag, text)) if kind == "file" else (lambda text: _output_dir(flag, text))
+    reader = (lambda text: _input_file(flag, text)) if kind == "file" else (lambda text: output_dir(flag, text))
     _add(p, flag, reader, help, default, required, "FILE" if kind == "file" else "DIR")
 
 
@@ -116,7 +116,7 @@ def _input_file(flag, text) -> Path:
     return path
 
 
-def _output_dir(flag, text) -> Path:
+def output_dir(flag, text) -> Path:
     """An output directory, created now (before any work) and shown to be writable."""
     import tempfile
     if not text or not text.strip():

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import math
 import sys
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 
-from ..errors import TAU_RANGE, InputError
+from ..errors import TAU_RANGE, InputError, read_decimal
+from .cli import output_dir
 
 __all__ = ["add_parser", "run", "read_tau", "read_ks", "K_RANGE", "DIGITS_SMALL_N"]
 
@@ -106,13 +107,7 @@ def add_parser(subparsers):
 
 # ------------------------------------------------------------------ readers (exact, one line on error)
 def _decimal(flag, text, what):
-    try:
-        value = Decimal(str(text).strip())
-    except (InvalidOperation, ValueError):
-        raise InputError(flag, f"must be {what}, got {text!r}") from None
-    if not value.is_finite():
-        raise InputError(flag, f"must be {what}, got {text!r}")
-    return value
+    return read_decimal(flag, text, what)
 
 
 def _int(flag, text, lo, hi):
@@ -146,7 +141,7 @@ def read_tau(args) -> str:
     else:
         ls = _decimal(flag, text, "a decimal")
         with mpmath.workdps(30):
-            if abs(ls) > 50:
+            if ls.copy_abs() > 50:
                 raise InputError(flag, f"must give tau = exp(-L) in [{lo:f}, {hi:f}], got {text!r}")
             shown = mpmath.nstr(mpmath.exp(-mpmath.mpf(str(ls))), 25)
         tau = Decimal(shown)
@@ -177,7 +172,10 @@ def read_ks(text) -> list:
     if not parts or any(not p for p in parts):
         raise InputError("--k", f"must be comma-separated integers in [1, 10^12], got {text!r}")
     ks = [_int("--k", p, *K_RANGE) for p in parts]
-    return sorted(set(ks))
+    twice = sorted({k for k in ks if ks.count(k) > 1})
+    if twice:
+        raise InputError("--k", f"k = {twice[0]} is given twice in {text!r}")
+    return sorted(ks)
 
 
 def _names(flag, text, count):
@@ -213,18 +211,18 @@ def run(args) -> int:
     seed = _int("--seed", args.seed, *SEED_RANGE)
     workers = None if args.workers is None else _int("--workers", args.workers, *WORKERS_RANGE)
     digits = None if args.digits is None else _int("--digits", args.digits, *DIGITS_RANGE)
-    out_dir = None
-    if args.out is not None:
-        out_dir = Path(args.out)
-        if out_dir.exists() and not out_dir.is_dir():
-            raise InputError("--out", f"{args.out}: exists and is not a directory")
-        try:
-            out_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError("--out", f"{args.out}: cannot be created ({exc.strerror or exc})") from None
+    out_dir = None if args.out is None else output_dir("--out", args.out)
     files = [("--anchors", args.anchors), ("--positives", args.positives)]
     if args.negatives is not None:
         files.append(("--negatives", args.negatives))
+    named = [p for _, p in files] + list(args.compare or [])
+    suffixes = {Path(str(p)).suffix.lower() for p in named}
+    if args.key is not None and not suffixes & {".npz", ".safetensors", ".pt"}:
+        raise InputError("--key", "names arrays inside .npz, .safetensors or .pt files, and no file given is one")
+    if args.column is not None and ".parquet" not in suffixes:
+        raise InputError("--column", "names a list column of .parquet files, and no file given is one")
+    if args.compare_key is not None and args.compare is None:
+        raise InputError("--compare-key", "names arrays inside the --compare files; give --compare A2 P2")
     keys = _names("--key", args.key, len(files))
     cols = _names("--column", args.column, len(files))
     arrays = _load(files, keys, cols)

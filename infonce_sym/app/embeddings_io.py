@@ -90,8 +90,10 @@ def _load_npz(option, path, key):
             k = _pick_key(option, path, data.files, key)
             try:
                 return np.asarray(data[k])
-            except ValueError:
-                _fail(option, path, f"array {k!r}: data are not numeric (an object array)")
+            except ValueError as exc:
+                if "pickle" in str(exc).lower() or "object" in str(exc).lower():
+                    _fail(option, path, f"array {k!r}: data are not numeric (an object array)")
+                _fail(option, path, f"array {k!r}: not a valid .npy member ({exc})")
     except InputError:
         raise
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
@@ -273,6 +275,8 @@ def load_matrix(option: str, text, key: str | None = None, column: str | None = 
         _fail(option, path, "file not found")
     if path.is_dir():
         _fail(option, path, "is a directory, not a file")
+    if not path.is_file():                  # a named pipe or a device would block or stream forever
+        _fail(option, path, "is not a regular file (a pipe, socket or device)")
     ext = path.suffix.lower()
     if ext not in FORMATS:
         _fail(option, path, f"unknown extension {ext or '(none)'!r}; use one of {', '.join(FORMATS)}")

@@ -527,6 +527,14 @@ def test_every_bad_file_exits_2_with_one_line(tmp_path, capsys):
     (["--tau", "0.5", "--k", "1e13"], "--k"), (["--tau", "0.5", "--loss", "hinge"], "--loss"),
     (["--tau", "0.5", "--negatives-from", "both"], "--negatives-from"),
     (["--tau", "0.5", "--digits", "3"], "--digits"), (["--tau", "0.5", "--samples", "-1"], "--samples"),
+    # found by fuzzing (Dec 2026): a huge --logit-scale overflowed Decimal's abs (exit 1); '' as --out wrote
+    # into the working directory; duplicated k were dropped silently; '1_000', '1_0' and Unicode digits were
+    # read as numbers; --key, --column and --compare-key were ignored where nothing reads them
+    (["--logit-scale", "1e999999999"], "--logit-scale"), (["--logit-scale", "-1e1000000"], "--logit-scale"),
+    (["--tau", "0.5", "--out", ""], "--out"), (["--tau", "0.5", "--k", "4,1,4"], "k = 4 is given twice"),
+    (["--tau", "0.5", "--k", "1_000"], "--k"), (["--tau", "1_0"], "--tau"), (["--tau", "\u0660.\u0665"], "--tau"),
+    (["--tau", "0.5", "--k", "\u0661\u0662"], "--k"), (["--tau", "0.5", "--key", "x"], "--key"),
+    (["--tau", "0.5", "--column", "x"], "--column"), (["--tau", "0.5", "--compare-key", "x"], "--compare-key"),
 ])
 def test_bad_options_exit_2(tmp_path, capsys, argv, needle):
     a, p = _pairs(3, 3)
@@ -534,6 +542,34 @@ def test_bad_options_exit_2(tmp_path, capsys, argv, needle):
     np.save(tmp_path / "p.npy", p)
     code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", *argv)
     assert code == 2 and len(err.strip().splitlines()) == 1 and needle in err, err
+
+
+def test_a_named_pipe_and_a_corrupt_npz_member_exit_2_naming_the_file(tmp_path, capsys):
+    """A FIFO blocked open() forever; a broken member of an .npz was called an object array."""
+    import os
+    import zipfile
+    a, p = _pairs(3, 3)
+    np.save(tmp_path / "p.npy", p)
+    os.mkfifo(tmp_path / "fifo.npy")
+    # a writer, so that a reader that opens the pipe gets data and fails instead of hanging the test
+    import threading
+
+    def write():
+        try:
+            with open(tmp_path / "fifo.npy", "wb") as fh:
+                fh.write(b"\x93NUMPY" + b"x" * 64)
+        except OSError:
+            pass
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    with zipfile.ZipFile(tmp_path / "broken.npz", "w") as z:
+        z.writestr("a.npy", b"\x93NUMPYxxxx")
+    for path, problem in ((tmp_path / "fifo.npy", "not a regular file"), (tmp_path / "broken.npz", "not a valid .npy member")):
+        code, out, err = _run(capsys, "--anchors", path, "--positives", tmp_path / "p.npy", "--tau", "0.5")
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert problem in err and path.name in err, err
+    os.close(os.open(tmp_path / "fifo.npy", os.O_RDONLY | os.O_NONBLOCK))      # releases the writer
+    writer.join(5)
 
 
 def test_loader_error_is_an_input_error_naming_the_option(tmp_path):
