@@ -204,6 +204,15 @@ def _check_risk(args):
                               f"--spec {shown_path(args.spec)} (N = {n} states)")
 
 
+def _check_expand(args):
+    """expand: the model checks, and a finite model whose N x N moment sums would take longer than
+    --max-seconds is refused before any work."""
+    _check_model(args)
+    if args.model == "finite":
+        n = args.finite_model.size
+        _refuse_if_too_costly(args, EXPAND_SECONDS_PER_PAIR * n * n + 1.0, f"--spec {shown_path(args.spec)} (N = {n} states)")
+
+
 def _check_a2_tau(text, tau):
     """App. A.2 needs e^(1/tau) > 2, and 1/eps = ceil(e^(1/tau) - 1) <= 400 points (tau >= 1/log 401)."""
     import mpmath
@@ -339,6 +348,9 @@ MC_TUPLES_PER_SECOND = 1.0e6           # per-tuple overhead (anchor, positive, l
 RADEMACHER_SECONDS_PER_UNIT = {1: 1.0e-5, 2: 1.0e-5, 3: 2.0e-3}
 THEOREM1_SECONDS_PER_UNIT = 1.0e-5     # per repeats x (n + samples) x (k + 2) unit (fit and Monte Carlo)
 BYTES_PER_NEGATIVE = 8 * 8           # memory of one stored negative (tuples of Section 4)
+# expand on a finite model: per (anchor, state) pair, the seven moment sums in mpmath (N = 200: 3.6 s, N = 400:
+# 10.6 s at 5 to 100 digits, 2026-12-03)
+EXPAND_SECONDS_PER_PAIR = 7.0e-5
 
 
 def _refuse_if_too_costly(args, seconds, what, memory_bytes=0):
@@ -694,7 +706,9 @@ def build_parser():
     choice_option(e, "--loss", "the loss: InfoNCE (R) or decoupled (R~)", ("infonce", "dcl"), "infonce")
     int_option(e, "--digits", "significant digits", *RANGES["digits"], default="30")
     _json_option(e)
-    e.set_defaults(func=cmd_expand, _check=_check_model)
+    real_option(e, "--max-seconds", "refuse up front a run estimated to take longer than this many seconds "
+                "(finite models: about 0.07 ms x N^2)", 1, 10**9, default=str(LIMITS["max_seconds"]))
+    e.set_defaults(func=cmd_expand, _check=_check_expand)
 
     b = sub.add_parser("bench", help="speed figures (exact values, Monte Carlo throughput)")
     b.add_argument("--quick", action="store_true", help="fewer repetitions")

@@ -213,18 +213,29 @@ def __getattr__(name):
 
 
 # ---------------------------------------------------------------- numbers from models
-def anchor_moments(law, tau, ctx):
-    """The moments in ``MOMENTS`` (plus ``weight``) for one :class:`~infonce_sym.models.AnchorLaw`."""
+@lru_cache(maxsize=None)
+def constant_orders() -> dict:
+    """The highest power of each moment family (m, EW, E_b, E_ab) that the constants of
+    :func:`expansion_constants` read (m3, EW2, E_b2, E_ab2); the others serve the remainder bounds."""
+    used = set().union(*(e.free_symbols for e in expansion_constants().values()))
+    return {name: max((n for n, sym in family.items() if sym in used), default=0)
+            for name, family in (("m", m), ("EW", EW), ("E_b", E_b), ("E_ab", E_ab))}
+
+
+def anchor_moments(law, tau, ctx, orders=None):
+    """The moments in ``MOMENTS`` (plus ``weight``) for one :class:`~infonce_sym.models.AnchorLaw`;
+    ``orders`` ({"m": 3, ...}, as :func:`constant_orders`) stops each family at that power."""
+    top = {"m": ORDER + 1, "EW": ORDER + 1, "E_b": ORDER + 1, "E_ab": ORDER + 1, **(orders or {})}
     tau = ctx.mpf(tau)
     ws = [ctx.mpf(w) for w in law.negative_weight]
     X = [ctx.exp(ctx.mpf(s) / tau) for s in law.negative_similarity]
     mu = ctx.fsum(w * x for w, x in zip(ws, X))
     Vs = [x / mu - 1 for x in X]
     out = {"weight": ctx.mpf(law.weight)}
-    for n in m:
+    for n in (n for n in m if n <= top["m"]):
         out[m[n].name] = ctx.fsum(w * v ** n for w, v in zip(ws, Vs))
     Ws = [ctx.exp(ctx.mpf(p) / tau) / mu for p in law.positive_similarity]
-    for n in EW:
+    for n in (n for n in EW if n <= top["EW"]):
         out[EW[n].name] = ctx.fsum(ctx.mpf(q) * x ** n for q, x in zip(law.positive_weight, Ws))
     if law.negative_ratio is not None:
         rs = [ctx.mpf(r) for r in law.negative_ratio]
@@ -232,9 +243,9 @@ def anchor_moments(law, tau, ctx):
         ers = ctx.fsum(w * r * s for w, r, s in zip(ws, rs, ss))
         A = [r * (s - ers) for r, s in zip(rs, ss)]
         Bs = [r - 1 for r in rs]
-        for n in E_b:
+        for n in (n for n in E_b if n <= top["E_b"]):
             out[E_b[n].name] = ctx.fsum(w * x ** n for w, x in zip(ws, Bs))
-        for n in E_ab:
+        for n in (n for n in E_ab if n <= top["E_ab"]):
             out[E_ab[n].name] = ctx.fsum(w * x * y ** n for w, x, y in zip(ws, A, Bs))
     return out
 
@@ -256,11 +267,16 @@ def search_remainder_moments(law, tau, ctx, top=6):
     return out
 
 
-def evaluate(name, moments, tau_value, ctx):
-    """One per-anchor constant (e.g. "c2") at the given moments."""
+@lru_cache(maxsize=None)
+def _lambdified(name):
     expr = expansion_constants()[name]
     syms = sorted(expr.free_symbols, key=lambda s: s.name)
-    f = sp.lambdify(syms, expr, modules="mpmath")
+    return syms, sp.lambdify(syms, expr, modules="mpmath")
+
+
+def evaluate(name, moments, tau_value, ctx):
+    """One per-anchor constant (e.g. "c2") at the given moments."""
+    syms, f = _lambdified(name)
     args = [ctx.mpf(tau_value) if s == tau else moments[s.name] for s in syms]
     return f(*args)
 
@@ -286,7 +302,7 @@ def model_constants(model, tau_value, ctx):
     if getattr(model, "expansion_moments_arb", None) is not None:
         return closed_form_constants(model, tau_value, ctx)
     laws = model.anchor_laws(ctx, tau_value)
-    return constants([anchor_moments(law, tau_value, ctx) for law in laws], tau_value, ctx)
+    return constants([anchor_moments(law, tau_value, ctx, constant_orders()) for law in laws], tau_value, ctx)
 
 
 def _arb_value(expr, values):
