@@ -348,9 +348,9 @@ MC_TUPLES_PER_SECOND = 1.0e6           # per-tuple overhead (anchor, positive, l
 RADEMACHER_SECONDS_PER_UNIT = {1: 1.0e-5, 2: 1.0e-5, 3: 2.0e-3}
 THEOREM1_SECONDS_PER_UNIT = 1.0e-5     # per repeats x (n + samples) x (k + 2) unit (fit and Monte Carlo)
 BYTES_PER_NEGATIVE = 8 * 8           # memory of one stored negative (tuples of Section 4)
-# expand on a finite model: per (anchor, state) pair, the seven moment sums in mpmath (N = 200: 3.6 s, N = 400:
-# 10.6 s at 5 to 100 digits, 2026-12-03)
-EXPAND_SECONDS_PER_PAIR = 7.0e-5
+# expand on a finite model: per (anchor, state) pair, the seven moment sums in mpmath, twice (the
+# confirmation 20 digits wider; one pass: N = 200 3.6 s, N = 400 10.6 s at 5 to 100 digits, 2026-12-03)
+EXPAND_SECONDS_PER_PAIR = 1.4e-4
 
 
 def _refuse_if_too_costly(args, seconds, what, memory_bytes=0):
@@ -475,12 +475,12 @@ def cmd_mc(args):
 
 def cmd_expand(args):
     import mpmath
-    from ..proofs.expansions import model_constants
+    from ..proofs.expansions import confirmed_constants
     model = _build_model(args)
     names = {"c1": "c1", "c2": "c2", "d1": "d1", "d2": "d2"} if args.loss == "infonce" else \
         {"c1": "c1t", "c2": "c2t", "d1": "d1t", "d2": "d2t"}
+    consts = confirmed_constants(model, str(args.tau), args.digits)
     with mpmath.workdps(args.digits + 15):
-        consts = model_constants(model, str(args.tau), mpmath.mp)
         results = {key: (mpmath.nstr(consts[name], args.digits, strip_zeros=False) if name in consts else None)
                    for key, name in names.items()}
         # the k at which the 1/k^2 term equals the 1/k term: the expansion describes k well above it
@@ -707,7 +707,7 @@ def build_parser():
     int_option(e, "--digits", "significant digits", *RANGES["digits"], default="30")
     _json_option(e)
     real_option(e, "--max-seconds", "refuse up front a run estimated to take longer than this many seconds "
-                "(finite models: about 0.07 ms x N^2)", 1, 10**9, default=str(LIMITS["max_seconds"]))
+                "(finite models: about 0.14 ms x N^2)", 1, 10**9, default=str(LIMITS["max_seconds"]))
     e.set_defaults(func=cmd_expand, _check=_check_expand)
 
     b = sub.add_parser("bench", help="speed figures (exact values, Monte Carlo throughput)")

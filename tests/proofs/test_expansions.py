@@ -399,3 +399,22 @@ def test_closed_form_constants_raise_the_precision_through_cancellation():
         assert mpmath.almosteq(got, expected, 1e-28)
         with pytest.raises(ArithmeticError, match="d2t did not reach 30 digits"):
             X.closed_form_constants(SphereModel(2, "1e-30000"), "100", mpmath.mp)
+
+
+def test_confirmed_constants_compare_two_passes_on_finite_models(monkeypatch):
+    """A finite model's constants are recomputed 20 digits wider and must agree to the digits asked for: a
+    second pass moved by 1e-25 (relative) passes at 20 digits and is refused at 30."""
+    model = nonreversible_model()
+    good = X.confirmed_constants(model, "0.5", 30)
+    with mpmath.workdps(60):
+        assert all(mpmath.almosteq(good[n], v, 1e-30) for n, v in X.model_constants(model, "0.5", mpmath.mp).items())
+    real, calls = X.model_constants, []
+
+    def moved(model_, tau_, ctx):                  # the second pass of each call moved
+        calls.append(ctx.dps)
+        out = real(model_, tau_, ctx)
+        return {n: v * (1 + mpmath.mpf(10) ** -25) if len(calls) % 2 == 0 else v for n, v in out.items()}
+    monkeypatch.setattr(X, "model_constants", moved)
+    X.confirmed_constants(model, "0.5", 20)
+    with pytest.raises(ArithmeticError, match="agrees to only 2[45]"):
+        X.confirmed_constants(model, "0.5", 30)
