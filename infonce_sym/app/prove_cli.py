@@ -9,9 +9,10 @@ axis that the chain accepts (bisection on rationals, the others at the paper's v
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
-from ..errors import InputError
+from ..errors import InputError, shown
 
 __all__ = ["add_parser", "run", "read_constants", "run_audit", "run_mutate"]
 
@@ -34,6 +35,10 @@ def add_parser(subparsers):
     return p
 
 
+# ASCII digits only (Fraction alone reads '1_0' and Unicode digits, and builds 10^999999999 for '1e999999999')
+_CONSTANT = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?|[0-9]+/[0-9]+)", re.ASCII)
+
+
 def read_constants(id, text):
     """The constants typed for ``id``: exact rationals (``7/2``, ``3.5``), their number checked."""
     from ..proofs.explorable import EXPLORABLE
@@ -47,6 +52,10 @@ def read_constants(id, text):
         raise InputError("--constants", f"{id} takes {len(default)} constant(s) ({EXPLORABLE[id][1]}); got {text!r}")
     out = []
     for t in parts:
+        m = _CONSTANT.fullmatch(t)
+        if m is None or len(t) > 60 or (m.group(1) is not None and abs(int(m.group(1))) > 40):
+            raise InputError("--constants", f"not a rational number written like 7/2, 3.5 or 2e-3 (at most 60 "
+                             f"characters, exponent within +-40): {shown(t)}")
         try:
             v = Fraction(t)
         except (ValueError, ZeroDivisionError):

@@ -9,7 +9,7 @@ import warnings
 from decimal import Decimal
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 import infonce_sym.app.cli as cli
 from infonce_sym.errors import InputError, read_int, read_real
@@ -154,3 +154,47 @@ def test_tiny_real_monte_carlo_runs(tau, k, samples, seed, kappa, loss, capsys):
     code, _ = invoke(["mc", "--tau", tau, "--k", str(k), "--samples", str(samples), "--seed", str(seed),
                       "--kappa", kappa, "--loss", loss, "--json"], capsys, bound=30)
     assert code == 0
+
+
+@FAST
+@given(parts=st.lists(numberish(), min_size=3, max_size=3))
+@example(parts=["1_0", "1", "1"]).via("an underscore Fraction reads")
+@example(parts=["\u0661", "1", "1"]).via("a Unicode digit Fraction reads")
+def test_prove_constants_reader(parts):
+    """`prove --constants`: three texts give three exact rationals in [0, 10^6] (printable) or one InputError
+    naming --constants, at once ('1e999999999' built a billion-digit integer; '1e-999999' failed to print)."""
+    from fractions import Fraction
+    from infonce_sym.app.prove_cli import read_constants
+    t0 = time.perf_counter()
+    try:
+        out = read_constants("P4", ",".join(parts))
+    except InputError as exc:
+        assert str(exc).startswith("--constants: ") and "\n" not in str(exc)
+    else:
+        assert all(isinstance(v, Fraction) and 0 <= v <= 10**6 for v in out) and str(out)
+        assert out == [Fraction(p.strip()) for p in parts]
+        assert all(set(p.strip()) <= set("0123456789+-./eE") for p in parts), parts     # ASCII, as typed
+    assert time.perf_counter() - t0 < 1.0
+
+
+@FAST
+@given(text=numberish(), flag=st.sampled_from(["--tau", "--scale", "--logit-scale"]))
+def test_embeddings_temperature_and_k_readers(text, flag):
+    """`embeddings`: a temperature from any of its three options is a decimal in [0.01, 100] or an InputError
+    naming that option; --k is a sorted list of distinct integers in [1, 10^12] or an InputError naming --k."""
+    from types import SimpleNamespace
+    from infonce_sym.app.embeddings_cli import read_ks, read_tau
+    args = SimpleNamespace(tau=None, scale=None, logit_scale=None)
+    setattr(args, flag[2:].replace("-", "_"), text)
+    try:
+        tau = read_tau(args)
+    except InputError as exc:
+        assert str(exc).startswith(flag + ": ") and "\n" not in str(exc)
+    else:
+        assert Decimal("0.01") <= Decimal(tau) <= 100
+    try:
+        ks = read_ks(text)
+    except InputError as exc:
+        assert str(exc).startswith("--k: ")
+    else:
+        assert ks == sorted(set(ks)) and all(1 <= k <= 10**12 for k in ks)
