@@ -2230,6 +2230,11 @@ def _merged_laws(laws):
 
 
 def _kappa_text(model):
+    """kappa as the decimal given (``SphereModel.kappa_decimal``), never its float: 3.14159265358979323846
+    typed is not 3.141592653589793."""
+    text = getattr(model, "kappa_decimal", "")
+    if text:
+        return text
     kappa = model.kappa
     return repr(kappa) if isinstance(kappa, float) else str(kappa)
 

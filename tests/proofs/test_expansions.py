@@ -418,3 +418,17 @@ def test_confirmed_constants_compare_two_passes_on_finite_models(monkeypatch):
     X.confirmed_constants(model, "0.5", 20)
     with pytest.raises(ArithmeticError, match="agrees to only 2[45]"):
         X.confirmed_constants(model, "0.5", 30)
+
+
+def test_exact_route_reads_kappa_as_the_decimal_typed():
+    """kappa = 3.14159265358979323846 (21 digits): the exact route took its float 3.141592653589793 (a
+    relative change of 4e-17, which moves the gap at k = 10^9 by 80 times its 1/k^3 term); the closed-form
+    constants at the decimal typed then expand the exact gaps at 10^8 and 10^9 with the 1/k decay."""
+    kappa, tau = "3.14159265358979323846", "0.333333333333333333"
+    model = SphereModel(7, kappa)
+    runs = exact_values(model, tau, ks=[10**8, 10**9], digits=30)
+    with mpmath.workdps(40):
+        C = X.model_constants(model, tau, mpmath.mp)
+        e = [abs(r.k ** 2 * (r.gaps["cross_entropy_limit_minus_risk"] - C["c1"] / r.k) - C["c2"]) / abs(C["c2"])
+             for r in runs]
+    assert e[1] < 2e-9 and e[1] < 0.2 * e[0], e
