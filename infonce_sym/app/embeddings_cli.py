@@ -106,13 +106,9 @@ def add_parser(subparsers):
 
 
 # ------------------------------------------------------------------ readers (exact, one line on error)
-def _decimal(flag, text, what):
-    return read_decimal(flag, text, what)
-
-
 def _int(flag, text, lo, hi):
     what = f"an integer in [{lo}, {hi}]"
-    value = _decimal(flag, text, what)
+    value = read_decimal(flag, text, what)
     if value != value.to_integral_value() or not lo <= value <= hi:
         raise InputError(flag, f"must be {what}, got {text!r}")
     return int(value)
@@ -129,17 +125,17 @@ def read_tau(args) -> str:
         raise InputError("--tau", "give the temperature: --tau X, --scale S (tau = 1/S) or --logit-scale L (tau = e^-L)")
     flag, text = given[0]
     if flag == "--tau":
-        tau = _decimal(flag, text, f"a decimal in [{lo:f}, {hi:f}]")
+        tau = read_decimal(flag, text, f"a decimal in [{lo:f}, {hi:f}]")
         shown = str(text).strip()
     elif flag == "--scale":
-        s = _decimal(flag, text, f"a decimal in [{slo}, {shi}]")
+        s = read_decimal(flag, text, f"a decimal in [{slo}, {shi}]")
         if s <= 0:
             raise InputError(flag, f"must be a decimal in [{slo}, {shi}] (tau = 1/S), got {text!r}")
         with mpmath.workdps(30):
             shown = mpmath.nstr(1 / mpmath.mpf(str(s)), 25)
         tau = Decimal(shown)
     else:
-        ls = _decimal(flag, text, "a decimal")
+        ls = read_decimal(flag, text, "a decimal")
         with mpmath.workdps(30):
             if ls.copy_abs() > 50:
                 raise InputError(flag, f"must give tau = exp(-L) in [{lo:f}, {hi:f}], got {text!r}")

@@ -57,7 +57,7 @@ def log_partition(ctx, dim: int, b):
     b = ctx.mpf(b)
     if b == 0:
         return ctx.mpf(0)
-    return _arb_in_ctx(ctx, lambda: log_partition_arb(dim, abs(_mpf_to_arb(ctx, b))))
+    return _arb_in_ctx(ctx, lambda: log_partition_arb(dim, abs(mpf_to_arb(ctx, b))))
 
 
 def _arb_in_ctx(ctx, compute):
@@ -70,6 +70,11 @@ def _arb_in_ctx(ctx, compute):
         flint.ctx.prec = saved
     if not value.is_finite():
         raise ArithmeticError(f"a Bessel-function closed form is not finite ({value})")
+    return arb_mid_in_ctx(ctx, value)
+
+
+def arb_mid_in_ctx(ctx, value):
+    """The midpoint of the arb ``value`` as a number of the mpmath context ``ctx`` (rounded to ctx)."""
     man, exp = value.mid().man_exp()
     return ctx.ldexp(ctx.mpf(int(man)), int(exp))
 
@@ -226,7 +231,7 @@ class SphereModel:
         """E_M <x, y> = I_{d/2}(kappa) / I_{d/2-1}(kappa)."""
         if self.kappa == 0:
             return ctx.mpf(0)
-        kappa = _mpf_to_arb(ctx, self.kappa_mpf(ctx))
+        kappa = mpf_to_arb(ctx, self.kappa_mpf(ctx))
         return _arb_in_ctx(ctx, lambda: mean_resultant_arb(self.dim, kappa))
 
     def cross_entropy_limit(self, ctx, tau):
@@ -262,8 +267,8 @@ class SphereModel:
         if as_arb:
             arb = flint.arb
             s, w = sphere_rule_arb(self.dim, tau, dps, refinement)
-            logz = _mpf_to_arb(ctx, self.log_partition(ctx, self.kappa_mpf(ctx)))
-            kappa = _mpf_to_arb(ctx, self.kappa_mpf(ctx))
+            logz = mpf_to_arb(ctx, self.log_partition(ctx, self.kappa_mpf(ctx)))
+            kappa = mpf_to_arb(ctx, self.kappa_mpf(ctx))
             ratio = [(kappa * v - logz).exp() for v in s]
             pw = [a * r for a, r in zip(w, ratio)]
             total = sum(pw, arb(0))
@@ -326,7 +331,7 @@ def row_norms(rows):
     return np.ldexp(np.sqrt(np.einsum("ij,ij->i", scaled, scaled)), e)
 
 
-def _mpf_to_arb(ctx, x):
+def mpf_to_arb(ctx, x):
     """x (a number of the mpmath context ctx: an mpf, or a float under ``fp``) as an exact arb."""
     x = ctx.mpf(x)
     if not hasattr(x, "_mpf_"):
@@ -493,7 +498,7 @@ class FiniteModel:
             M = [_arb_probabilities(row) for row in (exact_M if exact_M is not None else self.M)]
             rows = []
             for row in (exact_emb if exact_emb is not None else self.embedding):
-                values = [_arb_decimal(x) for x in row]
+                values = [arb_decimal(x) for x in row]
                 if _exact_sum(row, squares=True) != 1:
                     norm = sum((v * v for v in values), flint.arb(0)).sqrt()
                     values = [v / norm for v in values]
@@ -567,8 +572,8 @@ def _decimal_of(x):
     return Decimal(repr(float(x)))
 
 
-def _arb_decimal(x):
-    """An entry in arb at the current precision (a ball around the decimal given)."""
+def arb_decimal(x):
+    """An entry in arb at the current precision (a ball around the decimal given; a float by its repr)."""
     x = _decimal_of(x)
     if isinstance(x, Fraction):
         return flint.arb(x.numerator) / x.denominator
@@ -595,7 +600,7 @@ def _exact_sum(values, squares=False):
 
 def _arb_probabilities(entries):
     """A probability vector in arb: the decimals given, divided by their sum unless it is 1 exactly."""
-    values = [_arb_decimal(x) for x in entries]
+    values = [arb_decimal(x) for x in entries]
     if _exact_sum(entries) != 1:
         total = sum(values, flint.arb(0))
         values = [v / total for v in values]

@@ -23,12 +23,12 @@ EXP.dcl.lower/upper, EXP.infonce.lower/upper, EXP.search-dcl.lower/upper.
 """
 from __future__ import annotations
 
-from decimal import Decimal
 from functools import lru_cache
 
 import flint
 import sympy as sp
 
+from ..models.laws import arb_decimal, arb_mid_in_ctx, mpf_to_arb
 from .chain import (Assumption, ByLemma, Derivation, Ea, Ex, Identity, Lemma, Step, eq, iid_product_moment,
                     parameter, random_family, random_symbol)
 from .lemmas import taylor_n
@@ -300,10 +300,14 @@ def model_constants(model, tau_value, ctx):
     """:func:`constants` for a model of :mod:`infonce_sym.models`: from the model's closed-form moments
     where it has them (the sphere, any d and kappa: :func:`closed_form_constants`), else from its
     anchor laws' atoms."""
-    if getattr(model, "expansion_moments_arb", None) is not None:
+    if _has_closed_forms(model):
         return closed_form_constants(model, tau_value, ctx)
     laws = model.anchor_laws(ctx, tau_value)
     return constants([anchor_moments(law, tau_value, ctx, constant_orders()) for law in laws], tau_value, ctx)
+
+
+def _has_closed_forms(model):
+    return getattr(model, "expansion_moments_arb", None) is not None
 
 
 def confirmed_constants(model, tau_value, digits: int):
@@ -314,7 +318,7 @@ def confirmed_constants(model, tau_value, digits: int):
     import mpmath
     with mpmath.workdps(digits + 15):
         first = model_constants(model, tau_value, mpmath.mp)
-    if getattr(model, "expansion_moments_arb", None) is not None:
+    if _has_closed_forms(model):
         return first
     with mpmath.workdps(digits + 35):
         second = model_constants(model, tau_value, mpmath.mp)
@@ -360,18 +364,13 @@ def closed_form_constants(model, tau_value, ctx, names=("c1", "c2", "c1t", "c2t"
     until it is (cancellation: m3 at large tau, E_ab2 at small kappa), so the digits of ctx are certified.
     tau as typed (a decimal text or Decimal, or a float read as its shortest decimal, as ``exact_values`` reads
     it) enters as the ball around that decimal; an mpf exactly."""
-    arb = flint.arb
     target = int(ctx.prec) + 8
     exprs = {name: expansion_constants()[name] for name in names}
     saved, prec = flint.ctx.prec, int(ctx.prec) + 32
     try:
         while True:
             flint.ctx.prec = prec
-            if isinstance(tau_value, (str, Decimal, float, int)):
-                tau_ball = arb(repr(tau_value) if isinstance(tau_value, float) else str(tau_value))
-            else:
-                man, exp = ctx.mpf(tau_value).man_exp
-                tau_ball = arb(int(man)) * arb(2) ** int(exp)
+            tau_ball = mpf_to_arb(ctx, tau_value) if hasattr(tau_value, "_mpf_") else arb_decimal(tau_value)
             moments = model.expansion_moments_arb(1 / tau_ball)
             values = {MOMENTS[n]: v for n, v in moments.items()}
             values[tau] = tau_ball
@@ -385,8 +384,4 @@ def closed_form_constants(model, tau_value, ctx, names=("c1", "c2", "c1t", "c2t"
             prec *= 2
     finally:
         flint.ctx.prec = saved
-    out = {}
-    for name, ball in balls.items():
-        man, exp = ball.mid().man_exp()
-        out[name] = ctx.ldexp(ctx.mpf(int(man)), int(exp))
-    return out
+    return {name: arb_mid_in_ctx(ctx, ball) for name, ball in balls.items()}

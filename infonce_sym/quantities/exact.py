@@ -2232,11 +2232,7 @@ def _merged_laws(laws):
 def _kappa_text(model):
     """kappa as the decimal given (``SphereModel.kappa_decimal``), never its float: 3.14159265358979323846
     typed is not 3.141592653589793."""
-    text = getattr(model, "kappa_decimal", "")
-    if text:
-        return text
-    kappa = model.kappa
-    return repr(kappa) if isinstance(kappa, float) else str(kappa)
+    return model.kappa_decimal
 
 
 def _compute(model, tau_value, ks, loss, dps, refinement, rule_dps=None):
