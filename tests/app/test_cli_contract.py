@@ -520,3 +520,47 @@ def test_rademacher_stops_refining_at_max_seconds(capsys):
     results = json.loads(out)["results"]
     assert results["complete"] is False and results["stopped_at_max_seconds"] is True
     assert float(results["estimate"]) >= float(results["lower_estimate"])
+
+
+def _alarm_state():
+    return signal.getsignal(signal.SIGALRM), signal.getitimer(signal.ITIMER_REAL)
+
+
+def test_risk_on_the_sphere_stops_at_max_seconds(capsys):
+    """No up-front estimate covers the sphere's exact route (its cost grows with the digits, d and
+    1/tau): this request runs about 15 s; with --max-seconds 1 it stops there, exit 1, one line
+    naming the limit, nothing on stdout; the alarm is cancelled and SIGALRM's handler restored."""
+    before = _alarm_state()
+    start = time.monotonic()
+    code, out, err = run(["risk", "--dim", "128", "--kappa", "100", "--tau", "0.02", "--k", "4096",
+                          "--digits", "100", "--max-seconds", "1"], capsys)
+    assert time.monotonic() - start < 10
+    assert code == 1 and out == ""
+    assert err.strip().splitlines() == ["infonce-sym risk: stopped at --max-seconds 1 before the values were "
+                                        "confirmed; nothing was printed; raise --max-seconds or ask for fewer --digits"]
+    assert _alarm_state() == before
+    # a run that finishes within its limit leaves no alarm behind
+    code, out, _ = run(["risk", "--dim", "3", "--kappa", "1", "--tau", "0.5", "--k", "10", "--digits", "15",
+                        "--max-seconds", "60", "--json"], capsys)
+    assert code == 0 and json.loads(out)["results"]["risk"].startswith("0.06631631980166")
+    assert _alarm_state() == before
+
+
+def test_expand_stops_at_max_seconds(capsys, monkeypatch):
+    """expand keeps --max-seconds while it runs as risk does (here the constants are made to take
+    30 s: the limit of 1 s stops them)."""
+    from infonce_sym.proofs import expansions
+
+    def slow(*args, **kwargs):
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            time.sleep(0.01)
+        return {}
+    monkeypatch.setattr(expansions, "confirmed_constants", slow)
+    before = _alarm_state()
+    start = time.monotonic()
+    code, out, err = run(["expand", "--tau", "0.5", "--max-seconds", "1"], capsys)
+    assert time.monotonic() - start < 10
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1
+    assert "expand: stopped at --max-seconds 1" in err
+    assert _alarm_state() == before
