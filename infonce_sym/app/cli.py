@@ -386,13 +386,17 @@ class _StopAtMaxSeconds:
     def __enter__(self):
         if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
             self.old = signal.signal(signal.SIGALRM, self._reached)
-            signal.setitimer(signal.ITIMER_REAL, float(self.args.max_seconds))
+            self.old_timer = signal.setitimer(signal.ITIMER_REAL, float(self.args.max_seconds))
+            self.start = time.monotonic()
         return self
 
     def __exit__(self, *exc):
         if self.old is not None:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.old)
+            delay, interval = self.old_timer
+            if delay > 0:       # a caller's own alarm (main() in-process) goes on, less the time spent here
+                signal.setitimer(signal.ITIMER_REAL, max(delay - (time.monotonic() - self.start), 1e-6), interval)
             self.old = None
 
     def _reached(self, signum, frame):

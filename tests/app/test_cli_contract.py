@@ -544,6 +544,17 @@ def test_risk_on_the_sphere_stops_at_max_seconds(capsys):
                         "--max-seconds", "60", "--json"], capsys)
     assert code == 0 and json.loads(out)["results"]["risk"].startswith("0.06631631980166")
     assert _alarm_state() == before
+    # a caller's own alarm (main() in-process) is left running, less the time spent
+    previous = signal.signal(signal.SIGALRM, lambda *a: None)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 500)
+        code, _, _ = run(["risk", "--dim", "3", "--kappa", "1", "--tau", "0.5", "--k", "10", "--digits", "15",
+                          "--max-seconds", "60"], capsys)
+        remaining = signal.getitimer(signal.ITIMER_REAL)[0]
+        assert code == 0 and 400 < remaining < 500
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_expand_stops_at_max_seconds(capsys, monkeypatch):
