@@ -2130,7 +2130,9 @@ def _ratio_bias_cells(an, ks, refinement, dps):
     errors of 10^-86 of the total at (d, kappa, tau, k) = (16, 10^4, 0.03, 2) and 100 digits (115
     aimed at; the precision check caught it, and the rerun at 48 more digits took 171 s in all, now
     34 s), 10^-103 at (5, 10^4, 0.01, 3) with a grading of half the distance; with a quarter every
-    panel's error, against the same panel at twice the nodes, is below 10^-120 at both."""
+    panel's error, against the same panel at twice the nodes, is below 10^-120 at both.  At 30 digits
+    (39 aimed at) the benchmark's (3, 1000, 0.1, 16) and (3, 2000, 0.1, 16) went from 35.7 and 34.5
+    digits of agreement to 41.1 and 40.2, at the same CPU."""
     kks = [arb(k) for k in ks]
     cells = an.cells
 
