@@ -730,7 +730,7 @@ GROW_CAP = 4.0
 
 
 def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None,
-                    max_panel=MAX_PANEL, scale_floor=None, grade_to=(), grade_from=()):
+                    max_panel=MAX_PANEL, scale_floor=None, grade_about=()):
     """int_0^oo of ``count`` integrands, as int G(e^y) dy with Gauss-Legendre panels in y = log t.
 
     ``integrand(t)`` returns the list of G_i(t) = t f_i(t) (the integrands against dt/t).
@@ -742,12 +742,12 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
     the one that scaling predicts from the accepted panel's proxy (with the same margin, within
     [0.5, GROW_CAP] times the last: geometric panels where the integrand is smooth, e.g. the far tail at
     small k, narrower ones ahead of a steepening integrand); the widths lie in
-    [MIN_PANEL, MAX_PANEL]/refinement.  With ``grade_to`` (points y_b where the integrands, smooth on
-    long stretches around them, change on the unit scale), no panel starting below a y_b is wider than a
-    quarter of its distance to y_b (or a unit, 1/refinement), and, for the points also in ``grade_from``,
-    none starting above it wider than its distance from y_b (or a unit): the proxy reads only the
-    panel's own nodes, and a wide panel ending short of y_b, or straddling it, can look converged
-    while it is not.  Panels march
+    [MIN_PANEL, MAX_PANEL]/refinement.  With ``grade_about`` (points y_b where the integrands, smooth
+    on long stretches around them, change on the unit scale), no panel starting below a y_b is wider
+    than a quarter of its distance to y_b, none starting above it wider than its distance from y_b
+    (neither narrower than a unit, 1/refinement, for this reason): the proxy reads only the panel's
+    own nodes, and a wide panel ending short of y_b, or straddling it, can look converged while it is
+    not.  Panels march
     upwards until every integrand, which decreases in t past t = dps log 10, times the distance
     to y_end = log(decay_floor) is negligible.  All integrals share the nodes, so whatever the
     integrands have in common is computed once per node.
@@ -781,15 +781,11 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
     h_min, h_max = (MIN_PANEL / refinement).mid(), (max_panel / refinement).mid()
     width = (4 / refinement).mid()
     while y.mid() < y_end.mid():
-        for y_b in grade_to:
-            if y.mid() < y_b:           # graded towards y_b, from below and, where given, from above
-                cap = arb(max(1.0, (y_b - float(y.mid())) / 4)) / refinement
-            elif y_b in grade_from:
-                cap = arb(max(1.0, float(y.mid()) - y_b)) / refinement
-            else:
-                continue
-            if width > cap.mid():
-                width = cap.mid()
+        for y_b in grade_about:         # graded about y_b: a quarter of the distance below, the distance above
+            distance = y_b - float(y.mid())
+            cap = (arb(max(1.0, distance / 4 if distance > 0 else -distance)) / refinement).mid()
+            if width > cap:
+                width = cap
         sums, peaks, errors = panel(y, y + width)
         scale = [_arb_max(abs(tot + s), abs(s)) for tot, s in zip(totals, sums)]
         if scale_floor is not None:
@@ -879,7 +875,7 @@ def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t
 
 
 def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None, single_signed=None,
-           k_spread=1.0, scales=None, grade=()):
+           k_spread=1.0, scales=None, grade_about=()):
     """The outer integral by the trapezoid rule when its range in y is at most TRAPEZOID_SPAN (or
     2.5 (log k_spread + WINDOW_SPAN) for a sweep over k_max/k_min = ``k_spread``), else by the
     adaptive Gauss panels of ``_outer_integral`` (same interface).  For the panels, the
@@ -887,7 +883,8 @@ def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=Non
     totals (``_scan_floor``): their tails towards t0, growing like t or t^2, are then judged against
     it instead of against running totals of their own size (panels about 2 wide in y where up to
     32 do).  ``scales`` (arb or None per integrand): the size of what an integral is added to (its
-    floor is then at least 1/100 of it)."""
+    floor is then at least 1/100 of it).  ``grade_about``: the panels' grading points (the
+    trapezoid rule's uniform step needs none)."""
     _, y_end = _outer_bounds(decay_floor, dps, t0, y_past)
     span = max(TRAPEZOID_SPAN, 2.5 * (math.log(k_spread) + WINDOW_SPAN))
     if (y_end - arb(t0).log()).mid() <= span and all(isinstance(hd, _Head) for hd in heads):
@@ -899,7 +896,7 @@ def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=Non
         floor = [_arb_max(f, abs(sc) / 100) if sc is not None else f
                  for f, sc in zip(floor or [arb(0)] * count, scales)]
     return _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=y_past,
-                           scale_floor=floor, grade_to=grade, grade_from=grade)
+                           scale_floor=floor, grade_about=grade_about)
 
 
 def _scan_floor(integrand, count, decay_floor, dps, heads, t0, y_past, single_signed):
@@ -1341,7 +1338,7 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
     # E_M[(s - m) h(s)] <= 0 for h = e^{-cr} - 1 decreasing in s: every integrand is of one sign
     return _outer(integrand, len(kks), floor, refinement, dps, heads, c0, y_past=(big / k_min).log(),
                   k_spread=max(ks) / min(ks),
-                  single_signed=[True] * len(kks), grade=(float((-an.r_max.log()).mid()),))
+                  single_signed=[True] * len(kks), grade_about=(float((-an.r_max.log()).mid()),))
 
 
 def _series_8178_terms(x, p_plus_q, p_plus_1, bits, cap=100000):
@@ -2138,7 +2135,7 @@ def _ratio_bias_cells(an, ks, refinement, dps):
     higher, from c1 (c r < e^-2 wherever pi or M has mass, (k-1) c <= 8) with a Gauss-Legendre
     rule in c itself below c1, where the integrand is a smooth function of c.
 
-    The panels are graded towards y_b = log(1/r_min) (``_outer_integral``'s ``grade_to``), where the
+    The panels are graded about y_b = log(1/r_min) (``_outer_integral``'s ``grade_about``), where the
     transition u_c reaches pi's end s = -1 and T falls from pi's polynomial tail there to e^{-c r_min}:
     ungraded, panels as wide as kappa/4 ending a few hundred units below it passed the error proxy with
     errors of 10^-86 of the total at (d, kappa, tau, k) = (16, 10^4, 0.03, 2) and 100 digits (115
@@ -2202,7 +2199,7 @@ def _ratio_bias_cells(an, ks, refinement, dps):
             heads = [h + wi * half * v for h, v in zip(heads, values(half * (1 + xi)))]
     return _outer_integral(integrand, len(kks), floor, refinement, dps, heads, c1, y_past=y_past,
                            max_panel=_arb_max(MAX_PANEL, cells.kappa / 4),
-                           scale_floor=[p / 100 for p in peaks], grade_to=(float((-log_r_min).mid()),))
+                           scale_floor=[p / 100 for p in peaks], grade_about=(float((-log_r_min).mid()),))
 
 
 def _guard_bits():

@@ -2,6 +2,7 @@
 import itertools
 
 import mpmath
+import numpy as np
 import pytest
 
 from infonce_sym.errors import InputError
@@ -277,6 +278,48 @@ def test_outer_integral_against_the_gamma_function(a, digits):
         err = abs(mpmath.mpf(got.mid().str(digits + 15, radius=False)) - want) / want
     assert err < mpmath.mpf(10) ** -digits, (a, err)
     assert len(calls) > 20
+
+
+def _panels_of_exponential_integral(digits, grade_about):
+    """int_0^oo e^-t dt over y = log t in [-69, 7] by ``_outer_integral`` (the head below t0 = 1e-30,
+    1 - e^-t0, in closed form): (value, the y-spans of the rule's node groups, one per panel tried)."""
+    import flint
+    from infonce_sym.quantities import exact as ex
+    saved = flint.ctx.prec
+    flint.ctx.prec = int((digits + 12) * 3.33) + 30
+    try:
+        t0 = flint.arb("1e-30")
+        calls = []
+
+        def integrand(t):
+            calls.append(float(t.log().mid()))
+            return [t * (-t).exp()]
+        got, = ex._outer_integral(integrand, 1, flint.arb(10) ** 3, 1, digits, [-(-t0).expm1()], t0,
+                                  grade_about=grade_about)
+    finally:
+        flint.ctx.prec = saved
+    nodes = 10 + int(0.4 * digits)
+    assert len(calls) % nodes == 0
+    return got, [(min(calls[i:i + nodes]), max(calls[i:i + nodes])) for i in range(0, len(calls), nodes)]
+
+
+def test_outer_panels_are_graded_about_the_given_points():
+    """``grade_about``: with a grading point at y = -20, on the smooth integrand e^-t (against dt), no
+    panel starting below it spans more than a quarter of its distance to it, none above more than its
+    distance from it (a unit at least), where without it a panel 4 units wide straddles it; both values
+    are 1 to the digits asked."""
+    digits, y_b = 30, -20.0
+    plain, spans = _panels_of_exponential_integral(digits, ())
+    assert max(hi - lo for lo, hi in spans if lo - 1 < y_b < hi + 1) > 3
+    graded, spans = _panels_of_exponential_integral(digits, (y_b,))
+    x_max = np.polynomial.legendre.leggauss(10 + int(0.4 * digits))[0][-1]     # the outermost node
+    for lo, hi in spans:
+        width = (hi - lo) / x_max
+        start = (lo + hi - width) / 2
+        allowed = max(1.0, (y_b - start) / 4 if start < y_b else start - y_b)
+        assert width <= allowed * (1 + 1e-9), (start, width, allowed)
+    for got in (plain, graded):
+        assert abs(float((got - 1).mid())) < 10.0 ** -digits, got
 
 
 @pytest.mark.parametrize("spoil", ["outer", "rules"])
