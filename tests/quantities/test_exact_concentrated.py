@@ -682,7 +682,7 @@ def test_pi_upper_quantile_against_the_incomplete_beta_function(dim, mass):
 
 
 @pytest.mark.parametrize("dim,kappa,tau,k", [(2, 10000, "0.01", 10**9), (4096, 10000, "0.01", 1), (2, 0, "0.01", 1),
-                                             (4096, 0, "0.01", 10**9), (16, 10000, "0.03", 2)])
+                                             (4096, 0, "0.01", 10**9), (16, 10000, "0.03", 2), (8, 300, "1", 3)])
 def test_corners_keep_their_margin_of_agreement(dim, kappa, tau, k):
     """Corners of the domain pass the precision check with 40+ digits of agreement at 30 asked (they have
     40.7-44; the first pass's rules aim at 39, ``_rule_digits``): a part of the route that falls short of its
@@ -690,7 +690,8 @@ def test_corners_keep_their_margin_of_agreement(dim, kappa, tau, k):
     ratio rule whose s-steps did not resolve pi r^2 once cut (2, 1e4, 0.01, 1e9) from 60.9 to 30.4 digits,
     in the gap search CE - R~ = 4.4e-10, while every value still passed.  Outer panels of the per-c cells
     as wide as kappa/4 up to the transition's arrival at s = -1 cut (16, 1e4, 0.03, 2) to 37.8 digits, and
-    at 100 digits to 82.7, which cost a rerun at 48 more digits: 171 s instead of 34 s.)"""
+    at 100 digits to 82.7, which cost a rerun at 48 more digits: 171 s instead of 34 s.  The fixed ratio
+    rule's panels without their grading about log(1/r_max) cut (8, 300, 1, 3) from 41.0 to 36.3.)"""
     ev = exact_values(SphereModel(dim, float(kappa)), tau, k, digits=30)
     assert ev.agreement_digits >= 40, ev.agreement_digits
 
