@@ -173,10 +173,12 @@ def _json_option(p):
                    help="print one JSON object (inputs as typed, results as decimal strings, counts as integers)")
 
 
-def _limit_option(p, stops=False):
+def _limit_option(p, stops=False, ends=False):
     what = "refuse up front a run estimated to take longer than this many seconds"
     if stops:
         what += " (and stop refining when the run reaches it: a looser certified bound, complete = false)"
+    if ends:
+        what += ", and stop a run that reaches it (exit 1, nothing printed)"
     real_option(p, "--max-seconds", what, 1, 10**9, default=str(LIMITS["max_seconds"]))
 
 
@@ -368,16 +370,25 @@ def _refuse_if_too_costly(args, seconds, what, memory_bytes=0):
 
 
 class MaxSecondsReached(BaseException):
-    """A run of ``risk`` or ``expand`` stopped at --max-seconds (a BaseException, as KeyboardInterrupt:
-    no ``except Exception`` of the exact routes turns it into a numerical failure)."""
+    """A run of ``risk``, ``expand``, ``mc`` or ``theorem1`` stopped at --max-seconds (a BaseException, as
+    KeyboardInterrupt: no ``except Exception`` of the exact routes turns it into a numerical failure)."""
+
+
+# what the stop message asks for instead, per command
+_SMALLER = {"risk": "ask for fewer --digits", "expand": "ask for fewer --digits",
+            "mc": "ask for fewer --samples or a smaller --k",
+            "theorem1": "ask for fewer --repeats or --samples, or a smaller --n or --k"}
 
 
 class _StopAtMaxSeconds:
-    """``with _StopAtMaxSeconds(args):`` the exact computation of risk or expand, stopped by SIGALRM
-    when it has run --max-seconds of wall time.  The up-front estimate covers finite models only (their
-    cost grows like N^2); on the sphere the cost grows with the digits, d and 1/tau in ways no estimate
-    from the sizes sees (100 digits at d = 128, tau = 0.02: 15 s; 30 digits: under 3 s), so the limit
-    is kept while the run goes.  Without SIGALRM (not the main thread; Windows) no limit applies."""
+    """``with _StopAtMaxSeconds(args):`` the computation of risk, expand, mc or theorem1, stopped by
+    SIGALRM when it has run --max-seconds of wall time.  For risk and expand the up-front estimate
+    covers finite models only (their cost grows like N^2); on the sphere the cost grows with the
+    digits, d and 1/tau in ways no estimate from the sizes sees (100 digits at d = 128, tau = 0.02:
+    15 s; 30 digits: under 3 s).  The estimates of mc and theorem1 assume this machine's speed (and
+    mc the compiled kernels').  So the limit is kept while the run goes; compiled Monte Carlo
+    chunks end within about a second, and the stop comes between them.  Without SIGALRM (not the
+    main thread; Windows) no limit applies."""
 
     def __init__(self, args):
         self.args = args
@@ -400,9 +411,10 @@ class _StopAtMaxSeconds:
             self.old = None
 
     def _reached(self, signum, frame):
+        done = "were confirmed" if self.args.command in ("risk", "expand") else "were complete"
         raise MaxSecondsReached(f"{self.args.command}: stopped at --max-seconds {self.args.typed['max_seconds']} "
-                                f"before the values were confirmed; nothing was printed; raise --max-seconds "
-                                f"or ask for fewer --digits")
+                                f"before the values {done}; nothing was printed; raise --max-seconds "
+                                f"or {_SMALLER[self.args.command]}")
 
 
 def _physical_memory():
@@ -481,7 +493,8 @@ def cmd_risk(args):
 def cmd_mc(args):
     from ..quantities.montecarlo import monte_carlo
     model = _build_model(args)
-    result = monte_carlo(model, args.tau, args.k, args.samples, args.seed, loss=args.loss)   # tau as typed
+    with _StopAtMaxSeconds(args):
+        result = monte_carlo(model, args.tau, args.k, args.samples, args.seed, loss=args.loss)   # tau as typed
     keys = [key for key, value in result.items() if isinstance(value, dict)]
     if args.json:
         _emit_json(args, {key: result[key] for key in keys}, model=model.label,
@@ -562,7 +575,8 @@ def cmd_theorem1(args):
     from ..checks.theorem1 import theorem1_experiment
     kw = _section4_kwargs(args)
     kw.update(delta=float(args.delta), repeats=args.repeats)
-    out = theorem1_experiment(**kw)
+    with _StopAtMaxSeconds(args):
+        out = theorem1_experiment(**kw)
     return _print_section4(args, out)
 
 
@@ -737,7 +751,7 @@ def build_parser():
                required=True)
     int_option(m, "--seed", "seed of numpy's SeedSequence", *RANGES["seed"], required=True)
     choice_option(m, "--loss", "the loss: InfoNCE (R) or decoupled (R~)", ("infonce", "dcl"), "infonce")
-    _limit_option(m)
+    _limit_option(m, ends=True)
     _json_option(m)
     m.set_defaults(func=cmd_mc, _check=_check_mc)
 
@@ -779,7 +793,7 @@ def build_parser():
             real_option(s, "--delta", "Theorem 1 holds with probability 1 - delta", 0, 1, default="0.1",
                         lo_open=True, hi_open=True)
             int_option(s, "--repeats", "independent training sets", *RANGES["repeats"], default="10")
-        _limit_option(s, stops=name == "rademacher")
+        _limit_option(s, stops=name == "rademacher", ends=name == "theorem1")
         _json_option(s)
         s.set_defaults(func=func, _check=_check_section4)
 
