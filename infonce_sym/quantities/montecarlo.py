@@ -42,9 +42,7 @@ depend on the chunk size nor on the number of threads.
 from __future__ import annotations
 
 import math
-import signal
 import threading
-from contextlib import contextmanager
 from decimal import Decimal
 from functools import lru_cache
 
@@ -53,6 +51,7 @@ import numpy as np
 
 from ..errors import InputError, check_k, check_tau
 from .exact import QUANTITIES
+from .first_call import held_during_first_call
 from .loss import check_loss, infonce_loss
 from ..models import FiniteModel, SphereModel, log_partition
 
@@ -519,33 +518,6 @@ def _unit_states(seed, blocks, segments):
     return out
 
 
-_CALLED = set()          # the compiled kernels called once already in this process
-
-
-@contextmanager
-def _interrupt_after_first_call(name):
-    """Ctrl-C held back during a compiled kernel's first call, and raised when it returns.
-
-    The first call compiles (several seconds on a new machine, before numba's disk cache holds the
-    kernels); a KeyboardInterrupt raised inside LLVM's callbacks is swallowed there ("Exception
-    ignored ...") and the call then fails with a RuntimeError, so the CLI would print an internal
-    error instead of exiting 130.  Only in the main thread and where SIGINT has Python's default
-    handler (otherwise nothing changes)."""
-    if (name in _CALLED or threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
-        yield
-        return
-    held = []
-    signal.signal(signal.SIGINT, lambda *_: held.append(True))
-    try:
-        yield
-        _CALLED.add(name)
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    if held:
-        raise KeyboardInterrupt
-
-
 def _sphere_run_compiled(kernels, model: SphereModel, tau, k, samples, seed, loss, chunk_size, weights):
     """The sphere MC through the fused numba kernel (see the module docstring for the layout)."""
     block = max(1, min(MAX_BLOCK_TUPLES, COMPILED_UNIT // k))
@@ -565,7 +537,7 @@ def _sphere_run_compiled(kernels, model: SphereModel, tau, k, samples, seed, los
         block_stats = np.empty((len(rows), kernels.N_STATS, 3))
         # threads only pay for themselves on large calls (same result either way)
         parallel = len(rows) * segments >= 2 and int(rows.sum()) * k >= PARALLEL_MIN_NEGATIVES
-        with _interrupt_after_first_call("unit_states"):
+        with held_during_first_call("unit_states"):
             states = kernels.unit_states(seed, _TAG_COMPILED, blocks, segments)
         args = (states, rows, int(segments), int(k), int(seg),
                 int(model.dim), float(model.kappa), float(tau), xsig, ratio, ylo, yhi, float(a),
@@ -573,12 +545,12 @@ def _sphere_run_compiled(kernels, model: SphereModel, tau, k, samples, seed, los
         if parallel:
             with _PARALLEL_LOCK:       # numba's workqueue layer must not be entered by two threads at once
                 threads = max(threads, kernels.numba_threads())
-                with _interrupt_after_first_call("sphere_chunk"):
+                with held_during_first_call("sphere_chunk"):
                     kernels.sphere_chunk(*args)
         else:
-            with _interrupt_after_first_call("sphere_chunk_serial"):
+            with held_during_first_call("sphere_chunk_serial"):
                 kernels.sphere_chunk_serial(*args)
-        with _interrupt_after_first_call("merge_block_stats"):
+        with held_during_first_call("merge_block_stats"):
             kernels.merge_block_stats(rows, block_stats, acc_n, acc)
     out = {name: sampled_result(int(acc_n[0]), *map(float, acc[q]))
            for q, name in enumerate(_SAMPLED)}

@@ -171,6 +171,7 @@ import numpy as np
 from ..errors import check_k, check_tau
 from ..models.fourier_class import FourierEmbedding, sample_tuples
 from .montecarlo import check_backend
+from .first_call import GuardedKernels
 
 __all__ = ["certificate_lipschitz", "certificate_constants_local", "certified_sup",
            "local_bounds_and_losses", "rademacher_estimate", "initial_cubes", "TupleDifferences",
@@ -181,9 +182,10 @@ _EXP_SAFE = 600.0
 
 
 def _compiled_kernels():
-    """The numba block kernels (``rademacher_compiled``); callers check that numba is installed."""
+    """The numba block kernels (``rademacher_compiled``), each kernel's first call (which compiles it)
+    under ``first_call.held_during_first_call``; callers check that numba is installed."""
     from . import rademacher_compiled
-    return rademacher_compiled
+    return GuardedKernels(rademacher_compiled, "rademacher")
 
 
 def certificate_lipschitz(za, zp, zn, tau, C_Phi, constants=(2, 1, 1)):
