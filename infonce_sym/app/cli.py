@@ -374,10 +374,10 @@ class MaxSecondsReached(BaseException):
     KeyboardInterrupt: no ``except Exception`` of the exact routes turns it into a numerical failure)."""
 
 
-# what the stop message asks for instead, per command
-_SMALLER = {"risk": "ask for fewer --digits", "expand": "ask for fewer --digits",
-            "mc": "ask for fewer --samples or a smaller --k",
-            "theorem1": "ask for fewer --repeats or --samples, or a smaller --n or --k"}
+# the stop message per command: what was not reached, and what to ask for instead
+_STOPPED = {"risk": ("confirmed", "ask for fewer --digits"), "expand": ("confirmed", "ask for fewer --digits"),
+            "mc": ("complete", "ask for fewer --samples or a smaller --k"),
+            "theorem1": ("complete", "ask for fewer --repeats or --samples, or a smaller --n or --k")}
 
 
 class _StopAtMaxSeconds:
@@ -411,10 +411,10 @@ class _StopAtMaxSeconds:
             self.old = None
 
     def _reached(self, signum, frame):
-        done = "were confirmed" if self.args.command in ("risk", "expand") else "were complete"
+        missed, instead = _STOPPED[self.args.command]
         raise MaxSecondsReached(f"{self.args.command}: stopped at --max-seconds {self.args.typed['max_seconds']} "
-                                f"before the values {done}; nothing was printed; raise --max-seconds "
-                                f"or {_SMALLER[self.args.command]}")
+                                f"before the values were {missed}; nothing was printed; raise --max-seconds "
+                                f"or {instead}")
 
 
 def _physical_memory():

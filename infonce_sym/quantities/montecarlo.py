@@ -51,7 +51,7 @@ import numpy as np
 
 from ..errors import InputError, check_k, check_tau
 from .exact import QUANTITIES
-from .first_call import held_during_first_call
+from .first_call import GuardedKernels
 from .loss import check_loss, infonce_loss
 from ..models import FiniteModel, SphereModel, log_partition
 
@@ -537,21 +537,17 @@ def _sphere_run_compiled(kernels, model: SphereModel, tau, k, samples, seed, los
         block_stats = np.empty((len(rows), kernels.N_STATS, 3))
         # threads only pay for themselves on large calls (same result either way)
         parallel = len(rows) * segments >= 2 and int(rows.sum()) * k >= PARALLEL_MIN_NEGATIVES
-        with held_during_first_call("unit_states"):
-            states = kernels.unit_states(seed, _TAG_COMPILED, blocks, segments)
+        states = kernels.unit_states(seed, _TAG_COMPILED, blocks, segments)
         args = (states, rows, int(segments), int(k), int(seg),
                 int(model.dim), float(model.kappa), float(tau), xsig, ratio, ylo, yhi, float(a),
                 bool(weights), loss == "infonce", float(log_mu), block_stats)
         if parallel:
             with _PARALLEL_LOCK:       # numba's workqueue layer must not be entered by two threads at once
                 threads = max(threads, kernels.numba_threads())
-                with held_during_first_call("sphere_chunk"):
-                    kernels.sphere_chunk(*args)
+                kernels.sphere_chunk(*args)
         else:
-            with held_during_first_call("sphere_chunk_serial"):
-                kernels.sphere_chunk_serial(*args)
-        with held_during_first_call("merge_block_stats"):
-            kernels.merge_block_stats(rows, block_stats, acc_n, acc)
+            kernels.sphere_chunk_serial(*args)
+        kernels.merge_block_stats(rows, block_stats, acc_n, acc)
     out = {name: sampled_result(int(acc_n[0]), *map(float, acc[q]))
            for q, name in enumerate(_SAMPLED)}
     if not weights:
@@ -706,13 +702,15 @@ _PARALLEL_LOCK = threading.Lock()
 
 
 def compiled_kernels():
-    """The numba kernels (``montecarlo_compiled``), or None when numba is not installed."""
+    """The numba kernels (``montecarlo_compiled``, each kernel's first call, which compiles it, under
+    ``first_call.held_during_first_call``), or None when numba is not installed."""
     if not _KERNELS:
         try:
             from . import montecarlo_compiled
         except ImportError:
-            montecarlo_compiled = None
-        _KERNELS.append(montecarlo_compiled)
+            _KERNELS.append(None)
+        else:
+            _KERNELS.append(GuardedKernels(montecarlo_compiled, "montecarlo"))
     return _KERNELS[0]
 
 
