@@ -150,10 +150,13 @@ At the end f_sigma is evaluated directly (with sin and cos) at each returned wit
 lower value reported is the smaller of the two, so it is attained at the returned point.
 
 d_Theta > 3 (``rademacher_estimate``): the same branch and bound on a coarse cover with a budget
-of evaluations gives a certified but loose upper value (``upper_kind = "certified (coarse)"``); the
+of evaluations, and the bounds of one ball, Theta itself (``_whole_ball_upper``), give a certified but
+loose upper value, the smaller of the two (``upper_kind = "certified (coarse)"``); the
 lower value is the best of the branch-and-bound witnesses and of a multi-start SLSQP ascent from
-the best grid centres, evaluated at the returned point (``lower_kind = "optimiser"``); the relative
-gap between them is reported.
+the witness, the best grid centres and two uniform points of Theta, evaluated at the returned point
+(``lower_kind = "optimiser"``); the relative gap between them is reported.  With a deadline each
+chunk of samples gets its share of the time left, three quarters for the branch and bound and the
+rest for the ascent (its quarter also where the level-0 grid ran past the three quarters).
 
 ``lower_estimate`` is the mean of the best certified lower values (a lower estimate of Rad);
 ``estimate`` the mean of the certified sups (an upper estimate); both are Monte Carlo means over
@@ -173,7 +176,7 @@ from ..models.fourier_class import FourierEmbedding, sample_tuples
 from .montecarlo import check_backend
 from .first_call import GuardedKernels
 
-__all__ = ["certificate_lipschitz", "certificate_constants_local", "certified_sup",
+__all__ = ["certificate_lipschitz", "certificate_constants_local", "certified_sup", "default_h0",
            "local_bounds_and_losses", "rademacher_estimate", "initial_cubes", "TupleDifferences",
            "PhaseTables"]
 
@@ -1303,14 +1306,23 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
                 and _ball_fast(td, h0 / 2**level * math.sqrt(d)))
         return hess, ball and (hess or not second)
 
+    cube_seconds = 0.0                   # the last batch's time per cube
     while frontier:
-        late = deadline is not None and time.monotonic() >= deadline
+        now = time.monotonic()
+        late = deadline is not None and now >= deadline
         if late or (max_evaluations is not None and stats["evaluations"] >= max_evaluations):
             stats["complete"], stats["late"] = False, late
-            for level, _, a, _, Up, _ in frontier.entries():  # the parent's upper value holds
-                np.maximum(leafmax, np.where(a, Up, -np.inf), out=leafmax)
+            left_over = frontier.entries()                    # the parent's upper value holds
+            acts_left = np.array([e[2] for e in left_over], bool).reshape(-1, S)
+            ups_left = np.array([e[4] for e in left_over], float).reshape(-1, S)
+            np.maximum(leafmax, np.where(acts_left, ups_left, -np.inf).max(axis=0, initial=-np.inf),
+                       out=leafmax)
             break
-        for batch in frontier.pop_batches(per_batch):
+        size = per_batch                 # near the deadline, batches it leaves time for
+        if deadline is not None and cube_seconds > 0:
+            size = max(1, min(per_batch, int((deadline - now) / cube_seconds) + 1))
+        for batch in frontier.pop_batches(size):
+            started = time.monotonic()
             level = batch[0][0]
             final_level = max(final_level, level)
             centres = np.array([e[1] for e in batch])
@@ -1337,6 +1349,7 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
                               lambda s_=stg: ("batch",) + s_.phases())
             else:
                 settle(float(0.5 ** (d * level) * len(batch)))
+            cube_seconds = (time.monotonic() - started) / len(batch)
     # the lower values: f_sigma at the witnesses, evaluated directly
     ok = np.isfinite(lower_point).all(axis=1)
     if ok.any():
@@ -1451,9 +1464,11 @@ def _taylor_lower(F, gf, Hf, cubes, theta0, R, r, Heff, Tc):
     return best, best_p
 
 
-def _optimise_lower(model, za, zp, zn, tau, sig, starts):
+def _optimise_lower(model, za, zp, zn, tau, sig, starts, deadline=None):
     """Multi-start SLSQP ascent of f_sigma on Theta from ``starts`` (list per sample of (p, d)
-    arrays); returns values (S,) attained at the returned points (S, d) (evaluated there)."""
+    arrays); returns values (S,) attained at the returned points (S, d) (evaluated there; -inf for
+    samples not reached) and the number of samples optimised: none is started once the clock
+    ``time.monotonic()`` has passed ``deadline``."""
     from scipy import optimize
     R, t0 = model.radius, model.theta0
     n_ = sig.shape[1]
@@ -1461,6 +1476,8 @@ def _optimise_lower(model, za, zp, zn, tau, sig, starts):
     pts = np.full((sig.shape[0], t0.size), np.nan)
     cons = {"type": "ineq", "fun": lambda t: R**2 - ((t - t0) ** 2).sum(), "jac": lambda t: -2 * (t - t0)}
     for s in range(sig.shape[0]):
+        if deadline is not None and time.monotonic() >= deadline:
+            return vals, pts, s
         def fun(t, w=sig[s]):
             ell, gr = model.losses_and_grads(t[None], za, zp, zn, tau)
             return -float(w @ ell[0]) / n_, -(w @ gr[0]) / n_
@@ -1474,7 +1491,31 @@ def _optimise_lower(model, za, zp, zn, tau, sig, starts):
             v = float(sig[s] @ model.losses(p[None], za, zp, zn, tau)[0]) / n_
             if v > vals[s]:
                 vals[s], pts[s] = v, p
-    return vals, pts
+    return vals, pts, sig.shape[0]
+
+
+def _whole_ball_upper(model, za, zp, zn, tau, sig, L, H, backend):
+    """Upper values (S,) of sup_Theta f_sigma from one ball, Theta itself (centre theta0, radius R):
+    the bounds of ``evaluate`` in ``certified_sup`` at that centre,
+    f(theta0 + e) <= f + min(L R, |grad f| R + min(H R^2/2, lambda_+ R^2/2 + T R^3/6)) for |e| <= R,
+    with (L), (H), (T) on that ball (and the global L, H where smaller), plus the float64 margin.
+    Above d_Theta = 5 the coarse cover's level-0 cubes have balls of radius R sqrt(d_Theta) (3R at
+    9), and this one ball is the tighter bound (n = 50, k = 64, tau = 0.1: 28 against 87)."""
+    R, n_ = model.radius, sig.shape[1]
+    at = local_bounds_and_losses(model, model.theta0[None], za, zp, zn, tau, r=R, backend=backend)
+    F = sig @ at["ell"][0] / n_
+    g = np.linalg.norm(sig @ at["grad"][0] / n_, axis=1)
+    hess = np.einsum("sn,nij->sij", sig, at["hess"][0]) / n_
+    lam = np.maximum(_lambda_max(hess), 0.0)
+    Lb, Hb, Tb = min(at["L"][0], L), min(at["H"][0], H), at["T"][0]
+    fp = 1e-10 * (1.0 + 2.0 / tau + math.log(zn.shape[1] + 1.0))
+    return F + np.minimum(Lb * R, g * R + np.minimum(Hb * R * R / 2, lam * R * R / 2 + Tb * R**3 / 6)) + fp
+
+
+def default_h0(d_Theta, radius):
+    """Half-side of the level-0 cubes: R/12, R/5 at d_Theta = 3, R/3 at 4 and 5, R above (the
+    coarse cover of d_Theta > 3, whose level-0 grid alone has 73 cubes at d_Theta = 6, 2851 at 9)."""
+    return radius / (12 if d_Theta <= 2 else 5 if d_Theta == 3 else 3 if d_Theta <= 5 else 1)
 
 
 def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, radius=1.0,
@@ -1497,7 +1538,10 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     of the sup); the output's ``"backend"`` names the one that ran.  ``max_seconds``: after this
     many seconds (wall) every branch and bound stops refining: the cubes left keep their parents'
     upper values, so the upper estimate stays certified but looser, ``complete`` is False and
-    ``stopped_at_max_seconds`` True.
+    ``stopped_at_max_seconds`` True; for d_Theta > 3 no optimiser ascent starts after it either (the
+    lower values of those samples are the branch and bound's witnesses; ``optimised_samples``
+    counts the others).  The level-0 grid (``grid_points`` cubes, each with its Hessians and ball
+    bounds) is always evaluated: it is what the upper value is certified on.
     For d_Theta > 3 the defaults are h0 = R/3 (R for d_Theta > 5) and ``max_evaluations`` such
     that about 2e8 (centre, tuple, negative) entries (at most 20000 centres) are evaluated per chunk.
     """
@@ -1510,7 +1554,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     backend = check_backend(backend)
     model = FourierEmbedding(m, dim_in, radius)
     ss = np.random.SeedSequence(seed)
-    data_seed, sigma_seed = ss.spawn(2)
+    data_seed, sigma_seed, start_seed = ss.spawn(3)
     if tuples is None:
         za, zp, zn = sample_tuples(data, dim_in, n, k, np.random.default_rng(data_seed), sigma=sigma,
                                    kernel=kernel)
@@ -1522,15 +1566,17 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     L_prop4 = certificate_lipschitz(za, zp, zn, tau, C, (2, 1, 1))
     L_cert, H_cert = certificate_constants_local(za, zp, zn, tau, C)
     if h0 is None:
-        h0 = radius / (12 if dT <= 2 else 5 if dT == 3 else 3 if dT <= 5 else 1)
+        h0 = default_h0(dT, radius)
     if coarse and max_evaluations is None:
         max_evaluations = int(min(20000, max(500, 2e8 // (m * n * k))))
     rng_s = np.random.default_rng(sigma_seed)
+    rng_o = np.random.default_rng(start_seed)           # the optimiser's random starts (d_Theta > 3)
     ups, los, gms = [], [], []
     evals = 0
     cache = None
     final_r = None
     complete, late = True, False
+    optimised = 0
     left = samples
     while left > 0:
         s = min(chunk, left)
@@ -1538,22 +1584,39 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
         left -= s
         sig = rng_s.choice([-1.0, 1.0], size=(s, n))
         report = None if progress is None else (lambda f, a=done, b=s: progress(a + f * b, samples))
+        bb_end, share = deadline, None
+        if coarse and deadline is not None:        # this chunk's share of the time left, a quarter
+            now = time.monotonic()                  # of it kept for the optimiser
+            share = max(0.0, deadline - now) * s / (s + left)
+            bb_end = now + 0.75 * share
         res = certified_sup(model, za, zp, zn, tau, sig, L_cert, h0, levels=levels,
                             H=H_cert if second_order else None, init=cache, rel_tol=rel_tol,
                             tol=(1e-4 / tau if tol is None else tol),
                             max_evaluations=max_evaluations, progress=report, backend=backend,
-                            deadline=deadline)
+                            deadline=bb_end)
         cache = res["init"]
         lo = res["lower"]
         if coarse:
-            # starts: the witness and the best few grid centres inside Theta, per sample
+            res["upper"] = np.minimum(res["upper"], _whole_ball_upper(model, za, zp, zn, tau, sig, L_cert,
+                                                                      H_cert, backend))
+            # starts: the witness, the best few grid centres inside Theta and two uniform points of
+            # Theta, per sample (the maxima sit on the sphere |theta - theta0| = R, which the level-0
+            # centres inside Theta miss above d_Theta = 5: at d_Theta = 9, n = 50, k = 64, tau = 0.1
+            # the random starts reach 0.09-0.18 where the grid's centre gives 1e-4)
             cubes0 = initial_cubes(model.theta0, radius, h0)
             inside = np.linalg.norm(cubes0 - model.theta0, axis=1) <= radius
             F0 = sig @ cache["ell"][inside].T / n
-            starts = [np.vstack([res["lower_point"][i][None], cubes0[inside][np.argsort(F0[i])[-3:]]])
+            direction = rng_o.normal(size=(s, 2, dT))
+            direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
+            uniform = model.theta0 + radius * direction * rng_o.uniform(size=(s, 2, 1)) ** (1.0 / dT)
+            starts = [np.vstack([res["lower_point"][i][None], cubes0[inside][np.argsort(F0[i])[-3:]], uniform[i]])
                       for i in range(s)]
-            vo, _ = _optimise_lower(model, za, zp, zn, tau, sig, starts)
+            starts = [np.unique(p[np.isfinite(p).all(axis=1)], axis=0) for p in starts]
+            # its quarter, also where the level-0 grid or the last batch ran past the three quarters
+            opt_end = None if share is None else max(bb_end, time.monotonic()) + 0.25 * share
+            vo, _, ran = _optimise_lower(model, za, zp, zn, tau, sig, starts, opt_end)
             lo = np.maximum(lo, vo)
+            optimised += ran
         ups.append(res["upper"])
         los.append(lo)
         gms.append(res["grid_max"])
@@ -1575,6 +1638,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
         "grid_max_estimate": float(gm.mean()),
         "upper_kind": "certified (coarse)" if coarse else "certified",
         "lower_kind": "optimiser" if coarse else "certified",
+        **({"optimised_samples": optimised} if coarse else {}),
         "backend": backend,
         "relative_gap": float((est - low) / abs(low)) if low != 0 else float("inf"),
         "complete": bool(complete),
