@@ -586,9 +586,9 @@ def cmd_rademacher(args):
     out = rademacher_experiment(**_section4_kwargs(args), max_seconds=float(args.max_seconds))
     if out["d_Theta"] > 3:
         print(f"infonce-sym rademacher: d_Theta = {out['d_Theta']} > 3: the sup is bracketed, not pinned: "
-              f"estimate {out['estimate']:.6g} is certified on a coarse cover (an upper value, loose), "
-              f"lower_estimate {out['lower_estimate']:.6g} is attained by an optimiser (a lower value)",
-              file=sys.stderr)
+              f"estimate {out['estimate']:.6g} is an upper value certified on a coarse cover, lower_estimate "
+              f"{out['lower_estimate']:.6g} a value attained by an optimiser (relative gap "
+              f"{out['relative_gap']:.3g})", file=sys.stderr)
     if out["stopped_at_max_seconds"]:
         print(f"infonce-sym rademacher: --max-seconds {args.typed['max_seconds']} reached: the refinement "
               "stopped there; the upper estimate is still certified but looser (complete = false)",

@@ -330,6 +330,8 @@ ENDS = [
     ["rademacher", "--n", "1", "--k", "1", "--samples", "2", "--dim-in", "3", "--tau", "0.01"],
     ["rademacher", "--n", "2", "--k", "2", "--samples", "2", "--m", "3", "--dim-in", "1", "--tau", "100",
      "--radius", "10"],
+    ["rademacher", "--n", "1", "--k", "1", "--samples", "2", "--m", "3", "--dim-in", "3", "--tau", "0.01",
+     "--radius", "10", "--max-seconds", "2"],
     ["theorem1", "--n", "2", "--k", "1", "--samples", "2", "--repeats", "1", "--delta", "0.999"],
 ]
 
