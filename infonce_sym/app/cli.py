@@ -453,8 +453,9 @@ def _coarse_grid_seconds(args):
 def _check_section4(args):
     d_theta = args.m * args.dim_in
     if d_theta > 3 and args.command != "rademacher":
-        raise InputError("--m", f"d_Theta = m * dim-in must be <= 3 for {args.command} (its complexity term "
-                         f"needs the certified sup), got --m {args.typed['m']} x --dim-in {args.typed['dim_in']}")
+        raise InputError("--m", f"d_Theta = m * dim-in must be <= 3 for {args.command} (its fit of theta_hat "
+                         f"starts from a grid over the ball: 7^9 candidate points at d_Theta = 9), got --m "
+                         f"{args.typed['m']} x --dim-in {args.typed['dim_in']}")
     memory = args.n * (args.k + 2) * args.dim_in * BYTES_PER_NEGATIVE
     if args.command == "rademacher":
         what = (f"{_sizes(args, 'samples', 'n', 'k')} at --tau {args.typed['tau']}, --dim-in "
