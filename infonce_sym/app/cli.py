@@ -452,10 +452,6 @@ def _coarse_grid_seconds(args):
 
 def _check_section4(args):
     d_theta = args.m * args.dim_in
-    if d_theta > 3 and args.command != "rademacher":
-        raise InputError("--m", f"d_Theta = m * dim-in must be <= 3 for {args.command} (its fit of theta_hat "
-                         f"starts from a grid over the ball: 7^9 candidate points at d_Theta = 9), got --m "
-                         f"{args.typed['m']} x --dim-in {args.typed['dim_in']}")
     memory = args.n * (args.k + 2) * args.dim_in * BYTES_PER_NEGATIVE
     if args.command == "rademacher":
         what = (f"{_sizes(args, 'samples', 'n', 'k')} at --tau {args.typed['tau']}, --dim-in "
@@ -806,7 +802,7 @@ def build_parser():
         s = sub.add_parser(name, help=helptext)
         choice_option(s, "--data", "law of the data", ("gaussian", "student-t"), "gaussian")
         int_option(s, "--dim-in", "input dimension", *RANGES["dim_in"], default="2")
-        int_option(s, "--m", "Fourier features per input coordinate (theorem1: m * dim-in <= 3; rademacher above 3 "
+        int_option(s, "--m", "Fourier features per input coordinate (d_Theta = m * dim-in; above 3 rademacher "
                    "brackets the sup between a coarse certified upper and an optimiser's lower value)", *RANGES["m"], default="1")
         int_option(s, "--n", "training tuples n", *RANGES["n"], default=defaults["n"])
         int_option(s, "--k", "negatives per tuple k", *RANGES["k_section4"], default="16")

@@ -48,12 +48,24 @@ def population_risk_mc(model, theta, tau, k, data, kernel, sigma, samples, rng, 
     return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
 
 
-def fit_erm(model, za, zp, zn, tau, grid_h=None):
-    """theta_hat = argmin over Theta of R_hat_n: grid search then SLSQP (ball constraint)."""
+def fit_erm(model, za, zp, zn, tau, grid_h=None, rng=None):
+    """theta_hat = argmin over Theta of R_hat_n: the best of a set of candidates, then SLSQP (ball
+    constraint) from the best three.  Candidates: a grid over the ball for d_Theta <= 3; above, where a
+    grid has 7^d_Theta points, theta0 and 64 d_Theta uniform points of the ball drawn from ``rng``.
+    Theorem 1 holds for every theta at once, so its check needs R_hat_n at the theta returned, not
+    an exact minimiser."""
     R = model.radius
-    h = grid_h if grid_h is not None else R / (8 if model.d_Theta <= 2 else 4)
-    g = initial_cubes(model.theta0, R, h)
-    g = g[np.linalg.norm(g - model.theta0, axis=1) <= R]
+    d = model.d_Theta
+    if d <= 3:
+        h = grid_h if grid_h is not None else R / (8 if d <= 2 else 4)
+        g = initial_cubes(model.theta0, R, h)
+        g = g[np.linalg.norm(g - model.theta0, axis=1) <= R]
+    else:
+        if rng is None:
+            raise ValueError("fit_erm above d_Theta = 3 needs rng for its random candidates")
+        direction = rng.normal(size=(64 * d, d))
+        direction /= np.linalg.norm(direction, axis=1, keepdims=True)
+        g = np.vstack([model.theta0, model.theta0 + R * direction * rng.uniform(size=(64 * d, 1)) ** (1.0 / d)])
     risks = model.losses(g, za, zp, zn, tau).mean(axis=1)
     order = np.argsort(risks)[:3]
     best_t, best_r = g[order[0]], float(risks[order[0]])

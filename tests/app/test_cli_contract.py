@@ -175,7 +175,6 @@ BAD = [
     (["rademacher", "--n", "1e9"], "--n", "1e9"),
     (["rademacher", "--k", "1e9"], "--k", "1e9"),
     (["rademacher", "--samples", "1"], "--samples", "1"),
-    (["theorem1", "--m", "2", "--dim-in", "2"], "--m", "2"),
     # d_Theta = 9: the level-0 grid (2851 cubes, each at n (k + 2) entries) alone would take ~1000 s
     (["rademacher", "--m", "3", "--dim-in", "3", "--n", "1000", "--k", "1000"], "--n", "1000"),
     (["rademacher", "--radius", "0"], "--radius", "0"),

@@ -97,3 +97,29 @@ def test_theorem1_experiment_small():
     sc = t1.theorem1_scaling(ns=(50, 200), ks=(1, 16))
     assert sc["vs_n"][1]["sample_variability"] < sc["vs_n"][0]["sample_variability"]
     assert sc["vs_k"][1]["finite_k_bias"] < sc["vs_k"][0]["finite_k_bias"]
+
+
+def test_theorem1_above_d_theta_3_fits_from_random_candidates():
+    """d_Theta = 9 (no grid): each repeat's R_hat_n(theta_hat) equals the loss of eq. (14) summed by
+    hand from the explicit features (cos, sin of <theta_l, z>)/sqrt(m) on the same tuples (redrawn from
+    the seed), theta_hat lies in Theta and beats 300 independent uniform points of Theta, and the
+    Theorem 1 bound holds."""
+    m, dim_in, n, k, tau = 3, 3, 40, 4, 0.5
+    out = t1.theorem1_experiment(m=m, dim_in=dim_in, n=n, k=k, tau=tau, repeats=2, samples=400, seed=3)
+    E = FourierEmbedding(m, dim_in, 1.0)
+    for ss, row in zip(np.random.SeedSequence(3).spawn(2), out["per_repeat"]):
+        za, zp, zn = sample_tuples("gaussian", dim_in, n, k, np.random.default_rng(ss.spawn(2)[0]), kernel="ou")
+        theta = np.array(row["theta_hat"]).reshape(m, dim_in)
+        assert np.linalg.norm(theta) <= 1 + 1e-9
+
+        def phi(z):
+            u = theta @ z
+            return np.concatenate([[math.cos(v), math.sin(v)] for v in u]) / math.sqrt(m)
+        by_hand = np.mean([math.log(1 / k + sum(math.exp((phi(za[i]) @ (phi(zn[i, j]) - phi(zp[i]))) / tau)
+                                                 for j in range(k)) / k) for i in range(n)])
+        assert row["empirical_risk"] == pytest.approx(by_hand, abs=1e-12)
+        rng = np.random.default_rng(99)
+        points = rng.normal(size=(300, m * dim_in))
+        points *= rng.uniform(size=(300, 1)) ** (1 / (m * dim_in)) / np.linalg.norm(points, axis=1, keepdims=True)
+        assert row["empirical_risk"] <= E.losses(points, za, zp, zn, tau).mean(axis=1).min()
+        assert row["lhs"] <= row["rhs"]
