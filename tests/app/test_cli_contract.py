@@ -332,6 +332,8 @@ ENDS = [
     ["rademacher", "--n", "1", "--k", "1", "--samples", "2", "--m", "3", "--dim-in", "3", "--tau", "0.01",
      "--radius", "10", "--max-seconds", "2"],
     ["theorem1", "--n", "2", "--k", "1", "--samples", "2", "--repeats", "1", "--delta", "0.999"],
+    ["theorem1", "--n", "1", "--k", "1", "--samples", "2", "--repeats", "1", "--m", "3", "--dim-in", "3",
+     "--tau", "0.01", "--radius", "10"],
 ]
 
 
