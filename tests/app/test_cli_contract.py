@@ -563,6 +563,17 @@ def test_rademacher_brackets_the_sup_above_d_theta_3(capsys):
         assert results["optimised_samples"] >= 1
 
 
+def test_theorem1_says_why_its_bound_is_infinite_for_student_t(capsys):
+    """Student-t data: D2 = +inf (models.fourier_class; E Z^4 = +inf under t_3), so the bound is +inf;
+    one line on stderr says so, and none for Gaussian data, where D2 = ((1 + sigma^2)/sigma^2)^d."""
+    argv = ["theorem1", "--n", "20", "--k", "2", "--samples", "20", "--repeats", "1", "--json"]
+    code, out, err = run(argv + ["--data", "student-t"], capsys)
+    assert code == 0 and json.loads(out)["results"]["D2"] == "inf"
+    assert len(err.strip().splitlines()) == 1 and "E|dM/dpi|^2 = +inf for Student-t" in err
+    code, out, err = run(argv, capsys)
+    assert code == 0 and float(json.loads(out)["results"]["D2"]) == pytest.approx(5.0 ** 2) and err == ""
+
+
 def _alarm_state():
     return signal.getsignal(signal.SIGALRM), signal.getitimer(signal.ITIMER_REAL)
 
