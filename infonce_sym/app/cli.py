@@ -580,7 +580,8 @@ def cmd_rademacher(args):
     from ..checks.rademacher import rademacher_experiment
     # the up-front estimate cannot see how far the branch and bound must refine (d_Theta = 3 at
     # small tau refines far more), so the run also stops refining at --max-seconds
-    out = rademacher_experiment(**_section4_kwargs(args), max_seconds=float(args.max_seconds))
+    out = rademacher_experiment(**_section4_kwargs(args), max_seconds=float(args.max_seconds),
+                                progress=getattr(args, "progress", None))
     if out["d_Theta"] > 3:
         print(f"infonce-sym rademacher: d_Theta = {out['d_Theta']} > 3: the sup is bracketed, not pinned: "
               f"estimate {out['estimate']:.6g} is an upper value certified on a coarse cover, lower_estimate "
@@ -596,7 +597,7 @@ def cmd_rademacher(args):
 def cmd_theorem1(args):
     from ..checks.theorem1 import theorem1_experiment
     kw = _section4_kwargs(args)
-    kw.update(delta=float(args.delta), repeats=args.repeats)
+    kw.update(delta=float(args.delta), repeats=args.repeats, progress=getattr(args, "progress", None))
     with _StopAtMaxSeconds(args):
         out = theorem1_experiment(**kw)
     if out["D2"] == float("inf"):       # models.fourier_class: E Z^4 = +inf under t_3
@@ -941,14 +942,20 @@ def _run(args):
         warnings.simplefilter("error")     # a numerical warning is a failure, never a printed number
         estimate = getattr(args, "estimated_seconds", 0)
         with _Progress(prefix=args.command) as ticker:       # a live line on a terminal, for long runs
-            if estimate > 2 and ticker.live:
+            # rademacher refines past its estimate (which sees the sizes only), up to --max-seconds
+            if ticker.live and (estimate > 2 or args.command == "rademacher"):
                 ticker.stage = f"running (estimated about {estimate:.2g} s)"
-                real = sys.stdout
-                sys.stdout = _StopTickerOnWrite(real, ticker)
+                if args.command == "rademacher":
+                    ticker.stage += f", refining up to --max-seconds {args.typed['max_seconds']}"
+                # done/total from the commands that report it (rademacher: sign vectors settled;
+                # theorem1: repeats), on the same line
+                args.progress = lambda done, total: ticker.within(ticker.stage, f"{done:.0f}", total)
+                real, real_err = sys.stdout, sys.stderr
+                sys.stdout, sys.stderr = _StopTickerOnWrite(real, ticker), _StopTickerOnWrite(real_err, ticker)
                 try:
                     code = args.func(args)
                 finally:
-                    sys.stdout = real
+                    sys.stdout, sys.stderr = real, real_err
             else:
                 code = args.func(args)
     sys.stdout.flush()
@@ -956,7 +963,8 @@ def _run(args):
 
 
 class _StopTickerOnWrite:
-    """stdout that ends the live progress line before the first result is written."""
+    """stdout (or stderr) that ends the live progress line before the first result (or note) is
+    written; the ticker writes to the stream it was given, not through this."""
 
     def __init__(self, stream, ticker):
         self._stream, self._ticker = stream, ticker

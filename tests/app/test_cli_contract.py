@@ -1,6 +1,7 @@
 """The command line's contract (issue 8): help works, numbers are read as typed, every bad input is
 refused before any work with exit 2 and one line naming the option and the value as typed, no
 traceback, no warning; closed pipes and Ctrl-C end quietly."""
+import io
 import json
 import os
 import signal
@@ -572,6 +573,28 @@ def test_theorem1_says_why_its_bound_is_infinite_for_student_t(capsys):
     assert len(err.strip().splitlines()) == 1 and "E|dM/dpi|^2 = +inf for Student-t" in err
     code, out, err = run(argv, capsys)
     assert code == 0 and float(json.loads(out)["results"]["D2"]) == pytest.approx(5.0 ** 2) and err == ""
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_rademacher_shows_progress_on_a_terminal(monkeypatch):
+    """On a terminal, a live line for rademacher even where the estimate (the sizes' cost: 0.01 s
+    here) is short, since it refines up to --max-seconds, with the sign vectors settled; it is
+    cleared before the notes on stderr are written, and stdout gets only the results."""
+    terminal, out = _Terminal(), io.StringIO()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(sys, "stdout", out)
+    code = main(["rademacher", "--m", "2", "--dim-in", "2", "--n", "10", "--k", "4", "--samples", "6",
+                 "--max-seconds", "2"])
+    text = terminal.getvalue()
+    assert code == 0 and "internal error" not in text
+    assert "[rademacher] running (estimated about" in text and "refining up to --max-seconds 2" in text
+    assert "/6 " in text
+    assert "\r\033[Kinfonce-sym rademacher: d_Theta = 4 > 3" in text
+    assert "estimate" in out.getvalue() and "[rademacher]" not in out.getvalue()
 
 
 def _alarm_state():
