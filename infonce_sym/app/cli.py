@@ -942,14 +942,16 @@ def _run(args):
         warnings.simplefilter("error")     # a numerical warning is a failure, never a printed number
         estimate = getattr(args, "estimated_seconds", 0)
         with _Progress(prefix=args.command) as ticker:       # a live line on a terminal, for long runs
-            # rademacher refines past its estimate (which sees the sizes only), up to --max-seconds
-            if ticker.live and (estimate > 2 or args.command == "rademacher"):
-                ticker.stage = f"running (estimated about {estimate:.2g} s)"
+            # rademacher refines past its estimate (which sees the sizes only), up to --max-seconds;
+            # embeddings makes none
+            if ticker.live and (estimate > 2 or args.command in ("rademacher", "embeddings")):
+                ticker.stage = f"running (estimated about {estimate:.2g} s)" if estimate else "running"
                 if args.command == "rademacher":
                     ticker.stage += f", refining up to --max-seconds {args.typed['max_seconds']}"
                 # done/total from the commands that report it (rademacher: sign vectors settled;
-                # theorem1: repeats), on the same line
-                args.progress = lambda done, total: ticker.within(ticker.stage, f"{done:.0f}", total)
+                # theorem1: repeats; embeddings: stages, named), on the same line
+                args.progress = lambda done, total, what="": ticker.within(
+                    ticker.stage, f"{done:.0f}", f"{total} {what}".rstrip())
                 real, real_err = sys.stdout, sys.stderr
                 sys.stdout, sys.stderr = _StopTickerOnWrite(real, ticker), _StopTickerOnWrite(real_err, ticker)
                 try:

@@ -272,6 +272,7 @@ class Streaming:
         self.rows = rows or block_rows(self.n, self.pool_size, taus, memory_limit, workers, remote, held)
         self.executor, self.label, self.memory_limit = executor, label, memory_limit
         self.passes = 0
+        self.on_block = None              # on_block(done, total), if set, as a pass's blocks come back
 
     def blocks(self):
         return [(a, min(self.n, a + self.rows)) for a in range(0, self.n, self.rows)]
@@ -289,7 +290,9 @@ class Streaming:
             y0, N = emp.grid_size(taus[0], self.pool_size)
             tab.tau, tab.y0, tab.log_c, tab.extras = taus[0], y0, y0 + emp.STEP * np.arange(N), {"with_dcl": with_dcl}
             tab.L, tab.log_phi, tab.log_phi_up = (np.empty((self.n, N)) for _ in range(3))
-        for start, stop, res in _map(self.executor, tables_unit, jobs):
+        for done, (start, stop, res) in enumerate(_map(self.executor, tables_unit, jobs), 1):
+            if self.on_block is not None:
+                self.on_block(done, len(jobs))
             for acc, r in zip(sums, res):
                 for key in ("ce", "gap1", "dcl_gap1", "gap1_err", "dcl_gap1_err"):
                     acc.add(key, r[key])
@@ -322,7 +325,7 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
             mc_samples: int = 4096, seed: int = 0, beside_default: bool = True, digits: int | None = None,
             workers: int | None = None, with_dcl: bool | None = None, tau_factors=None, executor=None,
             memory_limit: int = DEFAULT_MEMORY_LIMIT, block_rows: int | None = None, executor_label=None,
-            hold_tables: bool | None = None) -> dict:
+            hold_tables: bool | None = None, progress=None) -> dict:
     """Everything ``infonce-sym embeddings`` reports, as one JSON-able dict.
 
     ``model``: an :class:`emp.EmpiricalPairs` or a :class:`RowSource` (files read by the work units).
@@ -333,7 +336,8 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
     ``with_dcl`` (default: when n * pool <= LARGE or loss == "dcl") builds the tables the DCL
     gap needs at small k, which reach much further in t than InfoNCE's; without them the DCL gap
     is given at k = 1 only (closed form).  ``tau_factors`` default: TAU_SWEEP_FACTORS, or
-    TAU_SWEEP_FACTORS_LARGE when n * pool > LARGE."""
+    TAU_SWEEP_FACTORS_LARGE when n * pool > LARGE.  ``progress(done, total, what)``, if given, is
+    called as each stage starts (``what``: its name)."""
     in_memory = isinstance(model, emp.EmpiricalPairs)
     source = RowSource.from_model(model) if in_memory else model
     tau_f = emp.check_tau_range(float(tau))
@@ -359,11 +363,23 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
             raise InputError("--k", f"must be <= {emp.K_MAX:.0e} for the empirical model, got {k}")
     stages = {}
     mark = [time.perf_counter()]
+    starting = ["tables and gaps", "c1 and c2", "k for the gap thresholds"]
+    starting += ["the Monte Carlo check"] if mc_samples else []
+    starting += ["the own row included"] if beside_default and source.exclude_own else []
+    starting += ["the digits check"] if digits is not None else []
+
+    def announce(done):
+        if progress is not None and done < len(starting):
+            progress(done, len(starting), starting[done])
+            run.on_block = lambda b, blocks: progress(done, len(starting), f"{starting[done]}: block {b} of {blocks}")
 
     def stage(name):
         now = time.perf_counter()
         stages[name] = round(now - mark[0], 2)
         mark[0] = now
+        announce(len(stages))
+
+    announce(0)
 
     powers = [2 ** j for j in range(40)]
     dcl_search = loss == "dcl"
@@ -451,6 +467,7 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
                                    "by_k": [{"k": k, "risk": float(g2.risk[a]), "gap": float(g2.gap[a]),
                                              "gap_error_bound": float(g2.error[a])}
                                             for a, k in enumerate(g2.k)]}
+        stage("own_row_included")
     if digits is not None:
         if in_memory:
             small = model
@@ -459,6 +476,7 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
             small = emp.make_pairs(a_, p_, q_ if source.pool_name == "negatives" else None,
                                    source.negatives_from, source.exclude_own)
         out["digits"] = _digits_check(small, tau, [k for k in gv.k if k <= 10 ** 9], digits, gv)
+        stage("digits")
     out["seconds"] = round(time.perf_counter() - t0, 2)
     out["seconds_by_stage"] = stages
     out["streaming"] = {"block_rows": run.rows, "blocks": len(run.blocks()), "passes": run.passes,

@@ -279,7 +279,8 @@ def run(args) -> int:
     try:
         result = app.analyse(source, tau_text, ks, loss,
                              tau_sweep=not args.no_tau_sweep, mc_samples=samples, seed=seed, digits=digits,
-                             workers=workers, executor=executor, memory_limit=memory_limit, executor_label=label)
+                             workers=workers, executor=executor, memory_limit=memory_limit, executor_label=label,
+                             progress=getattr(args, "progress", None))
     finally:
         if executor is not None:
             executor.shutdown()

@@ -633,3 +633,22 @@ def test_monte_carlo_verdict_allows_the_exact_bound_and_the_tuple_rounding():
         gv = SimpleNamespace(k=[4], gap=[1.0], error=[bound])
         row, = app_emb._mc_check(run, tau, gv, "infonce", 100, 0, None)
         assert row["verdict"] == want, (offset, row)
+
+
+def test_analyse_reports_its_stages_and_blocks():
+    """progress(done, total, what): each stage as it starts, in order, and the blocks of a pass within
+    it (4 blocks of 10 rows here); the numbers are those of a run without progress."""
+    from infonce_sym.app import embeddings as app
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(40, 8))
+    model = emp.make_pairs(a, a + 0.3 * rng.normal(size=a.shape))
+    seen = []
+    out = app.analyse(model, "0.5", [4, 64], mc_samples=256, tau_sweep=False, block_rows=10,
+                      progress=lambda done, total, what: seen.append((done, total, what)))
+    stages = [s for s in seen if ": block" not in s[2]]
+    assert stages == [(0, 4, "tables and gaps"), (1, 4, "c1 and c2"), (2, 4, "k for the gap thresholds"),
+                      (3, 4, "the Monte Carlo check")]
+    assert [s for s in seen if s[2].startswith("tables and gaps: block")] == [
+        (0, 4, f"tables and gaps: block {b} of 4") for b in range(1, 5)]
+    quiet = app.analyse(model, "0.5", [4, 64], mc_samples=256, tau_sweep=False, block_rows=10)
+    assert [r["risk"] for r in quiet["by_k"]] == [r["risk"] for r in out["by_k"]]
