@@ -588,10 +588,10 @@ def test_rademacher_shows_progress_on_a_terminal(monkeypatch):
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr(sys, "stdout", out)
     code = main(["rademacher", "--m", "2", "--dim-in", "2", "--n", "10", "--k", "4", "--samples", "6",
-                 "--max-seconds", "2"])
+                 "--max-seconds", "1"])
     text = terminal.getvalue()
     assert code == 0 and "internal error" not in text
-    assert "[rademacher] running (estimated about" in text and "refining up to --max-seconds 2" in text
+    assert "[rademacher] running (estimated about" in text and "refining up to --max-seconds 1" in text
     assert "/6 " in text
     assert "\r\033[Kinfonce-sym rademacher: d_Theta = 4 > 3" in text
     assert "estimate" in out.getvalue() and "[rademacher]" not in out.getvalue()
