@@ -624,13 +624,14 @@ def _print_section4(args, out):
 
 
 class _Progress:
-    """Stage progress on stderr when it is a terminal: elapsed time, and done/total where known."""
+    """Stage progress on stderr when it is a terminal (and not ``quiet``: --json): elapsed time, and
+    done/total where known; otherwise nothing (issue 11: quiet when not a terminal and with --json)."""
 
-    def __init__(self, stream=None, prefix="verify"):
+    def __init__(self, stream=None, prefix="verify", quiet=False):
         self.stream = stream or sys.stderr
         self.prefix = prefix
         try:
-            self.live = self.stream.isatty()
+            self.live = self.stream.isatty() and not quiet
         except (AttributeError, ValueError):
             self.live = False
         self.stage, self.detail, self.t0 = None, "", time.perf_counter()
@@ -674,14 +675,14 @@ class _Progress:
     def stage_done(self, name, seconds):
         if self.live:
             self._clear()
-        print(f"[verify] {name}: {seconds:.1f}s", file=self.stream, flush=True)
+            print(f"[verify] {name}: {seconds:.1f}s", file=self.stream, flush=True)
         self.stage, self.detail, self.t0 = f"after {name}", "", time.perf_counter()
 
 
 def cmd_verify(args):
     from . import report, verify
     mode = "quick" if args.quick else "full"
-    with _Progress() as progress:
+    with _Progress(quiet=args.json) as progress:
         if args.scheduler:
             results, rows, meta = verify.run(mode, verify.dask_executor(args.scheduler),
                                              on_stage=progress.stage_done, progress=progress.within)
@@ -941,7 +942,7 @@ def _run(args):
     with warnings.catch_warnings():
         warnings.simplefilter("error")     # a numerical warning is a failure, never a printed number
         estimate = getattr(args, "estimated_seconds", 0)
-        with _Progress(prefix=args.command) as ticker:       # a live line on a terminal, for long runs
+        with _Progress(prefix=args.command, quiet=getattr(args, "json", False)) as ticker:   # a live line on a terminal
             # rademacher refines past its estimate (which sees the sizes only), up to --max-seconds;
             # embeddings makes none
             if ticker.live and (estimate > 2 or args.command in ("rademacher", "embeddings")):

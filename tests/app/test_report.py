@@ -78,8 +78,13 @@ def test_progress_within_a_stage_on_a_terminal():
         assert "Section 4 3/10" in p._line()
         p.stage_done("Section 4", 1.5)
     assert "[verify] Section 4: 1.5s" in stream.getvalue()
-    quiet = io.StringIO()                       # not a terminal: no live line, only the stage lines
+    quiet = io.StringIO()                       # not a terminal: nothing (issue 11 item 5)
     with _Progress(quiet) as p:
         p.within("Section 4", 3, 10)
         p.stage_done("Section 4", 1.5)
-    assert quiet.getvalue() == "[verify] Section 4: 1.5s\n"
+    assert quiet.getvalue() == ""
+    terminal_json = _Tty()                      # a terminal with --json: nothing either
+    with _Progress(terminal_json, quiet=True) as p:
+        p.within("Section 4", 3, 10)
+        p.stage_done("Section 4", 1.5)
+    assert terminal_json.getvalue() == ""
