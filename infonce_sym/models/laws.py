@@ -326,9 +326,11 @@ def scaled_rows(rows):
 
 def row_norms(rows):
     """The Euclidean norm of each row of ``rows`` (float64), from :func:`scaled_rows`: 1.41e300 for a row
-    (1e300, 1e300), not inf."""
+    (1e300, 1e300), not inf; inf (without a warning) only where the norm itself is above the largest
+    float64, as for a row of several entries 1e308 (its unit row, from :func:`scaled_rows`, is finite)."""
     scaled, e = scaled_rows(np.asarray(rows, dtype=np.float64))
-    return np.ldexp(np.sqrt(np.einsum("ij,ij->i", scaled, scaled)), e)
+    with np.errstate(over="ignore"):
+        return np.ldexp(np.sqrt(np.einsum("ij,ij->i", scaled, scaled)), e)
 
 
 def mpf_to_arb(ctx, x):

@@ -652,3 +652,28 @@ def test_analyse_reports_its_stages_and_blocks():
         (0, 4, f"tables and gaps: block {b} of 4") for b in range(1, 5)]
     quiet = app.analyse(model, "0.5", [4, 64], mc_samples=256, tau_sweep=False, block_rows=10)
     assert [r["risk"] for r in quiet["by_k"]] == [r["risk"] for r in out["by_k"]]
+
+
+def test_rows_of_huge_entries_are_normalised_not_an_internal_error(tmp_path, capsys):
+    """A row (1e308, 1e308, 1e308, 1e308) has a norm above the largest float64 (counting it as rescaled
+    overflowed, an internal error under the CLI's warnings-as-errors); its unit row is (1/2, 1/2, 1/2, 1/2),
+    and R(2) equals the brute-force sum over the n^2 pairs of negatives on the normalised rows."""
+    import itertools
+    rng = np.random.default_rng(7)
+    a, p = rng.normal(size=(5, 4)), rng.normal(size=(5, 4))
+    a[0] = 1e308
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    code = main(["embeddings", "--anchors", str(tmp_path / "a.npy"), "--positives", str(tmp_path / "p.npy"),
+                 "--tau", "0.1", "--k", "2", "--json", "--samples", "64", "--no-tau-sweep"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "internal error" not in err, err
+    data = json.loads(out)
+    unit_a, unit_p = a.copy(), p / np.linalg.norm(p, axis=1, keepdims=True)
+    unit_a[0] = 0.5
+    unit_a[1:] /= np.linalg.norm(unit_a[1:], axis=1, keepdims=True)
+    brute = np.mean([np.mean([math.log(0.5 + 0.5 * sum(math.exp(unit_a[i] @ (unit_p[j] - unit_p[i]) / 0.1)
+                                                      for j in js)) for js in itertools.product(range(5), repeat=2)])
+                     for i in range(5)])
+    assert data["by_k"][0]["risk"] == pytest.approx(brute, rel=1e-12)
+    assert data["rows_rescaled"] == 10
