@@ -165,6 +165,7 @@ sigma (stderr reported for the upper one).  The gap between them is the certific
 from __future__ import annotations
 
 import heapq
+import importlib
 import itertools
 import math
 import time
@@ -1562,7 +1563,6 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     every_sign = n <= 20 and 2**n <= samples
     if every_sign:
         samples = 2**n
-        all_signs = 1.0 - 2.0 * ((np.arange(samples)[:, None] >> np.arange(n)) & 1)
     model = FourierEmbedding(m, dim_in, radius)
     ss = np.random.SeedSequence(seed)
     data_seed, sigma_seed, start_seed = ss.spawn(3)
@@ -1581,7 +1581,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     if coarse and max_evaluations is None:
         max_evaluations = int(min(20000, max(500, 2e8 // (m * n * k))))
     if coarse:          # the optimiser's import (0.3 s cold) before the clock is shared out, not in its quarter
-        import scipy.optimize  # noqa: F401
+        importlib.import_module("scipy.optimize")
     rng_s = np.random.default_rng(sigma_seed)
     rng_o = np.random.default_rng(start_seed)           # the optimiser's random starts (d_Theta > 3)
     ups, los, gms = [], [], []
@@ -1595,7 +1595,8 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
         s = min(chunk, left)
         done = samples - left
         left -= s
-        sig = all_signs[done:done + s] if every_sign else rng_s.choice([-1.0, 1.0], size=(s, n))
+        sig = (1.0 - 2.0 * ((np.arange(done, done + s)[:, None] >> np.arange(n)) & 1) if every_sign   # chunk by chunk
+               else rng_s.choice([-1.0, 1.0], size=(s, n)))
         report = None if progress is None else (lambda f, a=done, b=s: progress(a + f * b, samples))
         bb_end, share = deadline, None
         if coarse and deadline is not None:        # this chunk's share of the time left, a quarter
