@@ -70,6 +70,14 @@ class FourierEmbedding:
         t = np.asarray(theta, float)
         return t.reshape(t.shape[:-1] + (self.m, self.dim_in))
 
+    def uniform_points(self, rng, shape):
+        """Points uniform on Theta = {|theta - theta0| <= R}, an array ``shape + (d_Theta,)``: a normal
+        direction, then a radius R U^(1/d_Theta) (in that order from ``rng``)."""
+        shape = tuple(np.atleast_1d(shape))
+        direction = rng.normal(size=shape + (self.d_Theta,))
+        direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
+        return self.theta0 + self.radius * direction * rng.uniform(size=shape + (1,)) ** (1.0 / self.d_Theta)
+
     def embed(self, theta, Z):
         """phi_theta(Z): theta (..., d_Theta), Z (N, d_in) -> (..., N, 2m)."""
         T = self._theta(theta)

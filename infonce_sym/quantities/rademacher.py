@@ -1620,9 +1620,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
             cubes0 = initial_cubes(model.theta0, radius, h0)
             inside = np.linalg.norm(cubes0 - model.theta0, axis=1) <= radius
             F0 = sig @ cache["ell"][inside].T / n
-            direction = rng_o.normal(size=(s, 2, dT))
-            direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
-            uniform = model.theta0 + radius * direction * rng_o.uniform(size=(s, 2, 1)) ** (1.0 / dT)
+            uniform = model.uniform_points(rng_o, (s, 2))
             starts = [np.vstack([res["lower_point"][i][None], cubes0[inside][np.argsort(F0[i])[-3:]], uniform[i]])
                       for i in range(s)]
             starts = [np.unique(p[np.isfinite(p).all(axis=1)], axis=0) for p in starts]

@@ -63,9 +63,7 @@ def fit_erm(model, za, zp, zn, tau, grid_h=None, rng=None):
     else:
         if rng is None:
             raise ValueError("fit_erm above d_Theta = 3 needs rng for its random candidates")
-        direction = rng.normal(size=(64 * d, d))
-        direction /= np.linalg.norm(direction, axis=1, keepdims=True)
-        g = np.vstack([model.theta0, model.theta0 + R * direction * rng.uniform(size=(64 * d, 1)) ** (1.0 / d)])
+        g = np.vstack([model.theta0, model.uniform_points(rng, 64 * d)])
     risks = model.losses(g, za, zp, zn, tau).mean(axis=1)
     order = np.argsort(risks)[:3]
     best_t, best_r = g[order[0]], float(risks[order[0]])
