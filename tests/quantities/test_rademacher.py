@@ -167,6 +167,78 @@ def test_local_bounds_dominate_derivatives_on_the_ball(m, d_in, tau, data):
     assert np.all(ev["H"] <= H * (1 + 1e-12))
 
 
+@pytest.mark.parametrize("m,d_in,tau,k,data", [(1, 3, 0.01, 1, "gaussian"), (1, 2, 0.05, 6, "student_t"),
+                                               (2, 1, 0.1, 3, "gaussian"), (3, 1, 0.3, 8, "gaussian")])
+def test_interval_bound_dominates_the_ball_and_is_exact_at_its_centre(m, d_in, tau, k, data):
+    """(iv): f_sigma at sampled points of B(g, r) (the model's own losses, a route that never forms
+    A_i) never exceeds ``interval_upper``; at r = 0 the bound is f_sigma(g) within the float margin,
+    and it grows with r."""
+    rng = np.random.default_rng(31 + k)
+    E = FourierEmbedding(m, d_in, 1.0)
+    dT = m * d_in
+    za, zp, zn = sample_tuples(data, d_in, 7, k, rng)
+    sig = rng.choice([-1.0, 1.0], size=(5, 7))
+    sig[0], sig[1] = 1.0, -1.0                      # all +1 and all -1 among the sign vectors
+    alpha = rd.slope_bounds(za, zp, zn, tau, E.C_Phi)
+    margin = 1e-10 * (1.0 + 2.0 / tau + np.log(k + 1.0))
+    g = rng.uniform(-1, 1, (5, dT))
+    ell_g = E.losses(g, za, zp, zn, tau)
+    f_g = sig @ ell_g.T / 7
+    at_zero = rd.interval_upper(ell_g, sig, alpha, 0.0, np.log(k), margin)
+    assert np.all(at_zero >= f_g) and np.all(at_zero - f_g <= 1e-6)
+    for r in (0.3, 0.02, 0.002):
+        bound = rd.interval_upper(ell_g, sig, alpha, r, np.log(k), margin)
+        assert np.all(bound > at_zero)
+        for c in range(g.shape[0]):
+            e = rng.standard_normal((4000, dT))
+            e /= np.linalg.norm(e, axis=1)[:, None]
+            pts = g[c] + e * r * rng.uniform(0, 1, (4000, 1)) ** (1 / dT)
+            pts[:2000] = g[c] + e[:2000] * r                  # half of them on the sphere
+            f = sig @ E.losses(pts, za, zp, zn, tau).T / 7
+            assert np.all(f.max(axis=1) <= bound[:, c])
+            # not vacuous: within the sup over the ball plus the two slopes' worth of the radius
+            assert np.all(bound[:, c] - f.max(axis=1) <= 2 * alpha.max() * r + 1e-9)
+
+
+def test_interval_bound_is_attained_where_the_slope_bound_is():
+    """m = 1, d_in = 1, Dn = 1, Dp = 3: x(theta) = (cos theta - cos 3 theta)/tau has |x'| = 4/tau =
+    alpha at g = -pi/2 (sin g = -1, sin 3g = 1) and x'' = 0 there, so l(g +- r) reach the bound's
+    two ends up to |x'''| r^3/6 (x''' = -280 at tau = 0.1): a smaller shift or slope falls below."""
+    E = FourierEmbedding(1, 1, 1.0)
+    za, zp, zn = np.array([[0.0]]), np.array([[-3.0]]), np.array([[[-1.0]]])
+    tau, r = 0.1, 0.002
+    alpha = rd.slope_bounds(za, zp, zn, tau, E.C_Phi)
+    assert alpha[0] == pytest.approx(4 / tau)
+    g = np.array([[-np.pi / 2]])
+    sig = np.array([[1.0], [-1.0]])
+    bound = rd.interval_upper(E.losses(g, za, zp, zn, tau), sig, alpha, r, 0.0, 1e-10 * 21)[:, 0]
+    ends = np.array([g - r, g + r])
+    ell = np.array([E.losses(t, za, zp, zn, tau)[0, 0] for t in ends])
+    reached = np.array([ell.max(), -ell.min()])                 # sigma = +1, -1
+    assert np.all(reached <= bound) and np.all(bound - reached <= 1e-6)
+
+
+def test_saturated_losses_are_discarded_by_the_interval_bound():
+    """n = 1, k = 1, tau = 0.01, sigma = -1: f = -l is within 1e-50 of its sup 0 on much of Theta
+    and steep elsewhere; the Taylor bounds alone refined 13 million cubes there (265 s) to certify
+    0.51.  The interval bound (-l <= 0 on every ball) settles it on the level-0 grid, with the upper
+    value the tolerance above the lower one, and above a dense search."""
+    rng = np.random.default_rng(0)
+    E = FourierEmbedding(1, 3, 1.0)
+    za, zp, zn = sample_tuples("gaussian", 3, 1, 1, rng)
+    L, H = rd.certificate_constants_local(za, zp, zn, 0.01, E.C_Phi)
+    sig = np.array([[-1.0]])
+    res = rd.certified_sup(E, za, zp, zn, 0.01, sig, L, rd.default_h0(3, 1.0), levels=6, H=H,
+                           rel_tol=0.01, tol=1e-2)
+    grid = rd.initial_cubes(E.theta0, 1.0, rd.default_h0(3, 1.0)).shape[0]
+    assert res["evaluations"] == grid and res["complete"]
+    pts = rng.standard_normal((200000, 3))
+    pts /= np.linalg.norm(pts, axis=1)[:, None]
+    pts *= rng.uniform(0, 1, (200000, 1)) ** (1 / 3)
+    found = (-E.losses(pts, za, zp, zn, 0.01)[:, 0]).max()
+    assert found <= res["upper"][0] <= found + 1e-2 + 1e-10 * (1 + 2 / 0.01 + np.log(2))
+
+
 def _sup_by_search(E, za, zp, zn, tau, sig, dT, rng):
     """Max over dense random points of the ball and its sphere, polished by SLSQP (a lower bound)."""
     from scipy import optimize
