@@ -1068,7 +1068,10 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     Hess f_sigma at the centre plus (T)) is used as well.  ``H=None`` uses the first-order
     (Lipschitz) bound only.
     A cube is discarded for a sample when its upper value is <= best + tol_s, with
-    ``tol_s = tol + rel_tol*|best|``; the returned upper value is then max(best + tol_s, ...), so the
+    ``tol_s = tol + rel_tol*(best - f_sigma(theta0))`` (relative to what the sup adds to the value at
+    Theta's centre: E_sigma f_sigma(theta0) = 0, so these increments average to the Rademacher
+    complexity, which a tolerance relative to |best| could exceed many times over at small R); the
+    returned upper value is then max(best + tol_s, ...), so the
     guarantee ``upper >= sup`` is kept (tolerances only trade accuracy for time).  Refinement stops
     when every cube is discarded for every sample, at ``levels`` refinements, or when
     ``max_evaluations`` centres have been evaluated or the clock ``time.monotonic()`` has passed
@@ -1107,6 +1110,7 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     # float64 rounding in the losses is far below this margin, which is added to the upper values
     fp = 1e-10 * (1.0 + 2.0 / tau + math.log(kk + 1.0))
     alpha = slope_bounds(za, zp, zn, tau, model.C_Phi)
+    at_centre = sig @ model.losses(theta0[None], za, zp, zn, tau)[0] / n_       # f_sigma(theta0) (S,)
     lower = np.full(S, -np.inf)
     lower_point = np.full((S, d), np.nan)
     floor = np.full(S, -np.inf)          # lower + tol_s at cubes discarded within the tolerance
@@ -1124,7 +1128,7 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
             progress(min(1.0, settled[0] / total_volume))
 
     def tol_s():
-        return tol + rel_tol * np.abs(lower)
+        return tol + rel_tol * np.maximum(lower - at_centre, 0.0)
 
     def evaluate(centres, stg, h, act_in, inh):
         """Upper values (S, g) of one batch of cubes, cheapest bound first; updates lower.
@@ -1154,7 +1158,8 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
         # others it enters only at the end, so that the stages' choices (which cubes get Hessians
         # and fresh ball bounds, which their children inherit) are those of the Taylor bounds alone
         U_int = interval_upper(ell, sig, alpha, r, td.logk, fp)
-        alive = (act_in & (U_int > (lower + tol_s())[:, None])).any(axis=0)
+        # (NaN-safe: a cube is dropped only where the bound is a number at or below the threshold)
+        alive = (act_in & ~(U_int <= (lower + tol_s())[:, None])).any(axis=0)
         lin = gf = None
         if second:
             gf = (sig @ np.ascontiguousarray(grad.transpose(1, 0, 2)).reshape(n_, g * d)
@@ -1164,10 +1169,10 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
             U = np.minimum(U, F + lin + Hg * r * r / 2)
         act = act_in & (U > (lower + tol_s())[:, None]) & alive[None, :]
         if not act.any() or not (local or second):
-            return F, np.minimum(U, U_int), (Lg, Hg, Tg), lin, gf, (Hg * r * r / 2)[None] if second else None
+            return F, np.fmin(U, U_int), (Lg, Hg, Tg), lin, gf, (Hg * r * r / 2)[None] if second else None
         if not local:                                                # global H only
             _improve(lower, lower_point, *_taylor_lower(F, gf, None, centres, theta0, R, r, Hg, Tg))
-            return F, np.minimum(U, U_int), (Lg, Hg, Tg), lin, gf, (Hg * r * r / 2)[None] if second else None
+            return F, np.fmin(U, U_int), (Lg, Hg, Tg), lin, gf, (Hg * r * r / 2)[None] if second else None
         lam = np.zeros((S, g))
         hsel = np.zeros(0, int)
         if second:
@@ -1219,7 +1224,7 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
                 _improve(lower, lower_point, *_taylor_lower(F[:, hsel], gf[:, hsel], Hf,
                                                             centres[hsel], theta0, R, r, Hg[hsel],
                                                             Tg[hsel]))
-        return F, np.minimum(U, U_int), (Lg, Hg, Tg), lin, gf, Q
+        return F, np.fmin(U, U_int), (Lg, Hg, Tg), lin, gf, Q
 
     def account(U, act_in, level):
         """Discard (sample, cube) pairs; returns the pairs kept active."""
@@ -1570,7 +1575,7 @@ def _whole_ball_upper(model, za, zp, zn, tau, sig, L, H, backend):
     taylor = F + np.minimum(Lb * R, g * R + np.minimum(Hb * R * R / 2, lam * R * R / 2 + Tb * R**3 / 6))
     interval = interval_upper(at["ell"], sig, slope_bounds(za, zp, zn, tau, model.C_Phi), R,
                               math.log(zn.shape[1]), fp)[:, 0]
-    return np.minimum(taylor, interval) + fp
+    return np.fmin(taylor, interval) + fp
 
 
 def default_h0(d_Theta, radius):
@@ -1604,6 +1609,9 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     lower values of those samples are the branch and bound's witnesses; ``optimised_samples``
     counts the others).  The level-0 grid (``grid_points`` cubes, each with its Hessians and ball
     bounds) is always evaluated: it is what the upper value is certified on.
+    ``rel_tol``, ``tol``: the branch and bound's tolerances (``certified_sup``): a sample's upper value
+    may exceed its sup by rel_tol times what the sup adds to f_sigma(theta0), plus tol (default
+    1e-4 min(1, R)/tau: f_sigma varies over Theta by at most L R, L ~ 1/tau).
     For d_Theta > 3 the defaults are h0 = R/3 (R for d_Theta > 5) and ``max_evaluations`` such
     that about 2e8 (centre, tuple, negative) entries (at most 20000 centres) are evaluated per chunk.
     """
@@ -1662,7 +1670,7 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
             bb_end = now + 0.75 * share
         res = certified_sup(model, za, zp, zn, tau, sig, L_cert, h0, levels=levels,
                             H=H_cert if second_order else None, init=cache, rel_tol=rel_tol,
-                            tol=(1e-4 / tau if tol is None else tol),
+                            tol=(1e-4 * min(1.0, radius) / tau if tol is None else tol),
                             max_evaluations=max_evaluations, progress=report, backend=backend,
                             deadline=bb_end)
         cache = res["init"]
