@@ -248,6 +248,13 @@ def slope_bounds(za, zp, zn, tau, C_Phi):
     return C_Phi / tau * (dn.max(axis=1, initial=0.0) + dp)
 
 
+def taylor_upper(F, lin, L, H, lam, T, r):
+    """The Taylor bounds of a ball of radius r (module docstring, "Branch and bound"), combined:
+    F + min(L r, lin + min(H r^2/2, lam r^2/2 + T r^3/6)), with ``lin`` the bound of the linear term
+    <grad f(g), delta> and ``lam`` the positive part of the top eigenvalue of the Hessian at g."""
+    return F + np.minimum(L * r, lin + np.minimum(H * r * r / 2, lam * r * r / 2 + T * r**3 / 6))
+
+
 def interval_upper(ell, sig, alpha, r, logk, margin):
     """Upper values (S, g) of f_sigma on the balls B(g, r) from the losses ell (g, n) at their
     centres alone (the "interval bound"; module docstring, (iv)).
@@ -1206,11 +1213,8 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
             Lg[sel] = np.minimum(Lg[sel], Lf)
             Hg[sel] = np.minimum(Hg[sel], Hf_)
             Tg[sel] = np.minimum(Tg[sel], Tf)
-            Us = F[:, sel] + Lg[sel] * r
-            if second:
-                Us = np.minimum(Us, F[:, sel] + lin[:, sel]
-                                + np.minimum(Hg[sel] * r * r / 2, lam[:, sel] * r * r / 2
-                                             + Tg[sel] * r**3 / 6))
+            Us = (taylor_upper(F[:, sel], lin[:, sel], Lg[sel], Hg[sel], lam[:, sel], Tg[sel], r) if second
+                  else F[:, sel] + Lg[sel] * r)
             U[:, sel] = np.minimum(U[:, sel], Us)
         Q = None
         if second:                        # the second/third-order term of the Taylor bound
@@ -1560,9 +1564,8 @@ def _optimise_lower(model, za, zp, zn, tau, sig, starts, deadline=None):
 
 def _whole_ball_upper(model, za, zp, zn, tau, sig, L, H, backend):
     """Upper values (S,) of sup_Theta f_sigma from one ball, Theta itself (centre theta0, radius R):
-    the bounds of ``evaluate`` in ``certified_sup`` at that centre,
-    f(theta0 + e) <= f + min(L R, |grad f| R + min(H R^2/2, lambda_+ R^2/2 + T R^3/6)) for |e| <= R,
-    with (L), (H), (T) on that ball (and the global L, H where smaller), plus the float64 margin.
+    ``taylor_upper`` with the linear term |grad f| R and (L), (H), (T) on that ball (the global L, H
+    where smaller), and the interval bound (iv), plus the float64 margin.
     Above d_Theta = 5 the coarse cover's level-0 cubes have balls of radius R sqrt(d_Theta) (3R at
     9), and this one ball is the tighter bound (n = 50, k = 64, tau = 0.1: 28 against 87)."""
     R, n_ = model.radius, sig.shape[1]
@@ -1573,7 +1576,7 @@ def _whole_ball_upper(model, za, zp, zn, tau, sig, L, H, backend):
     lam = np.maximum(_lambda_max(hess), 0.0)
     Lb, Hb, Tb = min(at["L"][0], L), min(at["H"][0], H), at["T"][0]
     fp = 1e-10 * (1.0 + 2.0 / tau + math.log(zn.shape[1] + 1.0))
-    taylor = F + np.minimum(Lb * R, g * R + np.minimum(Hb * R * R / 2, lam * R * R / 2 + Tb * R**3 / 6))
+    taylor = taylor_upper(F, g * R, Lb, Hb, lam, Tb, R)
     interval = interval_upper(at["ell"], sig, slope_bounds(za, zp, zn, tau, model.C_Phi), R,
                               math.log(zn.shape[1]), fp)[:, 0]
     return np.fmin(taylor, interval) + fp
