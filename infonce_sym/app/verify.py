@@ -6,7 +6,6 @@ by default (``default_executor``), or a Dask client's ``get_executor()``."""
 from __future__ import annotations
 
 import multiprocessing
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -91,10 +90,6 @@ def dask_executor(address: str):
     return client.get_executor()
 
 
-def _log_stage(name, seconds):
-    print(f"[verify] {name}: {seconds:.1f}s", file=sys.stderr, flush=True)
-
-
 def _asymptotic(models):
     return section3.asymptotic_check([_ASYMPTOTIC_MODELS[m]() for m in models])
 
@@ -174,11 +169,12 @@ def _ALIAS_IDS():
     return set(ALIASES)
 
 
-def run(mode: str = "quick", executor=None, on_stage=_log_stage, progress=None):
+def run(mode: str = "quick", executor=None, on_stage=None, progress=None):
     """Every check of ``PLANS[mode]``: (results, grid rows, meta), in the plan's order whatever the
     executor. ``executor``: any ``concurrent.futures.Executor`` (None: this process);
-    ``on_stage(name, seconds)`` when a stage's last unit is done (seconds: the units' own times,
-    summed); ``progress(stage, done, total)`` after every unit (done and total count all units)."""
+    ``on_stage(name, seconds)``, if given, when a stage's last unit is done (seconds: the units' own
+    times, summed); ``progress(stage, done, total)`` after every unit (done and total count all
+    units).  Without them a library call prints nothing; the command line shows both as progress."""
     from ..proofs.statement_registry import registry
     if mode not in PLANS:
         raise InputError("mode", f"must be one of {sorted(PLANS)}, got {mode!r}")
