@@ -1589,7 +1589,7 @@ def default_h0(d_Theta, radius):
 
 
 def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, radius=1.0,
-                        samples=100, seed=0, sigma=0.5, kernel="additive", h0=None, levels=6,
+                        samples=100, seed=0, sigma=0.5, kernel="additive", h0=None, levels=8,
                         chunk=100, tuples=None, second_order=True, rel_tol=0.01, tol=None,
                         max_evaluations=None, progress=None, backend="auto", max_seconds=None):
     """Empirical Rademacher complexity of the InfoNCE loss over {phi_theta: ||theta|| <= R}.
