@@ -173,9 +173,11 @@ the witness, the best grid centres and two uniform points of Theta, evaluated at
 chunk of samples gets its share of the time left, three quarters for the branch and bound and the
 rest for the ascent (its quarter also where the level-0 grid ran past the three quarters).
 
-``lower_estimate`` is the mean of the best certified lower values (a lower estimate of Rad);
-``estimate`` the mean of the certified sups (an upper estimate); both are Monte Carlo means over
-sigma (stderr reported for the upper one).  The gap between them is the certification gap.
+``lower_estimate`` is the mean of the best certified lower values less f_sigma(theta0) (a lower
+estimate of Rad); ``estimate`` the mean of the certified sups less f_sigma(theta0) (an upper
+estimate): E_sigma f_sigma(theta0) = 0, and subtracting it removes its sampling noise.  Both are
+Monte Carlo means over sigma, or exact means over every sign vector when 2^n <= samples (stderr
+reported).  The gap between them is the certification gap.
 """
 from __future__ import annotations
 
@@ -224,11 +226,21 @@ def certificate_lipschitz(za, zp, zn, tau, C_Phi, constants=(2, 1, 1)):
     return float(Li.mean())
 
 
+def difference_norms(za, zp, zn):
+    """(||Dp_i|| (n,), ||Dn_ij|| (n, k)): the norms of the tuples' differences (module docstring)."""
+    return np.linalg.norm(za - zp, axis=-1), np.linalg.norm(za[:, None, :] - zn, axis=-1)
+
+
+def float_margin(tau, k):
+    """1e-10 (1 + 2/tau + log(k + 1)): added to every certified upper value for float64 rounding in
+    the losses (far above it: module docstring, "Phases without trigonometric calls")."""
+    return 1e-10 * (1.0 + 2.0 / tau + math.log(k + 1.0))
+
+
 def certificate_constants_local(za, zp, zn, tau, C_Phi):
     """(L, H): Lipschitz and Hessian-norm bounds of f_sigma from differences (module docstring)."""
     tau = check_tau(tau)
-    dp = np.linalg.norm(za - zp, axis=-1)                    # (n,)
-    dn = np.linalg.norm(za[:, None, :] - zn, axis=-1)        # (n, k)
+    dp, dn = difference_norms(za, zp, zn)
     mx = dn.max(axis=1)
     best = mx.copy()
     safe = np.where(mx > 0, mx, 1.0)
@@ -243,8 +255,7 @@ def certificate_constants_local(za, zp, zn, tau, C_Phi):
 def slope_bounds(za, zp, zn, tau, C_Phi):
     """alpha_i = (C_Phi/tau)(max_j ||Dn_ij|| + ||Dp_i||) (n,): ||grad x_ij|| <= alpha_i on all of
     the parameter space, as ||grad S(D)|| <= C_Phi ||D|| (i)."""
-    dp = np.linalg.norm(za - zp, axis=-1)
-    dn = np.linalg.norm(za[:, None, :] - zn, axis=-1)
+    dp, dn = difference_norms(za, zp, zn)
     return C_Phi / tau * (dn.max(axis=1, initial=0.0) + dp)
 
 
@@ -263,7 +274,7 @@ def interval_upper(ell, sig, alpha, r, logk, margin):
     alpha_i r on the ball, so A_i(theta') lies in [e^{-alpha_i r} A_i, e^{alpha_i r} A_i] and, l_i
     increasing in A_i, l_i(theta') in [log(1 + e^{-alpha_i r} A_i), log(1 + e^{alpha_i r} A_i)] - log k:
     the upper end for sigma_i > 0, the lower end for sigma_i < 0.  A_i comes from the computed
-    loss, which is within ``margin`` (the float64 margin of ``certified_sup``) of l_i: A_i lies in
+    loss, which is within ``margin`` (``float_margin``) of l_i: A_i lies in
     [expm1(max(0, l_i + log k - margin)), expm1(l_i + log k + margin)].  Tight where the losses
     are saturated (A_i near 0: l_i near -log k and flat), where the Taylor bounds need tiny cubes."""
     log_one_plus = ell + logk                                         # log(1 + A_i), computed
@@ -1114,8 +1125,7 @@ def certified_sup(model, za, zp, zn, tau, sigmas, L, h0, levels=6, tol=0.0, H=No
     phases = PhaseTables(td, theta0, h0, M)
     per_batch = max(1, int(budget // max(1, td.m * td.n * td.k)))
     kk = td.k
-    # float64 rounding in the losses is far below this margin, which is added to the upper values
-    fp = 1e-10 * (1.0 + 2.0 / tau + math.log(kk + 1.0))
+    fp = float_margin(tau, kk)
     alpha = slope_bounds(za, zp, zn, tau, model.C_Phi)
     at_centre = sig @ model.losses(theta0[None], za, zp, zn, tau)[0] / n_       # f_sigma(theta0) (S,)
     lower = np.full(S, -np.inf)
@@ -1575,7 +1585,7 @@ def _whole_ball_upper(model, za, zp, zn, tau, sig, L, H, backend):
     hess = np.einsum("sn,nij->sij", sig, at["hess"][0]) / n_
     lam = np.maximum(_lambda_max(hess), 0.0)
     Lb, Hb, Tb = min(at["L"][0], L), min(at["H"][0], H), at["T"][0]
-    fp = 1e-10 * (1.0 + 2.0 / tau + math.log(zn.shape[1] + 1.0))
+    fp = float_margin(tau, zn.shape[1])
     taylor = taylor_upper(F, g * R, Lb, Hb, lam, Tb, R)
     interval = interval_upper(at["ell"], sig, slope_bounds(za, zp, zn, tau, model.C_Phi), R,
                               math.log(zn.shape[1]), fp)[:, 0]
