@@ -15,6 +15,10 @@ Sections (``SECTIONS``, name -> function(quick) -> dict of figures; ``register_s
 * ``sampler``: the sampler of s = <x, z> alone (NumPy ziggurat, numba ziggurat, Generator.beta).
 * ``naive``: the vector Monte Carlo (normalised Gaussians in R^128) against the similarity law.
 * ``exact``: timings of ``quantities.exact.exact_values`` (digits = 30).
+* ``exact_table``: issue 10's concentrated-positive points (``quantities.exact.BENCHMARK_POINTS``) at
+  30 digits, and a 20-point k sweep against single values.
+* ``exact_digits``: the same points at 15, 50 and 100 digits: how many take at most 2 s CPU and
+  the slowest (quick: two points at 15 and 100 digits).
 * ``exact_finite``: the finite-model route (``quantities.exact_finite``) on random models of
   N = 30/120/500/2000 states at k = 8 and 10^6 (CPU s); sizes estimated beyond 600 s are listed
   with the estimate only.
@@ -240,6 +244,26 @@ def section_exact_table(quick: bool, state) -> dict:
     return benchmark_exact(digits=30, points=points, out=lambda line: None, every_single=not quick)
 
 
+# the digits of ``section_exact_digits`` (issue 10 asks for 5..100 digits in about 2 s CPU per value)
+EXACT_DIGITS = (15, 50, 100)
+
+
+def section_exact_digits(quick: bool, state) -> dict:
+    """The concentrated-positive points at 15, 50 and 100 digits (CPU s per value, both passes of the
+    precision check): how the cost grows with the digits asked for (quick: two of the points, at 15
+    and 100 digits)."""
+    from ..quantities.exact import BENCHMARK_POINTS, benchmark_exact
+    points = (BENCHMARK_POINTS[5], BENCHMARK_POINTS[3]) if quick else BENCHMARK_POINTS
+    out = {}
+    for digits in ((EXACT_DIGITS[0], EXACT_DIGITS[-1]) if quick else EXACT_DIGITS):
+        _progress(state, f"exact values at {digits} digits")
+        rows = benchmark_exact(digits=digits, points=points, sweep=None, out=lambda line: None)["points"]
+        ok = [r["cpu_seconds"] for r in rows if r["status"] == "ok"]
+        out[str(digits)] = {"points": rows, "max_cpu_seconds": max(ok, default=None),
+                            "within_2_seconds": sum(t <= 2.0 for t in ok), "failed": len(rows) - len(ok)}
+    return out
+
+
 def section_exact_finite(quick: bool, state) -> dict:
     """Exact values of random finite models (S^7, tau = 0.5, 30 digits) at N = 30/120/500/2000 and
     k = 8, 10^6 (CPU s, both passes); sizes estimated above the CLI's default --max-seconds (600 s)
@@ -281,7 +305,8 @@ def section_verify(quick: bool, state) -> dict:
 
 
 SECTIONS = {"monte_carlo": section_monte_carlo, "sampler": section_sampler, "naive": section_naive,
-            "exact": section_exact, "exact_table": section_exact_table, "exact_finite": section_exact_finite,
+            "exact": section_exact, "exact_table": section_exact_table, "exact_digits": section_exact_digits,
+            "exact_finite": section_exact_finite,
             "rademacher": section_rademacher,
             "verify": section_verify}
 
@@ -348,6 +373,18 @@ def _print_sections(results) -> None:
                 else:
                     print(f"{head}: {c['seconds']:6.2f} s wall {c['cpu_seconds']:6.2f} s CPU   R = {c['risk']}  "
                           f"(unchanged to {c['agreement_digits']:.1f} digits at higher precision)")
+        elif name == "exact_table":
+            print("Exact values at the concentrated-positive points (digits = 30; CPU s per value, both passes)")
+            _print_exact_points(r["points"])
+            w = r["sweep"]
+            print(f"  20-point k sweep (k = 2^0..2^19): {w['twenty_values_seconds']:.2f} s CPU = "
+                  f"{w['twenty_values_seconds'] / w['k_2_19_seconds']:.1f}x k = 2^19 alone, "
+                  f"{w['twenty_values_seconds'] / w['k_2_10_seconds']:.1f}x k = 2^10 alone")
+        elif name == "exact_digits":
+            for digits, block in r.items():
+                print(f"Exact values at {digits} digits (CPU s per value, both passes): {block['within_2_seconds']} of "
+                      f"{len(block['points'])} within 2 s, the slowest {block['max_cpu_seconds']:.2f} s")
+                _print_exact_points(block["points"])
         elif name == "exact_finite":
             print("Exact values of random finite models (S^7, tau = 0.5, digits = 30; CPU s, both passes)")
             for c in r["cases"]:
@@ -364,6 +401,12 @@ def _print_sections(results) -> None:
                       f"   Rad in [{c['lower']:.6f}, {c['upper']:.6f}]")
         else:
             print(f"{name}: {json.dumps(r, default=str)}")
+
+
+def _print_exact_points(rows) -> None:
+    for c in rows:
+        print(f"  d={c['d']:<5d} kappa={c['kappa']:<7g} tau={c['tau']:<5s} k={c['k']:<11d} {c['cpu_seconds']:7.2f} s CPU"
+              f"  agreement {c['agreement_digits']:5.1f} digits  {c['status']}")
 
 
 def main(argv=None) -> int:

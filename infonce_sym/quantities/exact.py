@@ -2536,9 +2536,9 @@ BENCHMARK_POINTS = ((512, 200.0, "0.01", 10**9), (512, 200.0, "0.01", 1), (128, 
 def benchmark_exact(digits: int = 30, points=BENCHMARK_POINTS, sweep=(16, 8.0, "0.1"), out=print,
                     every_single=False):
     """CPU seconds per exact value (both passes of the precision check included) at ``points``,
-    and a 20-point k sweep (k = 2^0..2^19) against single values: k = 2^19 (the cheapest), k = 2^10
-    (about the costliest) and, with ``every_single``, each of the 20 alone (their mean and sum);
-    returns the figures."""
+    and (unless ``sweep`` is None) a 20-point k sweep (k = 2^0..2^19) against single values: k = 2^19
+    (the cheapest), k = 2^10 (about the costliest) and, with ``every_single``, each of the 20 alone
+    (their mean and sum); returns the figures."""
     from ..models.laws import SphereModel as _Sphere
     rows = []
     for dim, kappa, tau, k in points:
@@ -2553,6 +2553,8 @@ def benchmark_exact(digits: int = 30, points=BENCHMARK_POINTS, sweep=(16, 8.0, "
                      "agreement_digits": agreement, "status": status})
         out(f"  d={dim:5d} kappa={kappa:7g} tau={tau:5s} k={k:<11d} {seconds:7.2f} s CPU  "
             f"agreement {agreement:5.1f} digits  {status}")
+    if sweep is None:
+        return {"points": rows}
     dim, kappa, tau = sweep
     ks = [2 ** j for j in range(20)]
 

@@ -62,3 +62,24 @@ def test_monte_carlo_ratios_paired_per_repetition(monkeypatch):
         for q in ("all_quantities", "risk_only"):
             assert c[q]["ratio_to_limit"] == pytest.approx(n / 4)          # best run n/s over best limit 4/s
             assert c[q]["ratio_to_limit_paired"] == pytest.approx(n / 2)   # median of n/16, n, n/2
+
+
+def test_exact_digits_counts_the_values_within_two_seconds(capsys, monkeypatch):
+    """The exact_digits section (plumbing, not speed): per digits, how many values took at most 2 s CPU,
+    the slowest, and the failures (a failed point is not counted as fast), in JSON and in the text."""
+    from infonce_sym.quantities import exact
+    fake = {15: [1.0, 3.0, 0.5], 100: [1.5, 40.0, 9.0]}
+
+    def benchmark_exact(digits, points, sweep, out):
+        assert sweep is None and len(points) == 2          # quick: two points, no k sweep
+        rows = [{"d": 3, "kappa": 1.0, "tau": "0.1", "k": 2, "cpu_seconds": t, "agreement_digits": digits + 9.0,
+                 "status": "ok" if i < 2 else "ArithmeticError: x"} for i, t in enumerate(fake[digits])]
+        return {"points": rows}
+    monkeypatch.setattr(exact, "benchmark_exact", benchmark_exact)
+    r = benchmark.section_exact_digits(True, {"progress": False})
+    assert set(r) == {"15", "100"}
+    assert (r["15"]["within_2_seconds"], r["15"]["max_cpu_seconds"], r["15"]["failed"]) == (1, 3.0, 1)
+    assert (r["100"]["within_2_seconds"], r["100"]["max_cpu_seconds"], r["100"]["failed"]) == (1, 40.0, 1)
+    benchmark._print_sections({"exact_digits": r})
+    text = capsys.readouterr().out
+    assert "at 100 digits" in text and "1 of 3 within 2 s, the slowest 40.00 s" in text
