@@ -211,11 +211,10 @@ class _Atoms:
         self.terms = terms
         self.big = big                                          # Lambda
         xm1 = [v - 1 for v in self.x]
-        self.w, self.suf0, self.suf1, self.support, self.positive = {}, {}, {}, {}, {}
+        self.w, self.suf0, self.suf1, self.support = {}, {}, {}, {}
         for name, u in weights.items():
             u = [u[i] for i in order]
             self.w[name] = u
-            self.positive[name] = all(v.is_zero() or v > 0 for v in u)    # log u exists
             nz = [i for i, v in enumerate(u) if not v.is_zero()] or [0]
             self.support[name] = (nz[0], nz[-1])
             self.suf0[name] = _suffix_sums(u)
@@ -247,19 +246,20 @@ class _Atoms:
         if len(table) <= i:
             u = self.w[name]
             acc = table[-1]
-            if self.positive[name]:
-                # u e^{yX} = e^{log u + yX}: one series exponential, no series product
-                x, terms, series = self.x, self.terms, flint.arb_series
-                for l in range(len(table) - 1, i):
-                    if not u[l].is_zero():
-                        y = x[l] - centre if centre else x[l]
-                        acc = acc + series([u[l].log(), y], prec=terms).exp()
-                    table.append(acc)
-            else:
-                for l in range(len(table) - 1, i):
-                    if not u[l].is_zero():
-                        acc = acc + u[l] * self._exp_series(centre, l)
-                    table.append(acc)
+            # u e^{yX} = +-e^{log |u| + yX}: one series exponential, no series product (a weight whose
+            # ball holds 0 but is not 0 times e^{yX} instead)
+            x, terms, series = self.x, self.terms, flint.arb_series
+            for l in range(len(table) - 1, i):
+                ul = u[l]
+                if not ul.is_zero():
+                    y = x[l] - centre if centre else x[l]
+                    if ul > 0:
+                        acc = acc + series([ul.log(), y], prec=terms).exp()
+                    elif ul < 0:
+                        acc = acc - series([(-ul).log(), y], prec=terms).exp()
+                    else:
+                        acc = acc + ul * self._exp_series(centre, l)
+                table.append(acc)
         return table[i]
 
     def total_series(self, name, centre):
