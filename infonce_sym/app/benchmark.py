@@ -382,8 +382,11 @@ def _print_sections(results) -> None:
                   f"{w['twenty_values_seconds'] / w['k_2_10_seconds']:.1f}x k = 2^10 alone")
         elif name == "exact_digits":
             for digits, block in r.items():
+                slowest = block["max_cpu_seconds"]
                 print(f"Exact values at {digits} digits (CPU s per value, both passes): {block['within_2_seconds']} of "
-                      f"{len(block['points'])} within 2 s, the slowest {block['max_cpu_seconds']:.2f} s")
+                      f"{len(block['points'])} within 2 s, the slowest "
+                      + (f"{slowest:.2f} s" if slowest is not None else "(none succeeded)")
+                      + (f", {block['failed']} failed" if block["failed"] else ""))
                 _print_exact_points(block["points"])
         elif name == "exact_finite":
             print("Exact values of random finite models (S^7, tau = 0.5, digits = 30; CPU s, both passes)")

@@ -82,4 +82,12 @@ def test_exact_digits_counts_the_values_within_two_seconds(capsys, monkeypatch):
     assert (r["100"]["within_2_seconds"], r["100"]["max_cpu_seconds"], r["100"]["failed"]) == (1, 40.0, 1)
     benchmark._print_sections({"exact_digits": r})
     text = capsys.readouterr().out
-    assert "at 100 digits" in text and "1 of 3 within 2 s, the slowest 40.00 s" in text
+    assert "at 100 digits" in text and "1 of 3 within 2 s, the slowest 40.00 s, 1 failed" in text
+    # every point failed: no slowest, and the text says so instead of failing to format None
+    monkeypatch.setattr(exact, "benchmark_exact", lambda digits, points, sweep, out: {"points": [
+        {"d": 3, "kappa": 1.0, "tau": "0.1", "k": 2, "cpu_seconds": 1.0, "agreement_digits": float("nan"),
+         "status": "ArithmeticError: x"}]})
+    r = benchmark.section_exact_digits(True, {"progress": False})
+    assert r["15"]["max_cpu_seconds"] is None and r["15"]["within_2_seconds"] == 0 and r["15"]["failed"] == 1
+    benchmark._print_sections({"exact_digits": r})
+    assert "0 of 1 within 2 s, the slowest (none succeeded), 1 failed" in capsys.readouterr().out
