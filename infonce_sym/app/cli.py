@@ -26,6 +26,11 @@ from ..errors import (DIGITS_RANGE, InputError, range_text, read_choice, read_in
 __all__ = ["main", "build_parser", "real_option", "int_option", "choice_option", "path_option",
            "RANGES", "LIMITS"]
 
+# the sections of ``infonce-sym bench`` (``benchmark.SECTIONS``, not imported for the help text: it
+# loads the Monte Carlo kernels; tests/app/test_benchmark.py keeps the two equal)
+BENCH_SECTIONS = ("monte_carlo", "sampler", "naive", "exact", "exact_table", "exact_digits", "exact_finite",
+                  "rademacher", "verify")
+
 # Documented ranges (README "Command line"); each is tested at its ends in tests/app.
 RANGES = {
     "tau": (Decimal("0.01"), Decimal(100)),
@@ -797,8 +802,7 @@ def build_parser():
     b.add_argument("--quick", action="store_true", help="fewer repetitions")
     b.add_argument("--json", action="store_true", help="every figure as one JSON object on stdout")
     b.add_argument("--only", metavar="SECTIONS", default=None,
-                   help="comma-separated sections: monte_carlo, sampler, naive, exact, exact_table, rademacher, "
-                        "verify (default: all)")
+                   help=f"comma-separated sections: {', '.join(BENCH_SECTIONS)} (default: all)")
     b.set_defaults(func=cmd_bench)
 
     for name, func, helptext, defaults in (

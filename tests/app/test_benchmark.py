@@ -91,3 +91,13 @@ def test_exact_digits_counts_the_values_within_two_seconds(capsys, monkeypatch):
     assert r["15"]["max_cpu_seconds"] is None and r["15"]["within_2_seconds"] == 0 and r["15"]["failed"] == 1
     benchmark._print_sections({"exact_digits": r})
     assert "0 of 1 within 2 s, the slowest (none succeeded), 1 failed" in capsys.readouterr().out
+
+
+def test_the_command_line_help_names_every_section(capsys):
+    """``infonce-sym bench --help`` lists the sections from cli.BENCH_SECTIONS (the benchmark module is
+    not imported for the help text): the two must name the same sections, in the same order."""
+    from infonce_sym.app import cli
+    assert cli.BENCH_SECTIONS == tuple(benchmark.SECTIONS)
+    assert cli.main(["bench", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert ", ".join(benchmark.SECTIONS) in text
