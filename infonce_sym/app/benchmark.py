@@ -250,8 +250,8 @@ EXACT_DIGITS = (15, 50, 100)
 
 def section_exact_digits(quick: bool, state) -> dict:
     """The concentrated-positive points at 15, 50 and 100 digits (CPU s per value, both passes of the
-    precision check): how the cost grows with the digits asked for (quick: two of the points, at 15
-    and 100 digits)."""
+    precision check): how the cost grows with the digits asked for (quick: (3, 1000, 0.1, 16) and
+    (1024, 100, 0.01, 1), at 15 and 100 digits)."""
     from ..quantities.exact import BENCHMARK_POINTS, benchmark_exact
     points = (BENCHMARK_POINTS[5], BENCHMARK_POINTS[3]) if quick else BENCHMARK_POINTS
     out = {}
@@ -375,7 +375,9 @@ def _print_sections(results) -> None:
                           f"(unchanged to {c['agreement_digits']:.1f} digits at higher precision)")
         elif name == "exact_table":
             print("Exact values at the concentrated-positive points (digits = 30; CPU s per value, both passes)")
-            _print_exact_points(r["points"])
+            from ..quantities.exact import benchmark_line
+            for c in r["points"]:
+                print(benchmark_line(c))
             w = r["sweep"]
             print(f"  20-point k sweep (k = 2^0..2^19): {w['twenty_values_seconds']:.2f} s CPU = "
                   f"{w['twenty_values_seconds'] / w['k_2_19_seconds']:.1f}x k = 2^19 alone, "
@@ -387,7 +389,9 @@ def _print_sections(results) -> None:
                       f"{len(block['points'])} within 2 s, the slowest "
                       + (f"{slowest:.2f} s" if slowest is not None else "(none succeeded)")
                       + (f", {block['failed']} failed" if block["failed"] else ""))
-                _print_exact_points(block["points"])
+                from ..quantities.exact import benchmark_line
+                for c in block["points"]:
+                    print(benchmark_line(c))
         elif name == "exact_finite":
             print("Exact values of random finite models (S^7, tau = 0.5, digits = 30; CPU s, both passes)")
             for c in r["cases"]:
@@ -404,12 +408,6 @@ def _print_sections(results) -> None:
                       f"   Rad in [{c['lower']:.6f}, {c['upper']:.6f}]")
         else:
             print(f"{name}: {json.dumps(r, default=str)}")
-
-
-def _print_exact_points(rows) -> None:
-    for c in rows:
-        print(f"  d={c['d']:<5d} kappa={c['kappa']:<7g} tau={c['tau']:<5s} k={c['k']:<11d} {c['cpu_seconds']:7.2f} s CPU"
-              f"  agreement {c['agreement_digits']:5.1f} digits  {c['status']}")
 
 
 def main(argv=None) -> int:

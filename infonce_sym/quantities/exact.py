@@ -89,7 +89,7 @@ from ..models.quadrature import gauss_legendre_arb, sphere_density_rule, sphere_
 arb = flint.arb
 _mul = operator.mul
 
-__all__ = ["exact_values", "ExactValues", "QUANTITIES", "benchmark_exact", "BENCHMARK_POINTS"]
+__all__ = ["exact_values", "ExactValues", "QUANTITIES", "benchmark_exact", "benchmark_line", "BENCHMARK_POINTS"]
 
 # The precision check's second evaluation: CHECK_DIGITS more digits and every quadrature rule
 # refined (panels REFINED times narrower, hence different and more nodes everywhere; the
@@ -2533,6 +2533,12 @@ BENCHMARK_POINTS = ((512, 200.0, "0.01", 10**9), (512, 200.0, "0.01", 1), (128, 
                     (768, 10000.0, "0.01", 10**9))
 
 
+def benchmark_line(row) -> str:
+    """One row of ``benchmark_exact`` as a line of text."""
+    return (f"  d={row['d']:<5d} kappa={row['kappa']:<7g} tau={row['tau']:<5s} k={row['k']:<11d} "
+            f"{row['cpu_seconds']:7.2f} s CPU  agreement {row['agreement_digits']:5.1f} digits  {row['status']}")
+
+
 def benchmark_exact(digits: int = 30, points=BENCHMARK_POINTS, sweep=(16, 8.0, "0.1"), out=print,
                     every_single=False):
     """CPU seconds per exact value (both passes of the precision check included) at ``points``,
@@ -2551,8 +2557,7 @@ def benchmark_exact(digits: int = 30, points=BENCHMARK_POINTS, sweep=(16, 8.0, "
         seconds = time.process_time() - start
         rows.append({"d": dim, "kappa": kappa, "tau": tau, "k": k, "cpu_seconds": seconds,
                      "agreement_digits": agreement, "status": status})
-        out(f"  d={dim:5d} kappa={kappa:7g} tau={tau:5s} k={k:<11d} {seconds:7.2f} s CPU  "
-            f"agreement {agreement:5.1f} digits  {status}")
+        out(benchmark_line(rows[-1]))
     if sweep is None:
         return {"points": rows}
     dim, kappa, tau = sweep

@@ -1,5 +1,6 @@
 """Exact values against independent routes: brute-force enumeration, 2-D quadrature, closed forms."""
 import itertools
+import math
 
 import mpmath
 import numpy as np
@@ -419,3 +420,33 @@ def test_upper_gamma_by_its_continued_fraction_encloses_mpmath(prec):
         assert used == 12
     finally:
         flint.ctx.prec = saved
+
+
+@pytest.mark.parametrize("centre", [0, 1])
+def test_prefix_tables_of_signed_weights_against_direct_moments(centre):
+    """_Atoms' prefix series of a weight vector of both signs (as the ratio rule's numerator r (s - m)),
+    with one weight a ball around 0 (the product route), against the moments
+    sum_{l < i} u_l (x_l - centre)^j / j! summed directly in mpmath at 60 digits."""
+    import flint
+    from infonce_sym.quantities import exact
+    saved = flint.ctx.prec, flint.ctx.cap
+    flint.ctx.prec, flint.ctx.cap = 200, 40
+    try:
+        xs = ["0.125", "0.5", "0.75", "1.5", "2.25"]
+        us = ["0.3", "-0.2", None, "-0.45", "0.7"]               # None: the ball [0 +/- 1e-30]
+        weights = [flint.arb(0, 1e-30) if u is None else flint.arb(u) for u in us]
+        atoms = exact._Atoms([flint.arb(x) for x in xs], {"num": weights}, 30, flint.arb(100))
+        mpmath.mp.dps = 60
+        for i in range(len(xs) + 1):
+            got = atoms.prefix("num", centre, i).coeffs() + [flint.arb(0)] * 30
+            for j in range(30):
+                want = mpmath.fsum(mpmath.mpf(u) * (mpmath.mpf(x) - centre) ** j
+                                   for x, u in zip(xs[:i], us[:i]) if u is not None) / mpmath.factorial(j)
+                # the ball weight adds at most 1e-30 (x - centre)^j / j! <= 1e-30 2.25^j / j!
+                allowed = 1.01e-30 * 2.25 ** j / math.factorial(j) + 1e-45     # radii round up (30-bit mag)
+                assert abs(float(got[j].mid()) - float(want)) <= allowed, (i, j)
+                assert got[j].rad() <= allowed
+                if i > 2:           # the ball weight's uncertainty is carried, not dropped
+                    assert got[j].rad() >= 0.99e-30 * abs(0.75 - centre) ** j / math.factorial(j)
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
