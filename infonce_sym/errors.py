@@ -112,10 +112,10 @@ def read_decimal(name: str, text, what: str = "a real number") -> Decimal:
     """The decimal ``text`` exactly, ASCII digits only ('1_0', Unicode digits, 'inf' and 'nan' are refused),
     its exponent within +-MAX_EXPONENT; ``what`` says what was expected in the refusal.
 
-    >>> read_decimal("--k", "1_000", "an integer")
+    >>> read_decimal("--tau", "1_000", "a number in [0.01, 100]")
     Traceback (most recent call last):
     ...
-    infonce_sym.errors.InputError: --k: must be an integer written in decimal (like 0.5 or 2e-3), got 1_000
+    infonce_sym.errors.InputError: --tau: must be a number in [0.01, 100] written in decimal (like 0.5 or 2e-3), got 1_000
     """
     return _decimal(name, text, what)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import TAU_RANGE, InputError, read_decimal
 from .cli import output_dir
 
-__all__ = ["add_parser", "run", "read_tau", "read_ks", "K_RANGE", "DIGITS_SMALL_N"]
+__all__ = ["add_parser", "run", "read_tau", "logit_scale_range", "read_ks", "K_RANGE", "DIGITS_SMALL_N"]
 
 K_RANGE = (1, 10 ** 12)
 DIGITS_RANGE = (5, 50)
@@ -49,9 +49,9 @@ def add_parser(subparsers):
                    help=f"temperature tau, a decimal in [{lo:g}, {hi:g}] (one of --tau, --scale, --logit-scale is required)")
     t.add_argument("--scale", metavar="S", default=None,
                    help=f"sentence-transformers scale, tau = 1/S; S a decimal in [{1 / hi:g}, {1 / lo:g}] (no default)")
+    llo, lhi = logit_scale_range()
     t.add_argument("--logit-scale", metavar="L", default=None,
-                   help=f"open_clip logit_scale, tau = exp(-L); L a decimal in [{-math.log(hi):.4f}, "
-                        f"{-math.log(lo):.4f}] (no default)")
+                   help=f"open_clip logit_scale, tau = exp(-L); L a decimal in [{llo}, {lhi}] (no default)")
     e.add_argument("--k", metavar="K1,K2,...", default="1,16,256,4096,65536,1000000",
                    help="numbers of negatives, comma-separated integers in [1, 10^12] "
                         "(default 1,16,256,4096,65536,1000000)")
@@ -114,6 +114,15 @@ def _int(flag, text, lo, hi):
     return int(value)
 
 
+def logit_scale_range(places: int = 5):
+    """[-log(tau_max), -log(tau_min)] with its ends rounded inward to ``places`` decimals (as printed in
+    --help: every L shown as allowed is allowed; 4.6052 > log 100 = 4.605170... is not)."""
+    lo, hi = TAU_RANGE
+    scale = 10 ** places
+    return (format(Decimal(math.ceil(-math.log(hi) * scale)) / scale, "f"),
+            format(Decimal(math.floor(-math.log(lo) * scale)) / scale, "f"))
+
+
 def read_tau(args) -> str:
     """tau as a decimal string, from exactly one of --tau, --scale, --logit-scale."""
     import mpmath
@@ -125,23 +134,27 @@ def read_tau(args) -> str:
         raise InputError("--tau", "give the temperature: --tau X, --scale S (tau = 1/S) or --logit-scale L (tau = e^-L)")
     flag, text = given[0]
     if flag == "--tau":
-        tau = read_decimal(flag, text, f"a decimal in [{lo:f}, {hi:f}]")
+        tau = read_decimal(flag, text, f"a number in [{lo:f}, {hi:f}]")
         shown = str(text).strip()
     elif flag == "--scale":
-        s = read_decimal(flag, text, f"a decimal in [{slo}, {shi}]")
+        s = read_decimal(flag, text, f"a number in [{slo}, {shi}]")
         if s <= 0:
-            raise InputError(flag, f"must be a decimal in [{slo}, {shi}] (tau = 1/S), got {text!r}")
+            raise InputError(flag, f"must be a number in [{slo}, {shi}] (tau = 1/S), got {text!r}")
         with mpmath.workdps(30):
             shown = mpmath.nstr(1 / mpmath.mpf(str(s)), 25)
         tau = Decimal(shown)
     else:
-        ls = read_decimal(flag, text, "a decimal")
+        llo, lhi = logit_scale_range()
+        what = f"a number in [{llo}, {lhi}] (tau = e^-L in [{lo:f}, {hi:f}])"
+        ls = read_decimal(flag, text, what)
         with mpmath.workdps(30):
             if ls.copy_abs() > 50:
-                raise InputError(flag, f"must give tau = exp(-L) in [{lo:f}, {hi:f}], got {text!r}")
+                raise InputError(flag, f"must be {what}, got {text!r}")
             shown = mpmath.nstr(mpmath.exp(-mpmath.mpf(str(ls))), 25)
         tau = Decimal(shown)
     if not lo <= tau <= hi:
+        if flag == "--logit-scale":
+            raise InputError(flag, f"must be {what}, got {text!r} (tau = {shown})")
         raise InputError(flag, f"must give tau in [{lo:f}, {hi:f}], got {text!r} (tau = {shown})")
     return shown
 

@@ -677,3 +677,26 @@ def test_rows_of_huge_entries_are_normalised_not_an_internal_error(tmp_path, cap
                      for i in range(5)])
     assert data["by_k"][0]["risk"] == pytest.approx(brute, rel=1e-12)
     assert data["rows_rescaled"] == 10
+
+
+def test_the_temperature_ranges_in_the_help_hold_at_their_ends(capsys):
+    """Each of --tau, --scale and --logit-scale is accepted at both ends of the range its --help prints,
+    and refused just outside them (the printed [-4.6052, 4.6052] of --logit-scale once held 4.6052 >
+    log 100, which gives tau < 0.01 and was refused)."""
+    from types import SimpleNamespace
+
+    from infonce_sym.app.embeddings_cli import read_tau
+    try:
+        main(["embeddings", "--help"])
+    except SystemExit:
+        pass
+    text = " ".join(capsys.readouterr().out.split())
+    for flag, attr in (("--tau", "tau"), ("--scale", "scale"), ("--logit-scale", "logit_scale")):
+        m = re.search(re.escape(flag) + r" [A-Z]+ [^[]*\[(-?[\d.]+), (-?[\d.]+)\]", text)
+        assert m, flag
+        for end, step in ((m.group(1), "-0.001"), (m.group(2), "0.001")):
+            tau = float(read_tau(SimpleNamespace(**{"tau": None, "scale": None, "logit_scale": None, attr: end})))
+            assert 0.01 <= tau <= 100, (flag, end)
+            outside = str(Decimal(end) + Decimal(step))
+            with pytest.raises(InputError, match=re.escape(flag)):
+                read_tau(SimpleNamespace(**{"tau": None, "scale": None, "logit_scale": None, attr: outside}))
