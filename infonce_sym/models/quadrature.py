@@ -8,7 +8,7 @@ from functools import lru_cache
 import flint
 import mpmath
 
-__all__ = ["gauss_legendre_arb", "sphere_rule", "sphere_rule_arb", "arb_to_mpf", "sphere_density_rule",
+__all__ = ["widened_nodes", "gauss_legendre_arb", "sphere_rule", "sphere_rule_arb", "arb_to_mpf", "sphere_density_rule",
            "sphere_theta_range", "sphere_mode_theta"]
 
 
@@ -193,6 +193,29 @@ def _theta_cuts(dim, b, s_step, lo, hi, refinement, drop_per_panel, depth=None, 
     return cuts
 
 
+DROP_PER_PANEL = 8.0
+
+
+def _log_rho(a):
+    """log rho for a function analytic in the strip |Im z| < a about [-1, 1] (half-widths): the
+    largest Bernstein ellipse in it has rho = a + sqrt(1 + a^2)."""
+    return math.log(a + math.sqrt(1 + a * a))
+
+
+def widened_nodes(nodes, widen):
+    """Gauss nodes for a panel ``widen`` = W times wider than one with ``nodes``, at the same error bound.
+
+    The integrands are e^{-c x(s)} (x = e^{s/tau} or e^{kappa s}; s_step = tau or 1/kappa) times the
+    density.  The first factor is at most 1 in modulus for |Im s| < (pi/2) s_step, so on a panel of
+    s-width h its n-node Gauss error bound is ~ rho^-2n with rho = rho(pi s_step/h); W-wide panels keep
+    it with n log rho(pi) / log rho(pi/W) nodes.  The density's factor on that ellipse,
+    e^{(D/2)((rho + 1/rho)/2 - 1)} for a log-density drop D across the panel, is then smaller with
+    D = 8 W than with D = 8 at W = 1 (W = 2: e^6.9 against e^9.2)."""
+    if widen == 1:
+        return nodes
+    return int(math.ceil(nodes * _log_rho(math.pi) / _log_rho(math.pi / widen)))
+
+
 def sphere_panel_nodes(dps):
     """Gauss-Legendre nodes per panel of the sphere rules at dps digits.  Beyond 60 digits the
     exponentials e^{-c x} that the rules integrate span e^-(dps log 10) on panels of a fixed width,
@@ -202,7 +225,8 @@ def sphere_panel_nodes(dps):
 
 @lru_cache(maxsize=32)
 def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, theta_lo: float = None,
-                        theta_hi: float = None, absolute: bool = False, tilts: tuple = None):
+                        theta_hi: float = None, absolute: bool = False, tilts: tuple = None,
+                        widen: float = 1.0):
     """Composite Gauss-Legendre rule in theta for the law of s = cos(theta) with density
     proportional to (1 - s^2)^((d-3)/2) e^(b s) on [-1, 1] (b a decimal string: "0" for pi, kappa for
     the positive similarity under vMF).
@@ -219,13 +243,17 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
     leading factors, e.g. e^{s/tau} for mu = E e^{s/tau}); with it, panels deep below the peaks of
     the law and of every tilted law (D digits, D >= 5) are wider (``_theta_cuts``): their error,
     relative to their own mass, may grow by 10^(D - 5).
+
+    ``widen`` = W >= 1: panels up to W s_step wide in s and W times the log-density drop, with
+    ``widened_nodes`` nodes each, so that no panel's Gauss error bound is larger than at W = 1.
     """
     arb = flint.arb
     b_float = float(b)
     lo, hi = sphere_theta_range(dim, b_float, dps + 12)
     if theta_lo is not None:
         lo, hi = theta_lo, theta_hi
-    nodes = sphere_panel_nodes(dps) + int(4 * (refinement - 1))
+    nodes = widened_nodes(sphere_panel_nodes(dps) + int(4 * (refinement - 1)), widen)
+    s_step, drop = s_step * widen, DROP_PER_PANEL * widen
     depth = None
     if tilts is not None:
         laws = [b_float + t for t in (0.0,) + tuple(tilts)]
@@ -237,7 +265,7 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
 
         def depth(theta):
             return min((top - _log_density_theta(dim, bb, theta)) / ln10 for bb, top in zip(laws, tops))
-    cuts = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, 8.0, depth, nodes)
+    cuts = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, drop, depth, nodes)
     saved = flint.ctx.prec
     prec = int((dps + 10) * 3.3219280948873626) + 16
     flint.ctx.prec = prec
