@@ -124,7 +124,9 @@ RULE_WIDEN = 2.0
 # 25%), 22.8 s with 150; (66, 1050.37, 0.09, 288), 1106 panels, 4.2 s on the rule, 1.1 s on the cells.
 # At 100 digits the cells cost more: (256, 400, 0.07, 65536), 616 panels, 13.4 s on the rule, 24.5 s on
 # the cells; (1024, 600, 0.05, 100), 904: 19.1 s against 27.7 s; (416, 1079.59, 0.295, 5760), 1256:
-# 29.0 s against 23.0 s. The same digits on either route
+# 29.0 s against 23.0 s. The same digits on either route.  With the rules widened (RULE_WIDEN), at 100
+# digits: (1024, 600, 0.05, 100) 17.2 s on the rule, 17.4 s on the cells; (416, 1079.59, 0.295, 5760)
+# 22.6 s against 14.4 s: the crossover still lies between 900 and 1250 panels
 RATIO_RULE_PANELS = 600
 RATIO_RULE_PANELS_100 = 1100
 
