@@ -144,7 +144,8 @@ def sphere_theta_range(dim: int, b: float, digits: float):
 END_SNAP = 1e-3
 
 
-def _theta_cuts(dim, b, s_step, lo, hi, refinement, drop_per_panel, depth=None, nodes=None):
+def _theta_cuts(dim, b, s_step, lo, hi, refinement, drop_per_panel, depth=None, nodes=None, widen=1.0,
+                widened=None):
     """Panel ends in [lo, hi]: each panel changes s = cos(theta) by at most s_step, the log density
     l by at most about ``drop_per_panel`` (|l'| h + sqrt(|l''|) h), and is at most 0.5 wide.
 
@@ -152,18 +153,22 @@ def _theta_cuts(dim, b, s_step, lo, hi, refinement, drop_per_panel, depth=None, 
     both bounds are relaxed by phi = 10^((D - 5)/(2 nodes)) (at most 4) where the panel lies D >= 5
     digits deep: a panel phi times wider has a Bernstein ellipse parameter rho(x/phi) >= rho(x)/phi
     (rho(x) = x + sqrt(1 + x^2), x the strip half-width over the half-width), so its Gauss error
-    grows by at most phi^(2 nodes) = 10^(D - 5) against its mass, which is 10^-D of the peak's."""
-    def relax(theta, right):
+    grows by at most phi^(2 nodes) = 10^(D - 5) against its mass, which is 10^-D of the peak's.
+
+    With ``widen`` = W != 1: both bounds W times looser (phi from ``widened`` nodes, a smaller phi
+    than that of the fewer nodes a panel may get); returns (cuts, ratios), ratios[i] the width of
+    panel i over the width the unwidened bounds allow at its start."""
+    def relax(theta, right, nodes):
         if depth is None:
             return 1.0
         digits = min(depth(theta), depth(right)) - 5
         return min(4.0, 10 ** (digits / (2 * nodes))) if digits > 0 else 1.0
 
-    def width(theta):
+    def width(theta, widen=1.0, nodes=nodes):
         h = 0.5
         for _ in range(4):            # the bounds at the far end of the panel too
             right = min(theta + h, math.pi)
-            phi = relax(theta, right)
+            phi = relax(theta, right, nodes) * widen
             sin_max = max(math.sin(theta), math.sin(right)) if not theta <= math.pi / 2 <= right else 1.0
             h_s = min(math.sqrt(2 * s_step * phi), s_step * phi / max(sin_max, 1e-300))
             slope = curv = 0.0
@@ -184,16 +189,28 @@ def _theta_cuts(dim, b, s_step, lo, hi, refinement, drop_per_panel, depth=None, 
             h = h_new
         return h
     cuts = [lo]
+    ratios = []
     theta = lo
     while theta < hi:
-        theta = min(hi, theta + width(theta))
+        start = theta
+        if widen == 1.0:
+            theta = min(hi, theta + width(theta))
+        else:
+            theta = min(hi, theta + width(theta, widen, widened))
+            ratios.append((theta - start) / width(start))
         if hi - theta < 1e-12 * max(1.0, hi):
             theta = hi
         cuts.append(theta)
-    return cuts
+    return cuts if widen == 1.0 else (cuts, ratios)
 
 
 DROP_PER_PANEL = 8.0
+
+
+def _ratio_step(ratio, widen):
+    """A panel ``ratio`` times as wide as the unwidened one at its start, rounded up to a quarter (at
+    least 1, at most ``widen``): a few Gauss rules serve every panel."""
+    return min(widen, max(1.0, math.ceil(ratio * 4 - 1e-9) / 4))
 
 
 def _log_rho(a):
@@ -244,16 +261,16 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
     the law and of every tilted law (D digits, D >= 5) are wider (``_theta_cuts``): their error,
     relative to their own mass, may grow by 10^(D - 5).
 
-    ``widen`` = W >= 1: panels up to W s_step wide in s and W times the log-density drop, with
-    ``widened_nodes`` nodes each, so that no panel's Gauss error bound is larger than at W = 1.
+    ``widen`` = W >= 1: panels up to W s_step wide in s and W times the log-density drop; a panel r
+    times as wide as the unwidened one at its start (r <= W, rounded up to a quarter) gets
+    ``widened_nodes(nodes, r)`` nodes, so that no panel's Gauss error bound is larger than at W = 1.
     """
     arb = flint.arb
     b_float = float(b)
     lo, hi = sphere_theta_range(dim, b_float, dps + 12)
     if theta_lo is not None:
         lo, hi = theta_lo, theta_hi
-    nodes = widened_nodes(sphere_panel_nodes(dps) + int(4 * (refinement - 1)), widen)
-    s_step, drop = s_step * widen, DROP_PER_PANEL * widen
+    nodes = sphere_panel_nodes(dps) + int(4 * (refinement - 1))
     depth = None
     if tilts is not None:
         laws = [b_float + t for t in (0.0,) + tuple(tilts)]
@@ -265,12 +282,17 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
 
         def depth(theta):
             return min((top - _log_density_theta(dim, bb, theta)) / ln10 for bb, top in zip(laws, tops))
-    cuts = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, drop, depth, nodes)
+    if widen == 1.0:
+        cuts = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, DROP_PER_PANEL, depth, nodes)
+        counts = [nodes] * (len(cuts) - 1)
+    else:
+        cuts, ratios = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, DROP_PER_PANEL, depth, nodes,
+                                   widen, widened_nodes(nodes, widen))
+        counts = [widened_nodes(nodes, _ratio_step(r, widen)) for r in ratios]
     saved = flint.ctx.prec
     prec = int((dps + 10) * 3.3219280948873626) + 16
     flint.ctx.prec = prec
     try:
-        gx, gw = gauss_legendre_arb(nodes, prec)
         b_arb = arb(b)
         mode = sphere_mode_theta(dim, b_float)
         mode = min(max(mode, lo), hi)
@@ -278,9 +300,10 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
         # log density at the (float) mode, so that the weights stay near 1 at the peak
         top = b_arb * cos_m + ((dim - 2) * sin_m.log() if dim > 2 and sin_m.mid() > 0 else 0)
         s_nodes, weights = [], []
-        for a, c in zip(cuts[:-1], cuts[1:]):
+        for a, c, count in zip(cuts[:-1], cuts[1:], counts):
             if c <= a:
                 continue
+            gx, gw = gauss_legendre_arb(count, prec)
             a = arb.pi() if a == math.pi else arb(a)
             c = arb.pi() if c == math.pi else arb(c)
             half_w, mid = (c - a) / 2, (a + c) / 2

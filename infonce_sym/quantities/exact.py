@@ -110,10 +110,11 @@ CHECK_DIGITS = 8
 # the same values and agreement digits.
 TAYLOR_CUT = 4
 
-# The sphere rules' panels (models.quadrature.sphere_density_rule, widen): twice the s-width and the
-# log-density drop, 1.51x the nodes, the same error bound per panel.  At the 13 BENCHMARK_POINTS and
-# 100 digits: 15-20% fewer atoms, the same strings; (512, 200, 0.01, 1e9) 14.1 -> 11.5 s, (768, 1e4,
-# 0.01, 1e9) 20.9 -> 18.1 s.  3 gives 3% fewer atoms again, for 35% more nodes per panel.
+# The sphere rules' panels (models.quadrature.sphere_density_rule, widen): up to twice the s-width and
+# the log-density drop, up to 1.51x the nodes (per panel, by how much wider it is), the same error
+# bound per panel.  At the 13 BENCHMARK_POINTS and 100 digits: 18-25% fewer atoms, the same strings;
+# (512, 200, 0.01, 1e9) 14.1 -> 11.0 s, (768, 1e4, 0.01, 1e9) 20.9 -> 16.7 s.  3 gives 3% fewer atoms
+# again.
 RULE_WIDEN = 2.0
 
 # the fixed ratio rule of the sphere (s-steps 1/kappa, ~40 nodes each) serves up to this many
