@@ -1811,15 +1811,30 @@ class _RatioCells:
         return f, [alpha * f[0]] + [alpha * f[n] - f[n - 1] / kappa for n in range(1, terms)]
 
     def _taylor_series(self, uc, rest, tilt, terms):
-        """pi's density at u_c + v as f0 e^{(tilt/20) v} Q(v): the coefficients of f0 Q."""
-        series, kappa, nu = flint.arb_series, self.kappa, self.nu
+        """pi's density at u_c + v as f0 e^{(tilt/20) v} Q(v): the coefficients of f0 Q.
+
+        Q(v) = (1 + v/u_c)^nu (1 - v/rest)^nu e^{-t v} (t = tilt/20) solves q(v) Q' = p(v) Q with
+        q = (u_c + v)(rest - v) = q0 + q1 v - v^2 and p = nu (rest - u_c) - 2 nu v - t q, so its
+        coefficients follow q0 (n+1) Q_{n+1} = (p0 - q1 n) Q_n + (p1 + n - 1) Q_{n-1} + t Q_{n-2}
+        (Q_0 = 1): O(terms) ball operations, against a series log and exp (3.5-5x the time)."""
+        kappa, nu = self.kappa, self.nu
         log_f0 = self.log_f_const + nu * ((uc / kappa).log() + (rest / kappa).log())
-        log_shape = nu * (series([1, 1 / uc], prec=terms).log() + series([1, -1 / rest], prec=terms).log())
-        if tilt:
-            log_shape = log_shape - series([0, arb(tilt) / 20], prec=terms)
         f0 = log_f0.exp()
-        shape = log_shape.exp().coeffs()
-        return [f0 * v for v in shape] + [arb(0)] * (terms - len(shape))
+        t = arb(tilt) / 20 if tilt else None
+        q0, q1 = uc * rest, rest - uc
+        p0, p1 = nu * q1, -2 * nu
+        if t is not None:
+            p0, p1 = p0 - t * q0, p1 - t * q1
+        out = [f0]
+        before = before2 = arb(0)          # Q_{n-1}, Q_{n-2} (times f0)
+        for n in range(terms - 1):
+            now = out[n]
+            total = (p0 - q1 * n) * now + (p1 + (n - 1)) * before
+            if t is not None:
+                total += t * before2
+            out.append(total / (q0 * (n + 1)))
+            before, before2 = now, before
+        return out
 
     def _window(self, coeffs, moments):
         """sum_n coeffs_n moments_n, or None when its last three terms are not below 10^-(dps+2) of it."""

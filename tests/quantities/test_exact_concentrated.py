@@ -710,6 +710,32 @@ def test_ratio_cells_kernel_moments_against_quadrature():
                 assert abs(mp.mpf(value) - want) < mp.mpf(10) ** -33 * max(1, abs(want)), (kind, tilt, n, value, want)
 
 
+@pytest.mark.parametrize("dim,kappa,u_c,tilt", [(768, 10000, 300.5, 0), (768, 1000, 40.25, 19), (64, 10000, 12000.75, -7),
+                                               (4096, 5000, 2500.5, 3), (5, 10000, 30.5, 11)])
+def test_ratio_cells_taylor_series_against_mpmath(dim, kappa, u_c, tilt):
+    """The cells' Taylor series of pi's density at u_c + v, f0 (1 + v/u_c)^nu (1 - v/rest)^nu e^{-(tilt/20) v}
+    (from its recurrence), against mpmath.taylor of that closed form at 60 digits: the first 25
+    coefficients, weighted by 8^n (the window's |v| <= 8), to 10^-36 of the weighted sum at 40 digits.
+    The recurrence with the sign of its v^2 term flipped (q = (u_c + v)(rest - v) has -v^2), or of its
+    tilt term, fails it."""
+    with _ratio_cells(dim, kappa, 40) as cells:
+        rest = cells.two_kappa - flint.arb(u_c)
+        got = cells._taylor_series(flint.arb(u_c), rest, tilt, 25)
+        got = [v.mid().str(50, radius=False) for v in got]
+        log_f_const = cells.log_f_const.mid().str(60, radius=False)
+    with mp.workdps(60):
+        got, log_f_const = [mp.mpf(v) for v in got], mp.mpf(log_f_const)
+        nu = (mp.mpf(dim) - 3) / 2
+        rest = 2 * mp.mpf(kappa) - mp.mpf(u_c)
+        f0 = mp.exp(log_f_const + nu * (mp.log(mp.mpf(u_c) / kappa) + mp.log(rest / kappa)))
+        # (mpmath's differences lose a factor as tiny as f0, 1e-583 at d = 768: f0 times the shape's)
+        want = [f0 * w for w in mp.taylor(lambda v: (1 + v / u_c) ** nu * (1 - v / rest) ** nu
+                                          * mp.exp(-mp.mpf(tilt) / 20 * v), 0, 24)]
+        scale = sum(abs(w) * 8 ** n for n, w in enumerate(want))
+        error = sum(abs(g - w) * 8 ** n for n, (g, w) in enumerate(zip(got, want)))
+        assert error < mp.mpf(10) ** -36 * scale, (error / scale)
+
+
 @pytest.mark.parametrize("dim,mass", [(2, 1e-5), (3, 0.3), (16, 1e-3), (512, 1.7e-7), (768, 4e-66), (4096, 1e-40)])
 def test_pi_upper_quantile_against_the_incomplete_beta_function(dim, mass):
     """pi(s' >= s_q) = I_{(1 - s_q)/2}((d-1)/2, (d-1)/2) (FLINT's regularised incomplete beta function at 120
