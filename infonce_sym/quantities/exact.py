@@ -1746,12 +1746,12 @@ class _RatioCells:
         ``cell`` as a (POWERS + 1) x 2 ball matrix [P | G] (cached; deep cells only)."""
         got = self._power_mats.get((ja, jb))
         if got is None:
-            r, pw, g, p_0, g_0 = cell
-            rows, zero = [[p_0, g_0]], arb(0)
-            for _ in range(self.powers):
-                pw, g = list(map(_mul, pw, r)), list(map(_mul, g, r))
-                rows.append([sum(pw, zero), sum(g, zero)])
-            got = self._power_mats[ja, jb] = flint.arb_mat(rows)
+            r, pw, g, _, _ = cell
+            # [r_i^j] (j = 0..POWERS, i over the nodes) times [pw | g]: one ball matrix product in C
+            powers = [[arb(1)] * len(r), r]
+            for _ in range(self.powers - 1):
+                powers.append(list(map(_mul, powers[-1], r)))
+            got = self._power_mats[ja, jb] = flint.arb_mat(powers) * flint.arb_mat(list(map(list, zip(pw, g))))
         return got
 
     # ---------------------------------------------------------------- the transforms at c

@@ -710,6 +710,28 @@ def test_ratio_cells_kernel_moments_against_quadrature():
                 assert abs(mp.mpf(value) - want) < mp.mpf(10) ** -33 * max(1, abs(want)), (kind, tilt, n, value, want)
 
 
+def test_ratio_cells_power_sums_against_direct_sums():
+    """A deep cell's power sums [P_j | G_j] = [sum pw r^j | sum g r^j], j = 0..POWERS (one ball matrix
+    product), against the sums of pw_i r_i^j and g_i r_i^j formed term by term with arb's own powers
+    at 60 more bits, to 10^-28 of sum |pw| r^j (sum |g| r^j) at 30 digits."""
+    with _ratio_cells(64, 10000, 30) as cells:
+        for ja, jb in ((4000, 4008), (6000, 6001)):
+            cell = cells.cell(ja, jb)
+            mat = cells._power_matrix(ja, jb, cell)
+            r, pw, g = cell[:3]
+            assert (mat.nrows(), mat.ncols()) == (cells.powers + 1, 2)
+            saved = flint.ctx.prec
+            flint.ctx.prec = saved + 60
+            try:
+                for j in range(cells.powers + 1):
+                    for col, weights in enumerate((pw, g)):
+                        want = sum((w * ri ** j for w, ri in zip(weights, r)), flint.arb(0))
+                        size = sum((abs(w) * ri ** j for w, ri in zip(weights, r)), flint.arb(0))
+                        assert abs(mat[j, col] - want) < flint.arb(10) ** -28 * size, (ja, j, col)
+            finally:
+                flint.ctx.prec = saved
+
+
 @pytest.mark.parametrize("dim,kappa,u_c,tilt", [(768, 10000, 300.5, 0), (768, 1000, 40.25, 19), (64, 10000, 12000.75, -7),
                                                (4096, 5000, 2500.5, 3), (5, 10000, 30.5, 11)])
 def test_ratio_cells_taylor_series_against_mpmath(dim, kappa, u_c, tilt):
