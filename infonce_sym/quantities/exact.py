@@ -112,9 +112,9 @@ TAYLOR_CUT = 4
 
 # The sphere rules' panels (models.quadrature.sphere_density_rule, widen): up to twice the s-width and
 # the log-density drop, up to 1.51x the nodes (per panel, by how much wider it is), the same error
-# bound per panel.  At the 13 BENCHMARK_POINTS and 100 digits: 18-25% fewer atoms, the same strings;
-# (512, 200, 0.01, 1e9) 14.1 -> 11.0 s, (768, 1e4, 0.01, 1e9) 20.9 -> 16.7 s.  3 gives 3% fewer atoms
-# again.
+# bound per panel.  At 100 digits 14-22% fewer atoms at (512, 200, 0.01, 1e9) and (3, 1000, 0.1, 16),
+# and the same strings at all 13 BENCHMARK_POINTS; (512, 200, 0.01, 1e9) 14.1 -> 11.0 s, (768, 1e4,
+# 0.01, 1e9) 20.9 -> 16.7 s.  3 gives 3% fewer atoms again.
 RULE_WIDEN = 2.0
 
 # the fixed ratio rule of the sphere (s-steps 1/kappa, ~40 nodes each) serves up to this many
