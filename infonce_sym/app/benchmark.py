@@ -383,13 +383,13 @@ def _print_sections(results) -> None:
                   f"{w['twenty_values_seconds'] / w['k_2_19_seconds']:.1f}x k = 2^19 alone, "
                   f"{w['twenty_values_seconds'] / w['k_2_10_seconds']:.1f}x k = 2^10 alone")
         elif name == "exact_digits":
+            from ..quantities.exact import benchmark_line
             for digits, block in r.items():
                 slowest = block["max_cpu_seconds"]
                 print(f"Exact values at {digits} digits (CPU s per value, both passes): {block['within_2_seconds']} of "
                       f"{len(block['points'])} within 2 s, the slowest "
                       + (f"{slowest:.2f} s" if slowest is not None else "(none succeeded)")
                       + (f", {block['failed']} failed" if block["failed"] else ""))
-                from ..quantities.exact import benchmark_line
                 for c in block["points"]:
                     print(benchmark_line(c))
         elif name == "exact_finite":

@@ -155,9 +155,9 @@ def _theta_cuts(dim, b, s_step, lo, hi, refinement, drop_per_panel, depth=None, 
     (rho(x) = x + sqrt(1 + x^2), x the strip half-width over the half-width), so its Gauss error
     grows by at most phi^(2 nodes) = 10^(D - 5) against its mass, which is 10^-D of the peak's.
 
-    With ``widen`` = W != 1: both bounds W times looser (phi from ``widened`` nodes, a smaller phi
-    than that of the fewer nodes a panel may get); returns (cuts, ratios), ratios[i] the width of
-    panel i over the width the unwidened bounds allow at its start."""
+    With ``widen`` = W > 1: both bounds W times looser (phi from ``widened`` nodes, a smaller phi
+    than that of the fewer nodes a panel may get).  Returns (cuts, ratios), ratios[i] the width of
+    panel i over the width the unwidened bounds allow at its start (1 when W = 1)."""
     def relax(theta, right, nodes):
         if depth is None:
             return 1.0
@@ -195,13 +195,14 @@ def _theta_cuts(dim, b, s_step, lo, hi, refinement, drop_per_panel, depth=None, 
         start = theta
         if widen == 1.0:
             theta = min(hi, theta + width(theta))
+            ratios.append(1.0)
         else:
             theta = min(hi, theta + width(theta, widen, widened))
             ratios.append((theta - start) / width(start))
         if hi - theta < 1e-12 * max(1.0, hi):
             theta = hi
         cuts.append(theta)
-    return cuts if widen == 1.0 else (cuts, ratios)
+    return cuts, ratios
 
 
 DROP_PER_PANEL = 8.0
@@ -282,13 +283,9 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
 
         def depth(theta):
             return min((top - _log_density_theta(dim, bb, theta)) / ln10 for bb, top in zip(laws, tops))
-    if widen == 1.0:
-        cuts = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, DROP_PER_PANEL, depth, nodes)
-        counts = [nodes] * (len(cuts) - 1)
-    else:
-        cuts, ratios = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, DROP_PER_PANEL, depth, nodes,
-                                   widen, widened_nodes(nodes, widen))
-        counts = [widened_nodes(nodes, _ratio_step(r, widen)) for r in ratios]
+    cuts, ratios = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, DROP_PER_PANEL, depth, nodes,
+                               widen, widened_nodes(nodes, widen))
+    counts = [widened_nodes(nodes, _ratio_step(r, widen)) for r in ratios]
     saved = flint.ctx.prec
     prec = int((dps + 10) * 3.3219280948873626) + 16
     flint.ctx.prec = prec
