@@ -622,9 +622,9 @@ def _fill8(s, w, lo):
 
 
 @njit(fastmath={"contract"}, cache=True)
-def _zig_walk(words, n, masks, xsig, ratio, ylo, yhi, a, sq, f1, f2, pend):
+def _zig_walk(words, n, masks, xsig, ratio, ylo, yhi, a, sq, f1, f2, pend, pend_x):
     """The exact parse of words[:n] given masks (bit i: word i passed the fast test; bits >= n
-    are ignored); needs words[n].  ``pend``: scratch (n entries).
+    are ignored); needs words[n].  ``pend``, ``pend_x``: scratch (n entries, 2 x n).
 
     Returns the sums over the draws the groups left out, the number of draws in the piece
     (those the groups kept: words that pass with no failure just before them, and those
@@ -635,6 +635,9 @@ def _zig_walk(words, n, masks, xsig, ratio, ylo, yhi, a, sq, f1, f2, pend):
     cnt = 0
     q = 0                       # the word the next draw starts at
     npend = 0
+    nf = 0                      # fx[:nf], fw[:nf]: the draws the loop adds (x, and 1 or 0)
+    fx = pend_x[0]
+    fw = pend_x[1]
     prev = _U(0)
     for blk in range((n + 63) >> 6):
         bits = ~masks[blk]                          # the words that failed
@@ -667,13 +670,21 @@ def _zig_walk(words, n, masks, xsig, ratio, ylo, yhi, a, sq, f1, f2, pend):
                     npend += 1
                     yes = False
                 q = p + 2
-            w = 1.0 if yes else 0.0
-            e1 = exp_core(f1 * x) * w
-            e2 = exp_core(f2 * x) * w
-            a1 += e1
-            a2 += e2
-            a3 += e2 * x
+            fx[nf] = x
+            fw[nf] = 1.0 if yes else 0.0
+            nf += 1
             cnt += np.int64(yes)
+    # the exponentials of the walk's draws after its branchy loop, where a mispredicted branch no
+    # longer holds them up; the same sums in the same order, hence the same bits (risk only about 5 %
+    # faster per negative at d = 128, all quantities about 1 %)
+    for i in range(nf):
+        x = fx[i]
+        w = fw[i]
+        e1 = exp_core(f1 * x) * w
+        e2 = exp_core(f2 * x) * w
+        a1 += e1
+        a2 += e2
+        a3 += e2 * x
     for i in range(npend):
         p = pend[i]
         x, _ = _zig_word(words[p], xsig, ratio)
@@ -694,6 +705,7 @@ def _unit_words(st, rows, cols, xsig, ratio, ylo, yhi, a, sq, inv_tau, kappa, we
     masks = np.zeros(PIECE // 8, dtype=np.uint8)
     mbits = masks.view(np.uint64)
     pend = np.empty(PIECE, dtype=np.int64)
+    pend_x = np.empty((2, PIECE))
     acc = np.empty(24)
     have = 0                    # words[:have] are drawn and not used yet; words[0] starts a draw
     f2 = kappa if weights else 0.0
@@ -728,7 +740,7 @@ def _unit_words(st, rows, cols, xsig, ratio, ylo, yhi, a, sq, inv_tau, kappa, we
             if have < n + 1:            # the walk may read words[n]
                 st = _fill_words(st, words, have, n + 1)
                 have = n + 1
-            b1, b2, b3, c2, nxt = _zig_walk(words, n, mbits, xsig, ratio, ylo, yhi, a, sq, inv_tau, f2, pend)
+            b1, b2, b3, c2, nxt = _zig_walk(words, n, mbits, xsig, ratio, ylo, yhi, a, sq, inv_tau, f2, pend, pend_x)
             se += _sum8(acc, 0) + b1
             if weights:
                 sw += _sum8(acc, 1) + b2
