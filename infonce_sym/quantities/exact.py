@@ -212,7 +212,7 @@ class _Atoms:
     for |c(x - 1)| <= TAYLOR_CUT instead, so that nothing of size one cancels.
     """
 
-    def __init__(self, x, weights, terms, big):
+    def __init__(self, x, weights, terms, big, scaled=None):
         n = len(x)
         order = sorted(range(n), key=lambda i: x[i].mid())
         self.x = [x[i] for i in order]
@@ -229,6 +229,15 @@ class _Atoms:
             self.support[name] = (nz[0], nz[-1])
             self.suf0[name] = _suffix_sums(u)
             self.suf1[name] = _suffix_sums(list(map(_mul, u, xm1)))
+        # scaled = {name: (base, factors)}: w[name] = w[base] * factors (atom by atom, in x's order as
+        # given); the two tables about 0, always asked for together, grow together: name's series is
+        # factor times base's, a scalar product instead of a second series exponential
+        self._scaled = {}
+        for name, (base, factors) in (scaled or {}).items():
+            factors = [factors[i] for i in order]
+            if not all(d.overlaps(b * f) for d, b, f in zip(self.w[name], self.w[base], factors)):
+                raise ValueError(f"weights {name!r} are not those of {base!r} times the factors")
+            self._scaled[name] = self._scaled[base] = (base, name, factors)
         self.direct = n <= 64          # few atoms: plain sums beat the band bookkeeping
         self._tables = {}              # (name, centre) -> [prefix series], grown on demand
         self._exps = {}                # centre -> [e^{(x_i - centre) X}], shared by the names
@@ -251,26 +260,53 @@ class _Atoms:
         table about 0 of the negatives, say, is only ever asked for below x = TAYLOR_CUT)."""
         i = min(i, self.n)
         table = self._tables.get((name, centre))
+        if table is None or len(table) <= i:
+            pair = self._scaled.get(name) if not centre else None
+            if pair is None:
+                self._extend(name, centre, i)
+            else:
+                self._extend_pair(*pair, i)
+            table = self._tables[(name, centre)]
+        return table[i]
+
+    def _term(self, ul, centre, l):
+        """u_l e^{(x_l - centre) X} as +-e^{log |u_l| + yX}: one series exponential, no series product (a
+        weight whose ball holds 0 but is not 0 times e^{yX} instead); None for u_l = 0."""
+        if ul.is_zero():
+            return None
+        y = self.x[l] - centre if centre else self.x[l]
+        if ul > 0:
+            return flint.arb_series([ul.log(), y], prec=self.terms).exp()
+        if ul < 0:
+            return -flint.arb_series([(-ul).log(), y], prec=self.terms).exp()
+        return ul * self._exp_series(centre, l)
+
+    def _table(self, name, centre):
+        table = self._tables.get((name, centre))
         if table is None:
             table = self._tables[(name, centre)] = [flint.arb_series(0, prec=self.terms)]
-        if len(table) <= i:
-            u = self.w[name]
-            acc = table[-1]
-            # u e^{yX} = +-e^{log |u| + yX}: one series exponential, no series product (a weight whose
-            # ball holds 0 but is not 0 times e^{yX} instead)
-            x, terms, series = self.x, self.terms, flint.arb_series
-            for l in range(len(table) - 1, i):
-                ul = u[l]
-                if not ul.is_zero():
-                    y = x[l] - centre if centre else x[l]
-                    if ul > 0:
-                        acc = acc + series([ul.log(), y], prec=terms).exp()
-                    elif ul < 0:
-                        acc = acc - series([(-ul).log(), y], prec=terms).exp()
-                    else:
-                        acc = acc + ul * self._exp_series(centre, l)
-                table.append(acc)
-        return table[i]
+        return table
+
+    def _extend(self, name, centre, i):
+        table = self._table(name, centre)
+        u, acc = self.w[name], table[-1]
+        for l in range(len(table) - 1, i):
+            term = self._term(u[l], centre, l)
+            if term is not None:
+                acc = acc + term
+            table.append(acc)
+
+    def _extend_pair(self, base, name, factors, i):
+        """The tables about 0 of ``base`` and of ``name`` (= base times factors) up to i, together."""
+        table, scaled = self._table(base, 0), self._table(name, 0)
+        u, acc, acc_scaled = self.w[base], table[-1], scaled[-1]
+        for l in range(len(table) - 1, i):
+            term = self._term(u[l], 0, l)
+            if term is not None:
+                acc = acc + term
+                acc_scaled = acc_scaled + factors[l] * term
+            table.append(acc)
+            scaled.append(acc_scaled)
 
     def total_series(self, name, centre):
         return self.prefix(name, centre, self.n)
@@ -651,9 +687,9 @@ class _Anchor:
             self.r_zero_mass = sum((w for w, v in zip(a, r) if v.is_zero()), arb(0))
             self.r_constant = all(v.mid() == r[0].mid() for v in r)
             if self.r_zero_mass.is_zero():
-                self.ratio = _Atoms(r, {"ratio": a,
-                                        "num": [w * ri * (si - self.m) for w, ri, si in zip(a, r, s)]},
-                                    terms, big)
+                factors = [ri * (si - self.m) for ri, si in zip(r, s)]
+                self.ratio = _Atoms(r, {"ratio": a, "num": list(map(_mul, a, factors))}, terms, big,
+                                    scaled={"num": ("ratio", factors)})
                 self.r_min = self.ratio.x_min("ratio")
 
 
@@ -1254,7 +1290,9 @@ class _SphereAnchor:
         qr = list(map(_mul, ar, r))
         m = sum(map(_mul, qr, sr), arb(0))
         self.m_rule = m
-        self.ratio = _Atoms(r, {"ratio": ar, "num": [w * (v - m) for w, v in zip(qr, sr)]}, terms, big)
+        factors = [ri * (v - m) for ri, v in zip(r, sr)]
+        self.ratio = _Atoms(r, {"ratio": ar, "num": list(map(_mul, ar, factors))}, terms, big,
+                            scaled={"num": ("ratio", factors)})
         self.r_min = self.ratio.x_min("ratio")
         self.r_max = self.ratio.x[self.ratio.support["ratio"][1]]
 

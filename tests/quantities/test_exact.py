@@ -422,6 +422,49 @@ def test_upper_gamma_by_its_continued_fraction_encloses_mpmath(prec):
         flint.ctx.prec = saved
 
 
+def test_scaled_prefix_tables_against_direct_moments():
+    """A weight vector declared as another's times factors (the ratio rule's numerator: ratio weights
+    times r (s - m)) gets its table about 0 from the base's series times the factor; both tables, grown
+    together in either order of asking, against the moments summed directly in mpmath at 60 digits.
+    Factors of both signs, one a ball around 0, and a base weight 0; factors that do not give the
+    declared weights are refused."""
+    import flint
+    from infonce_sym.quantities import exact
+    saved = flint.ctx.prec, flint.ctx.cap
+    flint.ctx.prec, flint.ctx.cap = 200, 40
+    try:
+        xs = ["2.25", "0.125", "0.75", "0.5", "1.5"]            # unsorted: the factors follow the atoms
+        base = ["0.3", "0.2", "0", "0.45", "0.7"]
+        factors = ["-1.25", "0.5", "3", None, "2"]              # None: the ball [0 +/- 1e-30]
+        f_arb = [flint.arb(0, 1e-30) if f is None else flint.arb(f) for f in factors]
+        b_arb = [flint.arb(b) for b in base]
+        scaled = [b * f for b, f in zip(b_arb, f_arb)]
+        mpmath.mp.dps = 60
+        order = sorted(range(len(xs)), key=lambda i: float(xs[i]))
+        for first in ("ratio", "num"):
+            atoms = exact._Atoms([flint.arb(x) for x in xs], {"ratio": b_arb, "num": scaled}, 30, flint.arb(100),
+                                 scaled={"num": ("ratio", f_arb)})
+            other = "num" if first == "ratio" else "ratio"
+            for name in (first, other):
+                for i in range(len(xs) + 1):
+                    got = atoms.prefix(name, 0, i).coeffs() + [flint.arb(0)] * 30
+                    for j in range(30):
+                        want = mpmath.fsum(
+                            mpmath.mpf(base[l]) * (mpmath.mpf(factors[l]) if name == "num" and factors[l] else
+                                                   (0 if name == "num" else 1)) * mpmath.mpf(xs[l]) ** j
+                            for l in order[:i]) / mpmath.factorial(j)
+                        # the ball factor (base 0.45 at x = 0.5) adds at most 0.45e-30 0.5^j / j!
+                        allowed = 1e-45 + (0.46e-30 * 0.5 ** j / math.factorial(j) if name == "num" else 0)
+                        assert abs(float(got[j].mid()) - float(want)) <= allowed, (first, name, i, j)
+                        assert got[j].rad() <= allowed + 1e-50
+            assert len(atoms._tables[("ratio", 0)]) == len(atoms._tables[("num", 0)]) == len(xs) + 1
+        with pytest.raises(ValueError, match="not those of"):
+            exact._Atoms([flint.arb(x) for x in xs], {"ratio": b_arb, "num": scaled}, 30, flint.arb(100),
+                         scaled={"num": ("ratio", f_arb[1:] + f_arb[:1])})
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+
+
 @pytest.mark.parametrize("centre", [0, 1])
 def test_prefix_tables_of_signed_weights_against_direct_moments(centre):
     """_Atoms' prefix series of a weight vector of both signs (as the ratio rule's numerator r (s - m)),
