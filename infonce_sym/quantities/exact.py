@@ -210,6 +210,8 @@ class _Atoms:
     exponentials are computed once per c and shared by every weight vector asked for.
     Centred sums sum u g(-c(x - 1)), g(y) = e^y - 1 - y, use a Taylor series about 1
     for |c(x - 1)| <= TAYLOR_CUT instead, so that nothing of size one cancels.
+    ``scaled={name: (base, factors)}`` declares w[name] = w[base] * factors atom by atom (the ratio
+    rule's numerator): the two tables about 0 then grow together, name's series as factor times base's.
     """
 
     def __init__(self, x, weights, terms, big, scaled=None):
@@ -229,9 +231,8 @@ class _Atoms:
             self.support[name] = (nz[0], nz[-1])
             self.suf0[name] = _suffix_sums(u)
             self.suf1[name] = _suffix_sums(list(map(_mul, u, xm1)))
-        # scaled = {name: (base, factors)}: w[name] = w[base] * factors (atom by atom, in x's order as
-        # given); the two tables about 0, always asked for together, grow together: name's series is
-        # factor times base's, a scalar product instead of a second series exponential
+        # the factors in x's order as given; the two tables about 0 are always asked for together, and
+        # a scalar product replaces a log and a second series exponential per atom
         self._scaled = {}
         for name, (base, factors) in (scaled or {}).items():
             factors = [factors[i] for i in order]
