@@ -235,6 +235,9 @@ class _Atoms:
         # a scalar product replaces a log and a second series exponential per atom
         self._scaled = {}
         for name, (base, factors) in (scaled or {}).items():
+            if name in self._scaled or base in self._scaled:
+                # the pair's tables grow in lockstep from the base's length: one pair per weight vector
+                raise ValueError(f"{name!r} or {base!r} is already in a scaled pair")
             factors = [factors[i] for i in order]
             if not all(d.overlaps(b * f) for d, b, f in zip(self.w[name], self.w[base], factors)):
                 raise ValueError(f"weights {name!r} are not those of {base!r} times the factors")

@@ -461,6 +461,9 @@ def test_scaled_prefix_tables_against_direct_moments():
         with pytest.raises(ValueError, match="not those of"):
             exact._Atoms([flint.arb(x) for x in xs], {"ratio": b_arb, "num": scaled}, 30, flint.arb(100),
                          scaled={"num": ("ratio", f_arb[1:] + f_arb[:1])})
+        with pytest.raises(ValueError, match="already in a scaled pair"):      # two pairs on one base
+            exact._Atoms([flint.arb(x) for x in xs], {"ratio": b_arb, "num": scaled, "num2": scaled}, 30,
+                         flint.arb(100), scaled={"num": ("ratio", f_arb), "num2": ("ratio", f_arb)})
     finally:
         flint.ctx.prec, flint.ctx.cap = saved
 
