@@ -7,6 +7,7 @@ from functools import lru_cache
 
 import flint
 import mpmath
+import numpy as np
 
 __all__ = ["widened_nodes", "gauss_legendre_arb", "sphere_rule", "sphere_rule_arb", "arb_to_mpf", "sphere_density_rule",
            "sphere_theta_range", "sphere_mode_theta"]
@@ -241,10 +242,162 @@ def sphere_panel_nodes(dps):
     return 12 + int(0.45 * dps) + max(0, int(0.15 * (dps - 60)))
 
 
+# the trapezoid rule in theta aims this many digits beyond its target (``_trapezoid_plan``)
+TRAPEZOID_SAFETY = 3
+
+
+def _strip_growth(dim, laws, eta):
+    """max over the laws b of sup_theta log|f_b(theta + i eta)| - sup_theta log f_b(theta), where
+    f_b = sin^(d-2)(theta) e^(b cos theta): |sin(theta + i eta)|^2 = sin^2 theta + sinh^2 eta and
+    Re cos(theta + i eta) = cos theta cosh eta (scanned on 4097 points of [0, pi] and the modes)."""
+    theta = np.concatenate([np.linspace(0.0, math.pi, 4097), [sphere_mode_theta(dim, b) for b in laws]])
+    sin2, cos = np.sin(theta) ** 2, np.cos(theta)
+    growth = -math.inf
+    for b in laws:
+        top = _log_density_theta(dim, b, sphere_mode_theta(dim, b))
+        shifted = b * cos * math.cosh(eta)
+        if dim > 2:
+            shifted = shifted + (dim - 2) / 2 * np.log(sin2 + math.sinh(eta) ** 2)
+        growth = max(growth, float(shifted.max()) - top)
+    return growth
+
+
+def _log_mass_over_peak(dim, b, h, shift, lo, hi):
+    """log of h sum f_b(theta_j) / max f_b over the nodes theta_j = (j + shift) h in [lo, hi] (floats)."""
+    j = np.arange(math.ceil(lo / h - shift - 1e-9), math.floor(hi / h - shift + 1e-9) + 1)
+    theta = (j + shift) * h
+    top = _log_density_theta(dim, b, sphere_mode_theta(dim, b))
+    with np.errstate(divide="ignore"):
+        log_f = b * np.cos(theta) + ((dim - 2) * np.log(np.abs(np.sin(theta))) if dim > 2 else 0.0)
+    log_f = log_f - top
+    peak = float(log_f.max()) if len(log_f) else -math.inf
+    if peak == -math.inf:
+        return -math.inf         # no node where the law has mass: the grid is too coarse to see it
+    return peak + math.log(h * float(np.exp(log_f - peak).sum()))
+
+
+def _trapezoid_plan(dim, laws, s_step, dps, refinement, lo, hi, depth):
+    """(N, shift) of the trapezoid rule theta_j = (j + shift) pi / N on [lo, hi], or None where it
+    does not apply.
+
+    In theta the integrands are F = f_b(theta) g(cos theta), f_b = sin^(d-2) theta e^(b cos theta) (b over
+    ``laws``: the law and its tilts) and g bounded by 1 and analytic where |Im| of the exponent's s/s_step is
+    below pi/2: e^{-c x} with x = e^{cos(theta)/s_step}, |sin theta| sinh eta / s_step < pi/2.  F extended
+    evenly about 0 and pi is 2 pi-periodic, entire for even d; the periodic trapezoid rule with 2N points
+    (h = pi/N; by the symmetry, the N nodes of [0, pi] with weights h, or h/2 at 0 and pi) errs by at most
+    4 pi M / (e^{2 N eta} - 1), M = sup |F| on the strip |Im theta| < eta (Trefethen and Weideman, SIAM
+    Review 56 (2014), Thm. 3.2), and M <= e^{G(eta)} max f_b (``_strip_growth``).  The step is the
+    largest that this bound, relative to the integral of each law (its mass on the nodes over its peak),
+    allows at 10^-(dps + TRAPEZOID_SAFETY), over eta up to 0.9 of its limit.  Nodes outside [lo, hi] are
+    dropped: both ends must lie at least dps + 11 digits below every law's peak (``depth``) or be a
+    pole.  For odd d, F has |theta|^(d-2) at a pole (where the range reaches it, or lies within it):
+    its Fourier coefficients ~ 2 A (d-2)!/n^(d-1), A = lim f_b/theta^(d-2) = e^{+-b}, add
+    8 pi A (d-2)!/(2N)^(d-1) at most; that must be below the same target.  ``refinement`` r (the
+    precision check): N r nodes, shifted by half a step (no node in common with the first pass)."""
+    for end in (lo, hi):
+        if 0.0 < end < math.pi and (depth is None or depth(end) < dps + 11):
+            return None
+    sin_max = 1.0 if lo <= math.pi / 2 <= hi else max(math.sin(lo), math.sin(hi))
+    eta_max = math.asinh(math.pi * s_step / (2 * max(sin_max, 1e-300)))
+    digits = (dps + TRAPEZOID_SAFETY) * math.log(10)
+    target = digits + math.log(4 * math.pi)
+    best = None
+    for i in range(1, 19):
+        eta = eta_max * i / 20
+        growth = _strip_growth(dim, laws, eta)
+        n = (target + growth) / (2 * eta)            # 4 pi M / e^{2 N eta} at 10^-(dps+safety) of max f
+        if best is None or n < best[0]:
+            best = (n, eta, growth)
+    _, eta, growth = best
+    shift = 0.0 if refinement == 1 else 0.5
+    n = max(8, math.ceil((target + growth) / (2 * eta)))
+    for _ in range(8):
+        h = math.pi / n
+        masses = [_log_mass_over_peak(dim, b, h, shift, lo, hi) for b in laws]
+        if min(masses) == -math.inf:
+            n *= 4
+            continue
+        # the bound against the smallest law's integral (a law's mass over its peak, on the nodes)
+        need = (target + growth - min(masses)) / (2 * eta)
+        if dim % 2 == 1:
+            for b, mass in zip(laws, masses):
+                top = _log_density_theta(dim, b, sphere_mode_theta(dim, b))
+                for log_a in (b - top, -b - top):
+                    log_term = math.log(8 * math.pi) + log_a + math.lgamma(dim - 1) - mass + digits
+                    need = max(need, math.exp(min(log_term / (dim - 1), 700.0)) / 2)
+        if need > 1e6:
+            return None
+        if n >= need:
+            return math.ceil(n * refinement), shift
+        n = math.ceil(need)
+    return None
+
+
+def _rule_output(dim, s_nodes, weights, absolute):
+    """(s nodes, weights) as exact arb midpoints: the weights times c_d (pi-masses) if ``absolute``,
+    else normalised to probabilities."""
+    arb = flint.arb
+    if absolute:
+        d = arb(dim)
+        c_d = (d / 2).gamma() / (arb.pi().sqrt() * ((d - 1) / 2).gamma())
+        weights = [w * c_d for w in weights]
+    else:
+        total = sum(weights, arb(0))
+        weights = [v / total for v in weights]
+    return tuple(v.mid() for v in s_nodes), tuple(v.mid() for v in weights)
+
+
+def _trapezoid_nodes(plan, lo, hi):
+    """The indices j of the nodes (j + shift) pi / N in [lo, hi]."""
+    n, shift = plan
+    h = math.pi / n
+    return range(math.ceil(lo / h - shift - 1e-12), math.floor(hi / h - shift + 1e-12) + 1)
+
+
+def _trapezoid_count(plan, lo, hi):
+    return len(_trapezoid_nodes(plan, lo, hi))
+
+
+def _trapezoid_rule(dim, b, plan, dps, lo, hi, absolute):
+    """``sphere_density_rule`` on the trapezoid plan (N, shift) of ``_trapezoid_plan``: nodes
+    theta_j = (j + shift) pi/N in [lo, hi], weights h f(theta_j) (h/2 at theta = 0 or pi)."""
+    arb = flint.arb
+    n, shift = plan
+    saved = flint.ctx.prec
+    flint.ctx.prec = int((dps + 10) * 3.3219280948873626) + 16
+    try:
+        b_arb = arb(b)
+        h = arb.pi() / n
+        mode = min(max(sphere_mode_theta(dim, float(b)), lo), hi)
+        sin_m, cos_m = arb(mode).sin_cos()
+        top = b_arb * cos_m + ((dim - 2) * sin_m.log() if dim > 2 and sin_m.mid() > 0 else 0)
+        s_nodes, weights = [], []
+        for j in _trapezoid_nodes(plan, lo, hi):
+            if not 0 <= j + shift <= n:
+                continue
+            theta = h * (arb(j) + shift) if shift else h * j
+            sin_th, cos_th = theta.sin_cos()
+            weight = h / 2 if j + shift in (0, n) else h
+            if absolute:
+                value = weight * sin_th ** (dim - 2) if dim > 2 else weight
+            else:
+                log_w = b_arb * cos_th - top
+                if dim > 2:
+                    if sin_th.is_zero() or not sin_th > 0:
+                        continue
+                    log_w += (dim - 2) * sin_th.log()
+                value = weight * log_w.exp()
+            s_nodes.append(cos_th)
+            weights.append(value)
+        return _rule_output(dim, s_nodes, weights, absolute)
+    finally:
+        flint.ctx.prec = saved
+
+
 @lru_cache(maxsize=32)
 def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, theta_lo: float = None,
                         theta_hi: float = None, absolute: bool = False, tilts: tuple = None,
-                        widen: float = 1.0):
+                        widen: float = 1.0, trapezoid: bool = True):
     """Composite Gauss-Legendre rule in theta for the law of s = cos(theta) with density
     proportional to (1 - s^2)^((d-3)/2) e^(b s) on [-1, 1] (b a decimal string: "0" for pi, kappa for
     the positive similarity under vMF).
@@ -265,6 +418,13 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
     ``widen`` = W >= 1: panels up to W s_step wide in s and W times the log-density drop; a panel r
     times as wide as the unwidened one at its start (r <= W, rounded up to a quarter) gets
     ``widened_nodes(nodes, r)`` nodes, so that no panel's Gauss error bound is larger than at W = 1.
+
+    With ``trapezoid`` (the default), the trapezoid rule in theta of ``_trapezoid_plan`` replaces the
+    panels where it applies (both ends of the range negligible for every law, or poles) and has fewer
+    nodes: for a concentrated law, whose Gaussian-like tails each Gauss panel may only cross with a
+    bounded log-density drop, 5-30x fewer ((768, 5000, 0.05): 227 against 6317 nodes for the vMF
+    positive similarity at 115 digits); where the s-steps of e^{-c x} set the scale, 15-50% fewer
+    (pi at (512, 0.01): 6344 against 7649).
     """
     arb = flint.arb
     b_float = float(b)
@@ -286,6 +446,16 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
     cuts, ratios = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, DROP_PER_PANEL, depth, nodes,
                                widen, widened_nodes(nodes, widen))
     counts = [widened_nodes(nodes, _ratio_step(r, widen)) for r in ratios]
+    # the trapezoid rule in theta instead, where it applies and needs fewer nodes (a concentrated law,
+    # whose Gaussian-like tails cost Gauss panels a bounded log-density drop each, costs it none)
+    laws = [b_float] + [b_float + t for t in (tilts or ())]
+    tops = [_log_density_theta(dim, bb, sphere_mode_theta(dim, bb)) for bb in laws]
+
+    def end_depth(theta):
+        return min((top - _log_density_theta(dim, bb, theta)) / math.log(10) for bb, top in zip(laws, tops))
+    plan = _trapezoid_plan(dim, laws, s_step, dps, refinement, lo, hi, end_depth) if trapezoid else None
+    if plan is not None and _trapezoid_count(plan, lo, hi) < sum(counts):
+        return _trapezoid_rule(dim, b, plan, dps, lo, hi, absolute)
     saved = flint.ctx.prec
     prec = int((dps + 10) * 3.3219280948873626) + 16
     flint.ctx.prec = prec
@@ -314,13 +484,6 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
                     if dim > 2:
                         log_w += (dim - 2) * sin_th.log()
                     weights.append(wi * half_w * log_w.exp())
-        if absolute:
-            d = arb(dim)
-            c_d = (d / 2).gamma() / (arb.pi().sqrt() * ((d - 1) / 2).gamma())
-            weights = [w * c_d for w in weights]
-        else:
-            total = sum(weights, arb(0))
-            weights = [v / total for v in weights]
-        return tuple(v.mid() for v in s_nodes), tuple(v.mid() for v in weights)
+        return _rule_output(dim, s_nodes, weights, absolute)
     finally:
         flint.ctx.prec = saved

@@ -327,7 +327,7 @@ def test_outer_panels_are_graded_about_the_given_points():
 def test_precision_check_catches_a_first_pass_too_coarse(spoil, monkeypatch):
     """The second pass (8 more digits, every rule 1.1x finer) must expose a first pass whose rules are
     too coarse: with the first pass's trapezoid step 4x too wide, or its sphere rules with 24 fewer
-    nodes per panel, the first comparison of the two passes falls short of the 30 digits asked for,
+    nodes per panel (Gauss) or aimed 20 digits lower (trapezoid in theta), the first comparison of the two passes falls short of the 30 digits asked for,
     and what exact_values then returns (after its retry at more digits) equals the unspoilt values
     to 30 digits, or it refuses with an ArithmeticError: never the spoilt digits."""
     from infonce_sym.models import quadrature
@@ -349,6 +349,8 @@ def test_precision_check_catches_a_first_pass_too_coarse(spoil, monkeypatch):
         def rule(dim, b, s_step, dps, refinement, *args, **kwargs):
             monkeypatch.setattr(quadrature, "sphere_panel_nodes",
                                 (lambda d: real_nodes(d) - 24) if refinement == 1 else real_nodes)
+            # the trapezoid rules (which these are at d = 16) aimed 20 digits lower
+            monkeypatch.setattr(quadrature, "TRAPEZOID_SAFETY", -17 if refinement == 1 else 3)
             return real_rule(dim, b, s_step, dps, refinement, *args, **kwargs)
         monkeypatch.setattr(ex, "sphere_density_rule", rule)
     agreements = []

@@ -467,7 +467,7 @@ def test_sphere_rules_integrate_the_tilted_laws(dim, kappa):
 
 @pytest.mark.parametrize("dim,kappa,tau", [(512, 200.0, 0.01), (3, 4.0, 0.01), (64, 1e4, 0.05)])
 def test_widened_rules_integrate_the_double_exponential_integrands(dim, kappa, tau, monkeypatch):
-    """The rules the exact route builds (panels RULE_WIDEN times wider, ``widened_nodes`` nodes) integrate
+    """The Gauss rules of the exact route (panels RULE_WIDEN times wider, ``widened_nodes`` nodes) integrate
     what the outer integrals weigh them by, e^{-c x} with x = e^{s/tau} up to a constant, analytic only in
     the strip |Im s| < (pi/2) tau: E e^{-e^{(s - s0)/tau}} for s0 across each law's range, against the
     unwidened rule refined 1.5x at 20 more digits: within 10^-(dps + 2), and no worse than the unwidened
@@ -490,25 +490,95 @@ def test_widened_rules_integrate_the_double_exponential_integrands(dim, kappa, t
             s_lo, s_hi = math.cos(ends[1]), math.cos(ends[0])
             s0s = [arb(s_lo + (s_hi - s_lo) * f) for f in (0.05, 0.2, 0.4, 0.6, 0.8, 0.95)]
             rule = quadrature.sphere_density_rule(dim, str(b), tau, dps, 1, *ends, tilts=(tilt,),
-                                                  widen=exact.RULE_WIDEN)
-            reference = quadrature.sphere_density_rule(dim, str(b), tau, dps + 20, 1.5, *ends, tilts=(tilt,))
+                                                  widen=exact.RULE_WIDEN, trapezoid=False)
+            reference = quadrature.sphere_density_rule(dim, str(b), tau, dps + 20, 1.5, *ends, tilts=(tilt,),
+                                                       trapezoid=False)
             want = expectations(reference, s0s)
             worst = max(abs(x - y).mid() for x, y in zip(expectations(rule, s0s), want))
             assert worst < arb(10) ** -(dps + 2), (b, worst)
-            plain = quadrature.sphere_density_rule(dim, str(b), tau, dps, 1, *ends, tilts=(tilt,))
+            plain = quadrature.sphere_density_rule(dim, str(b), tau, dps, 1, *ends, tilts=(tilt,), trapezoid=False)
             assert worst < 10 * max(abs(x - y).mid() for x, y in zip(expectations(plain, s0s), want)), b
             assert len(rule[0]) < len(plain[0]), (len(rule[0]), len(plain[0]))
             if b == 0.0:
                 quadrature.sphere_density_rule.cache_clear()
                 monkeypatch.setattr(quadrature, "widened_nodes", lambda nodes, widen: nodes)
                 thin = quadrature.sphere_density_rule(dim, str(b), tau, dps, 1, *ends, tilts=(tilt,),
-                                                      widen=exact.RULE_WIDEN)
+                                                      widen=exact.RULE_WIDEN, trapezoid=False)
                 monkeypatch.undo()
                 quadrature.sphere_density_rule.cache_clear()
                 miss = max(abs(x - y).mid() for x, y in zip(expectations(thin, s0s), want))
                 assert miss > arb(10) ** -(dps - 2), miss
     finally:
         flint.ctx.prec = saved
+
+
+@pytest.mark.parametrize("dim,kappa,tau", [(512, 200.0, 0.01), (64, 1e4, 0.05), (16, 8.0, 0.1), (65, 300.0, 0.05),
+                                            (2, 30.0, 0.05)])
+def test_trapezoid_rules_integrate_the_double_exponential_integrands(dim, kappa, tau, monkeypatch):
+    """The rules the exact route builds are trapezoid rules in theta here (``_trapezoid_plan``; asserted,
+    with fewer nodes than the widened Gauss rules): the range inside (0, pi) (d = 512, 64, 65: odd, the
+    pole's term bounded) or reaching the poles (d = 16, 2: F even and entire about them).  They integrate
+    E e^{-e^{(s - s0)/tau}} for s0 across each law's range within 10^-(dps + 2) of the Gauss rule refined
+    1.5x at 20 more digits, and the tilted law's mass, Z_d(|b + t|)/Z_d(b), as closely; so does the
+    precision check's rule (refinement 1.1, nodes shifted by half a step).  Aimed 23 digits lower
+    (TRAPEZOID_SAFETY - 23), pi's rule misses by more than 10^-(dps - 5): the accuracy follows the step."""
+    from infonce_sym.models import quadrature
+    from infonce_sym.models.laws import log_partition_arb
+    from infonce_sym.quantities.exact import _tilted_theta_range
+    arb = flint.arb
+    dps = 40
+    saved = flint.ctx.prec
+    flint.ctx.prec = 300
+
+    def errors(rule, s0s, want, tilt, mass):
+        s, a = (list(map(arb, v)) for v in rule)
+        got = [sum((w * (-((v - s0) / tau).exp()).exp() for v, w in zip(s, a)), arb(0)) for s0 in s0s]
+        tilted = sum((w * (arb(tilt) * v).exp() for v, w in zip(s, a)), arb(0))
+        return max(abs(x - y).mid() for x, y in zip(got, want)), abs(tilted / mass - 1).mid()
+
+    try:
+        for b, tilt in ((0.0, 1 / tau), (kappa, -1 / tau)):
+            ends = _tilted_theta_range(dim, b, tilt, dps)
+            s_lo, s_hi = math.cos(ends[1]), math.cos(ends[0])
+            s0s = [arb(s_lo + (s_hi - s_lo) * f) for f in (0.05, 0.2, 0.4, 0.6, 0.8, 0.95)]
+            reference = quadrature.sphere_density_rule(dim, str(b), tau, dps + 20, 1.5, *ends, tilts=(tilt,),
+                                                       trapezoid=False)
+            s, a = (list(map(arb, v)) for v in reference)
+            want = [sum((w * (-((v - s0) / tau).exp()).exp() for v, w in zip(s, a)), arb(0)) for s0 in s0s]
+            mass = (log_partition_arb(dim, abs(arb(b) + arb(tilt))) - log_partition_arb(dim, arb(b))).exp()
+            gauss = quadrature.sphere_density_rule(dim, str(b), tau, dps, 1, *ends, tilts=(tilt,),
+                                                   widen=exact.RULE_WIDEN, trapezoid=False)
+            for refinement in (1, 1.1):
+                laws = (b, b + tilt)
+                assert quadrature._trapezoid_plan(dim, laws, tau, dps, refinement, *ends, lambda t: math.inf)
+                rule = quadrature.sphere_density_rule(dim, str(b), tau, dps, refinement, *ends, tilts=(tilt,),
+                                                      widen=exact.RULE_WIDEN)
+                assert len(rule[0]) < len(gauss[0]) * refinement, (len(rule[0]), len(gauss[0]))
+                worst, tilted = errors(rule, s0s, want, tilt, mass)
+                assert worst < arb(10) ** -(dps + 2) and tilted < arb(10) ** -(dps + 2), (b, refinement, worst, tilted)
+            if b == 0.0:
+                quadrature.sphere_density_rule.cache_clear()
+                monkeypatch.setattr(quadrature, "TRAPEZOID_SAFETY", quadrature.TRAPEZOID_SAFETY - 23)
+                coarse = quadrature.sphere_density_rule(dim, str(b), tau, dps, 1, *ends, tilts=(tilt,),
+                                                        widen=exact.RULE_WIDEN)
+                monkeypatch.undo()
+                quadrature.sphere_density_rule.cache_clear()
+                assert errors(coarse, s0s, want, tilt, mass)[0] > arb(10) ** -(dps - 5)
+    finally:
+        flint.ctx.prec = saved
+
+
+def test_trapezoid_rule_refused_where_its_bound_does_not_hold():
+    """No trapezoid plan where an end of the range is not negligible (the ratio rule's split at
+    theta_fine, 30 digits above the cut) or where an odd d's pole term would need too many nodes (d = 5,
+    pi's range reaching both poles): those rules stay Gauss panels."""
+    from infonce_sym.models import quadrature
+    depth = lambda theta: 30.0      # noqa: E731
+    assert quadrature._trapezoid_plan(256, (0.0, 400.0), 1 / 400, 40, 1, 1.0, 2.0, depth) is None
+    assert quadrature._trapezoid_plan(5, (0.0, 10.0), 0.1, 40, 1, 0.0, math.pi, lambda t: math.inf) is None
+    # the same two with the end negligible and d even: plans exist
+    assert quadrature._trapezoid_plan(256, (0.0, 400.0), 1 / 400, 40, 1, 1.0, 2.0, lambda t: 60.0)
+    assert quadrature._trapezoid_plan(6, (0.0, 10.0), 0.1, 40, 1, 0.0, math.pi, lambda t: math.inf)
 
 
 @contextlib.contextmanager
