@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 
 __all__ = ["widened_nodes", "gauss_legendre_arb", "sphere_rule", "sphere_rule_arb", "arb_to_mpf", "sphere_density_rule",
-           "sphere_theta_range", "sphere_mode_theta"]
+           "sphere_theta_range", "sphere_mode_theta", "sphere_shared_rule"]
 
 
 @lru_cache(maxsize=32)
@@ -358,9 +358,10 @@ def _trapezoid_count(plan, lo, hi):
     return len(_trapezoid_nodes(plan, lo, hi))
 
 
-def _trapezoid_rule(dim, b, plan, dps, lo, hi, absolute):
+def _trapezoid_rule(dim, b, plan, dps, lo, hi, absolute, support=None):
     """``sphere_density_rule`` on the trapezoid plan (N, shift) of ``_trapezoid_plan``: nodes
-    theta_j = (j + shift) pi/N in [lo, hi], weights h f(theta_j) (h/2 at theta = 0 or pi)."""
+    theta_j = (j + shift) pi/N in [lo, hi], weights h f(theta_j) (h/2 at theta = 0 or pi); with
+    ``support`` = (a, b), the weights of the nodes outside [a, b] are 0 (the nodes are kept)."""
     arb = flint.arb
     n, shift = plan
     saved = flint.ctx.prec
@@ -378,13 +379,15 @@ def _trapezoid_rule(dim, b, plan, dps, lo, hi, absolute):
             theta = h * (arb(j) + shift) if shift else h * j
             sin_th, cos_th = theta.sin_cos()
             weight = h / 2 if j + shift in (0, n) else h
-            if absolute:
+            if not absolute and dim > 2 and (sin_th.is_zero() or not sin_th > 0):
+                continue                 # a pole, where the density is 0 (the same node for every law)
+            if support is not None and not support[0] <= (j + shift) * math.pi / n <= support[1]:
+                value = arb(0)
+            elif absolute:
                 value = weight * sin_th ** (dim - 2) if dim > 2 else weight
             else:
                 log_w = b_arb * cos_th - top
                 if dim > 2:
-                    if sin_th.is_zero() or not sin_th > 0:
-                        continue
                     log_w += (dim - 2) * sin_th.log()
                 value = weight * log_w.exp()
             s_nodes.append(cos_th)
@@ -392,6 +395,73 @@ def _trapezoid_rule(dim, b, plan, dps, lo, hi, absolute):
         return _rule_output(dim, s_nodes, weights, absolute)
     finally:
         flint.ctx.prec = saved
+
+
+def _gauss_panels(dim, b_float, s_step, dps, refinement, lo, hi, tilts, widen):
+    """(cuts, Gauss nodes per panel) of ``sphere_density_rule``'s composite Gauss rule."""
+    nodes = sphere_panel_nodes(dps) + int(4 * (refinement - 1))
+    depth = None
+    if tilts is not None:
+        laws = [b_float + t for t in (0.0,) + tuple(tilts)]
+        tops = []
+        for bb in laws:      # each law's peak on [lo, hi]
+            mode = min(max(sphere_mode_theta(dim, bb), lo), hi)
+            tops.append(max(_log_density_theta(dim, bb, th) for th in (mode, lo, hi)))
+        ln10 = math.log(10)
+
+        def depth(theta):
+            return min((top - _log_density_theta(dim, bb, theta)) / ln10 for bb, top in zip(laws, tops))
+    cuts, ratios = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, DROP_PER_PANEL, depth, nodes,
+                               widen, widened_nodes(nodes, widen))
+    return cuts, [widened_nodes(nodes, _ratio_step(r, widen)) for r in ratios]
+
+
+# a shared rule (``sphere_shared_rule``) is taken when it has at most this many times the nodes of the
+# larger of the laws' own trapezoid rules
+SHARED_RULE_EXCESS = 1.1
+
+
+@lru_cache(maxsize=16)
+def sphere_shared_rule(dim: int, laws: tuple, s_step: float, dps: int, refinement, widen: float = 1.0):
+    """One trapezoid rule in theta for several laws (``laws``: (b, theta_lo, theta_hi, tilts) each, as
+    ``sphere_density_rule`` takes them): (s nodes, (weights of each law)), each law's weights its
+    probabilities on the nodes of its own range [theta_lo, theta_hi] and exactly 0 outside it (the
+    nodes its own rule would drop).  The grid is that of ``_trapezoid_plan`` for all the laws and their
+    tilts at once over the union of the ranges, so its bound holds for each.  None unless that plan
+    exists and has at most SHARED_RULE_EXCESS times the nodes of the larger law's own plan (both must
+    exist): then atoms x = e^{s/tau}/mu on shared nodes let one set of band exponentials at an outer
+    node serve every law (``_Atoms``).  Each law's own rule must be its trapezoid rule (fewer nodes than
+    its Gauss panels, ``widen`` as in ``sphere_density_rule``)."""
+    all_laws = []
+    own = []
+    for b, lo, hi, tilts in laws:
+        bb = [float(b)] + [float(b) + t for t in tilts]
+        all_laws += bb
+        tops = [_log_density_theta(dim, x, sphere_mode_theta(dim, x)) for x in bb]
+
+        def end_depth(theta, bb=bb, tops=tops):
+            return min((top - _log_density_theta(dim, x, theta)) / math.log(10) for x, top in zip(bb, tops))
+        plan = _trapezoid_plan(dim, bb, s_step, dps, refinement, lo, hi, end_depth)
+        if plan is None:
+            return None
+        count = _trapezoid_count(plan, lo, hi)
+        if count >= sum(_gauss_panels(dim, float(b), s_step, dps, refinement, lo, hi, tilts, widen)[1]):
+            return None
+        own.append(count)
+    lo = min(law[1] for law in laws)
+    hi = max(law[2] for law in laws)
+    # every end of the union is an end of some law's range, where all that law's laws are negligible; the
+    # others are below their thresholds there too (unimodal densities, their own ranges inside)
+    plan = _trapezoid_plan(dim, all_laws, s_step, dps, refinement, lo, hi, lambda theta: math.inf)
+    if plan is None or _trapezoid_count(plan, lo, hi) > SHARED_RULE_EXCESS * max(own):
+        return None
+    nodes = weights = None
+    for b, law_lo, law_hi, _ in laws:
+        s_nodes, w = _trapezoid_rule(dim, b, plan, dps, lo, hi, False, (law_lo, law_hi))
+        if nodes is None:
+            nodes, weights = s_nodes, []
+        weights.append(w)
+    return nodes, tuple(weights)
 
 
 @lru_cache(maxsize=32)
@@ -431,21 +501,7 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
     lo, hi = sphere_theta_range(dim, b_float, dps + 12)
     if theta_lo is not None:
         lo, hi = theta_lo, theta_hi
-    nodes = sphere_panel_nodes(dps) + int(4 * (refinement - 1))
-    depth = None
-    if tilts is not None:
-        laws = [b_float + t for t in (0.0,) + tuple(tilts)]
-        tops = []
-        for bb in laws:      # each law's peak on [lo, hi]
-            mode = min(max(sphere_mode_theta(dim, bb), lo), hi)
-            tops.append(max(_log_density_theta(dim, bb, th) for th in (mode, lo, hi)))
-        ln10 = math.log(10)
-
-        def depth(theta):
-            return min((top - _log_density_theta(dim, bb, theta)) / ln10 for bb, top in zip(laws, tops))
-    cuts, ratios = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, DROP_PER_PANEL, depth, nodes,
-                               widen, widened_nodes(nodes, widen))
-    counts = [widened_nodes(nodes, _ratio_step(r, widen)) for r in ratios]
+    cuts, counts = _gauss_panels(dim, b_float, s_step, dps, refinement, lo, hi, tilts, widen)
     # the trapezoid rule in theta instead, where it applies and needs fewer nodes (a concentrated law,
     # whose Gaussian-like tails cost Gauss panels a bounded log-density drop each, costs it none)
     laws = [b_float] + [b_float + t for t in (tilts or ())]

@@ -45,7 +45,9 @@ for the ratio integral pi's masses on [s_cut, 1] at s-steps 2/kappa, twice the s
 Where a law's range ends where every law it serves is negligible (or at a pole), the rule is the
 trapezoid rule in theta instead if that has fewer nodes (``models.quadrature._trapezoid_plan``: the
 integrands are periodic in theta and analytic in a strip): 15-50% fewer for pi at small tau, 5-30x
-fewer for a concentrated vMF positive similarity, none for d = 3 (whose pole term forbids it).
+fewer for a concentrated vMF positive similarity, none for d = 3 (whose pole term forbids it).  Where
+both laws' rules are trapezoid rules of similar size, one grid serves both (``sphere_shared_rule``), so
+that the band exponentials at an outer node are computed once for pi and M.
 Where that fixed rule would need more than ``_ratio_rule_panels`` panels (600 at 30 digits, 1100
 at 100: kappa above ~400), the ratio integral instead builds its rule per outer node c
 (``_RatioCells``): in u = kappa (1 - s), r = r_top e^{-u}, and e^{-cr} changes on the unit scale in u only near its transition
@@ -90,7 +92,8 @@ import mpmath
 
 from ..errors import InputError, check_digits, check_k, check_tau
 from ..models.laws import AnchorLaw, SphereModel, log_partition_arb, mean_resultant_arb
-from ..models.quadrature import gauss_legendre_arb, sphere_density_rule, sphere_panel_nodes, sphere_theta_range
+from ..models.quadrature import (gauss_legendre_arb, sphere_density_rule, sphere_panel_nodes, sphere_shared_rule,
+                                 sphere_theta_range)
 
 arb = flint.arb
 _mul = operator.mul
@@ -1216,17 +1219,29 @@ class _SphereAnchor:
         # whose mass lies beyond the laws' own ranges at large d and small tau (the tilted pi at
         # its own range's edge is 1e-29 of its peak at d = 256, tau = 0.01, 55 digits)
         kappa_f = float(kappa_text)
-        s, a = map(_arbs_mid, sphere_density_rule(dim, "0", step, dps, refinement,
-                                                   *_tilted_theta_range(dim, 0.0, 1 / tau_f, dps),
-                                                   tilts=(1 / tau_f,), widen=RULE_WIDEN))
-        x = [(v / tau).exp() for v in s]
-        mu = sum(map(_mul, a, x), arb(0))
-        self.negatives = _Atoms([v / mu for v in x], {"neg": a}, terms, big)
-        p, q = map(_arbs_mid, sphere_density_rule(dim, kappa_text, step, dps, refinement,
-                                                   *_tilted_theta_range(dim, kappa_f, -1 / tau_f, dps),
-                                                   tilts=(-1 / tau_f,), widen=RULE_WIDEN))
-        log_mu = mu.log()
-        self.positives = _Atoms([(v / tau - log_mu).exp() for v in p], {"pos": q}, terms, big)
+        neg_range = _tilted_theta_range(dim, 0.0, 1 / tau_f, dps)
+        pos_range = _tilted_theta_range(dim, kappa_f, -1 / tau_f, dps)
+        shared = None if dim == 3 else sphere_shared_rule(
+            dim, (("0", *neg_range, (1 / tau_f,)), (kappa_text, *pos_range, (-1 / tau_f,))), step, dps, refinement,
+            RULE_WIDEN)
+        if shared is not None:
+            # one trapezoid grid for both laws: x = e^{s/tau}/mu on the same nodes, one set of band
+            # exponentials per outer node for both (``_log_ratio_expectations``: neg is pos)
+            s = _arbs_mid(shared[0])
+            a, q = (_arbs_mid(w) for w in shared[1])
+            x = [(v / tau).exp() for v in s]
+            mu = sum(map(_mul, a, x), arb(0))
+            self.negatives = self.positives = _Atoms([v / mu for v in x], {"neg": a, "pos": q}, terms, big)
+        else:
+            s, a = map(_arbs_mid, sphere_density_rule(dim, "0", step, dps, refinement, *neg_range,
+                                                       tilts=(1 / tau_f,), widen=RULE_WIDEN))
+            x = [(v / tau).exp() for v in s]
+            mu = sum(map(_mul, a, x), arb(0))
+            self.negatives = _Atoms([v / mu for v in x], {"neg": a}, terms, big)
+            p, q = map(_arbs_mid, sphere_density_rule(dim, kappa_text, step, dps, refinement, *pos_range,
+                                                       tilts=(-1 / tau_f,), widen=RULE_WIDEN))
+            log_mu = mu.log()
+            self.positives = _Atoms([(v / tau - log_mu).exp() for v in p], {"pos": q}, terms, big)
         self.v_min = self.negatives.x_min("neg")
         # closed forms (log domain)
         self.log_mu = log_partition_arb(dim, 1 / tau)

@@ -568,6 +568,62 @@ def test_trapezoid_rules_integrate_the_double_exponential_integrands(dim, kappa,
         flint.ctx.prec = saved
 
 
+@pytest.mark.parametrize("dim,kappa,tau", [(512, 200.0, 0.01), (128, 100.0, 0.02)])
+def test_shared_rule_serves_both_laws(dim, kappa, tau):
+    """``sphere_shared_rule`` (pi and the vMF positive similarity on one trapezoid grid, as the exact
+    route builds them at these points): each law's weights are 0 outside its own range, sum to 1, and
+    integrate E e^{-e^{(s - s0)/tau}} across that range and its tilted law's mass within 10^-(dps + 2)
+    of the Gauss rule refined 1.5x at 20 more digits and of Z_d(|b + t|)/Z_d(b), in both passes; the grid
+    has at most SHARED_RULE_EXCESS times the nodes of the larger own rule.  Where one law is far more
+    concentrated ((768, 5000, 0.05): 108 own nodes against pi's 451), or where the laws' own rules are
+    Gauss panels (d = 7, tau = 0.01), there is no shared rule."""
+    from infonce_sym.models import quadrature
+    from infonce_sym.models.laws import log_partition_arb
+    from infonce_sym.quantities.exact import _tilted_theta_range
+    arb = flint.arb
+    dps = 40
+    saved = flint.ctx.prec
+    flint.ctx.prec = 300
+    try:
+        laws = [(0.0, 1 / tau), (kappa, -1 / tau)]
+        ranges = [_tilted_theta_range(dim, b, t, dps) for b, t in laws]
+        spec = tuple((str(b), *r, (t,)) for (b, t), r in zip(laws, ranges))
+        for refinement in (1, 1.1):
+            nodes, weights = quadrature.sphere_shared_rule(dim, spec, tau, dps, refinement)
+            s = list(map(arb, nodes))
+            own = [quadrature.sphere_density_rule(dim, str(b), tau, dps, refinement, *r, tilts=(t,))
+                   for (b, t), r in zip(laws, ranges)]
+            assert len(s) <= quadrature.SHARED_RULE_EXCESS * max(len(o[0]) for o in own)
+            for (b, tilt), (lo, hi), w in zip(laws, ranges, weights):
+                w = list(map(arb, w))
+                assert len(w) == len(s)
+                outside = [wi for v, wi in zip(nodes, w) if not math.cos(hi) - 1e-12 <= float(v) <= math.cos(lo) + 1e-12]
+                assert outside and all(wi.is_zero() for wi in outside)
+                assert abs(sum(w, arb(0)) - 1) < arb(10) ** -(dps + 2)
+                reference = quadrature.sphere_density_rule(dim, str(b), tau, dps + 20, 1.5, lo, hi, tilts=(tilt,),
+                                                           trapezoid=False)
+                rs, ra = (list(map(arb, v)) for v in reference)
+                s_lo, s_hi = math.cos(hi), math.cos(lo)
+                for f in (0.05, 0.3, 0.5, 0.7, 0.95):
+                    s0 = arb(s_lo + (s_hi - s_lo) * f)
+                    got = sum((wi * (-((v - s0) / tau).exp()).exp() for v, wi in zip(s, w)), arb(0))
+                    want = sum((wi * (-((v - s0) / tau).exp()).exp() for v, wi in zip(rs, ra)), arb(0))
+                    assert abs(got - want) < arb(10) ** -(dps + 2), (b, refinement, f, got - want)
+                tilted = sum((wi * (arb(tilt) * v).exp() for v, wi in zip(s, w)), arb(0))
+                mass = (log_partition_arb(dim, abs(arb(b) + arb(tilt))) - log_partition_arb(dim, arb(b))).exp()
+                assert abs(tilted / mass - 1) < arb(10) ** -(dps + 2), (b, refinement)
+        concentrated = tuple((str(b), *_tilted_theta_range(768, b, t, dps), (t,)) for b, t in ((0.0, 20.0), (5000.0, -20.0)))
+        assert quadrature.sphere_shared_rule(768, concentrated, 0.05, dps, 1) is None
+        # d = 7 at tau = 0.01 and 15 digits: the trapezoid rules exist (the pole's term sets their step: 13508
+        # nodes) but the laws' own rules are Gauss panels (2896 nodes): no shared rule either
+        small = tuple((str(b), *_tilted_theta_range(7, b, t, 15), (t,)) for b, t in ((0.0, 100.0), (0.0, -100.0)))
+        for _, lo, hi, (t,) in small:
+            assert quadrature._trapezoid_plan(7, (0.0, t), 0.01, 15, 1, lo, hi, lambda th: math.inf)
+        assert quadrature.sphere_shared_rule(7, small, 0.01, 15, 1, exact.RULE_WIDEN) is None
+    finally:
+        flint.ctx.prec = saved
+
+
 def test_trapezoid_rule_refused_where_its_bound_does_not_hold():
     """No trapezoid plan where an end of the range is not negligible (the ratio rule's split at
     theta_fine, 30 digits above the cut) or where an odd d's pole term would need too many nodes (d = 5,
