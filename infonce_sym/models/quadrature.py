@@ -409,8 +409,9 @@ def _gauss_panels(dim, b_float, s_step, dps, refinement, lo, hi, tilts, widen):
             tops.append(max(_log_density_theta(dim, bb, th) for th in (mode, lo, hi)))
         ln10 = math.log(10)
 
-        def depth(theta):
+        def digits_below_peaks(theta):
             return min((top - _log_density_theta(dim, bb, theta)) / ln10 for bb, top in zip(laws, tops))
+        depth = digits_below_peaks
     cuts, ratios = _theta_cuts(dim, b_float, s_step, lo, hi, refinement, DROP_PER_PANEL, depth, nodes,
                                widen, widened_nodes(nodes, widen))
     return cuts, [widened_nodes(nodes, _ratio_step(r, widen)) for r in ratios]
