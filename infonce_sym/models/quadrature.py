@@ -242,6 +242,17 @@ def sphere_panel_nodes(dps):
     return 12 + int(0.45 * dps) + max(0, int(0.15 * (dps - 60)))
 
 
+def _log_peak(dim, b):
+    """The maximum of l = (d - 2) log sin(theta) + b cos(theta) over [0, pi] (at ``sphere_mode_theta``)."""
+    return _log_density_theta(dim, b, sphere_mode_theta(dim, b))
+
+
+def _digits_below_peaks(dim, laws):
+    """theta -> the digits by which the least deep of ``laws`` (values of b) lies below its peak there."""
+    tops = [_log_peak(dim, b) for b in laws]
+    return lambda theta: min((top - _log_density_theta(dim, b, theta)) / math.log(10) for b, top in zip(laws, tops))
+
+
 # the trapezoid rule in theta aims this many digits beyond its target (``_trapezoid_plan``)
 TRAPEZOID_SAFETY = 3
 
@@ -254,7 +265,7 @@ def _strip_growth(dim, laws, eta):
     sin2, cos = np.sin(theta) ** 2, np.cos(theta)
     growth = -math.inf
     for b in laws:
-        top = _log_density_theta(dim, b, sphere_mode_theta(dim, b))
+        top = _log_peak(dim, b)
         shifted = b * cos * math.cosh(eta)
         if dim > 2:
             shifted = shifted + (dim - 2) / 2 * np.log(sin2 + math.sinh(eta) ** 2)
@@ -266,7 +277,7 @@ def _log_mass_over_peak(dim, b, h, shift, lo, hi):
     """log of h sum f_b(theta_j) / max f_b over the nodes theta_j = (j + shift) h in [lo, hi] (floats)."""
     j = np.arange(math.ceil(lo / h - shift - 1e-9), math.floor(hi / h - shift + 1e-9) + 1)
     theta = (j + shift) * h
-    top = _log_density_theta(dim, b, sphere_mode_theta(dim, b))
+    top = _log_peak(dim, b)
     with np.errstate(divide="ignore"):
         log_f = b * np.cos(theta) + ((dim - 2) * np.log(np.abs(np.sin(theta))) if dim > 2 else 0.0)
     log_f = log_f - top
@@ -321,7 +332,7 @@ def _trapezoid_plan(dim, laws, s_step, dps, refinement, lo, hi, depth):
         need = (target + growth - min(masses)) / (2 * eta)
         if dim % 2 == 1:
             for b, mass in zip(laws, masses):
-                top = _log_density_theta(dim, b, sphere_mode_theta(dim, b))
+                top = _log_peak(dim, b)
                 for log_a in (b - top, -b - top):
                     log_term = math.log(8 * math.pi) + log_a + math.lgamma(dim - 1) - mass + digits
                     need = max(need, math.exp(min(log_term / (dim - 1), 700.0)) / 2)
@@ -438,11 +449,7 @@ def sphere_shared_rule(dim: int, laws: tuple, s_step: float, dps: int, refinemen
     for b, lo, hi, tilts in laws:
         bb = [float(b)] + [float(b) + t for t in tilts]
         all_laws += bb
-        tops = [_log_density_theta(dim, x, sphere_mode_theta(dim, x)) for x in bb]
-
-        def end_depth(theta, bb=bb, tops=tops):
-            return min((top - _log_density_theta(dim, x, theta)) / math.log(10) for x, top in zip(bb, tops))
-        plan = _trapezoid_plan(dim, bb, s_step, dps, refinement, lo, hi, end_depth)
+        plan = _trapezoid_plan(dim, bb, s_step, dps, refinement, lo, hi, _digits_below_peaks(dim, bb))
         if plan is None:
             return None
         count = _trapezoid_count(plan, lo, hi)
@@ -506,11 +513,8 @@ def sphere_density_rule(dim: int, b: str, s_step: float, dps: int, refinement, t
     # the trapezoid rule in theta instead, where it applies and needs fewer nodes (a concentrated law,
     # whose Gaussian-like tails cost Gauss panels a bounded log-density drop each, costs it none)
     laws = [b_float] + [b_float + t for t in (tilts or ())]
-    tops = [_log_density_theta(dim, bb, sphere_mode_theta(dim, bb)) for bb in laws]
-
-    def end_depth(theta):
-        return min((top - _log_density_theta(dim, bb, theta)) / math.log(10) for bb, top in zip(laws, tops))
-    plan = _trapezoid_plan(dim, laws, s_step, dps, refinement, lo, hi, end_depth) if trapezoid else None
+    plan = (_trapezoid_plan(dim, laws, s_step, dps, refinement, lo, hi, _digits_below_peaks(dim, laws))
+            if trapezoid else None)
     if plan is not None and _trapezoid_count(plan, lo, hi) < sum(counts):
         return _trapezoid_rule(dim, b, plan, dps, lo, hi, absolute)
     saved = flint.ctx.prec
