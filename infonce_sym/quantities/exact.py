@@ -118,6 +118,8 @@ CHECK_DIGITS = 8
 # 4 rather than 1: 6-20% less CPU at (512, 200, 0.01, 1e9), (3, 1000, 0.1, 16), (3, 4, 0.01, 10),
 # the same values and agreement digits.
 TAYLOR_CUT = 4
+# the outer integrals' series heads reach t = k c up to e^HEAD_LOG_REACH (and c up to 1/(64 spread))
+HEAD_LOG_REACH = -4
 
 # The sphere rules' panels (models.quadrature.sphere_density_rule, widen): up to twice the s-width and
 # the log-density drop, up to 1.51x the nodes (per panel, by how much wider it is), the same error
@@ -719,8 +721,25 @@ def _log_mgf_series(atoms, name, centre, scale):
         coeffs = [cj if j % 2 == 0 else -cj for j, cj in enumerate(coeffs)]
         series = flint.arb_series(coeffs, prec=atoms.terms) / coeffs[0]
         base = atoms._polys[key] = _zero_constant(series.log(), atoms.terms).coeffs()
-    inv = 1 / arb(scale)
-    return flint.arb_series([cj * inv ** j for j, cj in enumerate(base)], prec=atoms.terms)
+    inv, power, scaled = 1 / arb(scale), arb(1), []
+    for cj in base:
+        scaled.append(cj * power)
+        power *= inv
+    return flint.arb_series(scaled, prec=atoms.terms)
+
+
+def _mgf_series(atoms, name, scale):
+    """Power series in t of sum u e^{-(t/scale) x} / sum u (``_log_mgf_series`` before its log)."""
+    key = ("mgf", name)
+    base = atoms._polys.get(key)
+    if base is None:
+        coeffs = atoms.total_series(name, 0).coeffs()
+        base = atoms._polys[key] = [(cj if j % 2 == 0 else -cj) / coeffs[0] for j, cj in enumerate(coeffs)]
+    inv, power, scaled = 1 / arb(scale), arb(1), []
+    for cj in base:
+        scaled.append(cj * power)
+        power *= inv
+    return flint.arb_series(scaled, prec=atoms.terms)
 
 
 def _zero_constant(series, terms):
@@ -744,15 +763,41 @@ class _Head:
     def integral(self):
         return sum((fi * self.x0 ** i / i for i, fi in enumerate(self.coeffs) if i), arb(0))
 
-    def trapezoid(self, h):
-        return sum((fi * self.x0 ** i * (h / (h * i).expm1()) for i, fi in enumerate(self.coeffs) if i), arb(0))
+    def trapezoid(self, h, factors=None):
+        """``factors``: h / (e^{ih} - 1) for i >= 1 (``trapezoid_factors``), shared by the heads of one rule."""
+        if factors is None:
+            factors = trapezoid_factors(h, len(self.coeffs))
+        total, power = arb(0), arb(1)
+        for fi, factor in zip(self.coeffs[1:], factors):
+            power *= self.x0
+            total += fi * power * factor
+        return total
+
+    @staticmethod
+    def longest(heads):
+        return max((len(hd.coeffs) for hd in heads if isinstance(hd, _Head)), default=0)
+
+
+def trapezoid_factors(h, count):
+    """h / (e^{ih} - 1), i = 1 .. count - 1: the trapezoid rule's nodes below a head's x0 summed (``_Head``)."""
+    return [h / (h * i).expm1() for i in range(1, count)]
+
+
+@lru_cache(maxsize=16)
+def _decay_series(terms, prec):
+    """The power series of e^{-t} to ``terms`` coefficients at ``prec`` bits."""
+    saved = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        return flint.arb_series([0, -1], prec=terms).exp()
+    finally:
+        flint.ctx.prec = saved
 
 
 def _head_integral(series, t0, terms):
     """The head of F(t) = -e^{-t} expm1(sum_n series[n] t^n) against dt/t, below t0 (``_Head``)."""
     ex = _zero_constant(series.exp(), terms)
-    decay = flint.arb_series([0, -1], prec=terms).exp()
-    return _Head((-(ex * decay)).coeffs(), t0)
+    return _Head((-(ex * _decay_series(terms, flint.ctx.prec))).coeffs(), t0)
 
 
 def _head_integral_plain(series, t0):
@@ -789,7 +834,7 @@ GROW_CAP = 4.0
 
 
 def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None,
-                    max_panel=MAX_PANEL, scale_floor=None, grade_about=()):
+                    max_panel=MAX_PANEL, scale_floor=None, grade_about=(), watch=None):
     """int_0^oo of ``count`` integrands, as int G(e^y) dy with Gauss-Legendre panels in y = log t.
 
     ``integrand(t)`` returns the list of G_i(t) = t f_i(t) (the integrands against dt/t).
@@ -809,7 +854,8 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
     not.  Panels march
     upwards until every integrand, which decreases in t past t = dps log 10, times the distance
     to y_end = log(decay_floor) is negligible.  All integrals share the nodes, so whatever the
-    integrands have in common is computed once per node.
+    integrands have in common is computed once per node.  ``watch``: a ``_Retirement`` whose totals
+    are kept current (after each accepted panel).
     """
     nodes = 10 + int(0.4 * dps) + int(4 * (refinement - 1))
     prec = flint.ctx.prec + 20
@@ -860,6 +906,8 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
             width = _arb_max(width * shrink, h_min).mid()
             continue
         totals = [tot + s for tot, s in zip(totals, sums)]
+        if watch is not None:
+            watch.totals = totals
         y = (y + width).mid()
         if y.mid() > y_past_exp.mid() and all(
                 (p * (y_end - y + 1)).mid() < (eps * abs(tot)).mid() for p, tot in zip(peaks, totals)):
@@ -893,7 +941,7 @@ def _outer_bounds(decay_floor, dps, t0, y_past):
     return y_past, _arb_max(decay_floor.log(), y_past + 1)
 
 
-def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None):
+def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None, watch=None):
     """int_0^oo of ``count`` integrands as int G(e^y) dy by the trapezoid rule on the whole line.
 
     The integrands (against dy) are entire functions of c = e^y built from finite sums
@@ -907,7 +955,8 @@ def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t
     form from the heads' power series (``_Head.trapezoid``); the nodes log t0 + m h (m >= 0) march
     upwards until, past y_past, every integrand times the distance to y_end is below 10^-dps of its
     total, or y_end is passed (as ``_outer_integral``).  ``heads``: ``_Head`` objects.  With a
-    ``refinement`` (the precision check) the grid starts half a step lower.
+    ``refinement`` (the precision check) the grid starts half a step lower.  ``watch``: a
+    ``_Retirement`` whose totals are kept current.
     """
     eps = arb(10) ** (-dps)
     h = arb(2 * math.pi * STRIP / (dps * math.log(10) + 10) / float(refinement)).mid()
@@ -918,7 +967,8 @@ def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t
         shift = (-h / 2).exp()
         heads = [_Head(hd.coeffs, hd.x0 * shift) for hd in heads]
         t0 = arb(t0) * shift
-    totals = [hd.trapezoid(h) for hd in heads]
+    factors = trapezoid_factors(h, _Head.longest(heads))
+    totals = [hd.trapezoid(h, factors) for hd in heads]
     y0 = arb(t0).log()
     m = 0
     while True:
@@ -927,14 +977,58 @@ def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t
             return totals
         values = integrand(y.exp())
         totals = [tot + h * v for tot, v in zip(totals, values)]
+        if watch is not None:
+            watch.totals = totals
         if y.mid() > y_past.mid() and all((abs(v) * (y_end - y + 1)).mid() < (eps * abs(tot)).mid()
                                           for v, tot in zip(values, totals)):
             return totals
         m += 1
 
 
+LOG_TWO = math.log(2)
+
+
+class _Retirement:
+    """Early stopping of single integrals in a sweep over k, whose integrals share one march in y =
+    log c and whose larger k have long finished where the smaller still need nodes.
+
+    Integral i is retired from y on once a bound B, |integrand i| <= e^B against dy at every c' >= c =
+    e^y, times the weight the march can still give above y (y_end - y, plus ``widest``, a panel's
+    most past y_end, plus 1) is below 10^-dps e^-3 of its running total: each integrand being of one
+    sign, the running total is below the final one in size, so what retirement drops is below
+    10^-dps e^-3 of the integral (past y_end, the decay floor's argument holds as before).  A
+    retired integral is 0 at every node the march visits at or above that y (a rejected panel's
+    narrower successor may revisit lower y: there it is computed).  ``totals`` are the march's
+    running totals (``_outer``'s ``watch``)."""
+
+    __slots__ = ("totals", "retired_at", "log_eps", "hopeless", "y_end", "widest")
+
+    def __init__(self, count, dps, decay_floor, t0, y_past, widest):
+        self.totals = [arb(0)] * count
+        self.retired_at = [math.inf] * count
+        self.log_eps = -dps * math.log(10) - 3
+        # a bound at or above this retires nothing unless a total exceeds e^50 (the callers skip ``retire``)
+        self.hopeless = self.log_eps + 50
+        self.y_end = float(_outer_bounds(decay_floor, dps, t0, y_past)[1].mid())
+        self.widest = float(widest)
+
+    def retire(self, indices, log_bound, y):
+        """Whether the integrals ``indices`` (together) are 0 at y, given a bound ``log_bound`` (float)
+        on the log of their integrands against dy at every c >= e^y."""
+        if y >= self.retired_at[indices[0]]:
+            return True
+        limit = log_bound + math.log(max(self.y_end - y, 0.0) + self.widest + 1) - self.log_eps
+        for i in indices:
+            size = float(abs(self.totals[i]).lower())
+            if not (size > 0 and math.isfinite(size)) or math.log(size) <= limit:
+                return False
+        for i in indices:
+            self.retired_at[i] = y
+        return True
+
+
 def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None, single_signed=None,
-           k_spread=1.0, scales=None, grade_about=()):
+           k_spread=1.0, scales=None, grade_about=(), watch=None):
     """The outer integral by the trapezoid rule when its range in y is at most TRAPEZOID_SPAN (or
     2.5 (log k_spread + WINDOW_SPAN) for a sweep over k_max/k_min = ``k_spread``), else by the
     adaptive Gauss panels of ``_outer_integral`` (same interface).  For the panels, the
@@ -943,11 +1037,12 @@ def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=Non
     it instead of against running totals of their own size (panels about 2 wide in y where up to
     32 do).  ``scales`` (arb or None per integrand): the size of what an integral is added to (its
     floor is then at least 1/100 of it).  ``grade_about``: the panels' grading points (the
-    trapezoid rule's uniform step needs none)."""
+    trapezoid rule's uniform step needs none).  ``watch``: a ``_Retirement`` that the march keeps
+    current."""
     _, y_end = _outer_bounds(decay_floor, dps, t0, y_past)
     span = max(TRAPEZOID_SPAN, 2.5 * (math.log(k_spread) + WINDOW_SPAN))
     if (y_end - arb(t0).log()).mid() <= span and all(isinstance(hd, _Head) for hd in heads):
-        return _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past)
+        return _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past, watch)
     floor = None
     if single_signed is not None and any(single_signed):
         floor = _scan_floor(integrand, count, decay_floor, dps, heads, t0, y_past, single_signed)
@@ -955,7 +1050,7 @@ def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=Non
         floor = [_arb_max(f, abs(sc) / 100) if sc is not None else f
                  for f, sc in zip(floor or [arb(0)] * count, scales)]
     return _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=y_past,
-                           scale_floor=floor, grade_about=grade_about)
+                           scale_floor=floor, grade_about=grade_about, watch=watch)
 
 
 def _scan_floor(integrand, count, decay_floor, dps, heads, t0, y_past, single_signed):
@@ -1025,7 +1120,14 @@ def _log_ratio_expectations(an, ks, refinement, dps):
     # (E e^{-tS} <= L(c)^k <= e^{-k c v_min}, e^{-kc} <= e^{-k c v_min}): 0 there (a sweep's nodes
     # mostly lie past the windows of its larger k)
     zero = arb(0)
-    cutoffs = [(arb(dps * math.log(10) + 30 + 2 * math.log(k)) / (arb(k) * an.v_min)).mid() for k in ks]
+    cutoffs = [float((arb(dps * math.log(10) + 30 + 2 * math.log(k)) / (arb(k) * an.v_min)).mid()) for k in ks]
+    pair_of_zeros = (zero, zero)
+    # each k's place among the integrands ([J~, J] for k > 1, [R(1)] for k = 1), for its retirement
+    positions, i = [], 0
+    for dcl in with_dcl:
+        positions.append((i, i + 1) if dcl else (i,))
+        i += 2 if dcl else 1
+    retirement = None
 
     def integrand(c):
         small = c.mid() <= 1
@@ -1053,31 +1155,38 @@ def _log_ratio_expectations(an, ks, refinement, dps):
         s_neg = neg_sums[0]
         transform_pos = 1 + s_pos if pos_kind == "expm1" else s_pos         # P(c)
         if small:
-            # e^{-t} expm1(a) with a = k log E e^{-c V} + t [+ log E e^{-cW}], no cancellation
             centred = s_neg.log1p()
-            for kk, dcl, cut in zip(kks, with_dcl, cutoffs):
-                if not dcl:
-                    out.append(direct_one)
-                    continue
-                if c.mid() > cut.mid():
-                    out += [zero, zero]
-                    continue
-                a_neg = kk * centred
-                dcl_value = -(-(kk * c)).exp() * a_neg.expm1()          # e^{-t} - L^k
-                out += [dcl_value, transform_pos * dcl_value]
-            return out
-        # t > k: e^{-t} - E e^{-tS} directly (a = ... + t would carry an absolute error t 2^-prec)
-        log_value = _log_or_none(s_neg)
-        for kk, dcl, cut in zip(kks, with_dcl, cutoffs):
+        else:
+            log_value = _log_or_none(s_neg)
+        c_float = float(c.mid())
+        if retirement is not None:
+            # log E e^{-cV} from above, for the bound e^{-kc} + (E e^{-cV})^k on |e^{-t} - L^k| (and on P
+            # times it, P <= 1) at every c' >= c
+            y, retired_at, hopeless = float(c.log().mid()), retirement.retired_at, retirement.hopeless
+            log_mgf_neg = (float(centred.upper()) - c_float if small
+                           else -math.inf if log_value is None else float(log_value.upper()))
+        for k, kk, dcl, cut, where in zip(ks, kks, with_dcl, cutoffs, positions):
             if not dcl:
                 out.append(direct_one)
                 continue
-            if c.mid() > cut.mid():
-                out += [zero, zero]
+            if c_float > cut:
+                out += pair_of_zeros
                 continue
-            decay = (-(kk * c)).exp()
-            log_neg = None if log_value is None else kk * log_value
-            dcl_value = decay - (arb(0) if log_neg is None else log_neg.exp())
+            if retirement is not None:
+                if y >= retired_at[where[0]]:
+                    out += pair_of_zeros
+                    continue
+                bound = LOG_TWO + max(-k * c_float, k * log_mgf_neg)
+                if bound < hopeless and retirement.retire(where, bound, y):
+                    out += pair_of_zeros
+                    continue
+            if small:
+                # e^{-t} expm1(a) with a = k log E e^{-c V} + t [+ log E e^{-cW}], no cancellation
+                dcl_value = -(-(kk * c)).exp() * (kk * centred).expm1()          # e^{-t} - L^k
+            else:
+                # t > k: e^{-t} - E e^{-tS} directly (a = ... + t would carry an absolute error t 2^-prec)
+                decay = (-(kk * c)).exp()
+                dcl_value = decay if log_value is None else decay - (kk * log_value).exp()
             out += [dcl_value, transform_pos * dcl_value]
         return out
 
@@ -1086,7 +1195,7 @@ def _log_ratio_expectations(an, ks, refinement, dps):
     terms = neg.terms
     spread = _arb_max(neg.spread("neg", 1), pos.spread("pos", 0))
     c0 = (1 / (64 * spread)).mid()
-    cap = (arb(-4).exp() / max(kks, key=lambda v: v.mid())).mid()
+    cap = (arb(HEAD_LOG_REACH).exp() / max(kks, key=lambda v: v.mid())).mid()
     if c0.mid() > cap.mid():
         c0 = cap
     heads = []
@@ -1097,13 +1206,11 @@ def _log_ratio_expectations(an, ks, refinement, dps):
                                                                             terms)
             heads.append(_head_integral_plain(flint.arb_series(product.coeffs()[1:], prec=terms), c0))
             continue
-        series_neg = _log_mgf_series(neg, "neg", 1, k) * kk
-        series_pos = _log_mgf_series(pos, "pos", 0, k)
         t0 = (kk * c0).mid()
-        heads.append(_head_integral(series_neg, t0, terms))
-        # J2's head: that of e^{-t} - L^k P less that of e^{-t} (1 - P)
-        both, first = _head_integral(series_neg + series_pos, t0, terms), _head_integral(series_pos, t0, terms)
-        heads.append(_Head([a - b for a, b in zip(both.coeffs, first.coeffs)], t0))
+        head = _head_integral(_log_mgf_series(neg, "neg", 1, k) * kk, t0, terms)
+        heads.append(head)
+        # J2's head: that of e^{-t} - L^k P less that of e^{-t} (1 - P), i.e. P = E e^{-(t/k) W} times J~'s
+        heads.append(_Head((_mgf_series(pos, "pos", k) * flint.arb_series(head.coeffs, prec=terms)).coeffs(), t0))
     # E e^{-tS} <= e^{-t (v_min + w_min/k)}: S = mu_hat/mu + W/k >= v_min + w_min/k, i.e. in c,
     # e^{-c (k v_min + w_min)} (the DCL integrand only has e^{-c k v_min}); R(1)'s integrand is
     # below E e^{-cW} <= e^{-c w_min}
@@ -1121,12 +1228,12 @@ def _log_ratio_expectations(an, ks, refinement, dps):
     # (>= 0) are of one sign
     signs = [flag for dcl in with_dcl for flag in ((True, True) if dcl else (True,))]
     # E log(1 + W/k) over W's atoms, the part of J outside the outer integral
-    pos_w, pos_x = pos.w["pos"], pos.x
-    frullani = [sum((w * (x / kk).log1p() for w, x in zip(pos_w, pos_x) if not w.is_zero()), arb(0)) if dcl else None
-                for kk, dcl in zip(kks, with_dcl)]
+    frullani = [_log1p_expectation(pos, "pos", k, dps) if dcl else None for k, dcl in zip(ks, with_dcl)]
     scales = [sc for f, dcl in zip(frullani, with_dcl) for sc in ((None, f) if dcl else (None,))]
+    if sum(with_dcl) > 1:
+        retirement = _Retirement(len(heads), dps, floor, c0, y_past, MAX_PANEL / refinement)
     totals = _outer(integrand, len(heads), floor, refinement, dps, heads, c0, y_past=y_past, single_signed=signs,
-                    k_spread=max(ks) / min(ks), scales=scales)
+                    k_spread=max(ks) / min(ks), scales=scales, watch=retirement)
     out, i = [], 0
     for dcl, f in zip(with_dcl, frullani):
         if dcl:
@@ -1136,6 +1243,45 @@ def _log_ratio_expectations(an, ks, refinement, dps):
             out.append(totals[i:i + 1])
             i += 1
     return out
+
+
+def _log1p_expectation(atoms, name, k, dps):
+    """sum u log(1 + x/k) over the atoms (E log(1 + W/k) for the positives' law): by ``_log1p_series``
+    from the atoms' table about 0 where that applies, else atom by atom (one log1p per atom)."""
+    lo, hi = atoms.support[name]
+    weights = atoms.w[name]
+    if (atoms.x[hi] * 8).mid() <= k:
+        key = ("log1p", name)
+        got = atoms._polys.get(key)
+        if got is None:
+            got = atoms._polys[key] = (atoms.total_series(name, 0).coeffs(),
+                                       sum((abs(u) for u in weights), arb(0)))
+        total = _log1p_series(*got, atoms.x[hi], k, dps)
+        if total is not None:
+            return total
+    inv = 1 / arb(k)
+    return sum((w * (x * inv).log1p() for w, x in zip(weights, atoms.x) if not w.is_zero()), arb(0))
+
+
+def _log1p_series(coeffs, mass, x_max, k, dps):
+    """sum u log(1 + x/k) for atoms 0 <= x <= x_max with weights u (sum |u| = ``mass``) from the coefficients
+    a_j = sum u x^j / j! of sum u e^{xX}: sum_{j >= 1} (-1)^(j+1) (j - 1)! a_j / k^j, the series of log1p
+    with E[x^j] = j! a_j, one term per coefficient.  After J terms the rest is below
+    mass rho^(J+1)/((J+1)(1 - rho)), rho = x_max/k, and is carried as the ball's radius.  None unless
+    rho <= 1/8 and that radius is below 10^-(dps+5) of the first term."""
+    rho = x_max / k
+    terms = len(coeffs) - 1
+    if terms < 1 or not (rho * 8).mid() <= 1:
+        return None
+    rest = mass * rho ** (terms + 1) / ((terms + 1) * (1 - rho))
+    if not (rest * arb(10) ** (dps + 5)).mid() < abs(coeffs[1] / k).mid():
+        return None
+    total, scale, inv = arb(0), arb(1), 1 / arb(k)      # scale = (j - 1)! / k^j
+    for j in range(1, terms + 1):
+        scale *= inv
+        total = total + coeffs[j] * scale if j % 2 else total - coeffs[j] * scale
+        scale *= j
+    return total + arb(0, rest.upper())
 
 
 def _own_grid_for_k_one(an, k_min, dps):
@@ -1365,6 +1511,30 @@ def _pi_upper_quantile(dim, mass):
     return 1.0 - 2.0 * float(betaincinv(a, a, mass))
 
 
+def _ratio_heads(atoms, kks, c0):
+    """For each k (arb) in kks, the head below v0 = k c0 of int_0^oo k E[r (s-m) e^{-(v/k) r}] (E e^{-(v/k) r})^(k-1)
+    dv in v = k c (``_Head``): E[r (s - m) e^{-cr}] and log E e^{-cr} (pi_zero + sum a' = 1) as power series in
+    c from the atoms' tables about 0, the log taken once; in v their coefficient j is divided by k^j."""
+    terms = atoms.terms
+    ratio_series = atoms.total_series("ratio", 0).coeffs()
+    num_series = atoms.total_series("num", 0).coeffs()
+    log_ratio = flint.arb_series([arb(1)] + [cj if j % 2 == 0 else -cj for j, cj in enumerate(ratio_series) if j],
+                                 prec=terms).log().coeffs()
+    heads = []
+    for kk in kks:
+        inv, power, rest, first = 1 / kk, arb(1), [], [arb(0)]
+        for j in range(max(len(log_ratio), len(num_series))):
+            if j < len(log_ratio):
+                rest.append(log_ratio[j] * power)
+            if j:
+                cj = num_series[j] if j < len(num_series) else arb(0)
+                first.append(cj * power if j % 2 == 0 else -cj * power)
+            power *= inv
+        rest = flint.arb_series(rest, prec=terms) * (kk - 1)
+        heads.append(_head_integral_plain(flint.arb_series(first, prec=terms) * rest.exp(), (kk * c0).mid()))
+    return heads
+
+
 def _ratio_bias_sphere(an, ks, refinement, dps):
     """For each k in ks (all > 1): E[sum r_j (s_j - m) / sum r_j]
     = int_0^oo E[r (s-m) e^{-(v/k) r}] (E e^{-(v/k) r})^{k-1} dv on the ratio rule of
@@ -1380,6 +1550,11 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
     kks = [arb(k) for k in ks]
     atoms = an.ratio
     zero = an.pi_zero
+    # a sweep's retirement bound: |c E[r (s - m) e^{-cr}]| <= 2 E[c r e^{-cr}] <= 2/e and T = E e^{-cr}
+    # decreases in c, so k's integrand is below (2k/e) T(c)^(k-1) at every c' >= c
+    retirement = None
+    log_factors = [math.log(2 * k) - 1 for k in ks]
+    zero_value = arb(0)
 
     def integrand(c):
         small = c.mid() <= 1
@@ -1388,31 +1563,39 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
         log_transform = s_ratio.log1p() if small else _log_or_none(zero + s_ratio)
         if log_transform is None:
             return [arb(0)] * len(kks)
-        return [kk * c * first * ((kk - 1) * log_transform).exp() for kk in kks]
+        if retirement is None:
+            return [kk * c * first * ((kk - 1) * log_transform).exp() for kk in kks]
+        y, log_upper = float(c.log().mid()), float(log_transform.upper())
+        retired_at, hopeless = retirement.retired_at, retirement.hopeless
+        scaled, out = c * first, []
+        for i, (k, kk, log_factor) in enumerate(zip(ks, kks, log_factors)):
+            if y >= retired_at[i]:
+                out.append(zero_value)
+                continue
+            bound = log_factor + (k - 1) * log_upper
+            if bound < hopeless and retirement.retire((i,), bound, y):
+                out.append(zero_value)
+            else:
+                out.append(kk * scaled * ((kk - 1) * log_transform).exp())
+        return out
 
-    terms = atoms.terms
-    ratio_series = atoms.total_series("ratio", 0).coeffs()
-    num_series = atoms.total_series("num", 0).coeffs()
     c0 = (1 / (64 * an.r_max)).mid()
-    cap = (arb(-4).exp() / max(kks, key=lambda v: v.mid())).mid()
+    cap = (arb(HEAD_LOG_REACH).exp() / max(kks, key=lambda v: v.mid())).mid()
     if c0.mid() > cap.mid():
         c0 = cap
-    heads = []
-    for kk in kks:
-        m = -1 / kk
-        ratio = [arb(1)] + [cj * m ** j for j, cj in enumerate(ratio_series) if j]
-        rest = flint.arb_series(ratio, prec=terms).log() * (kk - 1)
-        first = flint.arb_series([arb(0)] + [cj * m ** j for j, cj in enumerate(num_series) if j], prec=terms)
-        heads.append(_head_integral_plain(first * rest.exp(), (kk * c0).mid()))
+    heads = _ratio_heads(atoms, kks, c0)
     # E e^{-cr} <= 1 and E_pi[r e^{-cr}] <= e^{-c r_min}: c up to big/r_min (with no r = 0 atom,
     # the whole product is below e^{-k c r_min}: c up to 2 big/(k r_min))
     big = dps * arb(10).log() + 20
     k_min = min(kks, key=lambda v: v.mid())
     floor = big / an.r_min * (1 if not zero.is_zero() else 2 / k_min)
+    y_past = (big / k_min).log()
+    if len(ks) > 1:
+        retirement = _Retirement(len(ks), dps, floor, c0, y_past, MAX_PANEL / refinement)
     # E_M[(s - m) h(s)] <= 0 for h = e^{-cr} - 1 decreasing in s: every integrand is of one sign
-    return _outer(integrand, len(kks), floor, refinement, dps, heads, c0, y_past=(big / k_min).log(),
-                  k_spread=max(ks) / min(ks),
-                  single_signed=[True] * len(kks), grade_about=(float((-an.r_max.log()).mid()),))
+    return _outer(integrand, len(kks), floor, refinement, dps, heads, c0, y_past=y_past,
+                  k_spread=max(ks) / min(ks), single_signed=[True] * len(kks),
+                  grade_about=(float((-an.r_max.log()).mid()),), watch=retirement)
 
 
 def _series_8178_terms(x, p_plus_q, p_plus_1, bits, cap=100000):

@@ -338,9 +338,9 @@ def test_precision_check_catches_a_first_pass_too_coarse(spoil, monkeypatch):
     if spoil == "outer":
         real = ex._trapezoid_integral
 
-        def coarse(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None):
+        def coarse(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None, watch=None):
             monkeypatch.setattr(ex, "STRIP", 5.0 if refinement == 1 else 1.3)
-            return real(integrand, count, decay_floor, refinement, dps, heads, t0, y_past)
+            return real(integrand, count, decay_floor, refinement, dps, heads, t0, y_past, watch)
         monkeypatch.setattr(ex, "_trapezoid_integral", coarse)
     else:
         real_nodes = quadrature.sphere_panel_nodes
@@ -498,3 +498,130 @@ def test_prefix_tables_of_signed_weights_against_direct_moments(centre):
                     assert got[j].rad() >= 0.99e-30 * abs(0.75 - centre) ** j / math.factorial(j)
     finally:
         flint.ctx.prec, flint.ctx.cap = saved
+
+
+def test_log1p_series_against_mpmath():
+    """sum u log(1 + x/k) by ``_log1p_series`` (the series in 1/k from the table's coefficients) against the
+    sum of u log1p(x/k) in mpmath at 80 digits, its ball holding that sum: used at k >= 8 x_max when the
+    rest is below 10^-(dps+5) of the first term (k = 10^3 .. 10^9 here), refused (None) at rho = x_max/k
+    above 1/8 (k = 20) and where 40 coefficients leave too large a rest for 45 digits (k = 30)."""
+    import flint
+    from infonce_sym.quantities import exact
+    saved = flint.ctx.prec, flint.ctx.cap
+    flint.ctx.prec, flint.ctx.cap = 220, 60
+    try:
+        xs = ["0.03125", "0.5", "1.25", "2", "3"]
+        us = ["0.1", "0.25", "0.3", "0.2", "0.15"]
+        atoms = exact._Atoms([flint.arb(x) for x in xs], {"pos": [flint.arb(u) for u in us]}, 40, flint.arb(100))
+        coeffs = atoms.total_series("pos", 0).coeffs()
+        assert len(coeffs) == 40
+        mass = sum((flint.arb(u) for u in us), flint.arb(0))
+        for k, used in ((20, False), (30, False), (1000, True), (12345, True), (10**9, True)):
+            got = exact._log1p_series(coeffs, mass, flint.arb(3), k, 45)
+            assert (got is not None) == used, k
+            if got is None:
+                continue
+            with mpmath.workdps(80):
+                want = mpmath.fsum(mpmath.mpf(u) * mpmath.log1p(mpmath.mpf(x) / k) for x, u in zip(xs, us))
+                assert abs(mpmath.mpf(got.mid().str(70, radius=False)) - want) <= mpmath.mpf(got.rad().str(5, radius=False)) * 1.01
+            assert got.rad() < 1e-50 * abs(float(want))
+            # and the atoms' own route (series where it applies) gives the same ball's worth
+            assert exact._log1p_expectation(atoms, "pos", k, 45).overlaps(got)
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+
+
+def test_heads_of_the_dcl_and_ratio_integrals_against_their_defining_series():
+    """The series heads as built (J2's as P(t/k) times J~'s, the ratio's from one log of E e^{-cr} rescaled
+    per k) against the formulas they replace, computed independently from the atoms' tables: J2's head
+    as the head of e^{-t} - L^k P less that of e^{-t}(1 - P) (series exponentials of k log E e^{-(t/k)(V - 1)}
+    + log E e^{-(t/k)W} and of log E e^{-(t/k)W}); the ratio's from the log of E e^{-(v/k) r} taken
+    per k.  Each coefficient's ball meets that of the formula replaced, which holds 40 digits or more,
+    at 200 bits and k = 2, 37 and 10^6."""
+    import flint
+    from infonce_sym.quantities import exact
+    saved = flint.ctx.prec, flint.ctx.cap
+    flint.ctx.prec, flint.ctx.cap = 200, 40
+    try:
+        terms = 30
+        x_neg = [flint.arb(x) for x in ("0.25", "0.75", "1.5", "2.5")]
+        u_neg = [flint.arb(u) for u in ("0.4", "0.3", "0.2", "0.1")]
+        x_pos = [flint.arb(x) for x in ("0.5", "1", "4")]
+        u_pos = [flint.arb(u) for u in ("0.5", "0.25", "0.25")]
+        neg = exact._Atoms(x_neg, {"neg": u_neg}, terms, flint.arb(100))
+        pos = exact._Atoms(x_pos, {"pos": u_pos}, terms, flint.arb(100))
+        r = [flint.arb(v) for v in ("0.5", "0.9", "1.3", "2")]
+        a = [flint.arb(v) for v in ("0.3", "0.3", "0.25", "0.1")]          # pi_zero = 0.05
+        factors = [ri * (flint.arb(si) - flint.arb("0.2")) for ri, si in zip(r, ("-0.5", "0.1", "0.4", "0.9"))]
+        ratio = exact._Atoms(r, {"ratio": a, "num": [ai * f for ai, f in zip(a, factors)]}, terms, flint.arb(100))
+
+        def close(got, want):
+            # the balls meet, and the formula replaced keeps 40 digits (so that meeting says something)
+            size = max(len(got), len(want))
+            assert size <= terms + 1
+            got, want = got + [flint.arb(0)] * (size - len(got)), want + [flint.arb(0)] * (size - len(want))
+            for g, w in zip(got, want):
+                assert g.overlaps(w) and w.rad() <= 1e-40 * abs(w).mid() + 1e-80, (g, w)
+
+        for k in (2, 37, 10**6):
+            kk = flint.arb(k)
+            series_neg = exact._log_mgf_series(neg, "neg", 1, k) * kk
+            series_pos = exact._log_mgf_series(pos, "pos", 0, k)
+            dcl = exact._head_integral(series_neg, 0.01, terms)
+            new = (exact._mgf_series(pos, "pos", k) * flint.arb_series(dcl.coeffs, prec=terms)).coeffs()
+            both, first = exact._head_integral(series_neg + series_pos, 0.01, terms), exact._head_integral(series_pos, 0.01, terms)
+            close(new, [p - q for p, q in zip(both.coeffs, first.coeffs)])
+            # the ratio's head, the log taken per k
+            m = -1 / kk
+            ratio_series = ratio.total_series("ratio", 0).coeffs()
+            num_series = ratio.total_series("num", 0).coeffs()
+            per_k = flint.arb_series([flint.arb(1)] + [cj * m ** j for j, cj in enumerate(ratio_series) if j], prec=terms).log()
+            first_k = flint.arb_series([flint.arb(0)] + [cj * m ** j for j, cj in enumerate(num_series) if j], prec=terms)
+            head, = exact._ratio_heads(ratio, [kk], 0.001)
+            close(head.coeffs, exact._head_integral_plain(first_k * (per_k * (kk - 1)).exp(), 0.001).coeffs)
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+
+
+def test_k_sweep_retirement_keeps_the_single_values(monkeypatch):
+    """In a sweep over k the larger k's integrals stop at their own ends (``_Retirement``) while the smaller
+    still need nodes; the values are those of single calls (where nothing is retired) to the digits asked,
+    at d = 16, kappa = 8, tau = 0.1 and k = 2, 64, 4096, 2^20 (R and the search CE), and integrals are
+    retired.  A retirement that ignores the bound (an integral retired once its running total is not 0)
+    makes the sweep miss the single values (or fail its precision check).  (Retiring at the first node
+    where the bound passes e^-18, instead of 10^-dps of the total, changes these values by 10^-39 or
+    less: past there the integrands are far below their bounds.)"""
+    from infonce_sym.quantities import exact
+    model, ks = SphereModel(16, 8.0), [2, 64, 4096, 2**20]
+    singles = {k: exact_values(model, "0.1", k, digits=20).as_strings() for k in ks}
+    original = exact._Retirement.retire
+    retired = []
+
+    def counting(self, indices, log_bound, y):
+        done = original(self, indices, log_bound, y)
+        retired.append(done)
+        return done
+    monkeypatch.setattr(exact._Retirement, "retire", counting)
+    for ev in exact_values(model, "0.1", ks=ks, digits=20):
+        for key in ("risk", "search_cross_entropy"):
+            assert ev.as_strings()[key] == singles[ev.k][key], (ev.k, key)
+    assert sum(retired) >= 6          # each retirement is asked for once (then the integrand skips it)
+
+    class Eager(exact._Retirement):
+        """Retires an integral as soon as its running total is not 0, whatever its bound."""
+
+        def __init__(self, *args):
+            super().__init__(*args)
+            self.hopeless = math.inf
+
+        def retire(self, indices, log_bound, y):
+            return original(self, indices, -math.inf, y)
+    monkeypatch.setattr(exact, "_Retirement", Eager)
+    missed = False
+    try:
+        for ev in exact_values(model, "0.1", ks=ks, digits=20):
+            for key in ("risk", "search_cross_entropy"):
+                missed |= ev.as_strings()[key] != singles[ev.k][key]
+    except ArithmeticError:
+        missed = True
+    assert missed
