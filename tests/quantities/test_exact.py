@@ -504,7 +504,8 @@ def test_log1p_series_against_mpmath():
     """sum u log(1 + x/k) by ``_log1p_series`` (the series in 1/k from the table's coefficients) against the
     sum of u log1p(x/k) in mpmath at 80 digits, its ball holding that sum: used at k >= 8 x_max when the
     rest is below 10^-(dps+5) of the first term (k = 10^3 .. 10^9 here), refused (None) at rho = x_max/k
-    above 1/8 (k = 20) and where 40 coefficients leave too large a rest for 45 digits (k = 30)."""
+    above 1/8 (k = 20) and where 40 coefficients leave too large a rest for 45 digits (k = 30); and
+    ``_log1p_expectation``, which takes the series for the atoms with x <= k/64 and sums the others."""
     import flint
     from infonce_sym.quantities import exact
     saved = flint.ctx.prec, flint.ctx.cap
@@ -525,8 +526,14 @@ def test_log1p_series_against_mpmath():
                 want = mpmath.fsum(mpmath.mpf(u) * mpmath.log1p(mpmath.mpf(x) / k) for x, u in zip(xs, us))
                 assert abs(mpmath.mpf(got.mid().str(70, radius=False)) - want) <= mpmath.mpf(got.rad().str(5, radius=False)) * 1.01
             assert got.rad() < 1e-50 * abs(float(want))
-            # and the atoms' own route (series where it applies) gives the same ball's worth
-            assert exact._log1p_expectation(atoms, "pos", k, 45).overlaps(got)
+        # the atoms' own route: the series for the atoms with x <= k/64 (none at k = 2, three of five at
+        # k = 100, all from k = 192), the others atom by atom
+        for k in (2, 100, 192, 12345, 10**9):
+            got = exact._log1p_expectation(atoms, "pos", k, 45)
+            with mpmath.workdps(80):
+                want = mpmath.fsum(mpmath.mpf(u) * mpmath.log1p(mpmath.mpf(x) / k) for x, u in zip(xs, us))
+                assert abs(mpmath.mpf(got.mid().str(70, radius=False)) - want) <= mpmath.mpf(got.rad().str(5, radius=False)) * 1.01
+            assert got.rad() < 1e-50 * abs(float(want))
     finally:
         flint.ctx.prec, flint.ctx.cap = saved
 
