@@ -135,6 +135,26 @@ def read_int(name: str, text, lo: int, hi: int | None = None) -> int:
     return int(value)
 
 
+def read_int_list(name: str, text, lo: int, hi: int) -> list:
+    """Comma-separated integers, each as ``read_int`` reads it, none twice: sorted.
+
+    >>> read_int_list("--k", "4096, 1,16", 1, 10**9)
+    [1, 16, 4096]
+    >>> read_int_list("--k", "4,1,4", 1, 10**9)
+    Traceback (most recent call last):
+    ...
+    infonce_sym.errors.InputError: --k: k = 4 is given twice in 4,1,4
+    """
+    parts = [p.strip() for p in str(text).split(",")]
+    if any(not p for p in parts):
+        raise InputError(name, f"must be comma-separated integers in {range_text(lo, hi)}, got {shown(text)}")
+    values = [read_int(name, p, lo, hi) for p in parts]
+    twice = sorted({v for v in values if values.count(v) > 1})
+    if twice:
+        raise InputError(name, f"{name.lstrip('-')} = {twice[0]} is given twice in {shown(text)}")
+    return sorted(values)
+
+
 def read_choice(name: str, text, choices) -> str:
     if text not in choices:
         raise InputError(name, f"must be one of {', '.join(choices)}, got {shown(text)}")

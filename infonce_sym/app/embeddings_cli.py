@@ -13,7 +13,7 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
-from ..errors import TAU_RANGE, InputError, read_decimal
+from ..errors import TAU_RANGE, InputError, read_decimal, read_int_list
 from .cli import output_dir
 
 __all__ = ["add_parser", "run", "read_tau", "logit_scale_range", "read_ks", "K_RANGE", "DIGITS_SMALL_N"]
@@ -177,14 +177,7 @@ def read_memory(text) -> int:
 
 
 def read_ks(text) -> list:
-    parts = [p.strip() for p in str(text).split(",")]
-    if not parts or any(not p for p in parts):
-        raise InputError("--k", f"must be comma-separated integers in [1, 10^12], got {text!r}")
-    ks = [_int("--k", p, *K_RANGE) for p in parts]
-    twice = sorted({k for k in ks if ks.count(k) > 1})
-    if twice:
-        raise InputError("--k", f"k = {twice[0]} is given twice in {text!r}")
-    return sorted(ks)
+    return read_int_list("--k", text, *K_RANGE)
 
 
 def _names(flag, text, count):

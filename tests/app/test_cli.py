@@ -28,6 +28,32 @@ def test_risk_json_subprocess_digits_and_closed_form_limit():
         assert abs(mpmath.mpf(results["cross_entropy_limit"]) - limit) < mpmath.mpf(10) ** -19
 
 
+def test_risk_with_several_k_gives_each_single_k_value(capsys):
+    """``risk --k 4096,1,16`` (one exact_values sweep sharing the k-independent work) prints, in increasing k,
+    the values that ``risk --k K`` prints for each K alone, in the text and in the JSON (``by_k``); one k
+    keeps the single-k JSON (``results`` at the top)."""
+    base = ["risk", "--dim", "16", "--kappa", "8", "--tau", "0.1", "--digits", "15"]
+    singles = {}
+    for k in (1, 16, 4096):
+        assert main(base + ["--k", str(k), "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert "by_k" not in data
+        singles[k] = (data["results"], data["gaps"])
+    assert main(base + ["--k", "4096,1,16", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "results" not in data and data["inputs"]["k"] == "4096,1,16"
+    assert [row["k"] for row in data["by_k"]] == [1, 16, 4096]
+    for row in data["by_k"]:
+        assert (row["results"], row["gaps"]) == singles[row["k"]]
+        assert float(row["precision_check_digits"]) >= 15
+    assert main(base + ["--k", "16,1e3"]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert "2 values sharing the k-independent work" in text[0]
+    blocks = [i for i, line in enumerate(text) if line.startswith(" k = ")]
+    assert [text[i].split()[2] for i in blocks] == ["16", "1000"]
+    assert text[blocks[0] + 1].split() == ["risk", singles[16][0]["risk"]]
+
+
 def test_mc_brackets_the_exact_risk(capsys):
     """The Monte Carlo interval of R contains the exact R (seeded; a 95% interval, fixed seed)."""
     assert main(["mc", "--tau", "0.5", "--k", "8", "--samples", "4000", "--seed", "3", "--json"]) == 0
