@@ -1252,11 +1252,13 @@ def _log1p_expectation(atoms, name, k, dps):
     """sum u log(1 + x/k) over the atoms (E log(1 + W/k) for the positives' law): the atoms with x <= k/64
     by ``_log1p_series`` from their prefix of the table about 0 (rho <= 1/64: the rest is negligible
     unless their x are tiny), the others (or all, where the series is refused) atom by atom, one log1p
-    each."""
+    each.  The table is read only where it is already built that far (the heads' moment series builds
+    it, except where that series is a closed form, as on S^2): building it costs a series exponential
+    per atom, far more than a log1p."""
     weights, n = atoms.w[name], atoms.n
     cut = bisect.bisect_right(atoms.xm, (arb(k) / 64).mid())
     series = None
-    if cut:
+    if cut and len(atoms._tables.get((name, 0), ())) > cut:
         key = ("abs_prefix", name)
         masses = atoms._polys.get(key)
         if masses is None:
