@@ -846,7 +846,8 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
     the one that scaling predicts from the accepted panel's proxy (with the same margin, within
     [0.5, GROW_CAP] times the last: geometric panels where the integrand is smooth, e.g. the far tail at
     small k, narrower ones ahead of a steepening integrand); the widths lie in
-    [MIN_PANEL, MAX_PANEL]/refinement.  With ``grade_about`` (points y_b where the integrands, smooth
+    [MIN_PANEL, MAX_PANEL]/refinement, and narrower still where the proxy grew from the last panel to
+    this one (predictive control).  With ``grade_about`` (points y_b where the integrands, smooth
     on long stretches around them, change on the unit scale), no panel starting below a y_b is wider
     than a quarter of its distance to y_b, none starting above it wider than its distance from y_b
     (neither narrower than a unit, 1/refinement, for this reason): the proxy reads only the panel's
@@ -885,6 +886,7 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
     y = t0.log().mid()
     h_min, h_max = (MIN_PANEL / refinement).mid(), (max_panel / refinement).mid()
     width = (4 / refinement).mid()
+    last = None
     while y.mid() < y_end.mid():
         for y_b in grade_about:         # graded about y_b: a quarter of the distance below, the distance above
             distance = y_b - float(y.mid())
@@ -916,6 +918,16 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
         # below the tolerance, shrink ahead of a steepening integrand, by a factor in [0.5, GROW_CAP]
         log_ratio = float(ratio.log().mid()) if ratio > 0 else -math.inf
         grow = min(GROW_CAP, max(0.5, 0.8 * math.exp(min(50.0, -log_ratio / (2 * nodes))))) if log_ratio > -1e300 else GROW_CAP
+        if last is not None and log_ratio > -1e300:
+            # Gustafsson's predictive control (BIT 31 (1991) 656): the proxy's growth per unit of width^(2 nodes)
+            # from the last accepted panel to this one, carried on to the next; used only to narrow it
+            # (approaching a steepening stretch, such as V's smallest atoms' turn-over at small tau, the
+            # width the model predicts from this panel alone was rejected at every step: 12 of 51 panels
+            # at (d, kappa, tau, k) = (3, 4, 0.01, 10) and 100 digits, 7 of 45 with this)
+            log_factor = math.log(width / last[0]) + (last[1] - log_ratio) / (2 * nodes)
+            if log_factor < 0:
+                grow = min(grow, max(0.5, math.exp(min(50.0, -log_ratio / (2 * nodes)) + log_factor)))
+        last = (width, log_ratio) if log_ratio > -1e300 else None
         width = min(max(width * grow, h_min), h_max)
     return totals
 
