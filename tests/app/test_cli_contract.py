@@ -252,6 +252,34 @@ def test_expand_on_a_large_finite_model_is_refused_beyond_max_seconds(tmp_path, 
     assert code == 0 and set(json.loads(out)["results"]) == {"c1", "c2", "d1", "d2"}
 
 
+def test_risk_with_several_k_on_a_finite_model_is_refused_on_their_joint_estimate(tmp_path, capsys, monkeypatch):
+    """risk --k K1,K2,... on a finite model is estimated as the costliest k alone plus a tenth of it for each
+    further k (they share the work): a limit between that and the costliest k's own estimate refuses the
+    list and lets that k alone through validation."""
+    import infonce_sym.app.cli as cli
+    from infonce_sym.models import FiniteModel
+    from infonce_sym.quantities.exact_finite import estimated_seconds
+    rng = np.random.default_rng(1)
+    n = 100
+    M = rng.random((n, n))
+    E = rng.normal(size=(n, 3))
+    spec = {"pi": [1 / n] * n, "M": (M / M.sum(axis=1, keepdims=True)).tolist(),
+            "embedding": (E / np.linalg.norm(E, axis=1, keepdims=True)).tolist()}
+    path = tmp_path / "hundred.json"
+    path.write_text(json.dumps(spec))
+    model = FiniteModel(spec["pi"], spec["M"], spec["embedding"])
+    ks = [2, 8, 1000000]
+    alone = {k: estimated_seconds(model, 0.5, k, 10) for k in ks}
+    costliest = max(ks, key=alone.get)
+    joint = alone[costliest] * 1.2
+    limit = f"{(alone[costliest] + joint) / 2:.3g}"
+    monkeypatch.setattr(cli, "cmd_risk", lambda args: 0)
+    argv = ["risk", "--model", "finite", "--spec", str(path), "--tau", "0.5", "--digits", "10", "--max-seconds", limit]
+    assert f"estimated cost about {joint:.2g} s" in refused(argv + ["--k", "2,8,1e6"], capsys)
+    code, _, err = run(argv + ["--k", str(costliest)], capsys)
+    assert code == 0, err
+
+
 SPECS = {
     "notjson.json": ("{pi: }", "cannot read"),
     "empty.json": ("", "cannot read"),
