@@ -235,17 +235,21 @@ def test_a_larger_limit_lets_a_costly_request_through_validation(capsys, monkeyp
     assert code == 0
 
 
-def test_expand_on_a_large_finite_model_is_refused_beyond_max_seconds(tmp_path, capsys):
-    """expand's moments are N x N sums in mpmath (N = 2000 took ~5 min and ran without a word): the estimate
-    0.14 ms x N^2 + 1 s (two passes) is refused beyond --max-seconds, and a larger limit runs the same request."""
-    rng = np.random.default_rng(0)
-    n = 60
+def _random_spec(path, n, seed):
+    """A finite model file: n states on S^2, pi uniform, M random rows (numpy seeded); (path, spec)."""
+    rng = np.random.default_rng(seed)
     M = rng.random((n, n))
     E = rng.normal(size=(n, 3))
     spec = {"pi": [1 / n] * n, "M": (M / M.sum(axis=1, keepdims=True)).tolist(),
             "embedding": (E / np.linalg.norm(E, axis=1, keepdims=True)).tolist()}
-    path = tmp_path / "sixty.json"
     path.write_text(json.dumps(spec))
+    return path, spec
+
+
+def test_expand_on_a_large_finite_model_is_refused_beyond_max_seconds(tmp_path, capsys):
+    """expand's moments are N x N sums in mpmath (N = 2000 took ~5 min and ran without a word): the estimate
+    0.14 ms x N^2 + 1 s (two passes) is refused beyond --max-seconds, and a larger limit runs the same request."""
+    path, _ = _random_spec(tmp_path / "sixty.json", 60, seed=0)
     argv = ["expand", "--model", "finite", "--spec", str(path), "--tau", "0.5", "--digits", "10"]
     assert "estimated cost about 1.5 s" in refused(argv + ["--max-seconds", "1"], capsys)
     code, out, _ = run(argv + ["--max-seconds", "3", "--json"], capsys)
@@ -259,14 +263,7 @@ def test_risk_with_several_k_on_a_finite_model_is_refused_on_their_joint_estimat
     import infonce_sym.app.cli as cli
     from infonce_sym.models import FiniteModel
     from infonce_sym.quantities.exact_finite import estimated_seconds
-    rng = np.random.default_rng(1)
-    n = 100
-    M = rng.random((n, n))
-    E = rng.normal(size=(n, 3))
-    spec = {"pi": [1 / n] * n, "M": (M / M.sum(axis=1, keepdims=True)).tolist(),
-            "embedding": (E / np.linalg.norm(E, axis=1, keepdims=True)).tolist()}
-    path = tmp_path / "hundred.json"
-    path.write_text(json.dumps(spec))
+    path, spec = _random_spec(tmp_path / "hundred.json", 100, seed=1)
     model = FiniteModel(spec["pi"], spec["M"], spec["embedding"])
     ks = [2, 8, 1000000]
     alone = {k: estimated_seconds(model, 0.5, k, 10) for k in ks}
