@@ -395,7 +395,7 @@ class MaxSecondsReached(BaseException):
 
 
 # the stop message per command: what was not reached, and what to ask for instead
-_STOPPED = {"risk": ("confirmed", "ask for fewer --digits"), "expand": ("confirmed", "ask for fewer --digits"),
+_STOPPED = {"risk": ("confirmed", "ask for fewer --digits (or fewer k)"), "expand": ("confirmed", "ask for fewer --digits"),
             "mc": ("complete", "ask for fewer --samples or a smaller --k"),
             "theorem1": ("complete", "ask for fewer --repeats or --samples, or a smaller --n or --k")}
 

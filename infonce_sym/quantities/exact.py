@@ -721,11 +721,16 @@ def _log_mgf_series(atoms, name, centre, scale):
         coeffs = [cj if j % 2 == 0 else -cj for j, cj in enumerate(coeffs)]
         series = flint.arb_series(coeffs, prec=atoms.terms) / coeffs[0]
         base = atoms._polys[key] = _zero_constant(series.log(), atoms.terms).coeffs()
+    return _rescaled(base, scale, atoms.terms)
+
+
+def _rescaled(coeffs, scale, terms):
+    """The power series sum_j coeffs[j] (t/scale)^j in t (``scale`` an int or an arb)."""
     inv, power, scaled = 1 / arb(scale), arb(1), []
-    for cj in base:
+    for cj in coeffs:
         scaled.append(cj * power)
         power *= inv
-    return flint.arb_series(scaled, prec=atoms.terms)
+    return flint.arb_series(scaled, prec=terms)
 
 
 def _mgf_series(atoms, name, scale):
@@ -735,11 +740,7 @@ def _mgf_series(atoms, name, scale):
     if base is None:
         coeffs = atoms.total_series(name, 0).coeffs()
         base = atoms._polys[key] = [(cj if j % 2 == 0 else -cj) / coeffs[0] for j, cj in enumerate(coeffs)]
-    inv, power, scaled = 1 / arb(scale), arb(1), []
-    for cj in base:
-        scaled.append(cj * power)
-        power *= inv
-    return flint.arb_series(scaled, prec=atoms.terms)
+    return _rescaled(base, scale, atoms.terms)
 
 
 def _zero_constant(series, terms):
@@ -772,10 +773,6 @@ class _Head:
             power *= self.x0
             total += fi * power * factor
         return total
-
-    @staticmethod
-    def longest(heads):
-        return max((len(hd.coeffs) for hd in heads if isinstance(hd, _Head)), default=0)
 
 
 def trapezoid_factors(h, count):
@@ -979,7 +976,7 @@ def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t
         shift = (-h / 2).exp()
         heads = [_Head(hd.coeffs, hd.x0 * shift) for hd in heads]
         t0 = arb(t0) * shift
-    factors = trapezoid_factors(h, _Head.longest(heads))
+    factors = trapezoid_factors(h, max((len(hd.coeffs) for hd in heads), default=0))
     totals = [hd.trapezoid(h, factors) for hd in heads]
     y0 = arb(t0).log()
     m = 0
@@ -1351,8 +1348,8 @@ def _ratio_bias(an, k, refinement, dps):
     product = first * rest.exp()
     spread = _arb_max(atoms.spread("ratio", 1), atoms.spread("ratio", 0))
     v0 = (kk / (64 * spread)).mid()
-    if v0.mid() > arb(-4).exp().mid():
-        v0 = arb(-4).exp().mid()
+    if v0.mid() > arb(HEAD_LOG_REACH).exp().mid():
+        v0 = arb(HEAD_LOG_REACH).exp().mid()
     floor = (dps * arb(10).log() + 20) / an.r_min * 2
     return _outer(integrand, 1, floor, refinement, dps, [_head_integral_plain(product, v0)], v0,
                   single_signed=[True])[0]
@@ -1542,19 +1539,10 @@ def _ratio_heads(atoms, kks, c0):
     num_series = atoms.total_series("num", 0).coeffs()
     log_ratio = flint.arb_series([arb(1)] + [cj if j % 2 == 0 else -cj for j, cj in enumerate(ratio_series) if j],
                                  prec=terms).log().coeffs()
-    heads = []
-    for kk in kks:
-        inv, power, rest, first = 1 / kk, arb(1), [], [arb(0)]
-        for j in range(max(len(log_ratio), len(num_series))):
-            if j < len(log_ratio):
-                rest.append(log_ratio[j] * power)
-            if j:
-                cj = num_series[j] if j < len(num_series) else arb(0)
-                first.append(cj * power if j % 2 == 0 else -cj * power)
-            power *= inv
-        rest = flint.arb_series(rest, prec=terms) * (kk - 1)
-        heads.append(_head_integral_plain(flint.arb_series(first, prec=terms) * rest.exp(), (kk * c0).mid()))
-    return heads
+    # E[r (s - m) e^{-cr}] less its constant term, E[r (s - m)] = 0
+    num = [arb(0)] + [cj if j % 2 == 0 else -cj for j, cj in enumerate(num_series) if j]
+    return [_head_integral_plain(_rescaled(num, kk, terms) * (_rescaled(log_ratio, kk, terms) * (kk - 1)).exp(),
+                                 (kk * c0).mid()) for kk in kks]
 
 
 def _ratio_bias_sphere(an, ks, refinement, dps):

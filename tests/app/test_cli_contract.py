@@ -642,7 +642,7 @@ def test_risk_on_the_sphere_stops_at_max_seconds(capsys):
     assert time.monotonic() - start < 10
     assert code == 1 and out == ""
     assert err.strip().splitlines() == ["infonce-sym risk: stopped at --max-seconds 1 before the values were "
-                                        "confirmed; nothing was printed; raise --max-seconds or ask for fewer --digits"]
+                                        "confirmed; nothing was printed; raise --max-seconds or ask for fewer --digits (or fewer k)"]
     assert _alarm_state() == before
     # a run that finishes within its limit leaves no alarm behind
     code, out, _ = run(["risk", "--dim", "3", "--kappa", "1", "--tau", "0.5", "--k", "10", "--digits", "15",
