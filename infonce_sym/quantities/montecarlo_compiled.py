@@ -13,8 +13,9 @@ on its state only, and partial sums are merged in a fixed order, so the result d
 not depend on the chunk size or on the number of threads.
 
 Per negative: one 64-bit word gives the ziggurat layer, the sign and a 53-bit
-abscissa (the tables of ``montecarlo.ziggurat_tables``, exact law of s = <x, z>;
-the 0.5 % of words that fail the fast test take the next word for the exact test),
+abscissa (the tables of ``montecarlo.ziggurat_tables``, exact law of s = <x, z>, whose
+layer entries are read in the scalar loop that makes the word; the 0.5 % of words that
+fail the fast test take the next word for the exact test),
 and one or two exponentials: e^{(s - m)/tau}, and e^{kappa (s - m)} for the search
 cross-entropy.  When max(1/tau, |kappa|) <= FIXED_SHIFT_MAX (= 300) the shift is
 m = 0: every term lies in [e^-300, e^300], so no row maximum is needed, and for
@@ -53,7 +54,9 @@ def numba_threads() -> int:
     return numba.get_num_threads()
 
 _TWO_M53 = 1.0 / 9007199254740992.0
-PIECE = 512          # words per piece (a walk per piece; fixed: it orders the partial sums)
+PIECE = 2048         # words per piece (a walk per piece; fixed: it orders the partial sums). 2048 rather
+                     # than 512: the per-piece work (walk, sums, carried words) spread over 4x the words:
+                     # all quantities 2.72 -> 2.60 ns per negative at d = 128 (one thread), the limit no slower
 N_STATS = 5          # risk, sampled CE integrand, search CE, CE - risk, search CE - risk
 FIXED_SHIFT_MAX = 300.0   # rows use the shift m = 0 when max(1/tau, |kappa|) <= this (terms in [e^-300, e^300])
 
@@ -215,18 +218,6 @@ def _exp8(builder, x):
     return _fmuladd(builder, scale, tmp, scale)
 
 
-def _lookup(builder, base, idx):
-    """base[idx] (base: double*, idx: <8 x i64>), one scalar load per lane.  On the AMD EPYC (Zen 4)
-    of these machines this, with both tables read in their first 1024 entries, beat the masked gather
-    of 2048, by 10-13 %: ns per negative, risk / all quantities, one thread, best of 25 alternated
-    runs: d = 16 2.28 / 2.66 against 2.63 / 2.97, d = 128 2.46 / 2.85 against 2.82 / 3.15, d = 768
-    2.34 / 2.72 against 2.69 / 3.03."""
-    v = ir.Constant(_VD, ir.Undefined)
-    for t in range(_VF):
-        v = builder.insert_element(v, builder.load(builder.gep(base, [builder.extract_element(idx, _I32(t))])), _I32(t))
-    return v
-
-
 def _group_words(context, builder, sig, words, g, n):
     """(the 8 words of group g, the lanes < n (None: all), their uniforms (w >> 11) 2^-53)."""
     wp = context.make_array(sig.args[0])(context, builder, words).data
@@ -243,7 +234,8 @@ def _group_words(context, builder, sig, words, g, n):
 def _make_zig_group(weights, full):
     @intrinsic
     def zig_group(typingctx, words, g, n, xsig, ratio, f1, f2, acc, masks, carry):
-        """Group g = words[8g:8g+8] of a piece (lanes < n; all of them when ``full``): the
+        """Group g = words[8g:8g+8] of a piece (lanes < n; all of them when ``full``), ``xsig`` and
+        ``ratio`` the words' layer entries (``_fill8_tables``, indexed as the words): the
         ziggurat's fast step, masks[g] = the lanes that pass it, and acc[0:8] += e^{f1 x}
         (acc[8:16] += e^{f2 x}, acc[16:24] += e^{f2 x} x when weights) on the lanes that are
         draws (pass, and the lane before passes; before lane 0: ``carry``).  Returns the carry
@@ -256,11 +248,14 @@ def _make_zig_group(weights, full):
                               for i in (3, 4, 7, 8)]
             wv, valid, u = _group_words(context, builder, signature, words_, g_, None if full else n_)
             # the layer in bits 0-9 (the tables' first halves), the sign in bit 10: xsig[j + 1024] = -xsig[j]
-            # and ratio[j + 1024] = ratio[j], and u xsig[j] with its sign bit flipped is u (-xsig[j]) exactly
-            j = builder.and_(wv, _const(_VI, 1023))
+            # and ratio[j + 1024] = ratio[j], and u xsig[j] with its sign bit flipped is u (-xsig[j]) exactly;
+            # xsig[j], ratio[j] of each word were read when it was made (``_fill8_tables``)
+            base = builder.shl(g_, _I64(3))
+            x_layer, r_layer = [builder.load(builder.bitcast(builder.gep(ptr, [base]), _VD.as_pointer()), align=8)
+                                for ptr in (xp, rp)]
             sign = builder.shl(builder.lshr(wv, _const(_VI, 10)), _const(_VI, 63))
-            x = builder.bitcast(builder.xor(builder.bitcast(builder.fmul(u, _lookup(builder, xp, j)), _VI), sign), _VD)
-            ok = builder.fcmp_ordered("<", u, _lookup(builder, rp, j))
+            x = builder.bitcast(builder.xor(builder.bitcast(builder.fmul(u, x_layer), _VI), sign), _VD)
+            ok = builder.fcmp_ordered("<", u, r_layer)
             if not full:
                 ok = builder.and_(ok, valid)
             okb = builder.bitcast(ok, _I8)
@@ -611,6 +606,37 @@ def _fill_words(s, w, lo, hi):
     return s
 
 
+@njit(cache=True)
+def _fill_words_tables(s, w, tx, tr, xsig, ratio, lo, hi):
+    """``_fill_words`` that also reads each word's layer entries: tx[i] = xsig[j], tr[i] = ratio[j] for
+    j = w[i] & 1023 (the groups' fast step then loads them as vectors)."""
+    for i in range(lo, hi):
+        r, s = _next(s)
+        w[i] = r
+        j = r & _U(1023)
+        tx[i] = xsig[j]
+        tr[i] = ratio[j]
+    return s
+
+
+@njit(inline="always", cache=True)
+def _fill8_tables(s, w, tx, tr, xsig, ratio, lo):
+    """``_fill8`` with the layer entries of ``_fill_words_tables``: read here, in the scalar loop
+    that makes the words, they cost a load and a store each.  The vector step's per-lane extract,
+    load and insert (the lookup before) cost about 0.5 ns per negative at d = 128 (2.60 -> 2.07 ns
+    with constant entries in its place); read here, all quantities take 2.48-2.50 ns against 2.60,
+    the risk alone the same (one thread, alternated runs)."""
+    b = _U(lo)
+    for t in range(8):
+        r, s = _next(s)
+        i = b + _U(t)
+        w[i] = r
+        j = r & _U(1023)
+        tx[i] = xsig[j]
+        tr[i] = ratio[j]
+    return s
+
+
 @njit(inline="always", cache=True)
 def _fill8(s, w, lo):
     """w[lo:lo+8] = the next 8 words (unsigned indices: plain stores); returns the state."""
@@ -702,6 +728,8 @@ def _unit_words(st, rows, cols, xsig, ratio, ylo, yhi, a, sq, inv_tau, kappa, we
                 out_m, out_se, out_sw, out_sws):
     """``_unit`` for d >= 4 with the fixed shift m = 0 (see FIXED_SHIFT_MAX); returns the state."""
     words = np.empty(PIECE + LOOK + 16, dtype=np.uint64)
+    tx = np.empty(PIECE + LOOK + 16)              # the words' layer entries xsig[j], ratio[j]
+    tr = np.empty(PIECE + LOOK + 16)
     masks = np.zeros(PIECE // 8, dtype=np.uint8)
     mbits = masks.view(np.uint64)
     pend = np.empty(PIECE, dtype=np.int64)
@@ -716,7 +744,7 @@ def _unit_words(st, rows, cols, xsig, ratio, ylo, yhi, a, sq, inv_tau, kappa, we
             n = min(PIECE, left)        # n words give at most n draws
             cap = n + 1 + LOOK
             if have < min(cap, LOOK):
-                st = _fill_words(st, words, have, min(cap, LOOK))
+                st = _fill_words_tables(st, words, tx, tr, xsig, ratio, have, min(cap, LOOK))
                 have = min(cap, LOOK)
             acc[:] = 0.0
             carry = 1
@@ -724,21 +752,21 @@ def _unit_words(st, rows, cols, xsig, ratio, ylo, yhi, a, sq, inv_tau, kappa, we
             if weights:
                 for g in range(full):
                     if have < cap:
-                        st = _fill8(st, words, have)
+                        st = _fill8_tables(st, words, tx, tr, xsig, ratio, have)
                         have += 8
-                    carry = _zig_group_all(words, g, n, xsig, ratio, inv_tau, f2, acc, masks, carry)
+                    carry = _zig_group_all(words, g, n, tx, tr, inv_tau, f2, acc, masks, carry)
                 if n & 7:
-                    _zig_group_all_part(words, full, n, xsig, ratio, inv_tau, f2, acc, masks, carry)
+                    _zig_group_all_part(words, full, n, tx, tr, inv_tau, f2, acc, masks, carry)
             else:
                 for g in range(full):
                     if have < cap:
-                        st = _fill8(st, words, have)
+                        st = _fill8_tables(st, words, tx, tr, xsig, ratio, have)
                         have += 8
-                    carry = _zig_group_risk(words, g, n, xsig, ratio, inv_tau, f2, acc, masks, carry)
+                    carry = _zig_group_risk(words, g, n, tx, tr, inv_tau, f2, acc, masks, carry)
                 if n & 7:
-                    _zig_group_risk_part(words, full, n, xsig, ratio, inv_tau, f2, acc, masks, carry)
+                    _zig_group_risk_part(words, full, n, tx, tr, inv_tau, f2, acc, masks, carry)
             if have < n + 1:            # the walk may read words[n]
-                st = _fill_words(st, words, have, n + 1)
+                st = _fill_words_tables(st, words, tx, tr, xsig, ratio, have, n + 1)
                 have = n + 1
             b1, b2, b3, c2, nxt = _zig_walk(words, n, mbits, xsig, ratio, ylo, yhi, a, sq, inv_tau, f2, pend, pend_x)
             se += _sum8(acc, 0) + b1
@@ -749,6 +777,8 @@ def _unit_words(st, rows, cols, xsig, ratio, ylo, yhi, a, sq, inv_tau, kappa, we
             have -= nxt
             for i in range(have):       # keep the words not used yet
                 words[i] = words[nxt + i]
+                tx[i] = tx[nxt + i]
+                tr[i] = tr[nxt + i]
         out_m[r] = 0.0
         out_se[r] = se
         out_sw[r] = sw

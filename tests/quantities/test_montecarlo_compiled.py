@@ -102,19 +102,21 @@ def test_unit_states_are_those_of_seed_sequence_at_random_keys(seed, first, segm
 
 
 def test_limit_sums_the_uniforms_of_the_stream():
-    # 1003 words: two pieces, the second ending in a partial group of 8
+    # two pieces, the second ending in a partial group of 8
+    words = kernels.PIECE + 491
     states = np.random.SeedSequence(4).generate_state(8, np.uint64)[None, :]
-    u = np.array([w >> 11 for w in _xoshiro_reference(states[0, :4], 1003)], dtype=np.float64) * 2.0 ** -53
+    u = np.array([w >> 11 for w in _xoshiro_reference(states[0, :4], words)], dtype=np.float64) * 2.0 ** -53
     # `two` passed, as the benchmark passes it: an omitted argument is a numba signature of its own,
     # one more compile (about 3 s) on a new machine
-    got = kernels.limit_uniform_exp(states, 1003, False)[0]
+    got = kernels.limit_uniform_exp(states, words, False)[0]
     assert got == pytest.approx(np.exp(-10 * u).sum(), rel=1e-13)
-    two = kernels.limit_uniform_exp(states, 1003, True)[0]       # and e^{-16 u}: two exps per element
+    two = kernels.limit_uniform_exp(states, words, True)[0]       # and e^{-16 u}: two exps per element
     assert two == pytest.approx(np.exp(-10 * u).sum() + np.exp(-16 * u).sum(), rel=1e-13)
 
 
 @pytest.mark.parametrize("dim,rows,cols,shrink", [
     (128, 3, 4096, 1.0), (16, 5, 1000, 0.3), (5, 40, 37, 0.5), (8, 7, 513, 0.0), (128, 2, 1, 1.0), (9, 3, 2003, 0.9),
+    (16, 3, 2 * kernels.PIECE + 5, 0.3), (8, 2, kernels.PIECE + 1, 0.0),      # rows over several pieces
 ])
 def test_vectorised_ziggurat_sums_the_sequential_draws(dim, rows, cols, shrink):
     # the fixed-shift path (8-wide groups, then the walk over rejected words) consumes the words
