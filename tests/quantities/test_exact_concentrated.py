@@ -1033,6 +1033,49 @@ def test_sphere2_closed_form_transforms_against_the_rule_and_mpmath(kappa, tau):
                 assert _close(exact._from_arb(coeffs[j]), want, 30), (name, j)
 
 
+@pytest.mark.parametrize("kappa,tau", [("4", "0.0078125"), ("20", "0.5"), ("0", "0.25"), ("3", "50")])
+def test_sphere2_moment_series_against_the_incomplete_gamma_route(kappa, tau, monkeypatch):
+    """For c max X <= MOMENT_SERIES_CUT, ``_Sphere2Law`` takes E e^{-cX} - 1 from its closed-form moment
+    series (``_series_minus_one``), not from incomplete gamma functions.  Against the gamma route of the
+    same law built at 100 digits (the series' cut set below 0; tau and kappa exact in binary, so that
+    reference is sharp), at b = c max X from 1e-12 to 1.99 (the cut is 2): the series' 40-digit ball
+    holds the reference and is narrow (2^-(bits - 12) relatively: the law's tau, kappa and mu are balls of 2^-bits).  At b = 6 the
+    truncation, ~b^T/T!, is far above the rounding: the ball holds the reference by its tail radius."""
+
+    def laws(dps):
+        t = exact._to_arb(exact._decimal(mp, tau))
+        an = exact._SphereAnchor(SphereModel(3, float(kappa)), t, tau, kappa, exact._series_terms(dps),
+                                 dps * flint.arb(10).log() + 10, dps, 1, 1)
+        return an.negatives, an.positives
+
+    with _route_precision(100):
+        references = laws(100)
+    with _route_precision(40):
+        bits = flint.ctx.prec
+        for law, reference in zip(laws(40), references):
+            x_max = law.log_hi.exp()
+            for b_target in ("1e-12", "1e-3", "0.5", "1.5", "1.99", "6"):
+                c = flint.arb((flint.arb(b_target) / x_max).mid())         # exact
+                b = c * x_max
+                got = law._series_minus_one(c, b, bits)
+                if b_target != "6":
+                    routed = law._transform_minus_one(c, bits)[1]        # the law's own route takes the series
+                    assert routed.mid() == got.mid() and routed.rad() == got.rad()
+                with _route_precision(100), monkeypatch.context() as patch:
+                    patch.setattr(exact, "MOMENT_SERIES_CUT", -1.0)
+                    closed, closed_minus_one = reference._transform_minus_one(c, flint.ctx.prec)
+                    want = closed - 1 if closed_minus_one is None else closed_minus_one
+                assert want.rel_accuracy_bits() > bits + 60
+                assert got.contains(want.mid()), (b_target, got, want)
+                if b_target == "6":
+                    # past the cut (the route never goes there) the truncation ~6^T/T! is far above the
+                    # rounding: the tail radius is what holds the reference
+                    assert exact.MOMENT_SERIES_CUT < 6
+                    assert not flint.arb(got.mid(), got.rad() / 1e6).contains(want.mid())
+                else:
+                    assert got.rel_accuracy_bits() >= bits - 12, (b_target, got.rel_accuracy_bits())
+
+
 @pytest.mark.parametrize("tau,closed", [("0.01", True), ("0.3", True), ("2", True), ("50", False)])
 def test_sphere2_central_moments_against_mpmath(tau, closed):
     """pi's central moments E (V - 1)^j / j! on S^2 (the series about 1 of the heads), formed from the
