@@ -210,6 +210,10 @@ def _arb_max(a, b):
     return a if a.mid() > b.mid() else b
 
 
+def _arb_min(a, b):
+    return a if a.mid() < b.mid() else b
+
+
 def _suffix_sums(u):
     """out[i] = sum_{l >= i} u_l (length len(u) + 1)."""
     out = list(accumulate(reversed(u), initial=arb(0)))
@@ -993,7 +997,8 @@ def _outer_bounds(decay_floor, dps, t0, y_past):
     return y_past, _arb_max(decay_floor.log(), y_past + 1)
 
 
-def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None, watch=None):
+def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None, watch=None,
+                        reach=None):
     """int_0^oo of ``count`` integrands as int G(e^y) dy by the trapezoid rule on the whole line.
 
     The integrands (against dy) are entire functions of c = e^y built from finite sums
@@ -1004,7 +1009,11 @@ def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t
     (Trefethen and Weideman, SIAM Review 56 (2014), Thm. 5.1); h = 2 pi STRIP / (dps log 10 + 10),
     divided by ``refinement``.  M is not computed: the precision check's second pass, with a smaller
     step and other nodes, confirms the digits.  The nodes log t0 - m h (m >= 1) are summed in closed
-    form from the heads' power series (``_Head.trapezoid``); the nodes log t0 + m h (m >= 0) march
+    form from the heads' power series (``_Head.trapezoid``); with ``reach`` (per head, the largest x0
+    its series serves, or None) and a ``watch``, head i serves the grid's nodes up to the last one below
+    its reach: it starts m_i steps up (x0 e^{m_i h}), and ``watch.started_at[i]`` tells the integrand
+    to give 0 for it below there (a sweep's small k, whose series reach far above the shared t0 of
+    its largest k, are not evaluated node by node there).  The nodes log t0 + m h (m >= 0) march
     upwards until, past y_past, every integrand times the distance to y_end is below 10^-dps of its
     total, or y_end is passed (as ``_outer_integral``).  ``heads``: ``_Head`` objects.  With a
     ``refinement`` (the precision check) the grid starts half a step lower.  ``watch``: a
@@ -1020,8 +1029,10 @@ def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t
         heads = [_Head(hd.coeffs, hd.x0 * shift) for hd in heads]
         t0 = arb(t0) * shift
     factors = trapezoid_factors(h, max((len(hd.coeffs) for hd in heads), default=0))
-    totals = [hd.trapezoid(h, factors) for hd in heads]
     y0 = arb(t0).log()
+    if reach is not None and watch is not None:
+        heads, watch.started_at = _head_starts(heads, reach, h, y0)
+    totals = [hd.trapezoid(h, factors) for hd in heads]
     m = 0
     while True:
         y = y0 + m * h
@@ -1035,6 +1046,23 @@ def _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t
                                           for v, tot in zip(values, totals)):
             return totals
         m += 1
+
+
+def _head_starts(heads, reach, h, y0):
+    """(heads, starts) for the trapezoid rule's per-head starts (``_trapezoid_integral``): a head whose
+    reach (the largest x0 its series serves; None: no reach) lies m >= 1 steps h above its x0 is moved up
+    m steps (x0 e^{m h}: it then serves the grid's nodes y0 + j h, j < m), and its integrand is 0 below
+    starts = y0 + (m - 1/2) h; -inf for the others."""
+    moved, starts = [], []
+    for hd, top in zip(heads, reach):
+        steps = 0 if top is None else math.floor(float((arb(top) / hd.x0).log().mid()) / float(h) - 1e-9)
+        if steps > 0:
+            moved.append(_Head(hd.coeffs, hd.x0 * (steps * h).exp()))
+            starts.append(float(y0.mid()) + (steps - 0.5) * float(h))
+        else:
+            moved.append(hd)
+            starts.append(-math.inf)
+    return moved, starts
 
 
 LOG_TWO = math.log(2)
@@ -1056,11 +1084,13 @@ class _Retirement:
     narrower successor may revisit lower y: there it is computed).  ``totals`` are the march's
     running totals (``_outer``'s ``watch``)."""
 
-    __slots__ = ("totals", "retired_at", "log_eps", "hopeless", "y_end", "widest")
+    __slots__ = ("totals", "retired_at", "started_at", "log_eps", "hopeless", "y_end", "widest")
 
     def __init__(self, count, dps, decay_floor, t0, y_past, widest):
         self.totals = [arb(0)] * count
         self.retired_at = [math.inf] * count
+        # integral i is 0 below started_at[i], where its head serves the nodes (``_trapezoid_integral``)
+        self.started_at = [-math.inf] * count
         self.log_eps = -dps * math.log(10) - 3
         # a bound at or above this retires nothing unless a total exceeds e^50 (the callers skip ``retire``)
         self.hopeless = self.log_eps + 50
@@ -1083,7 +1113,7 @@ class _Retirement:
 
 
 def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None, single_signed=None,
-           k_spread=1.0, scales=None, grade_about=(), watch=None):
+           k_spread=1.0, scales=None, grade_about=(), watch=None, reach=None):
     """The outer integral by the trapezoid rule when its range in y is at most TRAPEZOID_SPAN (or
     2.5 (log k_spread + WINDOW_SPAN) for a sweep over k_max/k_min = ``k_spread``), else by the
     adaptive Gauss panels of ``_outer_integral`` (same interface).  For the panels, the
@@ -1093,11 +1123,11 @@ def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=Non
     32 do).  ``scales`` (arb or None per integrand): the size of what an integral is added to (its
     floor is then at least 1/100 of it).  ``grade_about``: the panels' grading points (the
     trapezoid rule's uniform step needs none).  ``watch``: a ``_Retirement`` that the march keeps
-    current."""
+    current; ``reach``: the heads' reaches, for the trapezoid rule's per-head starts."""
     _, y_end = _outer_bounds(decay_floor, dps, t0, y_past)
     span = max(TRAPEZOID_SPAN, 2.5 * (math.log(k_spread) + WINDOW_SPAN))
     if (y_end - arb(t0).log()).mid() <= span and all(isinstance(hd, _Head) for hd in heads):
-        return _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past, watch)
+        return _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past, watch, reach)
     floor = None
     if single_signed is not None and any(single_signed):
         floor = _scan_floor(integrand, count, decay_floor, dps, heads, t0, y_past, single_signed)
@@ -1218,9 +1248,14 @@ def _log_ratio_expectations(an, ks, refinement, dps):
             # log E e^{-cV} from above, for the bound e^{-kc} + (E e^{-cV})^k on |e^{-t} - L^k| (and on P
             # times it, P <= 1) at every c' >= c
             y, retired_at, hopeless = float(c.log().mid()), retirement.retired_at, retirement.hopeless
+            started_at = retirement.started_at
             log_mgf_neg = (float(centred.upper()) - c_float if small
                            else -math.inf if log_value is None else float(log_value.upper()))
         for k, kk, dcl, cut, where in zip(ks, kks, with_dcl, cutoffs, positions):
+            if retirement is not None and y < started_at[where[0]]:
+                # below k's own head reach: its head serves these nodes
+                out += pair_of_zeros if dcl else (zero,)
+                continue
             if not dcl:
                 out.append(direct_one)
                 continue
@@ -1246,7 +1281,8 @@ def _log_ratio_expectations(an, ks, refinement, dps):
         return out
 
     # series of k log E e^{-(t/k)(V-1)} [+ log E e^{-(t/k)W}] about t = 0, valid for
-    # t <= t0 = k c0 where c0 * spread <= 1/64 (c0 common to every k)
+    # t <= t0 = k c0 where c0 * spread <= 1/64 (c0 common to every k; on the trapezoid rule a smaller
+    # k's head then serves the nodes up to its own reach, ``_head_starts``)
     terms = neg.terms
     spread = _arb_max(neg.spread("neg", 1), pos.spread("pos", 0))
     c0 = (1 / (64 * spread)).mid()
@@ -1285,10 +1321,17 @@ def _log_ratio_expectations(an, ks, refinement, dps):
     # E log(1 + W/k) over W's atoms, the part of J outside the outer integral
     frullani = [_log1p_expectation(pos, "pos", k, dps) if dcl else None for k, dcl in zip(ks, with_dcl)]
     scales = [sc for f, dcl in zip(frullani, with_dcl) for sc in ((None, f) if dcl else (None,))]
+    reach = None
     if sum(with_dcl) > 1:
         retirement = _Retirement(len(heads), dps, floor, c0, y_past, MAX_PANEL / refinement)
+        # each k's own head reach, as a single k's: c up to min(1/(64 spread), e^HEAD_LOG_REACH/k), in its
+        # head's variable (t = k c, or c for R(1))
+        reach = []
+        for k, dcl in zip(ks, with_dcl):
+            own = _arb_min(1 / (64 * spread), arb(HEAD_LOG_REACH).exp() / k)
+            reach += [(k * own).mid()] * 2 if dcl else [own.mid()]
     totals = _outer(integrand, len(heads), floor, refinement, dps, heads, c0, y_past=y_past, single_signed=signs,
-                    k_spread=max(ks) / min(ks), scales=scales, watch=retirement)
+                    k_spread=max(ks) / min(ks), scales=scales, watch=retirement, reach=reach)
     out, i = [], 0
     for dcl, f in zip(with_dcl, frullani):
         if dcl:
@@ -1618,10 +1661,10 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
         if retirement is None:
             return [kk * c * first * ((kk - 1) * log_transform).exp() for kk in kks]
         y, log_upper = float(c.log().mid()), float(log_transform.upper())
-        retired_at, hopeless = retirement.retired_at, retirement.hopeless
+        retired_at, hopeless, started_at = retirement.retired_at, retirement.hopeless, retirement.started_at
         scaled, out = c * first, []
         for i, (k, kk, log_factor) in enumerate(zip(ks, kks, log_factors)):
-            if y >= retired_at[i]:
+            if y >= retired_at[i] or y < started_at[i]:       # retired, or below k's own head reach
                 out.append(_ZERO)
                 continue
             bound = log_factor + (k - 1) * log_upper
@@ -1642,12 +1685,15 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
     k_min = min(kks, key=lambda v: v.mid())
     floor = big / an.r_min * (1 if not zero.is_zero() else 2 / k_min)
     y_past = (big / k_min).log()
+    reach = None
     if len(ks) > 1:
         retirement = _Retirement(len(ks), dps, floor, c0, y_past, MAX_PANEL / refinement)
+        # each k's own head reach in v = k c, as a single k's: c up to min(1/(64 r_max), e^HEAD_LOG_REACH/k)
+        reach = [(k * _arb_min(1 / (64 * an.r_max), arb(HEAD_LOG_REACH).exp() / k)).mid() for k in ks]
     # E_M[(s - m) h(s)] <= 0 for h = e^{-cr} - 1 decreasing in s: every integrand is of one sign
     return _outer(integrand, len(kks), floor, refinement, dps, heads, c0, y_past=y_past,
                   k_spread=max(ks) / min(ks), single_signed=[True] * len(kks),
-                  grade_about=(float((-an.r_max.log()).mid()),), watch=retirement)
+                  grade_about=(float((-an.r_max.log()).mid()),), watch=retirement, reach=reach)
 
 
 def _series_8178_terms(x, p_plus_q, p_plus_1, bits, cap=100000):

@@ -338,9 +338,9 @@ def test_precision_check_catches_a_first_pass_too_coarse(spoil, monkeypatch):
     if spoil == "outer":
         real = ex._trapezoid_integral
 
-        def coarse(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None, watch=None):
+        def coarse(integrand, count, decay_floor, refinement, dps, heads, t0, *rest):
             monkeypatch.setattr(ex, "STRIP", 5.0 if refinement == 1 else 1.3)
-            return real(integrand, count, decay_floor, refinement, dps, heads, t0, y_past, watch)
+            return real(integrand, count, decay_floor, refinement, dps, heads, t0, *rest)
         monkeypatch.setattr(ex, "_trapezoid_integral", coarse)
     else:
         real_nodes = quadrature.sphere_panel_nodes
@@ -588,6 +588,43 @@ def test_heads_of_the_dcl_and_ratio_integrals_against_their_defining_series():
             close(head.coeffs, exact._head_integral_plain(first_k * (per_k * (kk - 1)).exp(), 0.001).coeffs)
     finally:
         flint.ctx.prec, flint.ctx.cap = saved
+
+
+def test_k_sweep_heads_start_each_k_at_its_own_reach(monkeypatch):
+    """On the trapezoid rule a sweep's heads start at the shared c0 of its largest k; a smaller k's series
+    reaches further (c up to min(1/(64 spread), e^-4/k), as in a single call), so its head serves the grid's
+    nodes up to there and the integrand gives 0 for it below (``_Retirement.started_at``).  At d = 3,
+    kappa = 4, tau = 0.5 (small spread: the heads reach far) and k = 1, 2, 64, 4096, 2^20, R and the search
+    CE are the single calls' strings at 25 digits, and heads were moved up.  A head left at the shared
+    c0 while the integrand skips its nodes, or an integrand that does not skip them (the nodes counted
+    twice), misses the single values."""
+    from infonce_sym.quantities import exact
+    model, ks = SphereModel(3, 4.0), [1, 2, 64, 4096, 2**20]
+    singles = {k: exact_values(model, "0.5", k, digits=25).as_strings() for k in ks}
+    keys = ("risk", "search_cross_entropy")
+
+    def sweep_matches():
+        try:
+            return all(ev.as_strings()[key] == singles[ev.k][key] for ev in exact_values(model, "0.5", ks=ks, digits=25)
+                       for key in keys if key in singles[ev.k])
+        except ArithmeticError:            # the precision check refused
+            return False
+    started = []
+    original_init = exact._Retirement.__init__
+
+    def recording(self, *args):
+        original_init(self, *args)
+        started.append(self)
+    monkeypatch.setattr(exact._Retirement, "__init__", recording)
+    assert sweep_matches()
+    assert sum(y > -math.inf for seen in started for y in seen.started_at) >= 8    # J's and the ratio's, both passes
+    monkeypatch.undo()
+
+    original_starts = exact._head_starts
+    for mutant in (lambda heads, *args: (heads, original_starts(heads, *args)[1]),     # heads left at c0
+                   lambda *args: (original_starts(*args)[0], [-math.inf] * len(args[0]))):  # nodes counted twice
+        monkeypatch.setattr(exact, "_head_starts", mutant)
+        assert not sweep_matches()
 
 
 def test_k_sweep_retirement_keeps_the_single_values(monkeypatch):
