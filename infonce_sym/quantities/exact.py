@@ -505,6 +505,14 @@ class _Sphere2Law:
         self._last = None       # (c, working prec, bits, transforms) of the last node: asked again there
         self._moment_polys = {}  # bits -> the moment series as an arb_poly (``_moment_poly``)
 
+    def log1p_series(self, name, k, dps):
+        """E log(1 + X/k) by ``_log1p_series`` from the closed-form moments where max X <= k/64 (the whole
+        law within the series' reach), else None (the caller sums over the atoms)."""
+        x_max = self.log_hi.exp()
+        if not (x_max * 64).mid() <= k:
+            return None
+        return _log1p_series(self.total_series(name, 0).coeffs(), arb(1), x_max, k, dps)
+
     def __getattr__(self, name):            # terms, w, x, x_min, spread, _polys: the atoms'
         return getattr(self.atoms, name)
 
@@ -1350,6 +1358,11 @@ def _log1p_expectation(atoms, name, k, dps):
     each.  The table is read only where it is already built that far (the heads' moment series builds
     it, except where that series is a closed form, as on S^2): building it costs a series exponential
     per atom, far more than a log1p."""
+    closed = getattr(atoms, "log1p_series", None)        # S^2: the law's closed-form moments
+    if closed is not None:
+        value = closed(name, k, dps)
+        if value is not None:
+            return value
     weights, n = atoms.w[name], atoms.n
     cut = bisect.bisect_right(atoms.xm, (arb(k) / 64).mid())
     series = None

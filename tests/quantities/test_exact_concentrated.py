@@ -1076,6 +1076,39 @@ def test_sphere2_moment_series_against_the_incomplete_gamma_route(kappa, tau, mo
                     assert got.rel_accuracy_bits() >= bits - 12, (b_target, got.rel_accuracy_bits())
 
 
+@pytest.mark.parametrize("kappa,tau", [("4", "0.5"), ("0", "2"), ("1000", "0.1"), ("20", "100")])
+def test_sphere2_frullani_sum_from_the_closed_form_moments(kappa, tau):
+    """On S^2, E log(1 + W/k) (the part of J outside the outer integral) comes from the law's closed-form
+    moments by ``_log1p_series`` where max W <= k/64 (``_Sphere2Law.log1p_series``), else from the rule's
+    atoms.  Against mpmath.quad of the defining integral and against the atoms' direct sum, at 40 digits,
+    to 10^-38 relatively, at k from 2^9 to 10^9 (the closed route taken wherever k >= 64 max W)."""
+    dps = 40
+    with _route_precision(dps):
+        t = exact._to_arb(exact._decimal(mp, tau))
+        an = exact._SphereAnchor(SphereModel(3, float(kappa)), t, tau, kappa, exact._series_terms(dps),
+                                 dps * flint.arb(10).log() + 10, dps, 1, 1)
+        pos = an.positives
+        kap, tau_m = mp.mpf(kappa), mp.mpf(tau)
+        mu = tau_m * mp.sinh(1 / tau_m)
+        density = ((lambda s: mp.mpf(1) / 2) if kap == 0 else
+                   (lambda s: kap * mp.exp(kap * (s - 1)) / (1 - mp.exp(-2 * kap))))
+        top = max(-1, 1 - 120 / max(float(kappa), 1e-9))
+        closed_taken = 0
+        for k in (2**9, 2**12, 2**19, 10**9):
+            got = exact._log1p_expectation(pos, "pos", k, dps)
+            closed = pos.log1p_series("pos", k, dps)
+            if (pos.log_hi.exp() * 64).mid() <= k:
+                assert closed is not None and closed.mid() == got.mid()
+                closed_taken += 1
+            else:
+                assert closed is None
+            direct = sum((w * (x / k).log1p() for w, x in zip(pos.atoms.w["pos"], pos.atoms.x)), flint.arb(0))
+            want = _quad(lambda s: density(s) * mp.log1p(mp.exp(s / tau_m) / mu / k), mp.linspace(top, 1, 41))
+            assert _close(exact._from_arb(got), want, 38), (k, got, want)
+            assert _close(exact._from_arb(direct), want, 38), (k, direct, want)
+        assert closed_taken >= 3
+
+
 @pytest.mark.parametrize("tau,closed", [("0.01", True), ("0.3", True), ("2", True), ("50", False)])
 def test_sphere2_central_moments_against_mpmath(tau, closed):
     """pi's central moments E (V - 1)^j / j! on S^2 (the series about 1 of the heads), formed from the
