@@ -590,6 +590,54 @@ def test_heads_of_the_dcl_and_ratio_integrals_against_their_defining_series():
         flint.ctx.prec, flint.ctx.cap = saved
 
 
+@pytest.mark.parametrize("d,kappa,tau,tight", [(3, "4", "0.5", True), (16, "8", "0.1", True), (128, "100", "0.02", False)])
+def test_heads_series_length_holds_their_reach(d, kappa, tau, tight):
+    """The outer integrals' heads use ``_head_terms(dps)`` coefficients, not the Taylor bands' longer series:
+    at their reach (c0 spread <= 1/64, k c0 <= e^-4) the terms fall by 64^-j.  For J~, J2 and the search
+    CE's ratio integral at k = 2, 4096 and 2^20, each head's integral and trapezoid sum at the reach (c as
+    large as the heads ever serve) agree with those of the full-length series to 10^-(dps + 3) relatively
+    (28 terms against 60 at 39 digits; the gap falls about 10^-2.5 a term, to the rounding at ~22).  Where
+    the spread bounds the reach (``tight``), 12 terms fewer miss it (1e-34 and 1e-36)."""
+    import flint
+    from infonce_sym.quantities import exact as ex
+    dps = 39
+    saved = flint.ctx.prec, flint.ctx.cap
+    try:
+        with mpmath.workdps(dps):
+            flint.ctx.prec = mpmath.mp.prec + ex._guard_bits()
+            flint.ctx.cap = ex._series_terms(dps)
+            t = ex._to_arb(ex._decimal(mpmath.mp, tau))
+            an = ex._SphereAnchor(SphereModel(d, float(kappa)), t, tau, kappa, ex._series_terms(dps),
+                                  dps * flint.arb(10).log() + 10, dps, 1, 2)
+            neg, pos, atoms = an.negatives, an.positives, an.ratio
+            spread = ex._arb_max(neg.spread("neg", 1), pos.spread("pos", 0))
+            h = flint.arb(0.08)
+
+            def heads(k, terms):
+                kk = flint.arb(k)
+                c_j = ex._arb_min(1 / (64 * spread), flint.arb(ex.HEAD_LOG_REACH).exp() / k)
+                c_r = ex._arb_min(1 / (64 * an.r_max), flint.arb(ex.HEAD_LOG_REACH).exp() / k)
+                j_tilde = ex._head_integral(ex._log_mgf_series(neg, "neg", 1, k, terms) * kk, (kk * c_j).mid(), terms)
+                j_two = ex._Head((ex._mgf_series(pos, "pos", k, terms)
+                                  * flint.arb_series(j_tilde.coeffs, prec=terms)).coeffs(), (kk * c_j).mid())
+                ratio, = ex._ratio_heads(atoms, [kk], c_r.mid(), terms)
+                return j_tilde, j_two, ratio
+
+            def worst(terms):
+                gap = 0.0
+                for k in (2, 4096, 2**20):
+                    for short, full in zip(heads(k, terms), heads(k, neg.terms)):
+                        for a, b in ((short.integral(), full.integral()), (short.trapezoid(h), full.trapezoid(h))):
+                            gap = max(gap, float((abs(a - b) / abs(b)).mid()))
+                return gap
+            assert ex._head_terms(dps) < neg.terms
+            assert worst(ex._head_terms(dps)) < 10.0 ** -(dps + 3)
+            if tight:
+                assert worst(ex._head_terms(dps) - 12) > 10.0 ** -(dps + 3)
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+
+
 def test_k_sweep_heads_start_each_k_at_its_own_reach(monkeypatch):
     """On the trapezoid rule a sweep's heads start at the shared c0 of its largest k; a smaller k's series
     reaches further (c up to min(1/(64 spread), e^-4/k), as in a single call), so its head serves the grid's
