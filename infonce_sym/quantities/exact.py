@@ -210,10 +210,6 @@ def _arb_max(a, b):
     return a if a.mid() > b.mid() else b
 
 
-def _arb_min(a, b):
-    return a if a.mid() < b.mid() else b
-
-
 def _suffix_sums(u):
     """out[i] = sum_{l >= i} u_l (length len(u) + 1)."""
     out = list(accumulate(reversed(u), initial=arb(0)))
@@ -443,6 +439,10 @@ class _Atoms:
         return total
 
     # ---------------------------------------------------------------- helpers
+    def log1p_series(self, name, k, dps):
+        """E log(1 + X/k) in closed form, where a law has one (``_Sphere2Law``); None here."""
+        return None
+
     def x_min(self, name):
         return self.x[self.support[name][0]]
 
@@ -1295,10 +1295,7 @@ def _log_ratio_expectations(an, ks, refinement, dps):
     # k's head then serves the nodes up to its own reach, ``_head_starts``)
     terms = min(neg.terms, _head_terms(dps))
     spread = _arb_max(neg.spread("neg", 1), pos.spread("pos", 0))
-    c0 = (1 / (64 * spread)).mid()
-    cap = (arb(HEAD_LOG_REACH).exp() / max(kks, key=lambda v: v.mid())).mid()
-    if c0.mid() > cap.mid():
-        c0 = cap
+    c0 = _head_reach(spread, max(ks))
     heads = []
     for k, kk, dcl in zip(ks, kks, with_dcl):
         if not dcl:
@@ -1334,12 +1331,11 @@ def _log_ratio_expectations(an, ks, refinement, dps):
     reach = None
     if sum(with_dcl) > 1:
         retirement = _Retirement(len(heads), dps, floor, c0, y_past, MAX_PANEL / refinement)
-        # each k's own head reach, as a single k's: c up to min(1/(64 spread), e^HEAD_LOG_REACH/k), in its
-        # head's variable (t = k c, or c for R(1))
+        # each k's own head reach, as a single k's, in its head's variable (t = k c, or c for R(1))
         reach = []
         for k, dcl in zip(ks, with_dcl):
-            own = _arb_min(1 / (64 * spread), arb(HEAD_LOG_REACH).exp() / k)
-            reach += [(k * own).mid()] * 2 if dcl else [own.mid()]
+            own = _head_reach(spread, k)
+            reach += [(k * own).mid()] * 2 if dcl else [own]
     totals = _outer(integrand, len(heads), floor, refinement, dps, heads, c0, y_past=y_past, single_signed=signs,
                     k_spread=max(ks) / min(ks), scales=scales, watch=retirement, reach=reach)
     out, i = [], 0
@@ -1360,11 +1356,9 @@ def _log1p_expectation(atoms, name, k, dps):
     each.  The table is read only where it is already built that far (the heads' moment series builds
     it, except where that series is a closed form, as on S^2): building it costs a series exponential
     per atom, far more than a log1p."""
-    closed = getattr(atoms, "log1p_series", None)        # S^2: the law's closed-form moments
+    closed = atoms.log1p_series(name, k, dps)           # S^2: from the law's closed-form moments
     if closed is not None:
-        value = closed(name, k, dps)
-        if value is not None:
-            return value
+        return closed
     weights, n = atoms.w[name], atoms.n
     cut = bisect.bisect_right(atoms.xm, (arb(k) / 64).mid())
     series = None
@@ -1690,10 +1684,7 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
                 out.append(kk * scaled * ((kk - 1) * log_transform).exp())
         return out
 
-    c0 = (1 / (64 * an.r_max)).mid()
-    cap = (arb(HEAD_LOG_REACH).exp() / max(kks, key=lambda v: v.mid())).mid()
-    if c0.mid() > cap.mid():
-        c0 = cap
+    c0 = _head_reach(an.r_max, max(ks))
     heads = _ratio_heads(atoms, kks, c0, min(atoms.terms, _head_terms(dps)))
     # E e^{-cr} <= 1 and E_pi[r e^{-cr}] <= e^{-c r_min}: c up to big/r_min (with no r = 0 atom,
     # the whole product is below e^{-k c r_min}: c up to 2 big/(k r_min))
@@ -1704,8 +1695,8 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
     reach = None
     if len(ks) > 1:
         retirement = _Retirement(len(ks), dps, floor, c0, y_past, MAX_PANEL / refinement)
-        # each k's own head reach in v = k c, as a single k's: c up to min(1/(64 r_max), e^HEAD_LOG_REACH/k)
-        reach = [(k * _arb_min(1 / (64 * an.r_max), arb(HEAD_LOG_REACH).exp() / k)).mid() for k in ks]
+        # each k's own head reach in v = k c, as a single k's
+        reach = [(k * _head_reach(an.r_max, k)).mid() for k in ks]
     # E_M[(s - m) h(s)] <= 0 for h = e^{-cr} - 1 decreasing in s: every integrand is of one sign
     return _outer(integrand, len(kks), floor, refinement, dps, heads, c0, y_past=y_past,
                   k_spread=max(ks) / min(ks), single_signed=[True] * len(kks),
@@ -2592,6 +2583,14 @@ def _guard_bits():
     return 32 + int(math.ceil(2 * TAYLOR_CUT / math.log(2)))
 
 
+def _head_reach(spread, k):
+    """The largest c at which the outer integrals' series heads hold for k (a midpoint): c spread <= 1/64
+    and k c <= e^HEAD_LOG_REACH.  A sweep's heads start at that of its largest k (``_head_starts``)."""
+    c = (1 / (64 * spread)).mid()
+    cap = (arb(HEAD_LOG_REACH).exp() / k).mid()
+    return cap if c.mid() > cap.mid() else c
+
+
 def _head_terms(dps):
     """The outer integrals' heads' series length (``_Head``), shorter than the Taylor bands' (``_series_terms``:
     TAYLOR_CUT^j/j!): at a head's reach (c spread <= 1/64, t = k c <= e^HEAD_LOG_REACH) its terms fall by at
@@ -2602,7 +2601,7 @@ def _head_terms(dps):
 
 def _series_terms(dps):
     # enough terms for the Taylor bands (|c y| <= TAYLOR_CUT: TAYLOR_CUT^j / j! < 10^-(dps+5))
-    # and for the moment series of the heads (ratio 1/64)
+    # and for the Frullani series of ``_log1p_expectation`` (ratio 1/64; the heads take ``_head_terms``)
     target = (dps + 5) * math.log(10)
     j = 1
     while math.lgamma(j + 1) - j * math.log(TAYLOR_CUT) < target:

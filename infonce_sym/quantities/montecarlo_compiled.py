@@ -246,7 +246,7 @@ def _make_zig_group(weights, full):
             words_, g_, n_, xsig_, ratio_, f1_, f2_, acc_, masks_, carry_ = args
             xp, rp, ap, mp = [context.make_array(signature.args[i])(context, builder, args[i]).data
                               for i in (3, 4, 7, 8)]
-            wv, valid, u = _group_words(context, builder, signature, words_, g_, None if full else n_)
+            _, valid, u = _group_words(context, builder, signature, words_, g_, None if full else n_)
             # the layer in bits 0-9, the sign in bit 10 (xsig[j + 1024] = -xsig[j], ratio[j + 1024] = ratio[j]):
             # each word's xsig[w & 2047] and ratio[w & 1023] were read when it was made (``_fill8_tables``),
             # and x = u xsig[w & 2047] is ``_zig_word``'s x
@@ -612,9 +612,8 @@ def _fill_words_tables(s, w, tx, tr, xsig, ratio, lo, hi):
     for i in range(lo, hi):
         r, s = _next(s)
         w[i] = r
-        j = r & _U(1023)
         tx[i] = xsig[r & _U(2047)]
-        tr[i] = ratio[j]
+        tr[i] = ratio[r & _U(1023)]
     return s
 
 
@@ -727,7 +726,7 @@ def _unit_words(st, rows, cols, xsig, ratio, ylo, yhi, a, sq, inv_tau, kappa, we
                 out_m, out_se, out_sw, out_sws):
     """``_unit`` for d >= 4 with the fixed shift m = 0 (see FIXED_SHIFT_MAX); returns the state."""
     words = np.empty(PIECE + LOOK + 16, dtype=np.uint64)
-    tx = np.empty(PIECE + LOOK + 16)              # the words' layer entries xsig[j], ratio[j]
+    tx = np.empty(PIECE + LOOK + 16)              # the words' layer entries xsig[w & 2047], ratio[w & 1023]
     tr = np.empty(PIECE + LOOK + 16)
     masks = np.zeros(PIECE // 8, dtype=np.uint8)
     mbits = masks.view(np.uint64)

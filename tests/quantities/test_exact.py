@@ -615,12 +615,11 @@ def test_heads_series_length_holds_their_reach(d, kappa, tau, tight):
 
             def heads(k, terms):
                 kk = flint.arb(k)
-                c_j = ex._arb_min(1 / (64 * spread), flint.arb(ex.HEAD_LOG_REACH).exp() / k)
-                c_r = ex._arb_min(1 / (64 * an.r_max), flint.arb(ex.HEAD_LOG_REACH).exp() / k)
+                c_j, c_r = ex._head_reach(spread, k), ex._head_reach(an.r_max, k)
                 j_tilde = ex._head_integral(ex._log_mgf_series(neg, "neg", 1, k, terms) * kk, (kk * c_j).mid(), terms)
                 j_two = ex._Head((ex._mgf_series(pos, "pos", k, terms)
                                   * flint.arb_series(j_tilde.coeffs, prec=terms)).coeffs(), (kk * c_j).mid())
-                ratio, = ex._ratio_heads(atoms, [kk], c_r.mid(), terms)
+                ratio, = ex._ratio_heads(atoms, [kk], c_r, terms)
                 return j_tilde, j_two, ratio
 
             def worst(terms):
