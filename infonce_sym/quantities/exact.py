@@ -124,6 +124,12 @@ TAYLOR_CUT = 4
 # below the rounding, so the balls are as narrow as the incomplete gamma functions' they replace
 MOMENT_SERIES_CUT = TAYLOR_CUT / 2
 GUARD_MOMENT_BITS = int(math.ceil(2 * MOMENT_SERIES_CUT / math.log(2))) + 8
+# The prefix tables keep the series at every PREFIX_STRIDE-th atom only (and at the last): the Taylor
+# cuts are rounded down to those indices, and the few atoms between a cut and its rounding join the
+# band's direct exponentials (c x just below TAYLOR_CUT: no cancellation).  Tables at every atom held
+# atoms x terms arbs per weight vector and centre (780 MB at (512, 200, 0.01, 1e9) and 100 digits),
+# whose first touch alone cost about a quarter of the CPU
+PREFIX_STRIDE = 8
 # the outer integrals' series heads reach t = k c up to e^HEAD_LOG_REACH (and c up to 1/(64 spread))
 HEAD_LOG_REACH = -4
 
@@ -231,12 +237,13 @@ class _Atoms:
     rule's numerator): the two tables about 0 then grow together, name's series as factor times base's.
     """
 
-    def __init__(self, x, weights, terms, big, scaled=None):
+    def __init__(self, x, weights, terms, big, scaled=None, stride=PREFIX_STRIDE):
         n = len(x)
         order = sorted(range(n), key=lambda i: x[i].mid())
         self.x = [x[i] for i in order]
         self.xm = [v.mid() for v in self.x]                     # exact, for the band cuts
         self.n = n
+        self.stride = stride                                    # the tables' checkpoints
         self.terms = terms
         self.big = big                                          # Lambda
         xm1 = [v - 1 for v in self.x]
@@ -274,21 +281,35 @@ class _Atoms:
             exps.append(flint.arb_series([0, y], prec=self.terms).exp())
         return exps[i]
 
-    def prefix(self, name, centre, i):
-        """sum_{l < i} u_l e^{(x_l - centre) X}: coefficient j is sum u (x - centre)^j / j!.
+    def checkpoint(self, i):
+        """The largest index <= i at which the prefix tables keep their series (every stride-th atom,
+        and the last)."""
+        return self.n if i >= self.n else i - i % self.stride
 
-        The prefix series are kept for every i, built only as far as asked for (the
-        table about 0 of the negatives, say, is only ever asked for below x = TAYLOR_CUT)."""
-        i = min(i, self.n)
+    def built_to(self, name, centre):
+        """The largest index whose prefix series is already built (0 when none is)."""
         table = self._tables.get((name, centre))
-        if table is None or len(table) <= i:
+        return 0 if table is None else min((len(table) - 1) * self.stride, self.n)
+
+    def prefix(self, name, centre, i):
+        """sum_{l < i} u_l e^{(x_l - centre) X}: coefficient j is sum u (x - centre)^j / j!, for i a
+        checkpoint (a multiple of the stride, or n and beyond).
+
+        The tables keep the checkpoints' series, built only as far as asked for (the table about 0
+        of the negatives, say, is only ever asked for below x = TAYLOR_CUT)."""
+        i = min(i, self.n)
+        if i != self.checkpoint(i):
+            raise ValueError(f"prefix series are kept at multiples of {self.stride} only, not at {i}")
+        slot = -(-i // self.stride)
+        table = self._tables.get((name, centre))
+        if table is None or len(table) <= slot:
             pair = self._scaled.get(name) if not centre else None
             if pair is None:
-                self._extend(name, centre, i)
+                self._extend(name, centre, slot)
             else:
-                self._extend_pair(*pair, i)
+                self._extend_pair(*pair, slot)
             table = self._tables[(name, centre)]
-        return table[i]
+        return table[slot]
 
     def _term(self, ul, centre, l):
         """u_l e^{(x_l - centre) X} as +-e^{log |u_l| + yX}: one series exponential, no series product (a
@@ -308,55 +329,50 @@ class _Atoms:
             table = self._tables[(name, centre)] = [flint.arb_series(0, prec=self.terms)]
         return table
 
-    def _extend(self, name, centre, i):
+    def _spans(self, table, slot):
+        """(first atom, end) of each table slot from len(table) to slot."""
+        for s in range(len(table), slot + 1):
+            yield min((s - 1) * self.stride, self.n), min(s * self.stride, self.n)
+
+    def _extend(self, name, centre, slot):
         table = self._table(name, centre)
         u, acc = self.w[name], table[-1]
-        for l in range(len(table) - 1, i):
-            term = self._term(u[l], centre, l)
-            if term is not None:
-                acc = acc + term
+        for first, end in self._spans(table, slot):
+            for l in range(first, end):
+                term = self._term(u[l], centre, l)
+                if term is not None:
+                    acc = acc + term
             table.append(acc)
 
-    def _extend_pair(self, base, name, factors, i):
-        """The tables about 0 of ``base`` and of ``name`` (= base times factors) up to i, together."""
+    def _extend_pair(self, base, name, factors, slot):
+        """The tables about 0 of ``base`` and of ``name`` (= base times factors) up to slot, together."""
         table, scaled = self._table(base, 0), self._table(name, 0)
         u, acc, acc_scaled = self.w[base], table[-1], scaled[-1]
-        for l in range(len(table) - 1, i):
-            term = self._term(u[l], 0, l)
-            if term is not None:
-                acc = acc + term
-                acc_scaled = acc_scaled + factors[l] * term
+        for first, end in self._spans(table, slot):
+            for l in range(first, end):
+                term = self._term(u[l], 0, l)
+                if term is not None:
+                    acc = acc + term
+                    acc_scaled = acc_scaled + factors[l] * term
             table.append(acc)
             scaled.append(acc_scaled)
 
     def total_series(self, name, centre):
         return self.prefix(name, centre, self.n)
 
-    def prefix_value(self, name, centre, i, m, start=0, minus=None):
-        """sum_{j >= start} a_j m^j for the coefficients a_j of prefix(name, centre, i) [minus those of
-        prefix(name, centre, minus)] (FLINT Horner); the polynomial is built once per prefix, since the cut
-        indices recur from one outer node to the next."""
-        key = (name, centre, i, start, minus)
+    def prefix_value(self, name, centre, i, m, start=0):
+        """sum_{j >= start} a_j m^j for the coefficients a_j of prefix(name, centre, i) (FLINT Horner);
+        the polynomial is built once per prefix, since the cut indices recur from one outer node to the
+        next."""
+        key = (name, centre, i, start)
         poly = self._polys.get(key, False)
         if poly is False:
-            series = self.prefix(name, centre, i)
-            if minus is not None:
-                series = series - self.prefix(name, centre, minus)
-            coeffs = series.coeffs()[start:]
+            coeffs = self.prefix(name, centre, i).coeffs()[start:]
             poly = self._polys[key] = flint.arb_poly(coeffs) if coeffs else None
         if poly is None:
             return arb(0)
         value = poly(m)
         return value * m ** start if start else value
-
-    def prefix_head(self, name, centre, i):
-        """The first two coefficients of ``prefix(name, centre, i)`` (0 where absent)."""
-        key = (name, centre, i, "head")
-        head = self._polys.get(key)
-        if head is None:
-            coeffs = self.prefix(name, centre, i).coeffs() + [arb(0), arb(0)]
-            head = self._polys[key] = (coeffs[0], coeffs[1])
-        return head
 
     # ---------------------------------------------------------------- sums at one c
     def _cut(self, value):
@@ -365,7 +381,8 @@ class _Atoms:
 
     def sums(self, c, requests):
         """For (name, kind) in requests: sum u h(c, x), h = e^{-cx} ("exp"), e^{-cx} - 1
-        ("expm1") or g(-c(x - 1)) ("centred", c <= 1).  One set of band exponentials."""
+        ("expm1") or g(-c(x - 1)) ("centred", c <= 1).  One set of band exponentials.  The Taylor
+        cuts are rounded down to the tables' checkpoints: the band starts there."""
         if self.direct:
             return [self._direct(c, name, kind) for name, kind in requests]
         m = -c
@@ -376,16 +393,16 @@ class _Atoms:
         lo_b, hi_b = self.n, 0
         for name, kind in requests:
             if kind == "centred":
-                lo = self._cut(1 - half) if c.mid() > TAYLOR_CUT else 0
-                hi = self._cut(1 + half)
+                if c.mid() > 1:
+                    # the table about 1 serves the atoms with |c(x - 1)| <= TAYLOR_CUT: all of those below 1
+                    raise ValueError(f"centred sums are for c <= 1, not c = {c.mid()}")
+                start = self.checkpoint(self._cut(1 + half))
                 end = self._cut(1 + self.big * inv)
-                plans.append((name, kind, lo, hi, end))
-                start = hi
             else:
                 if a is None:
-                    a, d = self._cut(half), self._cut(self.big * inv)
-                plans.append((name, kind, a, a, d))
+                    a, d = self.checkpoint(self._cut(half)), self._cut(self.big * inv)
                 start, end = a, d
+            plans.append((name, kind, start, end))
             if end > start:
                 lo_b, hi_b = min(lo_b, start), max(hi_b, end)
         if hi_b > lo_b:
@@ -398,7 +415,7 @@ class _Atoms:
                 band = list(map(arb.exp, map(m.__mul__, self.x[lo_b:hi_b])))
                 self._band = (c, flint.ctx.prec, lo_b, hi_b, band)
         out = []
-        for name, kind, lo, start, end in plans:
+        for name, kind, start, end in plans:
             u = self.w[name]
             direct = (sum(map(_mul, u[start:end], band[start - lo_b:end - lo_b]), arb(0))
                       if end > start else arb(0))
@@ -413,12 +430,8 @@ class _Atoms:
             else:
                 ec = c.exp()
                 total = ec * direct - self.suf0[name][start] + c * self.suf1[name][start]
-                if lo:
-                    # atoms with c x <= c - TAYLOR_CUT: e^{-c(x-1)} = e^c sum_j (-c x)^j / j!
-                    c0, c1 = self.prefix_head(name, 0, lo)
-                    total += ec * self.prefix_value(name, 0, lo, m) - c0 + c * (c1 - c0)
-                if start > lo:
-                    total += self.prefix_value(name, 1, start, m, 2, minus=lo if lo else None)
+                if start:
+                    total += self.prefix_value(name, 1, start, m, 2)
             out.append(total)
         return out
 
@@ -1360,9 +1373,9 @@ def _log1p_expectation(atoms, name, k, dps):
     if closed is not None:
         return closed
     weights, n = atoms.w[name], atoms.n
-    cut = bisect.bisect_right(atoms.xm, (arb(k) / 64).mid())
+    cut = atoms.checkpoint(bisect.bisect_right(atoms.xm, (arb(k) / 64).mid()))
     series = None
-    if cut and len(atoms._tables.get((name, 0), ())) > cut:
+    if cut and atoms.built_to(name, 0) >= cut:
         key = ("abs_prefix", name)
         masses = atoms._polys.get(key)
         if masses is None:

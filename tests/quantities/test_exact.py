@@ -445,7 +445,7 @@ def test_scaled_prefix_tables_against_direct_moments():
         order = sorted(range(len(xs)), key=lambda i: float(xs[i]))
         for first in ("ratio", "num"):
             atoms = exact._Atoms([flint.arb(x) for x in xs], {"ratio": b_arb, "num": scaled}, 30, flint.arb(100),
-                                 scaled={"num": ("ratio", f_arb)})
+                                 scaled={"num": ("ratio", f_arb)}, stride=1)
             other = "num" if first == "ratio" else "ratio"
             for name in (first, other):
                 for i in range(len(xs) + 1):
@@ -470,11 +470,12 @@ def test_scaled_prefix_tables_against_direct_moments():
         flint.ctx.prec, flint.ctx.cap = saved
 
 
-@pytest.mark.parametrize("centre", [0, 1])
-def test_prefix_tables_of_signed_weights_against_direct_moments(centre):
+@pytest.mark.parametrize("centre,stride", [(0, 1), (1, 1), (0, 2), (1, 3)])
+def test_prefix_tables_of_signed_weights_against_direct_moments(centre, stride):
     """_Atoms' prefix series of a weight vector of both signs (as the ratio rule's numerator r (s - m)),
     with one weight a ball around 0 (the product route), against the moments
-    sum_{l < i} u_l (x_l - centre)^j / j! summed directly in mpmath at 60 digits."""
+    sum_{l < i} u_l (x_l - centre)^j / j! summed directly in mpmath at 60 digits, at every checkpoint i
+    (the multiples of the stride, and the last atom's end); between checkpoints there is no series."""
     import flint
     from infonce_sym.quantities import exact
     saved = flint.ctx.prec, flint.ctx.cap
@@ -483,9 +484,15 @@ def test_prefix_tables_of_signed_weights_against_direct_moments(centre):
         xs = ["0.125", "0.5", "0.75", "1.5", "2.25"]
         us = ["0.3", "-0.2", None, "-0.45", "0.7"]               # None: the ball [0 +/- 1e-30]
         weights = [flint.arb(0, 1e-30) if u is None else flint.arb(u) for u in us]
-        atoms = exact._Atoms([flint.arb(x) for x in xs], {"num": weights}, 30, flint.arb(100))
+        atoms = exact._Atoms([flint.arb(x) for x in xs], {"num": weights}, 30, flint.arb(100), stride=stride)
         mpmath.mp.dps = 60
-        for i in range(len(xs) + 1):
+        checkpoints = sorted(set(range(0, len(xs), stride)) | {len(xs)})
+        assert [atoms.checkpoint(i) for i in range(len(xs) + 2)] == [
+            max(p for p in checkpoints if p <= i) for i in range(len(xs) + 2)]
+        for i in set(range(len(xs))) - set(checkpoints):
+            with pytest.raises(ValueError, match="kept at multiples"):
+                atoms.prefix("num", centre, i)
+        for i in checkpoints:
             got = atoms.prefix("num", centre, i).coeffs() + [flint.arb(0)] * 30
             for j in range(30):
                 want = mpmath.fsum(mpmath.mpf(u) * (mpmath.mpf(x) - centre) ** j
@@ -496,6 +503,53 @@ def test_prefix_tables_of_signed_weights_against_direct_moments(centre):
                 assert got[j].rad() <= allowed
                 if i > 2:           # the ball weight's uncertainty is carried, not dropped
                     assert got[j].rad() >= 0.99e-30 * abs(0.75 - centre) ** j / math.factorial(j)
+    finally:
+        flint.ctx.prec, flint.ctx.cap = saved
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_band_sums_from_checkpoint_tables_against_direct_sums(seed):
+    """``_Atoms.sums`` (the Taylor tables read at checkpoints every PREFIX_STRIDE atoms, the band of direct
+    exponentials starting at the checkpoint below the cut) against sum u h(c, x) in mpmath at 100
+    digits: 150 atoms over six decades (more than the 64 that are summed directly), weights of both
+    signs, h = e^{-cx}, e^{-cx} - 1 and (c <= 1) e^{-c(x-1)} - 1 + c(x-1), at 25 values of c from 10^-4
+    to 10^4, the Taylor series as long as the exact route's for 40 digits.  Each midpoint is within
+    10^-40 of sum |u| |h| of the reference, and so is each radius."""
+    import random
+    import flint
+    from infonce_sym.quantities import exact
+    rng = random.Random(seed)
+    n, dps = 150, 40
+    xs = sorted(10 ** rng.uniform(-3, 3) for _ in range(n))
+    us = [rng.uniform(-1, 1) for _ in range(n)]
+    saved = flint.ctx.prec, flint.ctx.cap
+    flint.ctx.prec, flint.ctx.cap = int(dps * 3.33) + exact._guard_bits(), exact._series_terms(dps)
+    try:
+        atoms = exact._Atoms([flint.arb(x) for x in xs], {"u": [flint.arb(u) for u in us]},
+                             exact._series_terms(dps), dps * flint.arb(10).log() + 10)
+        assert not atoms.direct and atoms.stride == exact.PREFIX_STRIDE
+        rounded = 0
+        for j in range(25):
+            c_text = mpmath.nstr(mpmath.mpf(10) ** (-4 + j / 3), 12)
+            c = flint.arb(c_text)
+            kinds = ["exp", "expm1"] + (["centred"] if c.mid() <= 1 else [])
+            got = atoms.sums(c, [("u", kind) for kind in kinds])
+            cut = atoms._cut(exact.TAYLOR_CUT / c)
+            rounded += 0 < cut < n and atoms.checkpoint(cut) < cut
+            with mpmath.workdps(100):
+                cm = mpmath.mpf(c_text)
+                for kind, value in zip(kinds, got):
+                    terms = [mpmath.mpf(u) * (mpmath.exp(-cm * x) if kind == "exp" else
+                                              mpmath.expm1(-cm * x) if kind == "expm1" else
+                                              mpmath.expm1(-cm * (x - 1)) + cm * (x - 1))
+                             for x, u in zip(map(mpmath.mpf, xs), us)]
+                    want, size = mpmath.fsum(terms), mpmath.fsum(map(abs, terms))
+                    # the Taylor series' truncation (below 10^-(dps+5) of the band's weights) is not in the
+                    # radius: the midpoint's error and the radius are both measured against the tolerance
+                    error = abs(mpmath.mpf(value.mid().str(90, radius=False)) - want)
+                    assert error < mpmath.mpf(10) ** -40 * size, (c_text, kind, error / size)
+                    assert mpmath.mpf(value.rad().str(5, radius=False)) < mpmath.mpf(10) ** -40 * size, (c_text, kind)
+        assert rounded >= 10                # most cuts fall between checkpoints
     finally:
         flint.ctx.prec, flint.ctx.cap = saved
 
@@ -513,7 +567,8 @@ def test_log1p_series_against_mpmath():
     try:
         xs = ["0.03125", "0.5", "1.25", "2", "3"]
         us = ["0.1", "0.25", "0.3", "0.2", "0.15"]
-        atoms = exact._Atoms([flint.arb(x) for x in xs], {"pos": [flint.arb(u) for u in us]}, 40, flint.arb(100))
+        atoms = exact._Atoms([flint.arb(x) for x in xs], {"pos": [flint.arb(u) for u in us]}, 40, flint.arb(100),
+                             stride=1)
         coeffs = atoms.total_series("pos", 0).coeffs()
         assert len(coeffs) == 40
         mass = sum((flint.arb(u) for u in us), flint.arb(0))
