@@ -210,15 +210,18 @@ def _check_model(args):
 
 def _check_risk(args):
     """risk: the model checks, and a finite model whose exact values would take longer than
-    --max-seconds (estimated from N, k and the digits) is refused before any work."""
+    --max-seconds, or more than half of the machine's memory (both estimated from N, k and the digits),
+    is refused before any work."""
     _check_model(args)
     if args.model == "finite":
-        from ..quantities.exact_finite import estimated_seconds
+        from ..quantities.exact_finite import estimated_bytes, estimated_seconds
         n = args.finite_model.size
         # several k share the work: the costliest k, and a tenth of it for each further k
         seconds = max(estimated_seconds(args.finite_model, args.tau, k, args.digits) for k in args.k)
+        # ... at the working digits of the largest k
+        memory = estimated_bytes(args.finite_model, max(args.k), args.digits)
         _refuse_if_too_costly(args, seconds * (1 + 0.1 * (len(args.k) - 1)),
-                              f"--spec {shown_path(args.spec)} (N = {n} states)")
+                              f"--spec {shown_path(args.spec)} (N = {n} states)", memory)
 
 
 def _check_expand(args):

@@ -277,6 +277,27 @@ def test_risk_with_several_k_on_a_finite_model_is_refused_on_their_joint_estimat
     assert code == 0, err
 
 
+def test_risk_on_a_finite_model_is_refused_beyond_half_the_memory(tmp_path, capsys, monkeypatch):
+    """Exact values on a finite model hold every anchor's tables (memory ~ N^2: about 13 KB per anchor and
+    atom at 30 digits): a request whose estimate exceeds half of the machine's memory is refused with one
+    line naming the file, whatever --max-seconds allows; the same request fits a machine twice as large."""
+    import infonce_sym.app.cli as cli
+    from infonce_sym.models import FiniteModel
+    from infonce_sym.quantities.exact_finite import estimated_bytes
+    path, spec = _random_spec(tmp_path / "hundred.json", 100, seed=2)
+    need = estimated_bytes(FiniteModel(spec["pi"], spec["M"], spec["embedding"]), 10**6, 30)
+    assert 100 * 2**20 + 100 * 100 * 12000 < need < 100 * 2**20 + 100 * 100 * 20000
+    monkeypatch.setattr(cli, "cmd_risk", lambda args: 0)
+    argv = ["risk", "--model", "finite", "--spec", str(path), "--tau", "0.5", "--k", "8,1e6", "--digits", "30",
+            "--max-seconds", "1e9"]
+    monkeypatch.setattr(cli, "_physical_memory", lambda: int(1.5 * need))
+    line = refused(argv, capsys)
+    assert "--spec" in line and "hundred.json" in line and "GiB of memory" in line, line
+    monkeypatch.setattr(cli, "_physical_memory", lambda: int(2.5 * need))
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+
+
 SPECS = {
     "notjson.json": ("{pi: }", "cannot read"),
     "empty.json": ("", "cannot read"),
