@@ -227,10 +227,11 @@ class _Atoms:
     """Atoms 0 <= x_1 <= ... <= x_n (arb) carrying several named weight vectors (any sign).
 
     For a given c the atoms split into bands: c x <= TAYLOR_CUT (a Taylor series about 0 whose
-    coefficients are prefix sums of u e^{x X}, stored for every atom as FLINT power
-    series), c x >= Lambda (e^{-cx} below 10^-dps, handled by suffix sums), and a band in
-    between summed directly.  The band is about tau log(2 Lambda) wide in s, and its
-    exponentials are computed once per c and shared by every weight vector asked for.
+    coefficients are prefix sums of u e^{x X}, stored as FLINT power series at every
+    ``stride``-th atom, the cut rounded down to one of those), c x >= Lambda (e^{-cx} below
+    10^-dps, handled by suffix sums), and a band in between summed directly.  The band is about
+    tau log(2 Lambda) wide in s, and its exponentials are computed once per c and shared by every
+    weight vector asked for.
     Centred sums sum u g(-c(x - 1)), g(y) = e^y - 1 - y, use a Taylor series about 1
     for |c(x - 1)| <= TAYLOR_CUT instead, so that nothing of size one cancels.
     ``scaled={name: (base, factors)}`` declares w[name] = w[base] * factors atom by atom (the ratio
