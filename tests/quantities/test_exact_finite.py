@@ -189,13 +189,15 @@ def test_memory_estimate_bounds_the_measured_growth():
     from infonce_sym.quantities.exact_finite import estimated_bytes, random_sphere_model
 
     def grown(n):
-        # the peak is reset after the imports (a fresh clone's first import compiles the numba kernels,
-        # whose peak lies above the exact route's): writing 5 to clear_refs resets it (Linux >= 4.0)
-        code = ("import resource; from infonce_sym.quantities.exact_finite import random_sphere_model; "
+        # the peak (VmHWM) is reset after the imports (a fresh clone's first import compiles the numba
+        # kernels, whose peak lies above the exact route's): writing 5 to clear_refs resets it (Linux >= 4.0);
+        # getrusage's ru_maxrss would keep the peak of any thread that has exited
+        code = ("from infonce_sym.quantities.exact_finite import random_sphere_model; "
                 f"from infonce_sym.quantities.exact import exact_values; m = random_sphere_model({n}); "
+                "kib = lambda key: int(open('/proc/self/status').read().split(key + ':')[1].split()[0]); "
                 "open('/proc/self/clear_refs', 'w').write('5'); "
-                "b = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; exact_values(m, '0.5', 8, digits=20); "
-                "print(1024 * (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - b))")
+                "b = kib('VmHWM'); exact_values(m, '0.5', 8, digits=20); "
+                "print(1024 * (kib('VmHWM') - b))")
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         if "clear_refs" in done.stderr:
             pytest.skip("the peak RSS cannot be reset here (/proc/self/clear_refs)")
@@ -204,6 +206,7 @@ def test_memory_estimate_bounds_the_measured_growth():
 
     small, large = grown(45), grown(90)
     estimate = {n: estimated_bytes(random_sphere_model(n), 8, 20) for n in (45, 90)}
+    assert 0 < small < large, (small, large)
     assert small < estimate[45] and large < estimate[90], (small, large, estimate)
     slope = (estimate[90] - estimate[45]) / (large - small)
     assert 1 < slope < 3, (small, large, estimate, slope)
