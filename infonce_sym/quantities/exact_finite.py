@@ -26,7 +26,7 @@ import math
 
 import flint
 
-from .exact import Anchor
+from .exact import Anchor, _working_digits
 from ..models.laws import AnchorLaw
 
 arb = flint.arb
@@ -127,15 +127,19 @@ def _outer_range(model, tau: float, k: int, dps: int, rows: int = 64):
     return float(np.mean(spans)), banded
 
 
+def _states_and_digits(model, k, digits):
+    """(N, the states with pi > 0; the working digits of ``exact_values`` at k): the sizes of the estimates."""
+    import numpy as np
+    return int(np.count_nonzero(np.asarray(model.pi) > 0)), _working_digits(digits, max(int(k), 1))
+
+
 def estimated_seconds(model, tau, k: int, digits: int) -> float:
     """A rough (within a factor of 2 at the measured points above) estimate of the CPU seconds of ``exact_values`` on a finite model:
     N anchors x N atoms (merging equal states only makes it cheaper), the outer range from the
     float64 similarity laws (``_outer_range``), the node count and the cost of an arb operation
     both growing with the working digits."""
-    import numpy as np
     k = max(int(k), 1)
-    dps = digits + 12 + 2 * math.log10(k)
-    states = int(np.count_nonzero(np.asarray(model.pi) > 0))
+    states, dps = _states_and_digits(model, k, digits)
     span, banded = _outer_range(model, float(tau), k, dps)
     pair = SECONDS_PER_PAIR if banded else SECONDS_PER_TAYLOR_PAIR
     scale = (dps / 45) ** 1.5
@@ -155,9 +159,7 @@ BYTES_BASE = 100 * 2**20
 def estimated_bytes(model, k: int, digits: int) -> int:
     """A rough upper estimate of the memory that ``exact_values`` adds on a finite model (N states with
     pi > 0: N anchors x N atoms, merging equal states only makes it less)."""
-    import numpy as np
-    dps = digits + 12 + 2 * math.log10(max(int(k), 1))
-    states = int(np.count_nonzero(np.asarray(model.pi) > 0))
+    states, dps = _states_and_digits(model, k, digits)
     return int(BYTES_BASE + states * states * (BYTES_PER_PAIR + BYTES_PER_PAIR_DIGIT * dps))
 
 
