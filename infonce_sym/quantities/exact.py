@@ -2795,7 +2795,8 @@ def _rule_digits(digits):
     return digits + 6 + -(-digits // 12)
 
 
-def _working_digits(digits, k):
+def working_digits(digits, k):
+    """The first pass's arithmetic digits at k (public: exact_finite's estimates size runs by them)."""
     return digits + GUARD + int(2 * math.log10(k)) + 1
 
 
@@ -2827,7 +2828,7 @@ def exact_values(model, tau, k=None, digits: int = 30, loss: str = "infonce", ve
     if loss not in ("infonce", "dcl"):
         raise InputError("loss", f"must be 'infonce' or 'dcl', got {loss!r}")
     start = time.process_time()
-    dps = _working_digits(digits, max(ks))
+    dps = working_digits(digits, max(ks))
     rule = _rule_digits(digits)
     order = sorted(set(ks))
     first = _compute(model, tau, order, loss, dps, 1, rule)

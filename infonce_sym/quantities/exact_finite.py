@@ -26,7 +26,7 @@ import math
 
 import flint
 
-from .exact import Anchor, _working_digits
+from .exact import Anchor, working_digits
 from ..models.laws import AnchorLaw
 
 arb = flint.arb
@@ -130,7 +130,7 @@ def _outer_range(model, tau: float, k: int, dps: int, rows: int = 64):
 def _states_and_digits(model, k, digits):
     """(N, the states with pi > 0; the working digits of ``exact_values`` at k): the sizes of the estimates."""
     import numpy as np
-    return int(np.count_nonzero(np.asarray(model.pi) > 0)), _working_digits(digits, max(int(k), 1))
+    return int(np.count_nonzero(np.asarray(model.pi) > 0)), working_digits(digits, max(int(k), 1))
 
 
 def estimated_seconds(model, tau, k: int, digits: int) -> float:
