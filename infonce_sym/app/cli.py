@@ -584,8 +584,11 @@ def cmd_expand(args):
     model = _build_model(args)
     names = {"c1": "c1", "c2": "c2", "d1": "d1", "d2": "d2"} if args.loss == "infonce" else \
         {"c1": "c1t", "c2": "c2t", "d1": "d1t", "d2": "d2t"}
+    # the search CE is undefined at every k where dM/dpi vanishes on positive mass: no d constants then
+    vanishes = model.kernel_vanishes_reason
+    wanted = [name for key, name in names.items() if not (vanishes and key.startswith("d"))]
     with _StopAtMaxSeconds(args):
-        consts = confirmed_constants(model, str(args.tau), args.digits)
+        consts = confirmed_constants(model, str(args.tau), args.digits, tuple(wanted))
     with mpmath.workdps(args.digits + 15):
         results = {key: (mpmath.nstr(consts[name], args.digits, strip_zeros=False) if name in consts else None)
                    for key, name in names.items()}
@@ -594,7 +597,7 @@ def cmd_expand(args):
                            and consts[one] != 0 else None)
                      for gap, (one, two) in (("cross_entropy", (names["c1"], names["c2"])),
                                              ("search", (names["d1"], names["d2"])))}
-    reason = None if model.dominated else model.domination_reason
+    reason = model.domination_reason if not model.dominated else vanishes
     undefined = {key: reason or "not available for this model" for key, v in results.items() if v is None}
     if args.json:
         _emit_json(args, results, model=model.label, undefined=undefined, k_crossover=crossover)

@@ -223,6 +223,7 @@ class SphereModel:
 
     dominated = True
     domination_reason = "vMF(x, kappa) has density exp(kappa<x,z>)/Z_d(kappa) w.r.t. the uniform law"
+    kernel_vanishes_reason = None           # dM/dpi > 0 everywhere
 
     def log_partition(self, ctx, b):
         return log_partition(ctx, self.dim, b)
@@ -367,6 +368,11 @@ def _wood_sample(rng, dim, kappa, size):
 
 # ---------------------------------------------------------------- finite model
 
+# why the search cross-entropy is undefined where dM/dpi vanishes on positive pi-mass (every k)
+KERNEL_VANISHES = ("the empirical kernel M_hat_k is undefined with positive probability: dM(z,.)/dpi vanishes on "
+                   "a set of positive pi-mass, so sum_j dM/dpi(xi_j) = 0 can happen")
+
+
 @dataclass(frozen=True)
 class FiniteModel:
     """Z = {0..N-1}, pi a probability vector, M a stochastic matrix, embedding rows of unit norm."""
@@ -440,6 +446,18 @@ class FiniteModel:
         z, zp = bad[0]
         return (f"assumption (B) fails: M({z}, {{{zp}}}) = {M[z, zp]:g} > 0 but pi({zp}) = 0, "
                 "so dM(z,.)/dpi is undefined")
+
+    @property
+    def kernel_vanishes_reason(self):
+        """Why the search cross-entropy is undefined at every k (None when it is not): for an anchor z with
+        pi(z) > 0, dM(z,.)/dpi = 0 on a state of positive pi-mass, so that all k negatives can land there and
+        sum_j dM/dpi(xi_j) = 0 with positive probability (``quantities.exact`` says the same of its anchor laws)."""
+        pi, M, _ = self.arrays()
+        bad = np.argwhere((pi[:, None] > 0) & (pi[None, :] > 0) & (M == 0))
+        if bad.size == 0:
+            return None
+        z, zp = bad[0]
+        return f"{KERNEL_VANISHES} (M({z}, {{{zp}}}) = 0, pi({zp}) = {pi[zp]:g})"
 
     def is_reversible(self) -> bool:
         pi, M, _ = self.arrays()

@@ -282,7 +282,10 @@ def evaluate(name, moments, tau_value, ctx):
     return f(*args)
 
 
-def constants(anchor_moments_list, tau_value, ctx, names=("c1", "c2", "c1t", "c2t", "d1", "d2", "d1t", "d2t")):
+CONSTANT_NAMES = ("c1", "c2", "c1t", "c2t", "d1", "d2", "d1t", "d2t")
+
+
+def constants(anchor_moments_list, tau_value, ctx, names=CONSTANT_NAMES):
     """Weighted average over anchors of the per-anchor constants (the gaps are E over anchors).
     Search constants are skipped when a moment they need is missing (assumption (B) fails)."""
     total_w = ctx.fsum(am["weight"] for am in anchor_moments_list)
@@ -296,35 +299,43 @@ def constants(anchor_moments_list, tau_value, ctx, names=("c1", "c2", "c1t", "c2
     return out
 
 
-def model_constants(model, tau_value, ctx):
-    """:func:`constants` for a model of :mod:`infonce_sym.models`: from the model's closed-form moments
-    where it has them (the sphere, any d and kappa: :func:`closed_form_constants`), else from its
+def model_constants(model, tau_value, ctx, names=CONSTANT_NAMES):
+    """:func:`constants` ``names`` for a model of :mod:`infonce_sym.models`: from the model's closed-form
+    moments where it has them (the sphere, any d and kappa: :func:`closed_form_constants`), else from its
     anchor laws' atoms."""
     if _has_closed_forms(model):
-        return closed_form_constants(model, tau_value, ctx)
+        return closed_form_constants(model, tau_value, ctx, names)
     laws = model.anchor_laws(ctx, tau_value)
-    return constants([anchor_moments(law, tau_value, ctx, constant_orders()) for law in laws], tau_value, ctx)
+    return constants([anchor_moments(law, tau_value, ctx, constant_orders()) for law in laws], tau_value, ctx,
+                     names)
 
 
 def _has_closed_forms(model):
     return getattr(model, "expansion_moments_arb", None) is not None
 
 
-def confirmed_constants(model, tau_value, digits: int):
-    """The constants of :func:`model_constants` at ``digits`` significant digits, as mpf of a 15-digit
-    wider context.  The closed forms (the sphere) are certified by their balls; the atoms' sums (finite
-    models) are recomputed 20 digits wider, and every constant must agree to ``digits`` across the two
-    passes (the difference measures the rounding of the first), else ArithmeticError names it."""
+def confirmed_constants(model, tau_value, digits: int, names=CONSTANT_NAMES):
+    """The constants ``names`` of :func:`model_constants` at ``digits`` significant digits, as mpf of a
+    15-digit wider context.  The closed forms (the sphere) are certified by their balls; the atoms' sums
+    (finite models) are recomputed 20 digits wider, and every constant must agree to ``digits`` across the
+    two passes (the difference measures the rounding of the first), else ArithmeticError names it.  A
+    constant below 10^-(digits+10) in the first pass and 10^-(digits+30) in the second, the rounding floors
+    of the two passes, is 0 (as ``exact_values`` takes a value that both passes put below their floor): a
+    constant that is 0 (all similarities equal, say) is rounding noise in both, and no precision makes its
+    noise agree."""
     import mpmath
     with mpmath.workdps(digits + 15):
-        first = model_constants(model, tau_value, mpmath.mp)
+        first = model_constants(model, tau_value, mpmath.mp, names)
     if _has_closed_forms(model):
         return first
     with mpmath.workdps(digits + 35):
-        second = model_constants(model, tau_value, mpmath.mp)
+        second = model_constants(model, tau_value, mpmath.mp, names)
         for name, value in second.items():
             gap = abs(first[name] - value)
             if gap > abs(value) * mpmath.mpf(10) ** -(digits + 1):
+                if abs(first[name]) <= mpmath.mpf(10) ** -(digits + 10) and abs(value) <= mpmath.mpf(10) ** -(digits + 30):
+                    second[name] = mpmath.mpf(0)
+                    continue
                 agree = -float(mpmath.log10(gap / abs(value))) if value else 0.0
                 raise ArithmeticError(f"{model.label}, tau = {tau_value}: {name} agrees to only {agree:.1f} digits "
                                       f"between the passes at {digits + 15} and {digits + 35} digits")
@@ -358,7 +369,7 @@ def _tight(ball, bits):
     return ball.is_finite() and (ball.rad().is_zero() or ball.rad() <= abs(ball.mid()) * flint.arb(2) ** -bits)
 
 
-def closed_form_constants(model, tau_value, ctx, names=("c1", "c2", "c1t", "c2t", "d1", "d2", "d1t", "d2t")):
+def closed_form_constants(model, tau_value, ctx, names=CONSTANT_NAMES):
     """The per-anchor constants from the model's closed-form moments (``expansion_moments_arb``, one anchor
     class), evaluated in arb: every ball is within 2^-(ctx.prec + 8) of its midpoint, the precision doubled
     until it is (cancellation: m3 at large tau, E_ab2 at small kappa), so the digits of ctx are certified.

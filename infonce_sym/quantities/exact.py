@@ -92,7 +92,7 @@ import flint             # FLINT/Arb: the inner sums run in C
 import mpmath
 
 from ..errors import InputError, check_digits, check_k, check_tau
-from ..models.laws import AnchorLaw, SphereModel, log_partition_arb, mean_resultant_arb
+from ..models.laws import KERNEL_VANISHES, AnchorLaw, SphereModel, log_partition_arb, mean_resultant_arb
 from ..models.quadrature import (gauss_legendre_arb, sphere_density_rule, sphere_panel_nodes, sphere_shared_rule,
                                  sphere_theta_range)
 
@@ -2769,9 +2769,7 @@ def _compute_at_precision(ctx, model, tau_value, ks, loss, refinement, rule_dps=
             values["density_ratio_second_moment"] = ctx.fsum(w * F(an.ratio_second_moment)
                                                               for w, an in zip(weights, anchors))
             if any(not an.r_zero_mass.is_zero() for an in anchors):
-                undefined["search_cross_entropy"] = (
-                    "the empirical kernel M_hat_k is undefined with positive probability: dM(z,.)/dpi "
-                    "vanishes on a set of positive pi-mass, so sum_j dM/dpi(xi_j) = 0 can happen")
+                undefined["search_cross_entropy"] = KERNEL_VANISHES
             else:
                 if k == 1:
                     bias = ctx.fsum(w * (F(an.mean_negative_ratio_rule) - F(an.m)) for w, an in zip(weights, anchors))

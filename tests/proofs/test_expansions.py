@@ -410,14 +410,39 @@ def test_confirmed_constants_compare_two_passes_on_finite_models(monkeypatch):
         assert all(mpmath.almosteq(good[n], v, 1e-30) for n, v in X.model_constants(model, "0.5", mpmath.mp).items())
     real, calls = X.model_constants, []
 
-    def moved(model_, tau_, ctx):                  # the second pass of each call moved
+    def moved(model_, tau_, ctx, names=X.CONSTANT_NAMES):      # the second pass of each call moved
         calls.append(ctx.dps)
-        out = real(model_, tau_, ctx)
+        out = real(model_, tau_, ctx, names)
         return {n: v * (1 + mpmath.mpf(10) ** -25) if len(calls) % 2 == 0 else v for n, v in out.items()}
     monkeypatch.setattr(X, "model_constants", moved)
     X.confirmed_constants(model, "0.5", 20)
     with pytest.raises(ArithmeticError, match="agrees to only 2[45]"):
         X.confirmed_constants(model, "0.5", 30)
+
+
+def test_confirmed_constants_take_noise_below_both_floors_as_zero(monkeypatch):
+    """A constant that is 0 comes out of the two passes as their rounding noise, which never agrees: it is 0
+    when below 10^-(digits+10) in the first pass and 10^-(digits+30) in the second, and a value above the
+    first floor that the passes do not agree on is still refused."""
+    model = nonreversible_model()
+    real, calls = X.model_constants, []
+
+    def noisy(first_size, second_size):
+        def constants(model_, tau_, ctx, names=X.CONSTANT_NAMES):
+            calls.append(ctx.dps)
+            out = real(model_, tau_, ctx, names)
+            out["c1"] = mpmath.mpf(10) ** -(first_size if len(calls) % 2 else second_size)
+            return out
+        return constants
+    monkeypatch.setattr(X, "model_constants", noisy(31, 52))
+    got = X.confirmed_constants(model, "0.5", 20)
+    assert got["c1"] == 0 and got["c2"] != 0
+    monkeypatch.setattr(X, "model_constants", noisy(28, 52))
+    with pytest.raises(ArithmeticError, match="c1 agrees"):
+        X.confirmed_constants(model, "0.5", 20)
+    monkeypatch.setattr(X, "model_constants", noisy(31, 48))
+    with pytest.raises(ArithmeticError, match="c1 agrees"):
+        X.confirmed_constants(model, "0.5", 20)
 
 
 def test_exact_route_reads_kappa_as_the_decimal_typed():
