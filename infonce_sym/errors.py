@@ -249,6 +249,34 @@ def check_probability(name: str, value, open_interval: bool = True) -> float:
 
 MAX_FILE_BYTES = 256 * 2**20      # an input file is read up to this many bytes
 MAX_JSON_DEPTH = 32               # and its JSON nested at most this deep
+PIPE_IDLE_SECONDS = 30           # a pipe given as a file: the longest wait for its next bytes
+
+
+def _read_pipe(name, path, where, limit, idle_seconds=None):
+    """Up to ``limit`` bytes from a pipe (a named one, or bash's <(...)), waiting at most ``idle_seconds``
+    (PIPE_IDLE_SECONDS) for each chunk: a named pipe that no writer ever opens would otherwise block the
+    command before any of its own time limits starts."""
+    import os
+    import select
+    idle = PIPE_IDLE_SECONDS if idle_seconds is None else idle_seconds
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)      # opening a pipe with no writer would block
+    try:
+        chunks, size = [], 0
+        while size < limit:
+            ready, _, _ = select.select([fd], [], [], idle)
+            if not ready:
+                raise InputError(name, f"{where}: nothing came through the pipe for {idle:g} s (no writer?)")
+            try:
+                chunk = os.read(fd, limit - size)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def read_json_file(name: str, path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_JSON_DEPTH):
@@ -272,8 +300,11 @@ def read_json_file(name: str, path, max_bytes: int = MAX_FILE_BYTES, max_depth: 
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
         raise InputError(name, f"must be a regular file (or a pipe), got a device or socket: {where}")
     try:
-        with open(path, "rb") as f:
-            raw = f.read(max_bytes + 1)
+        if stat.S_ISFIFO(st.st_mode) and os.name == "posix":
+            raw = _read_pipe(name, path, where, max_bytes + 1)
+        else:
+            with open(path, "rb") as f:
+                raw = f.read(max_bytes + 1)
     except OSError as exc:
         raise InputError(name, f"cannot read {where}: {exc.strerror}") from None
     if len(raw) > max_bytes:

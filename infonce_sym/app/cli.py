@@ -87,11 +87,23 @@ def _add(p, flag, reader, help, default, required, metavar):
     _readers(p)[_dest(flag)] = (reader, default)
 
 
-def real_option(p, flag, help, lo, hi, default=None, lo_open=False, hi_open=False, required=False):
-    """A real option: the decimal typed, in [lo, hi] (or open ends); help shows range and default."""
+def real_option(p, flag, help, lo, hi, default=None, lo_open=False, hi_open=False, required=False,
+                in_floats=False):
+    """A real option: the decimal typed, in [lo, hi] (or open ends); help shows range and default.
+    ``in_floats``: the command computes with the value as a double, which must then lie in the range too
+    (1e-400 is > 0, its double is not)."""
     rng = range_text(lo, hi, lo_open, hi_open)
-    _add(p, flag, lambda text: read_real(flag, text, lo, hi, lo_open, hi_open),
-         f"{help}; a decimal in {rng}", default, required, "X")
+
+    def reader(text):
+        value = read_real(flag, text, lo, hi, lo_open, hi_open)
+        if in_floats:
+            try:
+                read_real(flag, repr(float(value)), lo, hi, lo_open, hi_open)
+            except InputError:
+                raise InputError(flag, f"must be a decimal in {rng} as a double too (this command computes in "
+                                       f"doubles), got {shown(text)}, whose double is {float(value)!r}") from None
+        return value
+    _add(p, flag, reader, f"{help}; a decimal in {rng}", default, required, "X")
 
 
 def int_option(p, flag, help, lo, hi, default=None, required=False):
@@ -112,9 +124,16 @@ def choice_option(p, flag, help, choices, default):
          default, False, "NAME")
 
 
-def path_option(p, flag, help, kind, default=None, required=False):
-    """kind 'file' (an input file to read) or 'dir' (an output directory to create or reuse)."""
-    reader = (lambda text: _input_file(flag, text)) if kind == "file" else (lambda text: output_dir(flag, text))
+def report_files():
+    """The files ``verify`` writes into --out (app.report's names; read when the parser is built)."""
+    from .report import REPORT_FILES
+    return REPORT_FILES
+
+
+def path_option(p, flag, help, kind, default=None, required=False, files=()):
+    """kind 'file' (an input file to read) or 'dir' (an output directory to create or reuse, into which the
+    command writes ``files``)."""
+    reader = (lambda text: _input_file(flag, text)) if kind == "file" else (lambda text: output_dir(flag, text, files))
     _add(p, flag, reader, help, default, required, "FILE" if kind == "file" else "DIR")
 
 
@@ -129,8 +148,9 @@ def _input_file(flag, text) -> Path:
     return path
 
 
-def output_dir(flag, text) -> Path:
-    """An output directory, created now (before any work) and shown to be writable."""
+def output_dir(flag, text, files=()) -> Path:
+    """An output directory, created now (before any work) and shown to be writable; ``files``: the names
+    the command will write there, none of which may exist as anything but a file (a directory, say)."""
     import tempfile
     if not text or not text.strip():
         raise InputError(flag, f"must be a directory path, got {shown(text)}")
@@ -143,6 +163,10 @@ def output_dir(flag, text) -> Path:
             pass
     except OSError as exc:
         raise InputError(flag, f"cannot write into {shown(text)}: {exc.strerror or exc}") from None
+    for name in files:
+        target = path / name
+        if target.exists() and not target.is_file():
+            raise InputError(flag, f"{name} in {shown(text)} exists and is not a file; the report writes it")
     return path
 
 
@@ -761,13 +785,20 @@ def cmd_derivations(args):
         return prove_cli.run_audit(args) if args.audit else prove_cli.run_mutate(args)
     failures = []
     stale = render_all(args.out, check=args.check, failures=failures)
+    status = 1 if args.check and (stale or failures) else 0
+    if args.json:
+        print(json.dumps(jsonable({"command": "derivations", "inputs": args.typed, "out": str(args.out),
+                                   "check": bool(args.check),
+                                   ("stale" if args.check else "written"): [str(p) for p in stale],
+                                   "failures": [{"id": id, "steps": steps} for id, steps in failures]}), indent=2))
+        return status
     for id, steps in failures:                    # a failed chain names its failed steps
         print(f"failed: {id}: " + "; ".join(f"{f['step']} {f['ref']}: {f['detail']}".strip() for f in steps))
     if args.check:
         if stale:
             print("stale: " + ", ".join(map(str, stale)))
-        if stale or failures:
-            return 1
+        if status:
+            return status
         print("derivations are up to date and no chain fails")
     else:
         print(f"rendered derivations into {args.out}")
@@ -788,7 +819,7 @@ def build_parser():
     v = sub.add_parser("verify", help="re-derive and re-check everything; write a report")
     v.add_argument("--quick", action="store_true", help="small grid (under 2 minutes)")
     path_option(v, "--out", "report directory (created if missing; an existing one is reused)", "dir",
-                default="report")
+                default="report", files=report_files())
     _json_option(v)
     int_option(v, "--workers", "local worker processes (every check is a work unit)", *RANGES["workers"],
                default="2")
@@ -851,14 +882,15 @@ def build_parser():
         int_option(s, "--n", "training tuples n", *RANGES["n"], default=defaults["n"])
         int_option(s, "--k", "negatives per tuple k", *RANGES["k_section4"], default="16")
         _tau_option(s, default="0.5")
-        real_option(s, "--radius", "radius R of the parameter ball", *RANGES["radius"], default="1", lo_open=True)
+        real_option(s, "--radius", "radius R of the parameter ball", *RANGES["radius"], default="1", lo_open=True,
+                    in_floats=True)
         int_option(s, "--samples", "Rademacher vectors" if name == "rademacher" else
                    "Monte Carlo tuples per repeat for the population side", *RANGES["samples_section4"],
                    default=defaults["samples"])
         int_option(s, "--seed", "seed of numpy's SeedSequence", *RANGES["seed"], default="0")
         if name == "theorem1":
             real_option(s, "--delta", "Theorem 1 holds with probability 1 - delta", 0, 1, default="0.1",
-                        lo_open=True, hi_open=True)
+                        lo_open=True, hi_open=True, in_floats=True)
             int_option(s, "--repeats", "independent training sets", *RANGES["repeats"], default="10")
         _limit_option(s, stops=name == "rademacher", ends=name == "theorem1")
         _json_option(s)
@@ -958,6 +990,10 @@ def main(argv=None) -> int:
     except Exception as exc:   # one line, not a traceback; INFONCE_SYM_DEBUG=1 re-raises
         if os.environ.get("INFONCE_SYM_DEBUG"):
             raise
+        if isinstance(exc, OSError) and exc.filename is not None:
+            # a file the command reads or writes (an output name taken by a directory, say): name it
+            _stderr(f"infonce-sym: error: {exc.filename}: {exc.strerror or _one_line(exc)}")
+            return 2
         _stderr(f"infonce-sym: internal error: {type(exc).__name__}: {_one_line(exc)}")
         return 1
 

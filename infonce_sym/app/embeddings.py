@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import InputError
 from ..quantities import empirical as emp
 from ..quantities.montecarlo import Z95
+from .cli import RANGES
 
 __all__ = ["analyse", "RowSource", "Streaming", "tables_unit", "mc_unit", "block_rows", "remember", "DEFAULT_MEMORY_LIMIT", "expansion_values", "prop1_bounds", "dcl_bounds", "compare_versions",
            "write_report", "TAU_SWEEP_FACTORS", "GAP_THRESHOLDS", "DEFAULT_KS"]
@@ -209,9 +210,13 @@ def block_rows(n, pool_size, taus, memory_limit=DEFAULT_MEMORY_LIMIT, workers: i
     per_row = emp.block_bytes(1, pool_size, min(taus))
     rows = int(budget // per_row)
     if rows < 1:
-        need = (PARENT_RESERVE + vectors + workers * (WORKER_RESERVE + per_row)) / 1e6
+        # the budget above solved for one row
+        need = (WORKER_RESERVE + per_row if remote else
+                PARENT_RESERVE + vectors + (workers * (WORKER_RESERVE + per_row) if workers > 1 else per_row)) / 1e6
+        where = "per worker" if remote else "in all"
         raise InputError("--memory-limit", f"is too small for this model: one block of anchors needs about "
-                         f"{need:.0f} MB in all (pool {pool_size} rows)")
+                         f"{need:.0f} MB {where} (pool {pool_size} rows; the processes' own reserve is "
+                         f"{(WORKER_RESERVE if remote else PARENT_RESERVE) / 1e6:.0f} MB)")
     return min(n, rows)
 
 
@@ -475,7 +480,9 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
             a_, p_, q_ = source.open()
             small = emp.make_pairs(a_, p_, q_ if source.pool_name == "negatives" else None,
                                    source.negatives_from, source.exclude_own)
-        out["digits"] = _digits_check(small, tau, [k for k in gv.k if k <= 10 ** 9], digits, gv)
+        out["digits"] = _digits_check(small, tau, [k for k in gv.k if k <= DIGITS_K_MAX], digits, gv)
+        # the arb route's k range: the larger k are named, not dropped silently
+        out["digits_skipped_k"] = [int(k) for k in gv.k if k > DIGITS_K_MAX]
         stage("digits")
     out["seconds"] = round(time.perf_counter() - t0, 2)
     out["seconds_by_stage"] = stages
@@ -526,6 +533,9 @@ def _mc_check(run, tau, gv, loss, samples, seed, ce_terms):
         rows.append({"k": k, "exact_gap": exact, "mc_gap": g["estimate"], "stderr": g["stderr"],
                      "ci95": g["ci95"], "samples": g["samples"], "seed": seed, "z": z, "verdict": verdict})
     return rows
+
+
+DIGITS_K_MAX = RANGES["k_exact"][1]        # the exact route's k range (risk --k)
 
 
 def _digits_check(model, tau, ks, digits, gv):
@@ -604,6 +614,10 @@ def shown(x, bound, most=12) -> str:
     return f"{x:.{max(1, min(most, digits))}g}"
 
 
+# what ``write_report`` writes into --out
+REPORT_FILES = (REPORT_MD, GAP_PLOT, TAU_PLOT) = ("report.md", "gap_vs_k.png", "tau_sweep.png")
+
+
 def write_report(result: dict, out: Path, command: str = "") -> list:
     """report.md, gap_vs_k.png and tau_sweep.png in ``out``; returns the paths written."""
     import matplotlib
@@ -643,7 +657,7 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
     ax.set_title(rf"Finite-$k$ bias of InfoNCE, $n = {result['n']}$, $d = {result['dim']}$, $\tau = {tau:g}$")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    p = out / "gap_vs_k.png"
+    p = out / GAP_PLOT
     fig.savefig(p, dpi=110)
     plt.close(fig)
     written.append(p)
@@ -660,7 +674,7 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
         ax.set_title(r"Finite-$k$ bias against the temperature $\tau$")
         ax.legend(fontsize=8, loc="lower left")
         fig.tight_layout()
-        p = out / "tau_sweep.png"
+        p = out / TAU_PLOT
         fig.savefig(p, dpi=110)
         plt.close(fig)
         written.append(p)
@@ -705,7 +719,7 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
     if result.get("tau_sweep"):
         lines += ["![tau sweep](tau_sweep.png)", ""]
     lines += [f"Method: {result['method']}.", ""]
-    p = out / "report.md"
+    p = out / REPORT_MD
     p.write_text("\n".join(lines))
     written.append(p)
     return written

@@ -79,8 +79,8 @@ def add_parser(subparsers):
                         f"[{DIGITS_RANGE[0]}, {DIGITS_RANGE[1]}]; small models only (n * pool <= {DIGITS_SMALL_N}) "
                         f"and k <= 10^9 (default off)")
     e.add_argument("--samples", metavar="N", default="4096",
-                   help="Monte Carlo tuples per k (k <= 4096) for the cross-check and for --compare, an "
-                        "integer in [0, 10^6]; 0 turns the check off (default 4096)")
+                   help="Monte Carlo tuples per k (k <= 4096) for the cross-check and for --compare, 0 or "
+                        "an integer in [2, 10^6]; 0 turns the check off (default 4096)")
     e.add_argument("--seed", metavar="N", default="0",
                    help="seed of numpy's SeedSequence, an integer in [0, 2^64 - 1] (default 0)")
     e.add_argument("--no-tau-sweep", action="store_true",
@@ -92,7 +92,8 @@ def add_parser(subparsers):
     e.add_argument("--memory-limit", metavar="SIZE", default="2GB",
                    help="memory for all processes together (per worker with --scheduler): the anchors go in "
                         "blocks sized to fit, the inputs memory-mapped (.npy, .safetensors), nothing n x pool held; a size "
-                        "like 2GB, 500MB, 1.5GiB (default 2GB)")
+                        "like 2GB, 500MB, 1.5GiB, at least the processes' own reserve and one block (a smaller "
+                        "limit is refused, saying how much this model needs) (default 2GB)")
     e.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run the blocks on a running dask.distributed scheduler (tcp://host:8786); the workers "
                         "read the files themselves, so the paths must be valid on them; same numbers as the "
@@ -210,10 +211,13 @@ def run(args) -> int:
     if negatives_from not in ("positives", "anchors"):
         raise InputError("--negatives-from", f"must be one of positives, anchors, got {negatives_from!r}")
     samples = _int("--samples", args.samples, *SAMPLES_RANGE)
+    if samples == 1:
+        raise InputError("--samples", "must be 0 (no Monte Carlo check) or at least 2: one tuple gives no "
+                         "standard error, got '1'")
     seed = _int("--seed", args.seed, *SEED_RANGE)
     workers = None if args.workers is None else _int("--workers", args.workers, *WORKERS_RANGE)
     digits = None if args.digits is None else _int("--digits", args.digits, *DIGITS_RANGE)
-    out_dir = None if args.out is None else output_dir("--out", args.out)
+    out_dir = None if args.out is None else output_dir("--out", args.out, files=app.REPORT_FILES)
     files = [("--anchors", args.anchors), ("--positives", args.positives)]
     if args.negatives is not None:
         files.append(("--negatives", args.negatives))
@@ -353,5 +357,7 @@ def _print_text(r):
                   f"(sharpened [2,1,1])")
     for row in r.get("digits", []):
         print(f"arb route k = {row['k']}: R = {row['risk']} (float64 gap - exact = {row['float64_gap_minus_exact']:.1e})")
+    if r.get("digits_skipped_k"):
+        print("arb route: not at k = " + ", ".join(map(str, r["digits_skipped_k"])) + " (it takes k <= 10^9)")
     if r.get("written"):
         print("wrote " + ", ".join(r["written"]))

@@ -146,6 +146,8 @@ def _load_safetensors(option, path, key):
             header = json.loads(fh.read(n).decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             _fail(option, path, "not a valid .safetensors file (its header is not JSON)")
+        except RecursionError:
+            _fail(option, path, "not a valid .safetensors file (its header nests too deeply)")
     if not isinstance(header, dict):
         _fail(option, path, "not a valid .safetensors file (its header is not a JSON object)")
     names = [name for name in header if name != "__metadata__"]
@@ -184,8 +186,11 @@ def _load_parquet(option, path, column):
     except Exception as exc:
         _fail(option, path, f"not a valid .parquet file ({type(exc).__name__})")
     col = _pick_key(option, path, schema.names, column, "column")
-    table = pq.read_table(path, columns=[col])
     import pyarrow as pa
+    try:
+        table = pq.read_table(path, columns=[col])
+    except (OSError, pa.ArrowException) as exc:       # a valid footer over corrupt data pages
+        _fail(option, path, f"not a valid .parquet file (column {col!r} cannot be read: {type(exc).__name__})")
     arr = table.column(col).combine_chunks()
     if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)
             or pa.types.is_fixed_size_list(arr.type)):

@@ -10,6 +10,9 @@ import json
 import math
 from pathlib import Path
 
+# the files every report writes into its directory (the plots are named by model)
+REPORT_FILES = (REPORT_JSON, REPORT_MD) = ("report.json", "report.md")
+
 __all__ = ["table", "write", "statement_ids", "statement_latex", "tightness", "MARGIN_MEANING"]
 
 #: one definition of the margin per kind of verdict (written into report.md)
@@ -151,7 +154,7 @@ def write(out_dir, results, rows, meta) -> dict:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     payload = {"meta": meta, "checks": [r.as_json() for r in results]}
-    (out / "report.json").write_text(json.dumps(payload, indent=2, default=_json_default))
+    (out / REPORT_JSON).write_text(json.dumps(payload, indent=2, default=_json_default))
     plots = _plots(out, rows)
     numeric = [r for r in results if not is_derivation(r)]
     derivations = [r for r in results if is_derivation(r)]
@@ -190,8 +193,8 @@ def write(out_dir, results, rows, meta) -> dict:
                       f"{_md(', '.join(map(str, failed))) if failed else '-'} | {r.seconds:.1f}s |")
     md += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]
     md += ["", "Rendered derivations: `derivations/` in the repository; errata: `derivations/README.md`."]
-    (out / "report.md").write_text("\n".join(md) + "\n")
-    return {"json": out / "report.json", "markdown": out / "report.md", "plots": plots}
+    (out / REPORT_MD).write_text("\n".join(md) + "\n")
+    return {"json": out / REPORT_JSON, "markdown": out / REPORT_MD, "plots": plots}
 
 
 def _json_default(x):

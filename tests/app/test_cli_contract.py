@@ -193,6 +193,10 @@ BAD = [
     (["theorem1", "--repeats", "1e4", "--n", "1e6"], "--repeats", "1e4"),
     (["theorem1", "--delta", "1"], "--delta", "1"),
     (["theorem1", "--delta", "0"], "--delta", "0"),
+    # found by fuzzing (Dec 2026): inside the range as decimals, not as the doubles these commands compute
+    # with; the refusal named 'radius' (not --radius) and showed 0, not the value typed
+    (["rademacher", "--radius", "1e-400"], "--radius", "1e-400"),
+    (["theorem1", "--delta", "0.999999999999999999999"], "--delta", "0.999999999999999999999"),
     (["verify", "--workers", "x"], "--workers", "x"),
     (["verify", "--workers", "0"], "--workers", "0"),
     (["verify", "--out", ""], "--out", "''"),
@@ -444,6 +448,126 @@ def test_expand_where_b_fails_says_why(tmp_path, capsys):
     data = json.loads(out)
     missing = [key for key, value in data["results"].items() if value is None]
     assert missing and all("assumption (B)" in data["undefined"][key] for key in missing)
+
+
+def _kernel_vanishes_spec(tmp_path, name, pi, embedding):
+    path = tmp_path / name
+    path.write_text(json.dumps({"pi": pi, "M": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "embedding": embedding}))
+    return str(path)
+
+
+def test_expand_gives_no_search_constants_where_the_search_ce_is_undefined(tmp_path, capsys):
+    """M = I: dM(z,.)/dpi vanishes off z, so the search CE is undefined at every k (as risk says): expand
+    printed d1, d2 for it anyway, and with pi in 16-digit decimals failed (exit 1) on d1t, a constant it
+    does not print at --loss infonce. c1 and c2 still come, against the exact route: k (∫CE - R(k)) at
+    k = 10^6 is c1 + c2/k + O(k^-2)."""
+    spec = _kernel_vanishes_spec(tmp_path, "ident.json", ["0.3333333333333333", "0.3333333333333333",
+                                                          "0.3333333333333334"], [[1, 0], [0, 1], [0.6, 0.8]])
+    code, out, _ = run(["expand", "--model", "finite", "--spec", spec, "--tau", "0.5", "--digits", "20", "--json"],
+                       capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["results"]["d1"] is None and data["results"]["d2"] is None
+    assert "M_hat_k is undefined" in data["undefined"]["d1"]
+    c1, c2 = (mpmath.mpf(data["results"][key]) for key in ("c1", "c2"))
+    code, out, _ = run(["risk", "--model", "finite", "--spec", spec, "--tau", "0.5", "--k", "1e6", "--digits", "20",
+                        "--json"], capsys)
+    risk = json.loads(out)
+    entry = risk["by_k"][0] if "by_k" in risk else risk
+    assert "search_cross_entropy" in entry["undefined"]
+    gap = mpmath.mpf(entry["gaps"]["cross_entropy_limit_minus_risk"])
+    assert abs(gap * 10 ** 6 - (c1 + c2 / 10 ** 6)) < 10 ** -9          # c3/k^2 ~ 1e-12
+
+
+def test_expand_gives_a_constant_that_is_zero_as_zero(tmp_path, capsys, monkeypatch):
+    """Every similarity equal: R~(k) = ∫CE at every k, so c1t = c2t = 0 exactly, which the two passes only
+    see as their rounding noise (exit 1 before); risk's DCL gap there is 0 as well."""
+    spec = tmp_path / "equal.json"
+    spec.write_text(json.dumps({"pi": ["0.3333333333333333", "0.3333333333333333", "0.3333333333333334"],
+                                "M": [[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]],
+                                "embedding": [[1, 0], [1, 0], [1, 0]]}))
+    argv = ["expand", "--model", "finite", "--spec", str(spec), "--tau", "0.5", "--loss", "dcl", "--json"]
+    code, out, _ = run(argv, capsys)
+    assert code == 0
+    results = json.loads(out)["results"]
+    assert all(mpmath.mpf(results[key]) == 0 for key in ("c1", "c2", "d1", "d2")), results
+    code, out, _ = run(["risk", "--model", "finite", "--spec", str(spec), "--tau", "0.5", "--k", "7", "--loss", "dcl",
+                        "--json"], capsys)
+    entry = json.loads(out)
+    entry = entry["by_k"][0] if "by_k" in entry else entry
+    assert mpmath.mpf(entry["gaps"]["cross_entropy_limit_minus_risk"]) == 0
+
+
+def test_output_names_taken_by_directories_are_refused_before_any_work(tmp_path, capsys):
+    """A directory where a report file goes was an IsADirectoryError after the whole run (exit 1)."""
+    (tmp_path / "v" / "report.json").mkdir(parents=True)
+    line = refused(["verify", "--quick", "--out", str(tmp_path / "v")], capsys)
+    assert "--out" in line and "report.json" in line
+    a = np.eye(3)[[0, 1, 2, 0]] + 0.1
+    np.save(tmp_path / "a.npy", a)
+    (tmp_path / "e" / "report.md").mkdir(parents=True)
+    line = refused(["embeddings", "--anchors", str(tmp_path / "a.npy"), "--positives", str(tmp_path / "a.npy"),
+                    "--tau", "0.5", "--out", str(tmp_path / "e")], capsys)
+    assert "--out" in line and "report.md" in line
+
+
+def test_a_file_error_during_the_run_names_the_file(tmp_path, capsys, monkeypatch):
+    """What the up-front checks cannot foresee (a plot named by model, say): exit 2 naming the file."""
+    from infonce_sym.app import embeddings as app
+    a = np.eye(3)[[0, 1, 2, 0]] + 0.1
+    np.save(tmp_path / "a.npy", a)
+
+    def fails(*args, **kw):
+        raise IsADirectoryError(21, "Is a directory", str(tmp_path / "gap.png"))
+    monkeypatch.setattr(app, "write_report", fails)
+    line = refused(["embeddings", "--anchors", str(tmp_path / "a.npy"), "--positives", str(tmp_path / "a.npy"),
+                    "--tau", "0.5", "--samples", "0", "--no-tau-sweep", "--out", str(tmp_path / "e")], capsys)
+    assert "gap.png" in line and "Is a directory" in line
+
+
+def test_derivations_json_is_json(tmp_path, capsys, monkeypatch):
+    """derivations --json printed its text line (render_all stubbed: the CAS chains have their own tests)."""
+    from infonce_sym.proofs import render
+
+    def fake(out, check=False, failures=None):
+        failures.append(("lemma-x", [{"step": "s1", "ref": "r", "detail": "d"}]))
+        return [Path(out) / "lemma-x.md"]
+    monkeypatch.setattr(render, "render_all", fake)
+    code, out, _ = run(["derivations", "--json", "--out", str(tmp_path)], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["written"] == [str(tmp_path / "lemma-x.md")] and data["failures"][0]["id"] == "lemma-x"
+    code, out, _ = run(["derivations", "--check", "--json", "--out", str(tmp_path)], capsys)
+    data = json.loads(out)
+    assert code == 1 and data["stale"] == [str(tmp_path / "lemma-x.md")] and data["check"] is True
+
+
+def test_a_named_pipe_spec_waits_for_its_writer_but_not_forever(tmp_path, capsys, monkeypatch):
+    """A FIFO that no writer opens blocked the command before --max-seconds started: now exit 2 after
+    PIPE_IDLE_SECONDS of silence; a writer that comes is read as a file is."""
+    import threading
+
+    from infonce_sym import errors
+    monkeypatch.setattr(errors, "PIPE_IDLE_SECONDS", 0.5)
+    fifo = tmp_path / "spec.json"
+    os.mkfifo(fifo)
+    argv = ["risk", "--model", "finite", "--spec", str(fifo), "--tau", "0.5", "--k", "3", "--digits", "10"]
+    start = time.monotonic()
+    line = refused(argv, capsys)
+    assert "nothing came through the pipe" in line and "--spec" in line and time.monotonic() - start < 10
+    spec = json.dumps({"pi": [0.5, 0.5], "M": [[0.5, 0.5], [0.5, 0.5]], "embedding": [[1, 0], [0, 1]]})
+
+    def writer():
+        time.sleep(0.2)
+        with open(fifo, "w") as f:
+            f.write(spec)
+    thread = threading.Thread(target=writer)
+    thread.start()
+    code, out, _ = run(argv, capsys)
+    thread.join()
+    plain = tmp_path / "plain.json"
+    plain.write_text(spec)
+    code2, out2, _ = run(argv[:4] + [str(plain)] + argv[5:], capsys)
+    assert code == code2 == 0 and out.splitlines()[1:] == out2.splitlines()[1:]     # the first line names the file
 
 
 def test_one_json_convention(capsys):

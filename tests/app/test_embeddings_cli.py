@@ -447,6 +447,15 @@ def _bad_cases(tmp_path):
         cases["not a list column"] = (["--anchors", tmp_path / "flat.parquet", "--positives", good_p], "list column")
         cases["ragged rows"] = (["--anchors", tmp_path / "ragged.parquet", "--positives", good_p], "differ in length")
         cases["string column"] = (["--anchors", tmp_path / "strings.parquet", "--positives", good_p], "not numeric")
+        # found by fuzzing: a valid footer over corrupt data pages failed in pyarrow's reader (exit 1)
+        big = np.random.default_rng(3).normal(size=(400, 16))
+        pq.write_table(pa.table({"emb": pa.array([list(r) for r in big])}), tmp_path / "big.parquet")
+        raw = bytearray((tmp_path / "big.parquet").read_bytes())
+        raw[8:len(raw) // 2] = b"\xab" * (len(raw) // 2 - 8)
+        (tmp_path / "corrupt.parquet").write_bytes(bytes(raw))
+        pq.read_schema(tmp_path / "corrupt.parquet")                # the footer still reads
+        cases["corrupt parquet pages"] = (["--anchors", tmp_path / "corrupt.parquet", "--positives", good_p],
+                                          "cannot be read")
     except ImportError:
         pass
     try:
@@ -484,6 +493,11 @@ def _bad_cases(tmp_path):
         bad_st = tmp_path / "bad.safetensors"
         bad_st.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{broken}")
         cases["unreadable safetensors"] = (["--anchors", bad_st, "--positives", good_p], "not a valid .safetensors")
+        # found by fuzzing: a header nested 50000 deep was a RecursionError (exit 1, "internal error")
+        deep = b"[" * 50000 + b"]" * 50000
+        (tmp_path / "deep.safetensors").write_bytes(len(deep).to_bytes(8, "little") + deep)
+        cases["safetensors header nested too deeply"] = (["--anchors", tmp_path / "deep.safetensors", "--positives",
+                                                          good_p], "nests too deeply")
     except ImportError:
         pass
     try:
@@ -535,6 +549,8 @@ def test_every_bad_file_exits_2_with_one_line(tmp_path, capsys):
     (["--tau", "0.5", "--k", "1_000"], "--k"), (["--tau", "1_0"], "--tau"), (["--tau", "\u0660.\u0665"], "--tau"),
     (["--tau", "0.5", "--k", "\u0661\u0662"], "--k"), (["--tau", "0.5", "--key", "x"], "--key"),
     (["--tau", "0.5", "--column", "x"], "--column"), (["--tau", "0.5", "--compare-key", "x"], "--compare-key"),
+    # found by fuzzing (Dec 2026, second round): one tuple has no standard error (--json failed on its inf)
+    (["--tau", "0.5", "--samples", "1"], "--samples"),
 ])
 def test_bad_options_exit_2(tmp_path, capsys, argv, needle):
     a, p = _pairs(3, 3)
@@ -700,3 +716,31 @@ def test_the_temperature_ranges_in_the_help_hold_at_their_ends(capsys):
             outside = str(Decimal(end) + Decimal(step))
             with pytest.raises(InputError, match=re.escape(flag)):
                 read_tau(SimpleNamespace(**{"tau": None, "scale": None, "logit_scale": None, attr: outside}))
+
+
+def test_digits_names_the_k_it_does_not_take(tmp_path, capsys):
+    """--digits takes k <= 10^9 (the exact route's range); a larger k was dropped from its list silently."""
+    a, p = _pairs(3, 3)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    argv = ["--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.5", "--k",
+            "16,1000000001", "--digits", "10", "--samples", "0", "--no-tau-sweep"]
+    code, out, err = _run(capsys, *argv, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["digits_skipped_k"] == [1000000001] and [r["k"] for r in data["digits"]] == [16]
+    code, out, err = _run(capsys, *argv)
+    assert code == 0 and "arb route: not at k = 1000000001" in out
+
+
+def test_a_memory_limit_refusal_states_a_limit_that_suffices(tmp_path, capsys):
+    """The refusal's figure is what the blocks' budget needs: it said 577 MB where 420 MB sufficed."""
+    a, p = _pairs(20, 8)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    argv = ["--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.5", "--k", "2",
+            "--samples", "0", "--no-tau-sweep"]
+    code, out, err = _run(capsys, *argv, "--memory-limit", "100MB")
+    need = int(re.search(r"needs about (\d+) MB in all", err).group(1))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert _run(capsys, *argv, "--memory-limit", f"{need + 1}MB")[0] == 0
+    assert _run(capsys, *argv, "--memory-limit", f"{need - 2}MB")[0] == 2
