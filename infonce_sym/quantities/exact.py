@@ -655,7 +655,8 @@ class _Sphere2Law:
         half_tau = self.tau / 2
         if self.alpha.is_zero():
             if a.mid() >= 1:
-                integral = self._at_midpoints(lambda x, y: _expint1(x) - _expint1(y), (a, b), bits)
+                integral = self._at_midpoints(lambda x, y: _expint1_raised(x, E1_LOST_BITS) - _expint1(y), (a, b),
+                                              bits)
                 rad = (-a).exp() / a * a.rad() + (-b).exp() / b * b.rad()
                 return half_tau * (integral + arb(0, (2 * rad).upper())), None
             ein_gap = self._at_midpoints(lambda x, y: _ein(y) - _ein(x), (a, b), bits)
@@ -1851,8 +1852,9 @@ def _sphere2_constants(kappa):
 
 
 def _ein(z):
-    """Ein(z) for z >= 0: its series up to 1, E1(z) + gamma + log z beyond (no cancellation there)."""
-    return _ein_series(z) if z.mid() <= 1 else _expint1(z) + arb.const_euler() + z.log()
+    """Ein(z) for z >= 0: its series up to 1, E1(z) + gamma + log z beyond (no cancellation there; E1 with
+    EIN_LOST_BITS more bits per unit of z, which arb's route would lose relative to log z)."""
+    return _ein_series(z) if z.mid() <= 1 else _expint1_raised(z, EIN_LOST_BITS) + arb.const_euler() + z.log()
 
 
 # E1 by its continued fraction for prec/6 <= z < prec/1.4 (prec: the working bits), arb's own expint
@@ -1886,6 +1888,28 @@ def _expint1(z):
     return _gamma_upper(_ZERO, z)
 
 
+# Below the fraction's window (1 < z < prec/6) arb sums Ein(z) ~ e^z/z down to E1(z) ~ e^-z/z: E1 loses
+# 2z/log 2 bits relative to itself (measured 2.9 z + 4 at z = 5..41), and E1(z) + gamma + log z (Ein) z/log 2
+# relative to log z (measured 1.39 z); _at_midpoints found them by a retry, in 98 of 450 calls of the
+# (3, 4, 0.5) sweep.  Where only an absolute accuracy matters (a small E1 beside a large one) nothing is lost.
+E1_LOST_BITS = 2 / LOG_TWO
+EIN_LOST_BITS = 1 / LOG_TWO
+
+
+def _expint1_raised(z, bits_per_unit):
+    """``_expint1(z)`` with ``bits_per_unit`` z more bits below the fraction's window (E1_LOST_BITS,
+    EIN_LOST_BITS), rounded back to the working precision."""
+    prec = flint.ctx.prec
+    if not 1 < z.mid() < prec / E1_FRACTION_WINDOW[0]:
+        return _expint1(z)
+    try:
+        flint.ctx.prec = prec + int(bits_per_unit * float(z.mid())) + 8
+        value = _expint1(z)
+    finally:
+        flint.ctx.prec = prec
+    return +value
+
+
 
 def _gamma_upper(s, z):
     """Gamma(s, z) for z > 0 (arb, exact s), to the working precision.
@@ -1899,8 +1923,7 @@ def _gamma_upper(s, z):
     Convergents by the forward recurrence (A_n, B_n, all positive: nothing cancels), 16 guard bits for its
     roundings, until two agree to the working precision (their distance is a_1...a_n/(B_n B_{n-1})); the
     union of the two balls encloses the fraction, truncation included. Elsewhere, or if the fraction has
-    not settled within E1_FRACTION_TERMS, arb's own (expint at s = 0, with 2z/log 2 more bits for
-    1 < z below the window, gamma_upper otherwise)."""
+    not settled within E1_FRACTION_TERMS, arb's own (expint at s = 0, gamma_upper otherwise)."""
     prec = flint.ctx.prec
     exponential_integral = s.is_zero()
     low, high = E1_FRACTION_WINDOW if exponential_integral else GAMMA_FRACTION_WINDOW
@@ -1913,15 +1936,6 @@ def _gamma_upper(s, z):
                 value = value * (s * z.log()).exp()
         finally:
             flint.ctx.prec = prec
-    if value is None and exponential_integral and 1 < z.mid() < prec / low:
-        # below the window arb sums Ein(z) ~ e^z/z down to E1(z) ~ e^-z/z: 2z/log 2 bits cancel
-        # (measured: 2.9 z bits short at z = 5..41), which _at_midpoints' retries would otherwise find
-        try:
-            flint.ctx.prec = prec + int(2 * float(z.mid()) / LOG_TWO) + 8
-            value = z.expint(1)
-        finally:
-            flint.ctx.prec = prec
-        value = +value
     if value is None:
         value = z.expint(1) if exponential_integral else z.gamma_upper(s)
     return value

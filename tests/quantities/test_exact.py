@@ -375,7 +375,8 @@ def test_exponential_integral_by_its_continued_fraction_encloses_mpmath(prec):
     """_expint1: E1(z) by A&S 5.1.22's S-fraction (the union of two consecutive convergents) inside its window
     prec/6 <= z < prec/1.4, arb's expint outside; either way a ball that holds mpmath's e1 (at 100 bits
     more), and in the window one as accurate as the working precision: at its ends, inside it and beyond.
-    Below the window too (1 < z < prec/6), where arb's series would lose 2z/log 2 bits without the raise."""
+    Below the window (1 < z < prec/6) arb's series loses about 2z/log 2 bits, which _expint1_raised adds:
+    as accurate there; and Ein(z) = E1(z) + gamma + log z (its z/log 2 bits added) as well."""
     import flint
     from infonce_sym.quantities import exact as ex
     low, high = ex.E1_FRACTION_WINDOW
@@ -396,7 +397,12 @@ def test_exponential_integral_by_its_continued_fraction_encloses_mpmath(prec):
                 assert got.rel_accuracy_bits() >= prec - 2, (prec, z, got.rel_accuracy_bits())
                 used += 1
             if 1 < z < prec / low:
-                assert got.rel_accuracy_bits() >= prec - 2, (prec, z, got.rel_accuracy_bits())
+                raised = ex._expint1_raised(x, ex.E1_LOST_BITS)
+                assert raised.overlaps(flint.arb(text)) and raised.rel_accuracy_bits() >= prec - 2, (prec, z)
+                with mpmath.workprec(prec + 100):
+                    ein = mpmath.nstr(mpmath.e1(mpmath.mpf(z)) + mpmath.euler + mpmath.log(z), int((prec + 100) * 0.30103))
+                got_ein = ex._ein(x)
+                assert got_ein.overlaps(flint.arb(ein)) and got_ein.rel_accuracy_bits() >= prec - 4, (prec, z)   # three roundings
                 used += 10
         assert used == 35
     finally:
