@@ -75,7 +75,8 @@ def add_parser(subparsers):
     e.add_argument("--compare-key", metavar="KEY[,KEY]", default=None,
                    help="array names inside the --compare files (default: as --key)")
     e.add_argument("--digits", metavar="N", default=None,
-                   help=f"also compute R(k) with the arb route at N significant digits, an integer in "
+                   help=f"also compute R(k) with the arb route at N significant digits (the cosines of the rows "
+                        f"as given, normalised at that precision), an integer in "
                         f"[{DIGITS_RANGE[0]}, {DIGITS_RANGE[1]}]; small models only (n * pool <= {DIGITS_SMALL_N}) "
                         f"and k <= 10^9 (default off)")
     e.add_argument("--samples", metavar="N", default="4096",

@@ -75,6 +75,9 @@ class EmpiricalPairs:
     exclude_own: bool = False
     pool_name: str = "positives"
     rescaled_rows: int = 0            # rows whose norm differed from 1 by more than 1e-6
+    # the rows as given (float64, before normalising: anchors, positives, pool), from which the arb route
+    # (LawModel) forms the exact cosines; None: the unit rows are taken as given
+    given: tuple = None
 
     @property
     def n(self) -> int:
@@ -143,7 +146,10 @@ def make_pairs(anchors, positives, negatives=None, negatives_from: str = "positi
             raise InputError("exclude-own", f"needs one pool row per anchor ({a.shape[0]}), the pool has {q.shape[0]}")
         if a.shape[0] < 2:
             raise InputError("exclude-own", "needs at least 2 pairs")
-    return EmpiricalPairs(a, p, q, bool(exclude_own), pool_name, rescaled)
+    given = [np.asarray(x, dtype=np.float64) for x in (anchors, positives)]
+    given.append(given[1] if pool_name == "positives" else given[0] if pool_name == "anchors"
+                 else np.asarray(negatives, dtype=np.float64))
+    return EmpiricalPairs(a, p, q, bool(exclude_own), pool_name, rescaled, tuple(given))
 
 
 def similarity_rows(model: EmpiricalPairs, start: int, stop: int):
@@ -804,8 +810,9 @@ def continuity_sample(model: EmpiricalPairs, other: EmpiricalPairs, tau, k: int,
 class LawModel:
     """The empirical model as anchor laws for the arb route of :mod:`quantities.exact` (small n):
     anchor i has weight 1/n, negative similarities <a_i, q_j> (weights 1/m) and the single
-    positive similarity <a_i, p_i>; the similarities are the exact inner products of the
-    float64 unit rows (computed at the working precision)."""
+    positive similarity <a_i, p_i>; the similarities are the cosines of the rows as given (float64
+    values, exactly), <x, y>/(|x| |y|) at the working precision, not the inner products of their
+    float64 unit rows, which differ from them by about 1e-16 (without ``given``: those)."""
 
     domination_reason = "the empirical model has no density ratio dM/dpi (the positive is a fixed row)"
 
@@ -818,11 +825,21 @@ class LawModel:
         mod = self.model
         laws = []
         weight = ctx.mpf(1) / mod.n
+        if mod.given is None:
+            anchors, positives, pool = mod.anchors, mod.positives, mod.pool
+        else:
+            anchors, positives, pool = mod.given
+
+        def unit(row):            # the row's entries over its norm, at ctx's precision
+            row = [ctx.mpf(float(v)) for v in row]
+            norm = ctx.sqrt(ctx.fsum(v * v for v in row))
+            return [v / norm for v in row]
+        pool_units = [unit(row) for row in pool]
         for i in range(mod.n):
-            a = [ctx.mpf(float(v)) for v in mod.anchors[i]]
-            q = _anchor_pool(mod, i)
-            sims = tuple(ctx.fsum(x * ctx.mpf(float(y)) for x, y in zip(a, row)) for row in q)
+            a = unit(anchors[i])
+            q = [u for j, u in enumerate(pool_units) if not (mod.exclude_own and j == i)]
+            sims = tuple(ctx.fsum(x * y for x, y in zip(a, row)) for row in q)
             u = ctx.mpf(1) / len(sims)
-            pos = ctx.fsum(x * ctx.mpf(float(y)) for x, y in zip(a, mod.positives[i]))
+            pos = ctx.fsum(x * y for x, y in zip(a, unit(positives[i])))
             laws.append(AnchorLaw(weight, sims, tuple([u] * len(sims)), None, (pos,), (ctx.mpf(1),)))
         return laws

@@ -744,3 +744,28 @@ def test_a_memory_limit_refusal_states_a_limit_that_suffices(tmp_path, capsys):
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert _run(capsys, *argv, "--memory-limit", f"{need + 1}MB")[0] == 0
     assert _run(capsys, *argv, "--memory-limit", f"{need - 2}MB")[0] == 2
+
+
+def test_digits_are_those_of_the_rows_as_given(tmp_path, capsys):
+    """--digits 30 against risk on the finite model whose embedding is the rows' exact decimals (pi uniform,
+    M = I: the positive of row i is row i, negatives from the positives): the same R(k) to 30 digits. The
+    arb route took the inner products of the float64 unit rows, which differ from the rows' cosines by about
+    1e-16, and so agreed to only 17 digits (found by cross-checking the commands, Dec 2026)."""
+    from decimal import Decimal as D
+    rows = np.random.default_rng(12).normal(size=(4, 3))
+    rows /= np.sqrt((rows ** 2).sum(axis=1))[:, None]         # unit to 1e-16, as the spec needs (1e-12)
+    np.save(tmp_path / "rows.npy", rows)
+    spec = tmp_path / "rows.json"
+    spec.write_text(json.dumps({"pi": ["0.25"] * 4, "M": np.eye(4).astype(int).tolist(),
+                                "embedding": [[str(D(float(v))) for v in row] for row in rows]}))
+    code, out, _ = _run(capsys, "--anchors", tmp_path / "rows.npy", "--positives", tmp_path / "rows.npy", "--tau",
+                        "0.07", "--k", "5", "--digits", "30", "--samples", "0", "--no-tau-sweep", "--json")
+    assert code == 0
+    ours = json.loads(out)["digits"][0]
+    assert main(["risk", "--model", "finite", "--spec", str(spec), "--tau", "0.07", "--k", "5", "--digits", "30",
+                 "--json"]) == 0
+    theirs = json.loads(capsys.readouterr()[0])
+    theirs = theirs["by_k"][0] if "by_k" in theirs else theirs
+    for key in ("risk", "cross_entropy_limit"):
+        a, b = Decimal(ours[key]), Decimal(theirs["results"][key] if "results" in theirs else theirs[key])
+        assert abs(a - b) <= abs(b) * Decimal("1e-29"), (key, a, b)
