@@ -252,13 +252,13 @@ MAX_JSON_DEPTH = 32               # and its JSON nested at most this deep
 PIPE_IDLE_SECONDS = 30           # a pipe given as a file: the longest wait for its next bytes
 
 
-def _read_pipe(name, path, where, limit, idle_seconds=None):
-    """Up to ``limit`` bytes from a pipe (a named one, or bash's <(...)), waiting at most ``idle_seconds``
-    (PIPE_IDLE_SECONDS) for each chunk: a named pipe that no writer ever opens would otherwise block the
-    command before any of its own time limits starts."""
+def _read_pipe(name, path, where, limit):
+    """Up to ``limit`` bytes from a pipe (a named one, or bash's <(...)), waiting at most PIPE_IDLE_SECONDS
+    for each chunk: a named pipe that no writer ever opens would otherwise block the command before any of
+    its own time limits starts."""
     import os
     import select
-    idle = PIPE_IDLE_SECONDS if idle_seconds is None else idle_seconds
+    idle = PIPE_IDLE_SECONDS
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)      # opening a pipe with no writer would block
     try:
         chunks, size = [], 0

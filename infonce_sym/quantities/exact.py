@@ -1910,7 +1910,6 @@ def _expint1_raised(z, bits_per_unit):
     return +value
 
 
-
 def _gamma_upper(s, z):
     """Gamma(s, z) for z > 0 (arb, exact s), to the working precision.
 
