@@ -13,8 +13,8 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
-from ..errors import TAU_RANGE, InputError, read_decimal, read_int_list
-from .cli import output_dir
+from ..errors import TAU_RANGE, InputError, range_text, read_decimal, read_int_list
+from .cli import RANGES, output_dir
 
 __all__ = ["add_parser", "run", "read_tau", "logit_scale_range", "read_ks", "K_RANGE", "DIGITS_SMALL_N"]
 
@@ -78,7 +78,7 @@ def add_parser(subparsers):
                    help=f"also compute R(k) with the arb route at N significant digits (the cosines of the rows "
                         f"as given, normalised at that precision), an integer in "
                         f"[{DIGITS_RANGE[0]}, {DIGITS_RANGE[1]}]; small models only (n * pool <= {DIGITS_SMALL_N}) "
-                        f"and k <= 10^9 (default off)")
+                        f"and k in {range_text(*RANGES['k_exact'])}, as risk (default off)")
     e.add_argument("--samples", metavar="N", default="4096",
                    help="Monte Carlo tuples per k (k <= 4096) for the cross-check and for --compare, 0 or "
                         "an integer in [2, 10^6]; 0 turns the check off (default 4096)")
@@ -359,6 +359,7 @@ def _print_text(r):
     for row in r.get("digits", []):
         print(f"arb route k = {row['k']}: R = {row['risk']} (float64 gap - exact = {row['float64_gap_minus_exact']:.1e})")
     if r.get("digits_skipped_k"):
-        print("arb route: not at k = " + ", ".join(map(str, r["digits_skipped_k"])) + " (it takes k <= 10^9)")
+        print("arb route: not at k = " + ", ".join(map(str, r["digits_skipped_k"]))
+              + f" (it takes k in {range_text(*RANGES['k_exact'])})")
     if r.get("written"):
         print("wrote " + ", ".join(r["written"]))
