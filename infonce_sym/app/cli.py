@@ -397,6 +397,7 @@ RADEMACHER_SECONDS_PER_UNIT = {1: 1.0e-5, 2: 1.0e-5, 3: 2.0e-3}
 RADEMACHER_GRID_SECONDS_PER_CUBE = 4.5e-4
 RADEMACHER_GRID_SECONDS_PER_ENTRY = 4.0e-7
 THEOREM1_SECONDS_PER_UNIT = 1.0e-5     # per repeats x (n + samples) x (k + 2) unit (fit and Monte Carlo)
+THEOREM1_SECONDS_PER_FIT_ENTRY = 8e-8     # per repeats x candidates x n x (k + 2) x m (measured 3e-8 to 1.6e-7)
 BYTES_PER_NEGATIVE = 8 * 8           # memory of one stored negative (tuples of Section 4)
 # expand on a finite model: per (anchor, state) pair, the seven moment sums in mpmath, twice (the
 # confirmation 20 digits wider; one pass: N = 200 3.6 s, N = 400 10.6 s at 5 to 100 digits, 2026-12-03)
@@ -506,8 +507,18 @@ def _check_section4(args):
             seconds = per_unit * args.samples * args.n * (args.k + 2)
         _refuse_if_too_costly(args, seconds, what, memory)
     else:
-        seconds = THEOREM1_SECONDS_PER_UNIT * args.repeats * (args.n + args.samples) * (args.k + 2)
-        _refuse_if_too_costly(args, seconds, _sizes(args, "repeats", "n", "samples", "k"), memory)
+        _refuse_if_too_costly(args, _theorem1_seconds(args), _sizes(args, "repeats", "n", "samples", "k"), memory)
+
+
+def _theorem1_seconds(args):
+    """Per repeat: the fit (R_hat_n at fit_erm's candidates, which grow with the radius) and the Monte
+    Carlo of both sides."""
+    from ..models.fourier_class import FourierEmbedding
+    from ..quantities.search_mc import erm_candidates
+    candidates = erm_candidates(FourierEmbedding(args.m, args.dim_in, float(args.radius)))
+    per_repeat = (THEOREM1_SECONDS_PER_UNIT * (args.n + args.samples) * (args.k + 2)
+                  + THEOREM1_SECONDS_PER_FIT_ENTRY * candidates * args.n * (args.k + 2) * args.m)
+    return args.repeats * per_repeat
 
 
 # ------------------------------------------------------------------ commands

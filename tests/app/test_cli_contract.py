@@ -831,13 +831,14 @@ def test_expand_stops_at_max_seconds(capsys, monkeypatch):
     (["mc", "--tau", "0.5", "--k", "1000000", "--samples", "20000", "--seed", "1"], "MC_NEGATIVES_PER_SECOND",
      "ask for fewer --samples or a smaller --k"),
     (["theorem1", "--n", "400", "--k", "256", "--samples", "400", "--repeats", "20", "--seed", "1"],
-     "THEOREM1_SECONDS_PER_UNIT", "ask for fewer --repeats or --samples, or a smaller --n or --k")])
+     "THEOREM1_SECONDS_PER_UNIT THEOREM1_SECONDS_PER_FIT_ENTRY", "ask for fewer --repeats or --samples, or a smaller --n or --k")])
 def test_mc_and_theorem1_stop_at_max_seconds(argv, constant, hint, capsys, monkeypatch):
     """mc and theorem1 keep --max-seconds while they run, not only in their up-front estimates (which
     assume this machine's speed): here the estimate is made to pass a request of a minute or more, and
     the limit of 1 s stops it, exit 1, one line naming the limit and what to ask for instead."""
     from infonce_sym.app import cli
-    monkeypatch.setattr(cli, constant, 1e12 if constant.startswith("MC") else 1e-12)
+    for name in constant.split():
+        monkeypatch.setattr(cli, name, 1e12 if name.startswith("MC") else 1e-12)
     before = _alarm_state()
     start = time.monotonic()
     code, out, err = run(argv + ["--max-seconds", "1"], capsys)
