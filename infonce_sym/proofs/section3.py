@@ -459,7 +459,11 @@ def _appendix():
               "limsup k|...| <= 4 D2/tau by (12), liminf k(...) >= (1-a)(e^{1/tau}-2)/16", Identity()),
          Step("a <= 1/65", "(13)", le(64 * D2 / ((1 - a) * tau * (x - 2)), b13), "64/(1-a) <= 65",
               NonNegative([65 * D2 * h65 / (a1_pos * tau * t_pos)], {**hyp, h65: sp.Rational(1, 65) - a}))],
-        assumptions + [As("a <= 1/65", le(a, sp.Rational(1, 65)))])
+        assumptions + [As("a <= 1/65", le(a, sp.Rational(1, 65))),
+                       As("limsup_k k (search CE - R~) <= 4 E|dM/dpi|^2/tau: (12) (derivation DCL-12)", derived=True),
+                       As("liminf_k k (int CE - R~) >= (1 - a)(e^{1/tau} - 2)/16 (derivation A2.liminf)", derived=True),
+                       As("limsup u_k/v_k <= limsup u_k / liminf v_k for u_k >= 0 and liminf v_k > 0: the ratio bound "
+                          "(13) is the first over the second", derived=True)])
     return [a1_, d_eps, d_ratio, d_lim, d13]
 
 

@@ -144,7 +144,9 @@ def _prop3():
     ass = [As("0 < delta < 1", lt(delta, 1)),
            "with probability >= 1 - delta (the event of Mohri's theorem), simultaneously for all phi in Phi",
            "R_pop = R(phi; k, tau) = E R_hat_n; Rad = E[sup_phi n^-1 sum sigma_i l(phi, Z_i) | Z_1..Z_n]",
-           "a <= l <= b (derivation L5), W = b - a > 0; g = (l - a)/W in [0, 1]"]
+           "(A): Z_1, ..., Z_n i.i.d. (Mohri et al., Thm 3.3, needs an i.i.d. sample)",
+           As("a <= l <= b, W = b - a > 0; g = (l - a)/W in [0, 1], so the class g is [0, 1]-valued as Mohri et "
+              "al., Thm 3.3, needs (derivation L5 bounds W by 4/tau, not the range itself)", derived=True)]
     ex = Derivation("P3.exact", "Prop. 3 with the exact range 3 (b - a)", "Prop. 3 (sharper constant)", Rpop, "le",
                     exact_rhs.subs(cdef), [s1_, s2_, s3_, s4_, s5_, s5b], ass)
     p3 = Derivation("P3", "Proposition 3: R <= R_hat + 2 Rad + (12/tau) sqrt(log(2/delta)/(2n))", "Prop. 3, App. B",

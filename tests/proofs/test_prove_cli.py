@@ -38,6 +38,12 @@ def test_prove_weakening_constants(capsys):
     r = explore("P3", [2, 11])
     assert r["verdict"] == "failed" and r["failed_step"] == "P3 / constants"
     assert explore("P3", [3, 13])["verdict"] == "proved"
+    # Theorem 1 with a larger sample-variability constant is implied by the proved one: it was reported
+    # failed, the CAS not seeing sqrt(log(2/delta)) >= 0 (found by an audit, Dec 2026)
+    for weaker in ([192, 13], [200, 13], [1000, 1000]):
+        assert explore("T1", weaker)["verdict"] == "proved", weaker
+    for stronger in ([191, 12], [192, 11.99], [100, 100]):
+        assert explore("T1", stronger)["verdict"] == "failed", stronger
 
 
 @pytest.mark.parametrize("argv", [["prove", "P4", "--constants", "1,x,3"], ["prove", "P4", "--constants", "1,2"],
