@@ -794,6 +794,13 @@ def cmd_derivations(args):
     if args.audit or args.mutate:                 # prove_cli: the audit and the mutation report
         from . import prove_cli
         return prove_cli.run_audit(args) if args.audit else prove_cli.run_mutate(args)
+    if args.check and not (Path(args.out) / "README.md").is_file():
+        # --out's default is relative ("derivations"): outside the repository there is nothing to check
+        # against, and every file would be "stale"
+        if Path(args.out).is_dir() and not any(Path(args.out).iterdir()):
+            Path(args.out).rmdir()            # the empty directory that reading --out made
+        raise InputError("--out", f"no rendered derivations in {shown(str(args.out))} to check (run from the "
+                                  "repository, or give --out its derivations directory)")
     failures = []
     stale = render_all(args.out, check=args.check, failures=failures)
     status = 1 if args.check and (stale or failures) else 0

@@ -536,9 +536,19 @@ def test_derivations_json_is_json(tmp_path, capsys, monkeypatch):
     code, out, _ = run(["derivations", "--json", "--out", str(tmp_path)], capsys)
     data = json.loads(out)
     assert code == 0 and data["written"] == [str(tmp_path / "lemma-x.md")] and data["failures"][0]["id"] == "lemma-x"
+    (tmp_path / "README.md").write_text("the index that a rendering writes\n")
     code, out, _ = run(["derivations", "--check", "--json", "--out", str(tmp_path)], capsys)
     data = json.loads(out)
     assert code == 1 and data["stale"] == [str(tmp_path / "lemma-x.md")] and data["check"] is True
+
+
+def test_derivations_check_outside_the_repository_says_so(tmp_path, capsys, monkeypatch):
+    """--out's default is relative: run elsewhere, --check reported every file stale (exit 1) and left an
+    empty directory behind (found by an audit)."""
+    monkeypatch.chdir(tmp_path)
+    line = refused(["derivations", "--check"], capsys)
+    assert "--out" in line and "no rendered derivations" in line
+    assert not (tmp_path / "derivations").exists()
 
 
 def test_a_named_pipe_spec_waits_for_its_writer_but_not_forever(tmp_path, capsys, monkeypatch):

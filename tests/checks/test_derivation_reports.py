@@ -51,6 +51,7 @@ def test_derivations_check_names_a_failed_chain_and_its_step(capsys, monkeypatch
     bad.steps[0].claim = eq((x + 1) ** 2, x ** 2 + 3 * x + 1)
     monkeypatch.setattr(render, "all_derivations", lambda: [_toy(), bad])
     monkeypatch.setattr(render, "render_index", lambda ds, rs: "index\n")
+    (tmp_path / "README.md").write_text("index\n")          # a rendered directory to check against
     code = main(["derivations", "--check", "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 1
