@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..errors import (DIGITS_RANGE, InputError, range_text, read_choice, read_int, read_int_list,
                       read_json_file, read_real, shown, shown_path)
+from .report import REPORT_FILES             # verify's files (report.py imports only the standard library at load)
 
 __all__ = ["main", "build_parser", "real_option", "int_option", "choice_option", "path_option",
            "RANGES", "LIMITS"]
@@ -122,12 +123,6 @@ def int_list_option(p, flag, help, lo, hi, default=None, required=False):
 def choice_option(p, flag, help, choices, default):
     _add(p, flag, lambda text: read_choice(flag, text, choices), f"{help}: {' | '.join(choices)}",
          default, False, "NAME")
-
-
-def report_files():
-    """The files ``verify`` writes into --out (app.report's names; read when the parser is built)."""
-    from .report import REPORT_FILES
-    return REPORT_FILES
 
 
 def path_option(p, flag, help, kind, default=None, required=False, files=()):
@@ -790,15 +785,15 @@ def cmd_bench(args):
 
 
 def cmd_derivations(args):
-    from ..proofs.render import render_all
+    from ..proofs.render import INDEX_NAME, render_all
     if args.audit or args.mutate:                 # prove_cli: the audit and the mutation report
         from . import prove_cli
         return prove_cli.run_audit(args) if args.audit else prove_cli.run_mutate(args)
-    if args.check and not (Path(args.out) / "README.md").is_file():
+    if args.check and not (Path(args.out) / INDEX_NAME).is_file():
         # --out's default is relative ("derivations"): outside the repository there is nothing to check
         # against, and every file would be "stale"
         if Path(args.out).is_dir() and not any(Path(args.out).iterdir()):
-            Path(args.out).rmdir()            # the empty directory that reading --out made
+            Path(args.out).rmdir()            # empty: made by reading --out (or holding nothing to check)
         raise InputError("--out", f"no rendered derivations in {shown(str(args.out))} to check (run from the "
                                   "repository, or give --out its derivations directory)")
     failures = []
@@ -837,7 +832,7 @@ def build_parser():
     v = sub.add_parser("verify", help="re-derive and re-check everything; write a report")
     v.add_argument("--quick", action="store_true", help="small grid (under 2 minutes)")
     path_option(v, "--out", "report directory (created if missing; an existing one is reused)", "dir",
-                default="report", files=report_files())
+                default="report", files=REPORT_FILES)
     _json_option(v)
     int_option(v, "--workers", "local worker processes (every check is a work unit)", *RANGES["workers"],
                default="2")

@@ -99,6 +99,9 @@ def render_index(derivations, results) -> str:
     return "\n".join(lines) + "\n"
 
 
+INDEX_NAME = "README.md"          # the index of the rendered derivations (derivations --check looks for it)
+
+
 def render_all(out_dir=DEFAULT_OUT, check=False, failures=None):
     """Write (or, with ``check=True``, compare) the rendered files; return the stale paths.
     ``failures``, a list, receives (id, failed steps) of every chain whose verdict is "failed"."""
@@ -108,7 +111,7 @@ def render_all(out_dir=DEFAULT_OUT, check=False, failures=None):
     if failures is not None:
         failures += [(d.id, failed_steps(d, r)) for d, r in zip(derivations, results) if r.verdict == "failed"]
     files = {out / f"{d.id}.md": render_markdown(d, r) + "\n" for d, r in zip(derivations, results)}
-    files[out / "README.md"] = render_index(derivations, results)
+    files[out / INDEX_NAME] = render_index(derivations, results)
     stale = [p for p, text in files.items() if not p.exists() or p.read_text() != text]
     if not check:
         out.mkdir(parents=True, exist_ok=True)

@@ -825,10 +825,7 @@ class LawModel:
         mod = self.model
         laws = []
         weight = ctx.mpf(1) / mod.n
-        if mod.given is None:
-            anchors, positives, pool = mod.anchors, mod.positives, mod.pool
-        else:
-            anchors, positives, pool = mod.given
+        anchors, positives, pool = mod.given if mod.given is not None else (mod.anchors, mod.positives, mod.pool)
 
         def unit(row):            # the row's entries over its norm, at ctx's precision
             row = [ctx.mpf(float(v)) for v in row]
