@@ -54,6 +54,7 @@ from .exact import QUANTITIES
 from .first_call import GuardedKernels
 from .loss import check_loss, infonce_loss
 from ..models import FiniteModel, SphereModel, log_partition
+from ..models.laws import KERNEL_VANISHES
 
 __all__ = ["monte_carlo", "naive_vector_monte_carlo", "merge_moments", "block_moments", "normal_approximation",
            "sampled_result",
@@ -580,13 +581,14 @@ def _finite_tables(model: FiniteModel, tau):
 
 
 def _zero_sum_reason(model: FiniteModel, k):
-    """Why sum_j dM/dpi(xi_j) = 0 has positive probability, or None."""
+    """Why sum_j dM/dpi(xi_j) = 0 has positive probability (the text ``risk`` and ``expand`` give, with
+    this k's probability bound), or None."""
     pi, M, _ = model.arrays()
     for a in np.flatnonzero(pi > 0):
         mass = float(pi[M[a] == 0].sum())
         if mass > 0:
-            return (f"sum_j dM(z,.)/dpi(xi_j) = 0 has positive probability (>= pi({a}) * {mass:g}^{k}) "
-                    f"(M({a}, .) vanishes on a set of pi-mass {mass:g}), so eq. (9) is undefined")
+            return (f"{KERNEL_VANISHES} (M({a}, .) = 0 on pi-mass {mass:g}: probability >= pi({a}) * {mass:g}^{k} "
+                    f"at k = {k})")
     return None
 
 

@@ -9,6 +9,7 @@ from scipy import stats
 
 from infonce_sym.errors import InputError
 from infonce_sym.models import FiniteModel, SphereModel, example_a2, nonreversible_model
+from infonce_sym.models.laws import KERNEL_VANISHES
 from infonce_sym.quantities.montecarlo import (GAPS, QUANTITIES, SimilaritySampler, closed_forms, monte_carlo,
                                               naive_vector_monte_carlo)
 
@@ -296,7 +297,11 @@ def test_zero_weight_sum_positive_probability():
     model = example_a2(0.5)            # M = identity: sum_j M(z, xi_j)/pi(xi_j) = 0 unless some xi_j = z
     r = monte_carlo(model, 0.5, 3, 20_000, seed=1)
     assert r["search_cross_entropy"]["estimate"] is None
-    assert "positive probability" in r["search_cross_entropy"]["reason"]
+    # the text risk and expand give (one reason, three commands), with this k's probability bound
+    assert r["search_cross_entropy"]["reason"].startswith(KERNEL_VANISHES)
+    # M = identity: M(0, .) vanishes off state 0, on pi-mass 1 - pi(0)
+    mass = f"{1 - float(model.pi[0]):g}"
+    assert f"on pi-mass {mass}: probability >= pi(0) * {mass}^3 at k = 3" in r["search_cross_entropy"]["reason"]
     close(r["density_ratio_second_moment"], model.density_ratio_second_moment(mpmath.mp))
     close(r["cross_entropy_limit"], model.cross_entropy_limit(mpmath.mp, 0.5))
     r = monte_carlo(example_a2(0.5, mixing=0.3), 0.5, 3, 2000, seed=1)
