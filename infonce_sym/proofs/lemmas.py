@@ -44,6 +44,13 @@ LIBRARY = {
     "covering numbers of balls": ("N(eps, B_R(Theta), ||.||) <= (1 + 2R/eps)^{d}, and N(eps, Phi, rho) <= N(eps/L, Theta) "
                                   "for an L-Lipschitz parametrisation, then monotonicity of the integral",
                                   "Wainwright (2019), eq. 5.9 (volumetric bound), as the paper cites it"),
+    "limsup and liminf": ("U_n <= B for every n (B free of n) implies limsup U_n <= B; limsup u_n/v_n <= A/B when "
+                          "u_n >= 0 for every n, limsup u_n <= A and liminf v_n >= B > 0 (A, B free of n; v_n > 0 "
+                          "for all large n, so the ratios of the tail are defined)",
+                          "standard (upper and lower limits: Rudin, Principles of Mathematical Analysis, 3rd ed., "
+                          "Def. 3.16, Thm 3.17, 3.19)"),
+    "Fatou": ("liminf_n E F_n >= E liminf_n F_n for F_n >= 0",
+              "Fatou's lemma (e.g. Rudin, Real and Complex Analysis, 3rd ed., Lemma 1.28)"),
     "elementary": ("monotonicity of expectations, finite sums and integrals; |x| = -x for x <= 0; min{p, q} = q "
                    "for q <= p; log(1 + x) <= x; a convex C^2 function above its tangent, a concave one above "
                    "its chord; |x - y| <= hi - lo on [lo, hi]; Rad is shift invariant and positively homogeneous "
@@ -533,6 +540,15 @@ class Liminf(sp.Function):
         return t if exp is None else r"\left(%s\right)^{%s}" % (t, exp)
 
 
+class Limsup(sp.Function):
+    """limsup_{n -> oo} of ``expr`` (``Limsup(expr, n)``): kept unevaluated."""
+    nargs = 2
+
+    def _latex(self, printer, exp=None):
+        t = r"\limsup_{%s \to \infty} \left(%s\right)" % (printer._print(self.args[1]), printer._print(self.args[0]))
+        return t if exp is None else r"\left(%s\right)^{%s}" % (t, exp)
+
+
 @_lib('Taylor (Lagrange remainder)')
 def taylor_lagrange_point(order):
     """Taylor's theorem about 0 with the Lagrange remainder of order ``order + 1``, the intermediate
@@ -593,6 +609,46 @@ def liminf_of_limit():
         {"V": sp.Symbol("V"), "n": n, "L": sp.Symbol("L")},
         lambda V, n, L: eq(Liminf(V, n), L),
         lambda V, n, L: [eq(sp.Limit(V, n, sp.oo), L)])
+
+
+@_lib('limsup and liminf')
+def limsup_bounded():
+    """A sequence bounded above: U_n <= B for every n, B free of n, implies limsup U_n <= B.  "B free of n" is
+    the hypothesis B(n + 1) = B(n)."""
+    n = sp.Symbol("n", positive=True, integer=True)
+    return Lemma(
+        "limsup of a sequence bounded above", "U_n <= B for all n (B free of n) implies limsup U_n <= B",
+        {"U": sp.Symbol("U"), "B": sp.Symbol("B"), "n": n},
+        lambda U, B, n: le(Limsup(U, n), B),
+        lambda U, B, n: [ge(B - U, 0), eq(sp.sympify(B).subs(n, n + 1), B)])
+
+
+@_lib('limsup and liminf')
+def limsup_ratio():
+    """The limsup of a ratio: u_n >= 0 for every n, limsup u_n <= A and liminf v_n >= B > 0 (A, B free of n)
+    imply limsup u_n/v_n <= A/B, i.e. limsup u_n/v_n <= limsup u_n / liminf v_n bounded by A/B.  (v_n > 0 for
+    all large n since liminf v_n > 0: the limsup is that of the tail.  For 0 < e < B, eventually u_n <= A + e
+    and v_n >= B - e > 0, so 0 <= u_n/v_n <= (A + e)/(B - e); let e -> 0.)  "A, B free of n" are the
+    hypotheses A(n + 1) = A(n), B(n + 1) = B(n)."""
+    n = sp.Symbol("n", positive=True, integer=True)
+    return Lemma(
+        "limsup of a ratio",
+        "u_n >= 0, limsup u_n <= A, liminf v_n >= B > 0 (A, B free of n) imply limsup u_n/v_n <= A/B",
+        {"U": sp.Symbol("U"), "V": sp.Symbol("V"), "n": n, "A": sp.Symbol("A"), "B": sp.Symbol("B", positive=True)},
+        lambda U, V, n, A, B: le(Limsup(U / V, n), A / B),
+        lambda U, V, n, A, B: [ge(U, 0), ge(A - Limsup(U, n), 0), ge(Liminf(V, n) - B, 0), gt(B, 0),
+                               eq(sp.sympify(A).subs(n, n + 1), A), eq(sp.sympify(B).subs(n, n + 1), B)])
+
+
+@_lib('Fatou')
+def fatou(E):
+    """Fatou's lemma for the expectation ``E``: F_n >= 0 for every n implies liminf_n E[F_n] >= E[liminf_n F_n]."""
+    n = sp.Symbol("n", positive=True, integer=True)
+    return Lemma(
+        "Fatou's lemma", "F_n >= 0 for all n implies liminf E[F_n] >= E[liminf F_n]",
+        {"F": sp.Symbol("F"), "n": n},
+        lambda F, n: ge(Liminf(E(F), n), E(Liminf(F, n))),
+        lambda F, n: [ge(F, 0)])
 
 
 # ---------------------------------------------------------------- vectors of R^d with d symbolic (indexed sums), appended

@@ -14,7 +14,7 @@ from functools import lru_cache
 import sympy as sp
 
 from .chain import (AsGap, Assumption as As, Derivation, Ea, Ex, Expm1, ByLemma, Identity, NonNegative,
-                    Step, Var, eq, ge, gt, le, lt, parameter, random_family, random_symbol, split)
+                    Step, Var, eq, ge, gt, le, lt, parameter, random_family, random_symbol, relation_kind, split)
 from . import errata as _errata
 from . import lemmas as L
 from .register import cite, derivation, register
@@ -451,20 +451,71 @@ def _appendix():
     liminf = (1 - a) * (x - 2) / 16
     from .asymptotics import a2_liminf         # (32) with its explicit remainder (A2.32.lower), then A2.ratio
     d_lim = a2_liminf(d_ratio, assumptions, errata=[_errata.get("A2-k")])
-    q13 = (4 * D2 / tau) / liminf
-    b13 = 65 * D2 / (tau * (x - 2))
-    d13 = Derivation(
-        "A2.13", "A.2: the ratio bound (13)", "(13)", q13, "le", b13,
-        [Step("", "(12), A2.liminf", eq(q13, 64 * D2 / ((1 - a) * tau * (x - 2))),
-              "limsup k|...| <= 4 D2/tau by (12), liminf k(...) >= (1-a)(e^{1/tau}-2)/16", Identity()),
-         Step("a <= 1/65", "(13)", le(64 * D2 / ((1 - a) * tau * (x - 2)), b13), "64/(1-a) <= 65",
-              NonNegative([65 * D2 * h65 / (a1_pos * tau * t_pos)], {**hyp, h65: sp.Rational(1, 65) - a}))],
-        assumptions + [As("a <= 1/65", le(a, sp.Rational(1, 65))),
-                       As("limsup_k k (search CE - R~) <= 4 E|dM/dpi|^2/tau: (12) (derivation DCL-12)", derived=True),
-                       As("liminf_k k (int CE - R~) >= (1 - a)(e^{1/tau} - 2)/16 (derivation A2.liminf)", derived=True),
-                       As("limsup u_k/v_k <= limsup u_k / liminf v_k for u_k >= 0 and liminf v_k > 0: the ratio bound "
-                          "(13) is the first over the second", derived=True)])
+    d13 = _ratio13(d_lim, assumptions, hyp, liminf)
     return [a1_, d_eps, d_ratio, d_lim, d13]
+
+
+def _ratio13(d_lim, assumptions, hyp, liminf):
+    """A2.13: limsup_k |search CE - R~| / (int CE - R~) <= 65 D2/(tau (e^{1/tau} - 2)), the paper's (13), from
+    (12) for every k (DCL-12), the per-anchor liminf of A.2 (A2.liminf, with V_j = X_j/mu - 1 at each anchor)
+    averaged over the anchors by Fatou's lemma, and the limsup of a ratio."""
+    from .expansions import V
+    ce, Rt = risk_definitions()["ce"], risk_definitions()["Rt"]
+    d12 = derivation("DCL-12")
+    num = d12.quantity                                   # |search CE - R~|, DCL-12's quantity (for every k)
+    g = sp.log(mu_S) - Ex(sp.log(muhat_S))               # (31): int CE - R~ = Ea[log mu - E log muhat]
+    Vx = sp.Lambda(j, sp.exp(S(j) / tau) / mu_S - 1)     # V_j = X_j/mu - 1, X_j = e^{S_j/tau}, at each anchor
+    Llim = cite(d_lim, {"V": V})                          # the sibling built above, V instantiated
+    lim_q, hyps_lim = Llim.instantiate({"V": Vx})
+    f_k = lim_q.lhs.args[0]                               # k E[-log(1 + Vbar)] per anchor (A2.liminf's sequence)
+    u_k, v_k = k * num, Ea(f_k)                           # k |search CE - R~|, k (int CE - R~)
+    A13, B13 = 4 * D2 / tau, liminf                      # limsup u_k <= A13, liminf v_k >= B13 > 0
+    q13 = L.Limsup(num / (ce - Rt), k)
+    b13 = 65 * D2 / (tau * (x - 2))
+    r64 = 64 * D2 / ((1 - a) * tau * (x - 2))
+    w1, w2 = sp.symbols("w1 w2", nonnegative=True)
+    # hypotheses of A2.liminf at each anchor: E V = 0 (the CAS), 1 + V_j = X_j/mu >= e^{-2/tau} from |S| <= 1
+    rng_idx = next(i for i, h in enumerate(hyps_lim) if h.has(S) and relation_kind(h) != "eq")
+    mu_le = AsGap(ByLemma(L.monotone(Ex), {"U": sp.exp(S(0) / tau), "V": x},
+                          hyp_checks={0: NonNegative([sp.exp(S(0) / tau) * Expm1(u_ / tau)], {u_: 1 - S(0)})}))
+    rng_check = NonNegative([sp.exp(-1 / tau) * Expm1(s_ / tau) / mu_S, sp.exp(-2 / tau) * w_ / mu_S],
+                            {s_: S(j) + 1, w_: x - mu_S}, by={w_: mu_le})
+    # liminf_k k (int CE - R~) >= Ea[liminf_k f_k] (Fatou, f_k >= 0 by Jensen) >= Ea[(1-a)(e^{1/tau}-2)/16]
+    jensen = ByLemma(L.jensen_concave(Ex), {"F": sp.Lambda(_y, sp.log(_y)), "Y": muhat_S},
+                     context=sp.Lambda(_y, k * (sp.log(mu_S) - _y)))
+    fatou = AsGap(ByLemma(L.fatou(Ea), {"F": f_k, "n": k}, hyp_checks={0: jensen}))
+    per_anchor_liminf = AsGap(ByLemma(L.monotone(Ea), {"U": B13, "V": L.Liminf(f_k, k)},
+                                      hyp_checks={0: AsGap(ByLemma(Llim, {"V": Vx}, hyp_checks={rng_idx: rng_check}))}))
+    den_check = NonNegative([w1, w2], {w1: L.Liminf(v_k, k) - Ea(L.Liminf(f_k, k)), w2: Ea(L.Liminf(f_k, k)) - B13},
+                            by={w1: fatou, w2: per_anchor_liminf})
+    # 4 D2/tau - k |search CE - R~| = k w, w = 4 D2/(tau k) - |search CE - R~| >= 0 by (12) at this k
+    num_check = AsGap(ByLemma(L.limsup_bounded(), {"U": u_k, "B": A13, "n": k},
+                              hyp_checks={0: NonNegative([k * w_], {w_: d12.statement - num},
+                                                         by={w_: AsGap(ByLemma(cite("DCL-12", {"k": k}), {"k": k}))})}))
+    anchor_law = As("the A.2 law at every anchor: the similarity of a negative is 1 with probability eps and X0 "
+                    "(|X0| <= delta) otherwise, so A2.liminf holds at each anchor with V_j = X_j/mu - 1, "
+                    "X_j = e^{S_j/tau} (its X0 may depend on the anchor)")
+    return Derivation(
+        "A2.13", "A.2: the ratio bound (13)", "(13)", q13, "le", b13,
+        [Step("(31)", "(31)", eq(q13, L.Limsup(num / Ea(g), k)),
+              "int CE - R~ = int (log mu - E log muhat) dpi: the positive term cancels", Identity()),
+         Step("V_j = X_j/mu - 1", "(31)-(32)", eq(L.Limsup(num / Ea(g), k), L.Limsup(u_k / v_k, k)),
+              "log mu - E log muhat = E[-log(1 + Vbar)] with V_j = e^{S_j/tau}/mu - 1 (A2.liminf's sequence), "
+              "numerator and denominator times k", Identity()),
+         Step("limsup of a ratio", "(12), A.2",
+              le(L.Limsup(u_k / v_k, k), r64),
+              "limsup k|search CE - R~| <= 4 D2/tau by (12) for every k (DCL-12); liminf k (int CE - R~) >= "
+              "(1-a)(e^{1/tau}-2)/16 > 0 by A2.liminf at each anchor and Fatou (k (log mu - E log muhat) >= 0, "
+              "Jensen); (4 D2/tau)/((1-a)(e^{1/tau}-2)/16) = 64 D2/((1-a) tau (e^{1/tau}-2))",
+              ByLemma(L.limsup_ratio(), {"U": u_k, "V": v_k, "n": k, "A": A13, "B": B13},
+                      hyp_checks={1: num_check, 2: den_check,
+                                  3: NonNegative([a1_pos * t_pos / 16], hyp)})),
+         Step("a <= 1/65", "(13)", le(r64, b13), "64/(1-a) <= 65",
+              NonNegative([65 * D2 * h65 / (a1_pos * tau * t_pos)], {**hyp, h65: sp.Rational(1, 65) - a}))],
+        assumptions + [As("a <= 1/65", le(a, sp.Rational(1, 65))), anchor_law,
+                       As("S_j >= -1 for every negative j (|phi| = 1)", ge(S(j), -1))]
+        + list(d12.assumptions),
+        errata=[_errata.get("S3.4-appendix-ref")])
 
 
 # ---------------------------------------------------------------- statements for numerics

@@ -233,3 +233,70 @@ def test_unused_and_used_assumptions():
         ms = [m for m in mutants([d]) if m.step_index == -1]
         assert ms, id_
         assert all(killed(m)[0] for m in ms)
+
+
+# ---------------------------------------------------------------- (13) from (12), A2.liminf and the limsup of a ratio
+def test_a2_13_is_the_paper_13_from_its_citations():
+    """A2.13's quantity is the paper's (13), limsup_k |search CE - R~| / (int CE - R~), with DCL-12's quantity as
+    the numerator; its chain cites DCL-12 and A2.liminf (both instantiated) and assumes no consequence itself
+    (the assumed ones through its citations are Lemma 3's, via DCL-12)."""
+    from infonce_sym.proofs.lemmas import Limsup
+    from infonce_sym.proofs.render import audit_record
+    d = S3.BY_ID["A2.13"]
+    res = cited_result(d)
+    assert res.verdict == "proved" and res.undischarged == []
+    num = S3.BY_ID["DCL-12"].quantity
+    defs = S3.risk_definitions()
+    assert d.quantity == Limsup(num / (defs["ce"] - defs["Rt"]), S3.k)
+    assert d.statement == S3.STATEMENTS["A2"]["ratio13"]
+    assert sp.simplify(d.statement - 65 * S3.D2 / (S3.tau * (sp.exp(1 / S3.tau) - 2))) == 0
+    assert {"DCL-12", "A2.liminf"} <= set(res.cites)
+    assert {"limsup and liminf", "Fatou"} <= set(res.lemmas)
+    rec = audit_record(d, res)
+    assert rec["assumed_consequences"] == 0
+    assert {a.split(":")[0] for a in rec["assumed_consequences_with_citations"]} == {"L3.24", "L3.25"}
+
+
+def test_limsup_lemmas_refuse_false_hypotheses():
+    """A library lemma of limits whose hypothesis is false fails the step (a gap that is negative), or leaves the
+    hypothesis undischarged (a bound that depends on n)."""
+    from infonce_sym.proofs import lemmas as L
+    from infonce_sym.proofs.chain import Ex, le, ge
+    n = sp.Symbol("n", positive=True, integer=True)
+    ok = ByLemma(L.limsup_bounded(), {"U": 1 - 1 / n, "B": 1, "n": n})(le(L.Limsup(1 - 1 / n, n), 1))
+    assert ok.ok and not ok.premises
+    # U_n = 1 + 1/n is not <= 1
+    r = ByLemma(L.limsup_bounded(), {"U": 1 + 1 / n, "B": 1, "n": n})(le(L.Limsup(1 + 1 / n, n), 1))
+    assert not r.ok and "hypothesis 0" in r.detail and "is false" in r.detail
+    # u_n = -1 >= 0 is false (and limsup -1/v_n = -1/2 > -1 for v_n alternating 1, 2: the conclusion is false)
+    v = sp.Rational(3, 2) + (-1) ** n / 2
+    bad_u = ByLemma(L.limsup_ratio(), {"U": -1, "V": v, "n": n, "A": -1, "B": 1})
+    r = bad_u(le(L.Limsup(-1 / v, n), -1))
+    assert not r.ok and "hypothesis 0" in r.detail and "is false" in r.detail
+    # liminf v_n >= B with B = -1 <= 0
+    bad_b = ByLemma(L.limsup_ratio(), {"U": 1, "V": 2 + 1 / n, "n": n, "A": 1, "B": -1})
+    r = bad_b(le(L.Limsup(1 / (2 + 1 / n), n), -1))
+    assert not r.ok and "hypothesis 3" in r.detail and "is false" in r.detail
+    # Fatou needs F_n >= 0
+    F = -1 - 1 / n
+    r = ByLemma(L.fatou(Ex), {"F": F, "n": n})(ge(L.Liminf(Ex(F), n), Ex(L.Liminf(F, n))))
+    assert not r.ok and "hypothesis 0" in r.detail and "is false" in r.detail
+
+
+def test_12_does_not_bound_the_limsup_by_its_k_dependent_bound():
+    """limsup_k |search CE - R~| <= 4 D2/(tau k) from (12) at every k is refused: the bound of the lemma must be
+    free of k (the hypothesis B(k + 1) = B(k) stays undischarged, the chain is conditional); A2.13 bounds
+    limsup_k k |search CE - R~| by 4 D2/tau instead."""
+    from infonce_sym.proofs import lemmas as L
+    from infonce_sym.proofs.chain import AsGap, Derivation, Step, le
+    from infonce_sym.proofs.register import cite
+    d12 = S3.BY_ID["DCL-12"]
+    num, b = d12.quantity, d12.statement
+    chk = ByLemma(L.limsup_bounded(), {"U": num, "B": b, "n": S3.k},
+                  hyp_checks={0: AsGap(ByLemma(cite("DCL-12", {"k": S3.k}), {"k": S3.k}))})
+    d = Derivation("toy", "limsup of (12)", "", L.Limsup(num, S3.k), "le", b,
+                   [Step("(12)", "", le(L.Limsup(num, S3.k), b), "", chk)], list(d12.assumptions))
+    res = d.run()
+    assert res.verdict == "conditional"
+    assert [t for _, t in res.undischarged] == [f"hypothesis 1 of {L.limsup_bounded().name}: "
+                                                f"Eq(4*D2/(tau*(k + 1)), 4*D2/(k*tau))"]
