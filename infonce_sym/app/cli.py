@@ -583,7 +583,11 @@ def cmd_mc(args):
                    **{key: value for key, value in result.items() if key not in keys and key not in
                       ("model", "tau", "k", "loss", "seed")})
         return 0
-    print(f"{model.label}  {_inputs_line(args, ('tau', 'k', 'loss', 'samples', 'seed'))}")
+    # the backend that drew the samples (the same seed gives the same numbers per backend)
+    backend, threads = result.get("backend"), result.get("threads")
+    ran = "" if backend is None else f"  backend={backend}" + (
+        f" ({threads} thread{'' if threads == 1 else 's'})" if threads else "")
+    print(f"{model.label}  {_inputs_line(args, ('tau', 'k', 'loss', 'samples', 'seed'))}{ran}")
     for key in keys:
         r = result[key]
         if r.get("estimate") is None and r.get("value") is None:
@@ -751,7 +755,7 @@ def cmd_verify(args):
     from . import report, verify
     mode = "quick" if args.quick else "full"
     with _Progress(quiet=args.json) as progress:
-        if args.scheduler:
+        if args.scheduler is not None:
             results, rows, meta = verify.run(mode, verify.dask_executor(args.scheduler),
                                              on_stage=progress.stage_done, progress=progress.within)
         elif args.workers > 1:

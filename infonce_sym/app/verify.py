@@ -6,13 +6,14 @@ by default (``default_executor``), or a Dask client's ``get_executor()``."""
 from __future__ import annotations
 
 import multiprocessing
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 from ..checks import derivations as derivation_checks
 from ..checks import section3, section4
 from ..checks.grids import Grid, ModelSpec, grid_jobs, grid_point
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..models import SphereModel, nonreversible_model
 
 __all__ = ["PLANS", "run", "work_units", "default_executor", "dask_executor"]
@@ -76,18 +77,63 @@ def ignore_interrupt():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+# a scheduler's address: [protocol://]host:port (inproc:// lives inside one process: no use from the command line)
+SCHEDULER_PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx")
+# dask's own connect timeout; the whole connection (its handshake included) is abandoned this much later: a
+# listener that accepts and never answers held Client(address, timeout="10s") for minutes
+SCHEDULER_CONNECT_SECONDS = 10
+SCHEDULER_HANDSHAKE_SECONDS = 5
+
+
+def scheduler_address(text: str) -> str:
+    """``--scheduler``'s ADDRESS as protocol://host:port (tcp when no protocol is given), or an InputError.
+
+    >>> scheduler_address("node7:8786")
+    'tcp://node7:8786'
+    """
+    given = text.strip()
+    if not given:
+        raise InputError("--scheduler", "is empty: give a running dask scheduler's address, e.g. tcp://host:8786")
+    protocol, sep, rest = given.partition("://")
+    if not sep:
+        protocol, rest = "tcp", given
+    if protocol not in SCHEDULER_PROTOCOLS:
+        raise InputError("--scheduler", f"{shown(given)}: the protocol must be one of {', '.join(SCHEDULER_PROTOCOLS)}")
+    host, colon, port = rest.rpartition(":")
+    if not (colon and host and port.isdigit() and 1 <= int(port) <= 65535):
+        raise InputError("--scheduler", f"{shown(given)} is not host:port with a port in [1, 65535]")
+    return f"{protocol}://{rest}"
+
+
 def dask_executor(address: str):
     """The ``concurrent.futures.Executor`` of a running dask.distributed scheduler at ``address``
-    (``pip install "infonce-sym[dask]"``)."""
+    (``pip install "infonce-sym[dask]"``).  Whatever answers there, or fails to within
+    SCHEDULER_CONNECT_SECONDS + SCHEDULER_HANDSHAKE_SECONDS, is an InputError naming --scheduler."""
+    address = scheduler_address(address)
     try:
         from distributed import Client
     except ImportError:
-        raise InputError("scheduler", "needs dask.distributed: pip install \"infonce-sym[dask]\"") from None
-    try:
-        client = Client(address, timeout="10s")
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise InputError("scheduler", f"cannot reach a dask scheduler at {address!r}: {exc}") from None
-    return client.get_executor()
+        raise InputError("--scheduler", "needs dask.distributed: pip install \"infonce-sym[dask]\"") from None
+    got = {}
+
+    def connect():
+        try:
+            got["client"] = Client(address, timeout=f"{SCHEDULER_CONNECT_SECONDS}s")
+        except BaseException as exc:        # a server that is not a scheduler can raise anything (MemoryError...)
+            got["error"] = exc
+    # a daemon thread: a handshake that never ends must not keep the process from exiting
+    thread = threading.Thread(target=connect, name="infonce-sym dask connect", daemon=True)
+    thread.start()
+    thread.join(SCHEDULER_CONNECT_SECONDS + SCHEDULER_HANDSHAKE_SECONDS)
+    if thread.is_alive():
+        raise InputError("--scheduler", f"no dask scheduler answered at {address} within "
+                                        f"{SCHEDULER_CONNECT_SECONDS + SCHEDULER_HANDSHAKE_SECONDS} s")
+    if "error" in got:
+        exc = got["error"]
+        detail = (str(exc).strip().splitlines() or [""])[0][:160]
+        raise InputError("--scheduler", f"cannot connect to a dask scheduler at {address} "
+                                        f"({type(exc).__name__}{': ' + detail if detail else ''})")
+    return got["client"].get_executor()
 
 
 def _asymptotic(models):

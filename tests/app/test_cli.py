@@ -66,6 +66,20 @@ def test_mc_brackets_the_exact_risk(capsys):
         assert float(mc[key]["stderr"]) > 0 and mc[key]["samples"] == 4000
 
 
+def test_mc_text_names_the_backend_the_json_names(capsys):
+    """Issue 11: the output names the backend (the same seed gives the same numbers per backend): the text's
+    first line says what the JSON's "backend" and "threads" say, for the sphere and a finite model."""
+    for model in (["--dim", "16", "--kappa", "8"], ["--model", "example-a2"]):
+        args = ["mc", *model, "--tau", "0.5", "--k", "8", "--samples", "500", "--seed", "2"]
+        assert main(args + ["--json"]) == 0
+        got = json.loads(capsys.readouterr().out)
+        assert main(args) == 0
+        first = capsys.readouterr().out.splitlines()[0]
+        threads = got.get("threads")
+        said = f"backend={got['backend']}" + (f" ({threads} thread{'' if threads == 1 else 's'})" if threads else "")
+        assert first.endswith(said), (first, said)
+
+
 def test_mc_says_when_its_interval_is_not_a_95_percent_interval(capsys):
     """Where the sample's skewness fails Cochran's rule, the text says so on the line and the JSON
     carries ci95_reliable = false; the digits shown separate the interval's ends (at 8 significant

@@ -9,10 +9,14 @@ cluster still runs every other unit and one derivation group (``ON_THE_CLUSTER``
 are compared with this process's."""
 import concurrent.futures
 import json
+import socket
+import threading
+import time
 
 import pytest
 
 from infonce_sym.app import report, verify
+from infonce_sym.errors import InputError
 
 distributed = pytest.importorskip("distributed")
 
@@ -110,3 +114,67 @@ def test_the_cluster_gives_the_local_numbers(quick_run):
     assert len(local) >= 2         # the group of chains that cite chains
     for check in local:
         assert _strip(check) == _strip(by_id[check.id])
+
+
+# ---------------------------------------------------------------- --scheduler: whatever is at ADDRESS, exit 2 in bounded time
+@pytest.mark.parametrize("address, words", [
+    ("", "is empty"), ("  ", "is empty"), ("inproc://x", "the protocol must be one of"),
+    ("tcp://127.0.0.1:99999", "port in [1, 65535]"), ("tcp://127.0.0.1:0", "port in [1, 65535]"),
+    ("tcp://:8786", "is not host:port"), ("tcp://host", "is not host:port"), ("udp://h:1", "the protocol")])
+def test_scheduler_addresses_are_checked_before_connecting(address, words):
+    with pytest.raises(InputError, match=r"^--scheduler: ") as info:
+        verify.dask_executor(address)
+    assert words in str(info.value)
+
+
+def test_scheduler_address_defaults_to_tcp():
+    assert verify.scheduler_address("node7:8786") == "tcp://node7:8786"
+    assert verify.scheduler_address(" tls://[::1]:8786 ") == "tls://[::1]:8786"
+
+
+def _listener(reply):
+    """A local server on a free port that reads and then answers ``reply`` (None: never answers)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    held = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if reply is not None:
+                conn.settimeout(2)
+                try:
+                    conn.recv(65536)
+                    conn.sendall(reply)
+                except OSError:
+                    pass
+                conn.close()
+    threading.Thread(target=serve, daemon=True).start()
+    return server, f"tcp://127.0.0.1:{server.getsockname()[1]}"
+
+
+def test_a_server_that_is_not_a_scheduler_is_exit_2(monkeypatch):
+    """An HTTP server's reply made dask allocate exabytes (MemoryError: exit 1, "numerical failure"); one that
+    accepts and never answers held the connection for minutes: both are now one InputError."""
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(verify, "SCHEDULER_CONNECT_SECONDS", 2)
+    monkeypatch.setattr(verify, "SCHEDULER_HANDSHAKE_SECONDS", 1)
+    server, address = _listener(b"HTTP/1.0 426 Upgrade Required\r\ncontent-length: 0\r\n\r\n")
+    try:
+        with pytest.raises(InputError, match=r"^--scheduler: cannot connect to a dask scheduler at "):
+            verify.dask_executor(address)
+    finally:
+        server.close()
+    server, address = _listener(None)
+    try:
+        start = time.monotonic()
+        with pytest.raises(InputError, match=r"^--scheduler: no dask scheduler answered at .* within 3 s$"):
+            verify.dask_executor(address)
+        assert time.monotonic() - start < 10
+    finally:
+        server.close()
