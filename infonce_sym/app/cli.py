@@ -391,8 +391,12 @@ RADEMACHER_SECONDS_PER_UNIT = {1: 1.0e-5, 2: 1.0e-5, 3: 2.0e-3}
 # refinement and the optimiser after it stop at --max-seconds
 RADEMACHER_GRID_SECONDS_PER_CUBE = 4.5e-4
 RADEMACHER_GRID_SECONDS_PER_ENTRY = 4.0e-7
-THEOREM1_SECONDS_PER_UNIT = 1.0e-5     # per repeats x (n + samples) x (k + 2) unit (fit and Monte Carlo)
-THEOREM1_SECONDS_PER_FIT_ENTRY = 8e-8     # per repeats x candidates x n x (k + 2) x m (measured 3e-8 to 1.6e-7)
+# theorem1's CPU: per repeats x (n + samples) x (k + 2) (the Monte Carlo of both sides), and per repeats x
+# candidates x n x (k + 2) (the fit: R_hat_n at fit_erm's candidates); least squares over 13 runs on 1b07802
+# (defaults; n 100..10^4, samples 400..2 10^4, k 5..100, m 1..3, d_in 2..3, R 1..10), the 1.9 s of imports
+# left out: estimates 0.8-2.4x the CPU (was 1e-5 and 8e-8 x m: 3-30x, refusing runs of 2 s at --max-seconds 5)
+THEOREM1_SECONDS_PER_UNIT = 2.6e-7
+THEOREM1_SECONDS_PER_FIT_ENTRY = 1.35e-7
 BYTES_PER_NEGATIVE = 8 * 8           # memory of one stored negative (tuples of Section 4)
 # expand on a finite model: per (anchor, state) pair, the seven moment sums in mpmath, twice (the
 # confirmation 20 digits wider; one pass: N = 200 3.6 s, N = 400 10.6 s at 5 to 100 digits, 2026-12-03)
@@ -512,7 +516,7 @@ def _theorem1_seconds(args):
     from ..quantities.search_mc import erm_candidates
     candidates = erm_candidates(FourierEmbedding(args.m, args.dim_in, float(args.radius)))
     per_repeat = (THEOREM1_SECONDS_PER_UNIT * (args.n + args.samples) * (args.k + 2)
-                  + THEOREM1_SECONDS_PER_FIT_ENTRY * candidates * args.n * (args.k + 2) * args.m)
+                  + THEOREM1_SECONDS_PER_FIT_ENTRY * candidates * args.n * (args.k + 2))
     return args.repeats * per_repeat
 
 

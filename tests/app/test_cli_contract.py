@@ -857,3 +857,13 @@ def test_mc_and_theorem1_stop_at_max_seconds(argv, constant, hint, capsys, monke
     assert err.strip().splitlines() == [f"infonce-sym {argv[0]}: stopped at --max-seconds 1 before the values were "
                                         f"complete; nothing was printed; raise --max-seconds or {hint}"]
     assert _alarm_state() == before
+
+
+def test_theorem1_estimate_does_not_refuse_a_run_of_two_seconds(capsys):
+    """The default theorem1 (about 0.3 s of work past the imports) was estimated at 7.7 s and refused at
+    --max-seconds 5 (its per-unit cost dated from before the compiled Monte Carlo: 3-30x too high); it now
+    runs, and a run estimated far beyond the limit is still refused up front."""
+    code, out, err = run(["theorem1", "--max-seconds", "5", "--json"], capsys)
+    assert code == 0 and err == "" and json.loads(out)["command"] == "theorem1"
+    code, out, err = run(["theorem1", "--n", "100000", "--k", "1000", "--max-seconds", "5"], capsys)
+    assert code == 2 and out == "" and "estimated cost about" in err and "exceeds --max-seconds 5" in err
