@@ -409,6 +409,10 @@ def _print_sections(results) -> None:
             for c in r["cases"]:
                 print(f"  k={c['k']:<6d} {c['backend']:<6} {c['samples']:>3d} sign vectors {c['cpu_seconds']:8.2f} s CPU"
                       f"   Rad in [{c['lower']:.6f}, {c['upper']:.6f}]")
+        elif name == "verify":
+            stages = ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in r["stage_seconds"].items())
+            print(f"verify --quick on two local workers: {r['wall_seconds']:.1f} s wall, {r['checks']} checks, "
+                  f"{r['differ']} differ from their expected verdict; each stage's units (s): {stages}")
         else:
             print(f"{name}: {json.dumps(r, default=str)}")
 

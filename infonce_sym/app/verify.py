@@ -220,7 +220,7 @@ def run(mode: str = "quick", executor=None, on_stage=None, progress=None):
     executor. ``executor``: any ``concurrent.futures.Executor`` (None: this process);
     ``on_stage(name, seconds)``, if given, when a stage's last unit is done (seconds: the units' own
     times, summed); ``progress(stage, done, total)`` after every unit (done and total count all
-    units).  Without them a library call prints nothing; the command line shows both as progress."""
+    units; stage: that of the next unit, the one the run now waits for).  Without them a library call prints nothing; the command line shows both as progress."""
     from ..proofs.statement_registry import registry
     if mode not in PLANS:
         raise InputError("mode", f"must be one of {sorted(PLANS)}, got {mode!r}")
@@ -241,7 +241,8 @@ def run(mode: str = "quick", executor=None, on_stage=None, progress=None):
         if left[name] == 0 and on_stage:
             on_stage(name, spent[name])
         if progress:
-            progress(name, i + 1, len(units))
+            # labelled with the stage whose unit is awaited next (the one just finished was reported)
+            progress(units[i + 1][0] if i + 1 < len(units) else name, i + 1, len(units))
     n_grid = sum(1 for name, _, _ in units if name == "exact grid")
     rows = [r for r in values[:n_grid] if r is not None]
     grid_results = section3.grid_checks(rows)

@@ -101,3 +101,12 @@ def test_the_command_line_help_names_every_section(capsys):
     assert cli.main(["bench", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert ", ".join(benchmark.SECTIONS) in text
+
+
+def test_the_verify_section_reads_as_text(capsys):
+    """bench's text printed the verify section as a raw JSON dict; it is a sentence with every stage."""
+    r = {"wall_seconds": 21.93, "checks": 97, "differ": 0, "stage_seconds": {"derivations": 14.6, "Monte Carlo": 0.5}}
+    benchmark._print_sections({"verify": r})
+    line = capsys.readouterr().out.strip()
+    assert line == ("verify --quick on two local workers: 21.9 s wall, 97 checks, 0 differ from their expected "
+                    "verdict; each stage's units (s): derivations 14.6, Monte Carlo 0.5")

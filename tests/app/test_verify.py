@@ -50,14 +50,26 @@ def quick_run(tmp_path_factory):
                                        dashboard_address=None)
     try:
         with distributed.Client(cluster) as client:
-            stages = []
+            stages, ticks = [], []
             results, rows, meta = verify.run("quick", _ClusterAndHere(client.get_executor()),
-                                             on_stage=lambda name, s: stages.append(name))
+                                             on_stage=lambda name, s: stages.append(name),
+                                             progress=lambda *tick: ticks.append(tick))
     finally:
         cluster.close()
     out = tmp_path_factory.mktemp("report")
     paths = report.write(out, results, rows, meta)
-    return results, rows, meta, paths, stages
+    return results, rows, meta, paths, stages, ticks
+
+
+def test_progress_names_the_stage_the_run_waits_for(quick_run):
+    """After each unit, progress names the stage of the next unit (the live line said 'Monte Carlo 25/59'
+    while Section 4 ran, the stage just reported done); done counts every unit."""
+    units = verify.work_units("quick")
+    ticks = quick_run[-1]
+    assert [done for _, done, _ in ticks] == list(range(1, len(units) + 1))
+    assert all(total == len(units) for _, _, total in ticks)
+    assert [stage for stage, _, _ in ticks[:-1]] == [name for name, _, _ in units[1:]]
+    assert len({name for name, _, _ in units}) > 3
 
 
 def _strip(x):
@@ -69,7 +81,7 @@ def _strip(x):
 
 
 def test_every_verdict_is_as_expected(quick_run):
-    results, _, meta, _, stages = quick_run
+    results, _, meta, _, stages, _ = quick_run
     differ = [(r.id, r.verdict, r.expected) for r in results if not r.ok]
     assert not differ, differ
     assert meta["differ"] == 0 and meta["checks"] == len(results)
@@ -81,7 +93,7 @@ def test_every_verdict_is_as_expected(quick_run):
 
 
 def test_the_report_has_a_row_per_check_and_the_plots(quick_run):
-    results, _, _, paths, _ = quick_run
+    results, _, _, paths, _, _ = quick_run
     data = json.loads(paths["json"].read_text())
     assert [c["id"] for c in data["checks"]] == [r.id for r in results]
     checks = {c["id"]: c for c in data["checks"]}
@@ -96,7 +108,7 @@ def test_the_report_has_a_row_per_check_and_the_plots(quick_run):
 
 def test_the_cluster_gives_the_local_numbers(quick_run):
     """The same work units in this process: identical results (every stream is seeded per unit)."""
-    results, rows, _, _, _ = quick_run
+    results, rows, _, _, _, _ = quick_run
     units = verify.work_units("quick")
     grid = [u for u in units if u[0] == "exact grid"]
     local_rows = [verify._call((f, a))[0] for _, f, a in grid]
