@@ -10,6 +10,7 @@ Exit status: 0 done, 1 a check differs, a numerical failure or a run stopped at 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -674,8 +675,8 @@ def cmd_theorem1(args):
     from ..checks.theorem1 import theorem1_experiment
     kw = _section4_kwargs(args)
     kw.update(delta=float(args.delta), repeats=args.repeats, progress=getattr(args, "progress", None))
-    with _StopAtMaxSeconds(args):
-        out = theorem1_experiment(**kw)
+    with _StopAtMaxSeconds(args), _work_executor(args, args.workers) as executor:
+        out = theorem1_experiment(**kw, executor=executor)
     if out["D2"] == float("inf"):       # models.fourier_class: E Z^4 = +inf under t_3
         print("infonce-sym theorem1: E|dM/dpi|^2 = +inf for Student-t data (the density ratio's square grows "
               "like Z^4, and E Z^4 = +inf under t_3), so the finite-k bias term and the bound are +inf: "
@@ -755,26 +756,34 @@ class _Progress:
         self.stage, self.detail, self.t0 = f"after {name}", "", time.perf_counter()
 
 
+@contextlib.contextmanager
+def _work_executor(args, workers):
+    """Where a command's work units run: a running dask scheduler's executor (--scheduler), a local
+    process pool of ``workers`` (> 1; its workers ended at once on an error or Ctrl-C rather than waited
+    for), or None (this process).  The units seed their own streams: the numbers do not depend on it."""
+    from . import verify
+    if args.scheduler is not None:
+        yield verify.dask_executor(args.scheduler)
+        return
+    if workers <= 1:
+        yield None
+        return
+    pool = _started_pool(verify, workers)
+    try:
+        yield pool
+    except BaseException:          # Ctrl-C, --max-seconds: end the workers rather than wait for their units
+        _quiet_pool_threads()
+        _stop_workers()
+        pool.shutdown(wait=True)
+        raise
+    pool.shutdown()
+
+
 def cmd_verify(args):
     from . import report, verify
     mode = "quick" if args.quick else "full"
-    with _Progress(quiet=args.json) as progress:
-        if args.scheduler is not None:
-            results, rows, meta = verify.run(mode, verify.dask_executor(args.scheduler),
-                                             on_stage=progress.stage_done, progress=progress.within)
-        elif args.workers > 1:
-            pool = _started_pool(verify, args.workers)
-            try:
-                results, rows, meta = verify.run(mode, pool, on_stage=progress.stage_done,
-                                                 progress=progress.within)
-            except BaseException:          # Ctrl-C: end the workers rather than wait for their units
-                _quiet_pool_threads()
-                _stop_workers()
-                pool.shutdown(wait=True)
-                raise
-            pool.shutdown()
-        else:
-            results, rows, meta = verify.run(mode, on_stage=progress.stage_done, progress=progress.within)
+    with _Progress(quiet=args.json) as progress, _work_executor(args, args.workers) as executor:
+        results, rows, meta = verify.run(mode, executor, on_stage=progress.stage_done, progress=progress.within)
     paths = report.write(args.out, results, rows, meta)
     if args.json:
         print(json.dumps(jsonable({"command": "verify", "inputs": args.typed, "meta": meta,
@@ -913,6 +922,11 @@ def build_parser():
             real_option(s, "--delta", "Theorem 1 holds with probability 1 - delta", 0, 1, default="0.1",
                         lo_open=True, hi_open=True, in_floats=True)
             int_option(s, "--repeats", "independent training sets", *RANGES["repeats"], default="10")
+            int_option(s, "--workers", "local worker processes (each repeat is a work unit; 1: this process)",
+                       *RANGES["workers"], default="1")
+            s.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                           help="run the repeats on a running dask.distributed scheduler, e.g. tcp://host:8786 "
+                                "(pip install \"infonce-sym[dask]\"); the same numbers as a local run")
         _limit_option(s, stops=name == "rademacher", ends=name == "theorem1")
         _json_option(s)
         s.set_defaults(func=func, _check=_check_section4)

@@ -29,11 +29,31 @@ from ..quantities.search_mc import fit_erm, population_risk_mc, search_cross_ent
 __all__ = ["theorem1_experiment", "theorem1_scaling"]
 
 
+def _repeat(unit):
+    """One repeat of ``theorem1_experiment`` (a work unit: its streams come from its own SeedSequence,
+    so any executor, local or on a cluster, gives the same row)."""
+    ss, data, dim_in, m, n, k, tau, radius, delta, samples, sigma, kernel, D2 = unit
+    model = FourierEmbedding(m, dim_in, radius)
+    s_train, s_test = ss.spawn(2)
+    rng = np.random.default_rng(s_train)
+    za, zp, zn = sample_tuples(data, dim_in, n, k, rng, sigma=sigma, kernel=kernel)
+    theta_hat, r_hat = fit_erm(model, za, zp, zn, tau, rng=rng)
+    lc = lipschitz_constants(za, zp, zn, tau, model.C_Phi)
+    terms = theorem1_terms(tau, k, n, delta, model.d_Theta, radius, model.C_Phi, lc["B_tau"], D2, r_hat)
+    rt = np.random.default_rng(s_test)
+    lhs, lhs_se = search_cross_entropy_mc(model, theta_hat, tau, k, data, kernel, sigma, samples, rt)
+    pop, pop_se = population_risk_mc(model, theta_hat, tau, k, data, kernel, sigma, samples, rt)
+    return {"theta_hat": theta_hat.tolist(), "lhs": lhs, "lhs_stderr": lhs_se,
+            "population_risk": pop, "population_risk_stderr": pop_se, "B_tau": lc["B_tau"], **terms}
+
+
 def theorem1_experiment(data="gaussian", dim_in=2, m=1, n=200, k=16, tau=0.5, radius=1.0,
                         delta=0.1, repeats=20, seed=0, samples=4000, sigma=0.5, kernel="ou",
-                        progress=None):
+                        progress=None, executor=None):
     """Theorem 1 over ``repeats`` independent training sets (``progress(done, repeats)``, if given,
-    is called after each).
+    is called after each).  Each repeat is a work unit with its own stream, the repeat-th child of
+    SeedSequence(seed): ``executor`` (any ``concurrent.futures.Executor``, e.g. a dask client's;
+    None: this process) changes where the repeats run, not their numbers.
 
     Returns a dict: ``terms`` (mean of each RHS term over repeats), ``coverage`` (fraction of
     repeats with LHS <= RHS, LHS the MC point estimate), ``coverage_conservative`` (with the upper
@@ -47,25 +67,13 @@ def theorem1_experiment(data="gaussian", dim_in=2, m=1, n=200, k=16, tau=0.5, ra
     delta = check_probability("delta", delta)
     repeats = check_k(repeats, "repeats")
     samples = check_k(samples, "samples")
-    model = FourierEmbedding(m, dim_in, radius)
+    FourierEmbedding(m, dim_in, radius)                   # the class's own checks, before any work is sent
     D2 = density_ratio_second_moment(data, kernel, sigma, dim_in)
-    seeds = np.random.SeedSequence(seed).spawn(repeats)
+    units = [(ss, data, dim_in, m, n, k, tau, radius, delta, samples, sigma, kernel, D2)
+             for ss in np.random.SeedSequence(seed).spawn(repeats)]
     rows = []
-    for ss in seeds:
-        s_train, s_test = ss.spawn(2)
-        rng = np.random.default_rng(s_train)
-        za, zp, zn = sample_tuples(data, dim_in, n, k, rng, sigma=sigma, kernel=kernel)
-        theta_hat, r_hat = fit_erm(model, za, zp, zn, tau, rng=rng)
-        lc = lipschitz_constants(za, zp, zn, tau, model.C_Phi)
-        terms = theorem1_terms(tau, k, n, delta, model.d_Theta, radius, model.C_Phi, lc["B_tau"],
-                               D2, r_hat)
-        rt = np.random.default_rng(s_test)
-        lhs, lhs_se = search_cross_entropy_mc(model, theta_hat, tau, k, data, kernel, sigma,
-                                              samples, rt)
-        pop, pop_se = population_risk_mc(model, theta_hat, tau, k, data, kernel, sigma, samples, rt)
-        rows.append({"theta_hat": theta_hat.tolist(), "lhs": lhs, "lhs_stderr": lhs_se,
-                     "population_risk": pop, "population_risk_stderr": pop_se,
-                     "B_tau": lc["B_tau"], **terms})
+    for row in (executor.map(_repeat, units) if executor is not None else map(_repeat, units)):
+        rows.append(row)
         if progress is not None:
             progress(len(rows), repeats)
     lhs = np.array([r["lhs"] for r in rows])
@@ -89,21 +97,25 @@ def theorem1_experiment(data="gaussian", dim_in=2, m=1, n=200, k=16, tau=0.5, ra
     }
 
 
-def theorem1_scaling(ns=(50, 200, 800, 3200), ks=(1, 4, 16, 64, 256, 1024), tau=0.5, delta=0.1,
-                     dim_in=2, m=1, radius=1.0, sigma=0.5, data="gaussian", kernel="ou", seed=0):
-    """The RHS terms against n (k fixed at 16) and against k (n fixed at 200), one draw each."""
+def _scaling_point(unit):
+    """One point of ``theorem1_scaling`` (a work unit with its own stream)."""
+    ss, n_, k_, tau, delta, dim_in, m, radius, sigma, data, kernel, D2 = unit
     model = FourierEmbedding(m, dim_in, radius)
+    za, zp, zn = sample_tuples(data, dim_in, n_, k_, np.random.default_rng(ss), sigma=sigma, kernel=kernel)
+    lc = lipschitz_constants(za, zp, zn, tau, model.C_Phi)
+    return theorem1_terms(tau, k_, n_, delta, model.d_Theta, radius, model.C_Phi, lc["B_tau"], D2)
+
+
+def theorem1_scaling(ns=(50, 200, 800, 3200), ks=(1, 4, 16, 64, 256, 1024), tau=0.5, delta=0.1,
+                     dim_in=2, m=1, radius=1.0, sigma=0.5, data="gaussian", kernel="ou", seed=0,
+                     executor=None):
+    """The RHS terms against n (k fixed at 16) and against k (n fixed at 200), one draw each: every
+    point a work unit with its own stream (the children of SeedSequence(seed), the n points first), so
+    ``executor`` (any ``concurrent.futures.Executor``; None: this process) does not change them."""
     D2 = density_ratio_second_moment(data, kernel, sigma, dim_in)
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
-    out = {"vs_n": [], "vs_k": []}
-    for n_ in ns:
-        za, zp, zn = sample_tuples(data, dim_in, n_, 16, rng, sigma=sigma, kernel=kernel)
-        lc = lipschitz_constants(za, zp, zn, tau, model.C_Phi)
-        out["vs_n"].append({"n": n_, **theorem1_terms(tau, 16, n_, delta, model.d_Theta, radius,
-                                                      model.C_Phi, lc["B_tau"], D2)})
-    for k_ in ks:
-        za, zp, zn = sample_tuples(data, dim_in, 200, k_, rng, sigma=sigma, kernel=kernel)
-        lc = lipschitz_constants(za, zp, zn, tau, model.C_Phi)
-        out["vs_k"].append({"k": k_, **theorem1_terms(tau, k_, 200, delta, model.d_Theta, radius,
-                                                      model.C_Phi, lc["B_tau"], D2)})
-    return out
+    points = [(n_, 16) for n_ in ns] + [(200, k_) for k_ in ks]
+    units = [(ss, n_, k_, tau, delta, dim_in, m, radius, sigma, data, kernel, D2)
+             for ss, (n_, k_) in zip(np.random.SeedSequence(seed).spawn(len(points)), points)]
+    terms = list(executor.map(_scaling_point, units) if executor is not None else map(_scaling_point, units))
+    return {"vs_n": [{"n": n_, **t} for n_, t in zip(ns, terms[:len(ns)])],
+            "vs_k": [{"k": k_, **t} for k_, t in zip(ks, terms[len(ns):])]}

@@ -867,3 +867,31 @@ def test_theorem1_estimate_does_not_refuse_a_run_of_two_seconds(capsys):
     assert code == 0 and err == "" and json.loads(out)["command"] == "theorem1"
     code, out, err = run(["theorem1", "--n", "100000", "--k", "1000", "--max-seconds", "5"], capsys)
     assert code == 2 and out == "" and "estimated cost about" in err and "exceeds --max-seconds 5" in err
+
+
+def test_theorem1_on_local_workers_gives_the_numbers_of_one_process(capsys):
+    """Issue 11 item 4: theorem1's repeats are work units with their own streams; --workers 2 (a process
+    pool) prints the numbers --workers 1 prints."""
+    argv = ["theorem1", "--n", "60", "--k", "8", "--repeats", "3", "--samples", "800", "--seed", "2", "--json"]
+    got = []
+    for workers in ("1", "2"):
+        code, out, err = run(argv + ["--workers", workers], capsys)
+        assert code == 0 and err == ""
+        results = json.loads(out)["results"]
+        results.pop("seconds")
+        got.append(results)
+    assert got[0] == got[1] and len(got[0]["per_repeat"]) == 3
+
+
+def test_theorem1_on_workers_stops_at_max_seconds(capsys, monkeypatch):
+    """A pool's run stopped at --max-seconds ends its workers and says so in one line (exit 1)."""
+    import multiprocessing
+    from infonce_sym.app import cli
+    monkeypatch.setattr(cli, "THEOREM1_SECONDS_PER_UNIT", 1e-12)
+    monkeypatch.setattr(cli, "THEOREM1_SECONDS_PER_FIT_ENTRY", 1e-12)
+    start = time.monotonic()
+    code, out, err = run(["theorem1", "--n", "3000", "--k", "64", "--repeats", "40", "--workers", "2",
+                          "--max-seconds", "2"], capsys)
+    assert time.monotonic() - start < 20
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1 and "--max-seconds 2" in err
+    assert not multiprocessing.active_children()

@@ -149,3 +149,22 @@ def test_erm_at_a_large_radius_finds_a_minimum_an_optimiser_confirms():
             if np.linalg.norm(t) <= 10:
                 best = min(best, float(model.losses(t[None, :], za, zp, zn, 0.5).mean()))
         assert best < 0 and r <= best + 0.03, (r, best)
+
+
+def test_theorem1_units_give_the_same_numbers_on_any_executor():
+    """Each repeat and each scaling point is a work unit seeded by its own SeedSequence child: a thread pool
+    (standing for a process pool or a dask client's executor) returns what this process computes."""
+    from concurrent.futures import ThreadPoolExecutor
+    kw = dict(n=60, k=8, tau=0.5, repeats=3, samples=400, seed=5)
+    here = t1.theorem1_experiment(**kw)
+    with ThreadPoolExecutor(3) as pool:
+        there = t1.theorem1_experiment(**kw, executor=pool)
+        sc_there = t1.theorem1_scaling(ns=(50, 200), ks=(1, 16), seed=4, executor=pool)
+    assert here["per_repeat"] == there["per_repeat"] and here["coverage"] == there["coverage"]
+    assert t1.theorem1_scaling(ns=(50, 200), ks=(1, 16), seed=4) == sc_there
+    # the points' streams are the seed's children in order (n points first): point (n = 200, k = 16)
+    child = np.random.SeedSequence(4).spawn(4)[1]
+    D2 = fc.density_ratio_second_moment("gaussian", "ou", 0.5, 2)
+    alone = t1._scaling_point((child, 200, 16, 0.5, 0.1, 2, 1, 1.0, 0.5, "gaussian", "ou", D2))
+    assert sc_there["vs_n"][1] == {"n": 200, **alone}
+    assert sc_there["vs_n"][0] != {"n": 50, **alone}
