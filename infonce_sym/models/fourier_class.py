@@ -88,7 +88,9 @@ class FourierEmbedding:
     def similarity_of_difference(self, theta, D):
         """<phi_theta(x), phi_theta(y)> for D = x - y: theta (G, d_Theta), D (..., d_in) -> (G, ...)."""
         T = self._theta(np.atleast_2d(theta))
-        u = np.tensordot(np.asarray(D, float), T, axes=([-1], [-1]))   # (..., G, m)
+        # einsum's own loops, not BLAS (tensordot): a BLAS product's rounding depends on its thread count,
+        # and a run on a dask worker (OMP/OpenBLAS threads 1) then differed in the last bits from the local one
+        u = np.einsum("...d,gmd->...gm", np.asarray(D, float), T)              # (..., G, m)
         s = np.cos(u).mean(axis=-1)
         return np.moveaxis(s, -1, 0)
 

@@ -168,3 +168,19 @@ def test_theorem1_units_give_the_same_numbers_on_any_executor():
     alone = t1._scaling_point((child, 200, 16, 0.5, 0.1, 2, 1, 1.0, 0.5, "gaussian", "ou", D2))
     assert sc_there["vs_n"][1] == {"n": 200, **alone}
     assert sc_there["vs_n"][0] != {"n": 50, **alone}
+
+
+def test_theorem1_numbers_do_not_depend_on_blas_threads():
+    """A dask worker runs BLAS on one thread (OMP_NUM_THREADS=1); the local run on two gave Monte Carlo means
+    differing in the last bits (tensordot in similarity_of_difference). With einsum's own loops the two
+    thread counts give the same numbers."""
+    import json, os, subprocess, sys
+    code = ("import json; from infonce_sym.checks import theorem1 as t1; "
+            "r = t1.theorem1_experiment(n=60, k=8, tau=0.5, repeats=2, samples=800, seed=7); "
+            "print(json.dumps(r['per_repeat']))")
+    got = []
+    for threads in ("1", "2"):
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads}
+        got.append(json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                             check=True).stdout))
+    assert got[0] == got[1]
