@@ -926,7 +926,7 @@ def build_parser():
                        *RANGES["workers"], default="1")
             s.add_argument("--scheduler", metavar="ADDRESS", default=None,
                            help="run the repeats on a running dask.distributed scheduler, e.g. tcp://host:8786 "
-                                "(pip install \"infonce-sym[dask]\"); the same numbers as a local run")
+                                "(pip install \"infonce-sym[dask]\"); the same numbers as a local run; default: --workers")
         _limit_option(s, stops=name == "rademacher", ends=name == "theorem1")
         _json_option(s)
         s.set_defaults(func=func, _check=_check_section4)
