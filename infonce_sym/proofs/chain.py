@@ -445,6 +445,11 @@ def _random_value(obj, rng):
 
 
 def _spot_values(expr, rng):
+    # limits kept unevaluated (``lemmas.Liminf``, ``Limsup``: ``spot_as_argument``) are read as their argument:
+    # equal arguments give equal limits, so a true identity between them stays 0, and a mutated one is refused
+    # here, not after minutes of simplify (a true identity of limits with different arguments is refused too:
+    # the check is conservative)
+    expr = expr.replace(lambda e: getattr(type(e), "spot_as_argument", False), lambda e: e.args[0])
     expr = expr.replace(lambda e: isinstance(e, sp.Sum) and not (e.function.free_symbols & set(e.variables)),
                         lambda e: e.doit())
     for cls in (Expectation, sp.Sum, AppliedUndef):

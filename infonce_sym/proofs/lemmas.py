@@ -532,8 +532,10 @@ def dudley_covering_transfer():
 
 # ---------------------------------------------------------------- for the remainder bounds (expansions, A2.32)
 class Liminf(sp.Function):
-    """liminf_{n -> oo} of ``expr`` (``Liminf(expr, n)``): kept unevaluated."""
+    """liminf_{n -> oo} of ``expr`` (``Liminf(expr, n)``): kept unevaluated (the numeric spot check of an
+    identity reads it as its argument: ``chain._spot_values``)."""
     nargs = 2
+    spot_as_argument = True
 
     def _latex(self, printer, exp=None):
         t = r"\liminf_{%s \to \infty} \left(%s\right)" % (printer._print(self.args[1]), printer._print(self.args[0]))
@@ -541,8 +543,10 @@ class Liminf(sp.Function):
 
 
 class Limsup(sp.Function):
-    """limsup_{n -> oo} of ``expr`` (``Limsup(expr, n)``): kept unevaluated."""
+    """limsup_{n -> oo} of ``expr`` (``Limsup(expr, n)``): kept unevaluated (read as its argument by the
+    numeric spot check, as ``Liminf``)."""
     nargs = 2
+    spot_as_argument = True
 
     def _latex(self, printer, exp=None):
         t = r"\limsup_{%s \to \infty} \left(%s\right)" % (printer._print(self.args[1]), printer._print(self.args[0]))
