@@ -377,8 +377,13 @@ def _inputs_line(args, keys):
 # Throughputs measured on the project machine (2 shared cores, `/usr/bin/time infonce-sym ...`); the
 # estimates are rough (a factor of 2 either way, more for rademacher: below) and only decide what is
 # refused up front.
-MC_NEGATIVES_PER_SECOND = 1.0e8        # sphere and finite: negatives e^{s/tau} per second
+MC_NEGATIVES_PER_SECOND = 1.0e8        # NumPy (the sphere without numba; finite models): negatives e^{s/tau} per second
 MC_TUPLES_PER_SECOND = 1.0e6           # per-tuple overhead (anchor, positive, logs)
+# the sphere on the compiled kernels (numba, the [fast] extra): 7e8-8.5e8 negatives and 1.1e7 tuples per second
+# measured (2 threads, 1e48d33, d = 3..768, k = 16..10^6), against 4e7-8.5e7 and 2.5e6 with NumPy; half that here
+# (the NumPy rates made the compiled runs' estimates 3-8x high)
+MC_COMPILED_NEGATIVES_PER_SECOND = 4.0e8
+MC_COMPILED_TUPLES_PER_SECOND = 5.0e6
 # the certified sup per samples x n x (k + 2) unit, by d_Theta, at tau >= 0.1; below, the refinement
 # deepens and the cost grows about like (0.1/tau)^1.5.  Measured (numba, 2026-12-03): d_Theta <= 2
 # 3e-6 to 6e-6 at tau >= 0.1 (NumPy kernels 7e-6), 5e-5 to 4.5e-4 at tau = 0.01; d_Theta = 3
@@ -478,9 +483,17 @@ def _sizes(args, *dests):
 
 def _check_mc(args):
     _check_model(args)
-    negatives = args.samples * args.k
-    seconds = negatives / MC_NEGATIVES_PER_SECOND + args.samples / MC_TUPLES_PER_SECOND
-    _refuse_if_too_costly(args, seconds, _sizes(args, "samples", "k"))
+    _refuse_if_too_costly(args, _mc_seconds(args), _sizes(args, "samples", "k"))
+
+
+def _mc_seconds(args):
+    """mc's estimate: the sphere runs on the compiled kernels when numba is installed, else NumPy."""
+    rates = (MC_NEGATIVES_PER_SECOND, MC_TUPLES_PER_SECOND)
+    if args.model == "sphere":
+        from ..quantities.montecarlo import default_backend
+        if default_backend() == "numba":
+            rates = (MC_COMPILED_NEGATIVES_PER_SECOND, MC_COMPILED_TUPLES_PER_SECOND)
+    return args.samples * args.k / rates[0] + args.samples / rates[1]
 
 
 def _coarse_grid_seconds(args):
