@@ -392,6 +392,10 @@ MC_COMPILED_TUPLES_PER_SECOND = 5.0e6
 # unit (n = 3, k = 4, tau = 0.01: 5 s per unit, millions of cubes): the run stops refining at
 # --max-seconds for them
 RADEMACHER_SECONDS_PER_UNIT = {1: 1.0e-5, 2: 1.0e-5, 3: 2.0e-3}
+# with the compiled block kernels (numba installed), d_Theta <= 2: 1.9e-6 to 6.7e-6 per unit (2026-12-05, n = 50..200,
+# k = 16..4096, tau = 0.05..1, the 2.1 s of imports left out); 1e-5 made their estimates 1.4-3.6x high (the
+# probe: 41 s estimated, 14.4 s); d_Theta = 3 varies 30x per unit (1.1e-4 to 3.3e-3): unchanged
+RADEMACHER_COMPILED_SECONDS_PER_UNIT = {1: 5.0e-6, 2: 5.0e-6, 3: 2.0e-3}
 # d_Theta > 3: the level-0 grid per cube and per n x (k + 2) entry of a cube (2026-12-04, numba: 233 cubes
 # at d_Theta = 4, 2851 at 9, n (k + 2) = 60 to 3300: 0.18 to 6.4 s, within a factor 2 of this); the
 # refinement and the optimiser after it stop at --max-seconds
@@ -496,6 +500,14 @@ def _mc_seconds(args):
     return args.samples * args.k / rates[0] + args.samples / rates[1]
 
 
+def _rademacher_seconds_per_unit(d_theta):
+    """The certified sup's cost per samples x n x (k + 2) unit on the block kernels that will run (numba's when
+    installed, as rademacher_estimate's backend "auto")."""
+    from ..quantities.montecarlo import default_backend
+    compiled = default_backend() == "numba"
+    return (RADEMACHER_COMPILED_SECONDS_PER_UNIT if compiled else RADEMACHER_SECONDS_PER_UNIT)[d_theta]
+
+
 def _coarse_grid_seconds(args):
     """The level-0 grid of d_Theta > 3 (every cube with its Hessians and ball bounds), which the
     coarse upper value is certified on and which --max-seconds cannot cut short."""
@@ -516,7 +528,7 @@ def _check_section4(args):
             seconds = _coarse_grid_seconds(args)
             what = f"{_sizes(args, 'n', 'k')} at --dim-in {args.typed['dim_in']}, --m {args.typed['m']}"
         else:
-            per_unit = RADEMACHER_SECONDS_PER_UNIT[d_theta] * max(1.0, 0.1 / float(args.tau)) ** 1.5
+            per_unit = _rademacher_seconds_per_unit(d_theta) * max(1.0, 0.1 / float(args.tau)) ** 1.5
             seconds = per_unit * args.samples * args.n * (args.k + 2)
         _refuse_if_too_costly(args, seconds, what, memory)
     else:
