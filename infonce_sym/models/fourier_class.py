@@ -146,7 +146,9 @@ class FourierEmbedding:
             q = ex / den[..., None]                                 # (g, n, k)
             w = q.sum(-1)
             # gradient: (1/tau)[sum_j q_j dS_nj - w dS_p], dS = -(1/m) sin(u) D (blockwise)
-            gn = -np.einsum("gnkm,nkd->gnmd", q[..., None] * np.sin(un), Dn, optimize=True) / m
+            # einsum's own loops (optimize would route the contraction over k to BLAS, thread-dependent rounding:
+            # the fit's choice between the mirror minima theta and -theta then followed the worker's thread count)
+            gn = -np.einsum("gnkm,nkd->gnmd", q[..., None] * np.sin(un), Dn) / m
             gp = -(w[..., None, None] * np.sin(up)[..., None] * Dp[None, :, None, :]) / m
             grad[s:s + chunk] = ((gn - gp) / tau).reshape(gn.shape[0], n_, m * d)
         return out, grad
