@@ -895,6 +895,9 @@ def test_theorem1_on_workers_stops_at_max_seconds(capsys, monkeypatch):
                           "--max-seconds", "2"], capsys)
     assert time.monotonic() - start < 20
     assert code == 1 and out == "" and len(err.strip().splitlines()) == 1 and "--max-seconds 2" in err
+    deadline = time.monotonic() + 10            # the workers were told to end; they exit within moments
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert not multiprocessing.active_children()
 
 
