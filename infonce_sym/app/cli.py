@@ -490,22 +490,23 @@ def _check_mc(args):
     _refuse_if_too_costly(args, _mc_seconds(args), _sizes(args, "samples", "k"))
 
 
+def _compiled_kernels_run():
+    """Whether the compiled (numba) kernels run: the backend "auto" of mc on the sphere and of rademacher."""
+    from ..quantities.montecarlo import default_backend
+    return default_backend() == "numba"
+
+
 def _mc_seconds(args):
     """mc's estimate: the sphere runs on the compiled kernels when numba is installed, else NumPy."""
     rates = (MC_NEGATIVES_PER_SECOND, MC_TUPLES_PER_SECOND)
-    if args.model == "sphere":
-        from ..quantities.montecarlo import default_backend
-        if default_backend() == "numba":
-            rates = (MC_COMPILED_NEGATIVES_PER_SECOND, MC_COMPILED_TUPLES_PER_SECOND)
+    if args.model == "sphere" and _compiled_kernels_run():
+        rates = (MC_COMPILED_NEGATIVES_PER_SECOND, MC_COMPILED_TUPLES_PER_SECOND)
     return args.samples * args.k / rates[0] + args.samples / rates[1]
 
 
 def _rademacher_seconds_per_unit(d_theta):
-    """The certified sup's cost per samples x n x (k + 2) unit on the block kernels that will run (numba's when
-    installed, as rademacher_estimate's backend "auto")."""
-    from ..quantities.montecarlo import default_backend
-    compiled = default_backend() == "numba"
-    return (RADEMACHER_COMPILED_SECONDS_PER_UNIT if compiled else RADEMACHER_SECONDS_PER_UNIT)[d_theta]
+    """The certified sup's cost per samples x n x (k + 2) unit on the block kernels that will run."""
+    return (RADEMACHER_COMPILED_SECONDS_PER_UNIT if _compiled_kernels_run() else RADEMACHER_SECONDS_PER_UNIT)[d_theta]
 
 
 def _coarse_grid_seconds(args):

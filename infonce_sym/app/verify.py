@@ -220,7 +220,8 @@ def run(mode: str = "quick", executor=None, on_stage=None, progress=None):
     executor. ``executor``: any ``concurrent.futures.Executor`` (None: this process);
     ``on_stage(name, seconds)``, if given, when a stage's last unit is done (seconds: the units' own
     times, summed); ``progress(stage, done, total)`` after every unit (done and total count all
-    units; stage: that of the next unit, the one the run now waits for).  Without them a library call prints nothing; the command line shows both as progress."""
+    units; stage: that of the next unit, the one the run now waits for).  Without them a library call
+    prints nothing; the command line shows both as progress."""
     from ..proofs.statement_registry import registry
     if mode not in PLANS:
         raise InputError("mode", f"must be one of {sorted(PLANS)}, got {mode!r}")

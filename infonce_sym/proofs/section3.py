@@ -460,7 +460,8 @@ def _ratio13(d_lim, assumptions, hyp, liminf):
     (12) for every k (DCL-12), the per-anchor liminf of A.2 (A2.liminf, with V_j = X_j/mu - 1 at each anchor)
     averaged over the anchors by Fatou's lemma, and the limsup of a ratio."""
     from .expansions import V
-    ce, Rt = risk_definitions()["ce"], risk_definitions()["Rt"]
+    defs = risk_definitions()
+    ce, Rt = defs["ce"], defs["Rt"]
     d12 = derivation("DCL-12")
     num = d12.quantity                                   # |search CE - R~|, DCL-12's quantity (for every k)
     g = sp.log(mu_S) - Ex(sp.log(muhat_S))               # (31): int CE - R~ = Ea[log mu - E log muhat]

@@ -929,4 +929,6 @@ def test_rademacher_estimate_uses_the_rates_of_the_kernels_that_will_run(monkeyp
     compiled = [cli._rademacher_seconds_per_unit(d) for d in (1, 2, 3)]
     monkeypatch.setattr(montecarlo, "default_backend", lambda: "numpy")
     plain = [cli._rademacher_seconds_per_unit(d) for d in (1, 2, 3)]
-    assert compiled == [5e-6, 5e-6, 2e-3] and plain == [1e-5, 1e-5, 2e-3]
+    assert compiled == [cli.RADEMACHER_COMPILED_SECONDS_PER_UNIT[d] for d in (1, 2, 3)]
+    assert plain == [cli.RADEMACHER_SECONDS_PER_UNIT[d] for d in (1, 2, 3)]
+    assert compiled[0] < plain[0] and compiled[1] < plain[1] and compiled[2] == plain[2]
