@@ -14,7 +14,7 @@ from decimal import Decimal
 __all__ = [
     "InputError", "check_positive", "check_tau", "check_k", "check_digits",
     "check_dim", "check_kappa", "check_finite_real", "check_probability",
-    "read_real", "read_int", "read_decimal", "read_choice", "shown", "shown_path", "read_json_file", "DIGITS_RANGE", "MAX_NUMBER_CHARS",
+    "read_real", "read_int", "read_decimal", "read_int_list", "read_real_list", "read_list", "read_choice", "shown", "shown_path", "read_json_file", "DIGITS_RANGE", "MAX_NUMBER_CHARS",
 ]
 
 DIGITS_RANGE = (5, 100)
@@ -145,13 +145,31 @@ def read_int_list(name: str, text, lo: int, hi: int) -> list:
     ...
     infonce_sym.errors.InputError: --k: k = 4 is given twice in 4,1,4
     """
+    return read_list(name, text, lambda part: read_int(name, part, lo, hi), f"integers in {range_text(lo, hi)}")
+
+
+def read_real_list(name: str, text, lo, hi, lo_open=False, hi_open=False) -> list:
+    """Comma-separated decimals, each as ``read_real`` reads it, no value twice: sorted.
+
+    >>> read_real_list("--tau", "0.5,0.1", 0.01, 100)
+    [Decimal('0.1'), Decimal('0.5')]
+    >>> read_real_list("--tau", "0.1,0.10", 0.01, 100)
+    Traceback (most recent call last):
+    ...
+    infonce_sym.errors.InputError: --tau: tau = 0.10 is given twice in 0.1,0.10
+    """
+    return read_list(name, text, lambda part: read_real(name, part, lo, hi, lo_open, hi_open),
+                      f"decimals in {range_text(lo, hi, lo_open, hi_open)}")
+
+
+def read_list(name, text, read_one, what):
     parts = [p.strip() for p in str(text).split(",")]
     if any(not p for p in parts):
-        raise InputError(name, f"must be comma-separated integers in {range_text(lo, hi)}, got {shown(text)}")
-    values = [read_int(name, p, lo, hi) for p in parts]
-    twice = sorted({v for v in values if values.count(v) > 1})
-    if twice:
-        raise InputError(name, f"{name.lstrip('-')} = {twice[0]} is given twice in {shown(text)}")
+        raise InputError(name, f"must be comma-separated {what}, got {shown(text)}")
+    values = [read_one(p) for p in parts]
+    for i, v in enumerate(values):
+        if v in values[:i]:
+            raise InputError(name, f"{name.lstrip('-')} = {parts[i]} is given twice in {shown(text)}")
     return sorted(values)
 
 

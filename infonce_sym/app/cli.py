@@ -21,7 +21,7 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
-from ..errors import (DIGITS_RANGE, InputError, range_text, read_choice, read_int, read_int_list,
+from ..errors import (DIGITS_RANGE, InputError, read_list, range_text, read_choice, read_int, read_int_list,
                       read_json_file, read_real, shown, shown_path)
 from .report import REPORT_FILES             # verify's files (report.py imports only the standard library at load)
 
@@ -94,6 +94,20 @@ def real_option(p, flag, help, lo, hi, default=None, lo_open=False, hi_open=Fals
     """A real option: the decimal typed, in [lo, hi] (or open ends); help shows range and default.
     ``in_floats``: the command computes with the value as a double, which must then lie in the range too
     (1e-400 is > 0, its double is not)."""
+    reader = _real_reader(flag, lo, hi, lo_open, hi_open, in_floats)
+    _add(p, flag, reader, f"{help}; a decimal in {range_text(lo, hi, lo_open, hi_open)}", default, required, "X")
+
+
+def real_list_option(p, flag, help, lo, hi, default=None, lo_open=False, hi_open=False, required=False,
+                     in_floats=False):
+    """Comma-separated decimals, each as ``real_option`` reads it, none twice, read in increasing order."""
+    reader = _real_reader(flag, lo, hi, lo_open, hi_open, in_floats)
+    _add(p, flag, lambda text: read_list(flag, text, reader, f"decimals in {range_text(lo, hi, lo_open, hi_open)}"),
+         f"{help}; decimals in {range_text(lo, hi, lo_open, hi_open)}, one or several separated by commas",
+         default, required, "X1,X2,...")
+
+
+def _real_reader(flag, lo, hi, lo_open, hi_open, in_floats):
     rng = range_text(lo, hi, lo_open, hi_open)
 
     def reader(text):
@@ -105,7 +119,7 @@ def real_option(p, flag, help, lo, hi, default=None, lo_open=False, hi_open=Fals
                 raise InputError(flag, f"must be a decimal in {rng} as a double too (this command computes in "
                                        f"doubles), got {shown(text)}, whose double is {float(value)!r}") from None
         return value
-    _add(p, flag, reader, f"{help}; a decimal in {rng}", default, required, "X")
+    return reader
 
 
 def int_option(p, flag, help, lo, hi, default=None, required=False):
@@ -509,30 +523,37 @@ def _rademacher_seconds_per_unit(d_theta):
     return (RADEMACHER_COMPILED_SECONDS_PER_UNIT if _compiled_kernels_run() else RADEMACHER_SECONDS_PER_UNIT)[d_theta]
 
 
-def _coarse_grid_seconds(args):
+def _coarse_grid_seconds(args, k):
     """The level-0 grid of d_Theta > 3 (every cube with its Hessians and ball bounds), which the
     coarse upper value is certified on and which --max-seconds cannot cut short."""
     import numpy as np
     from ..quantities.rademacher import default_h0, initial_cubes
     d_theta = args.m * args.dim_in
     cubes = initial_cubes(np.zeros(d_theta), 1.0, default_h0(d_theta, 1.0)).shape[0]
-    return cubes * (RADEMACHER_GRID_SECONDS_PER_CUBE + RADEMACHER_GRID_SECONDS_PER_ENTRY * args.n * (args.k + 2))
+    return cubes * (RADEMACHER_GRID_SECONDS_PER_CUBE + RADEMACHER_GRID_SECONDS_PER_ENTRY * args.n * (k + 2))
 
 
 def _check_section4(args):
     d_theta = args.m * args.dim_in
-    memory = args.n * (args.k + 2) * args.dim_in * BYTES_PER_NEGATIVE
     if args.command == "rademacher":
+        # --k and --tau are lists: one point, or a sweep over tau x k (each point a work unit); the
+        # single point keeps args.k and args.tau scalar, as theorem1's
+        args.points = [(tau, k) for tau in args.tau for k in args.k]
+        args.k, args.tau = max(args.k), args.tau[0]
+        memory = args.n * (args.k + 2) * args.dim_in * BYTES_PER_NEGATIVE
         what = (f"{_sizes(args, 'samples', 'n', 'k')} at --tau {args.typed['tau']}, --dim-in "
                 f"{args.typed['dim_in']}, --m {args.typed['m']}")
         if d_theta > 3:
-            seconds = _coarse_grid_seconds(args)
+            seconds = sum(_coarse_grid_seconds(args, k) for _, k in args.points)
             what = f"{_sizes(args, 'n', 'k')} at --dim-in {args.typed['dim_in']}, --m {args.typed['m']}"
         else:
-            per_unit = _rademacher_seconds_per_unit(d_theta) * max(1.0, 0.1 / float(args.tau)) ** 1.5
-            seconds = per_unit * args.samples * args.n * (args.k + 2)
+            seconds = sum(_rademacher_seconds_per_unit(d_theta) * max(1.0, 0.1 / float(tau)) ** 1.5
+                          * args.samples * args.n * (k + 2) for tau, k in args.points)
+        # a local pool shares the points out (a cluster's size is not known here)
+        seconds /= min(len(args.points), args.workers if args.scheduler is None else 1)
         _refuse_if_too_costly(args, seconds, what, memory)
     else:
+        memory = args.n * (args.k + 2) * args.dim_in * BYTES_PER_NEGATIVE
         _refuse_if_too_costly(args, _theorem1_seconds(args), _sizes(args, "repeats", "n", "samples", "k"), memory)
 
 
@@ -681,20 +702,74 @@ def cmd_expand(args):
 
 def cmd_rademacher(args):
     from ..checks.rademacher import rademacher_experiment
+    if len(args.points) > 1:
+        return _rademacher_sweep(args)
     # the up-front estimate cannot see how far the branch and bound must refine (d_Theta = 3 at
     # small tau refines far more), so the run also stops refining at --max-seconds
     out = rademacher_experiment(**_section4_kwargs(args), max_seconds=float(args.max_seconds),
                                 progress=getattr(args, "progress", None))
     if out["d_Theta"] > 3:
-        print(f"infonce-sym rademacher: d_Theta = {out['d_Theta']} > 3: the sup is bracketed, not pinned: "
-              f"estimate {out['estimate']:.6g} is an upper value certified on a coarse cover, lower_estimate "
-              f"{out['lower_estimate']:.6g} a value attained by an optimiser (relative gap "
-              f"{out['relative_gap']:.3g})", file=sys.stderr)
+        _rademacher_bracket_note(out)
     if out["stopped_at_max_seconds"]:
         print(f"infonce-sym rademacher: --max-seconds {args.typed['max_seconds']} reached: the refinement "
               "stopped there; the upper estimate is still certified but looser (complete = false)",
               file=sys.stderr)
     return _print_section4(args, out)
+
+
+def _rademacher_bracket_note(out):
+    print(f"infonce-sym rademacher: d_Theta = {out['d_Theta']} > 3: the sup is bracketed, not pinned: "
+          f"estimate {out['estimate']:.6g} is an upper value certified on a coarse cover, lower_estimate "
+          f"{out['lower_estimate']:.6g} a value attained by an optimiser (relative gap "
+          f"{out['relative_gap']:.3g})", file=sys.stderr)
+
+
+# the sweep's table: (column, key, format)
+_SWEEP_COLUMNS = (("tau", "tau", "g"), ("k", "k", "d"), ("estimate", "estimate", ".6g"), ("stderr", "stderr", ".2g"),
+                  ("lower", "lower_estimate", ".6g"), ("Prop. 5", "bound_prop5", ".4g"),
+                  ("sharpened", "bound_sharpened", ".4g"), ("(18) route", "bound_lipschitz_route", ".4g"),
+                  ("(18) exact", "bound_lipschitz_route_exact", ".4g"), ("complete", "complete", ""),
+                  ("seconds", "seconds", ".1f"))
+
+
+def _rademacher_sweep(args):
+    """Several --k or --tau: ``checks.rademacher.rademacher_sweep``, each (tau, k) a work unit seeded by
+    --seed alone (the same numbers on a pool, a cluster or here); every point stops refining when the
+    run reaches --max-seconds."""
+    from ..checks.rademacher import rademacher_sweep
+    kw = _section4_kwargs(args)
+    for key in ("k", "tau", "data"):
+        kw.pop(key)
+    taus = [float(tau) for tau in dict.fromkeys(tau for tau, _ in args.points)]
+    ks = sorted({k for _, k in args.points})
+    progress = getattr(args, "progress", None)
+    on_point = None if progress is None else (lambda done: progress(done, len(args.points), "points"))
+    with _work_executor(args, args.workers) as executor:
+        rows = rademacher_sweep(ks=ks, taus=taus, datas=(args.data.replace("-", "_"),), executor=executor,
+                                stop_at=time.time() + float(args.max_seconds), on_point=on_point, **kw)
+    for row, (tau, _) in zip(rows, args.points):
+        row["tau"] = tau                      # as typed (the Decimal), in the JSON and the table
+    if rows[0]["d_Theta"] > 3:
+        print(f"infonce-sym rademacher: d_Theta = {rows[0]['d_Theta']} > 3: at every point the sup is bracketed, "
+              "not pinned: estimate is an upper value certified on a coarse cover, lower an optimiser's",
+              file=sys.stderr)
+    stopped = [f"(tau {row['tau']}, k {row['k']})" for row in rows if row["stopped_at_max_seconds"]]
+    if stopped:
+        print(f"infonce-sym rademacher: --max-seconds {args.typed['max_seconds']} reached at {', '.join(stopped)}: "
+              "the refinement stopped there; those upper estimates are still certified but looser (complete = false)",
+              file=sys.stderr)
+    if args.json:
+        _emit_json(args, None, points=rows)
+        return 0
+    print(f"rademacher sweep: {_inputs_line(args, ('data', 'dim_in', 'm', 'n', 'samples', 'radius', 'seed'))}; "
+          f"d_Theta = {rows[0]['d_Theta']}, {rows[0]['sign_vectors']}, backend {rows[0]['backend']}")
+    cells = [[title for title, _, _ in _SWEEP_COLUMNS]]
+    cells += [[format(row[key], fmt) if fmt else str(row[key]).lower() for _, key, fmt in _SWEEP_COLUMNS]
+              for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(_SWEEP_COLUMNS))]
+    for line in cells:
+        print("  " + "  ".join(text.rjust(width) for text, width in zip(line, widths)))
+    return 0
 
 
 def cmd_theorem1(args):
@@ -936,23 +1011,31 @@ def build_parser():
         int_option(s, "--m", "Fourier features per input coordinate (d_Theta = m * dim-in; above 3 rademacher "
                    "brackets the sup between a coarse certified upper and an optimiser's lower value)", *RANGES["m"], default="1")
         int_option(s, "--n", "training tuples n", *RANGES["n"], default=defaults["n"])
-        int_option(s, "--k", "negatives per tuple k", *RANGES["k_section4"], default="16")
-        _tau_option(s, default="0.5")
+        if name == "rademacher":         # several k or tau: a sweep, each (tau, k) a work unit
+            int_list_option(s, "--k", "negatives per tuple k (several: a sweep over tau x k)", *RANGES["k_section4"],
+                            default="16")
+            real_list_option(s, "--tau", "temperature tau (several: a sweep over tau x k)", *RANGES["tau"],
+                             default="0.5", in_floats=True)
+        else:
+            int_option(s, "--k", "negatives per tuple k", *RANGES["k_section4"], default="16")
+            _tau_option(s, default="0.5")
         real_option(s, "--radius", "radius R of the parameter ball", *RANGES["radius"], default="1", lo_open=True,
                     in_floats=True)
         int_option(s, "--samples", "Rademacher vectors" if name == "rademacher" else
                    "Monte Carlo tuples per repeat for the population side", *RANGES["samples_section4"],
                    default=defaults["samples"])
         int_option(s, "--seed", "seed of numpy's SeedSequence", *RANGES["seed"], default="0")
+        each, units = {"theorem1": ("each repeat", "the repeats"),
+                       "rademacher": ("each point of a sweep", "the points of a sweep")}[name]
+        int_option(s, "--workers", f"local worker processes ({each} is a work unit; 1: this process)",
+                   *RANGES["workers"], default="1")
+        s.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                       help=f"run {units} on a running dask.distributed scheduler, e.g. tcp://host:8786 "
+                            "(pip install \"infonce-sym[dask]\"); the same numbers as a local run; default: --workers")
         if name == "theorem1":
             real_option(s, "--delta", "Theorem 1 holds with probability 1 - delta", 0, 1, default="0.1",
                         lo_open=True, hi_open=True, in_floats=True)
             int_option(s, "--repeats", "independent training sets", *RANGES["repeats"], default="10")
-            int_option(s, "--workers", "local worker processes (each repeat is a work unit; 1: this process)",
-                       *RANGES["workers"], default="1")
-            s.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                           help="run the repeats on a running dask.distributed scheduler, e.g. tcp://host:8786 "
-                                "(pip install \"infonce-sym[dask]\"); the same numbers as a local run; default: --workers")
         _limit_option(s, stops=name == "rademacher", ends=name == "theorem1")
         _json_option(s)
         s.set_defaults(func=func, _check=_check_section4)

@@ -6,6 +6,7 @@ Lipschitz route (18))."""
 from __future__ import annotations
 
 import math
+import time
 
 from ..proofs.statement_registry import statement
 from ..proofs.statements import evaluate, lipschitz_constants, rademacher_bound_from_L
@@ -45,17 +46,29 @@ def rademacher_experiment(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, r
 
 
 def _sweep_point(args):
-    data, tau, k, n, samples, seed, kw = args
+    data, tau, k, n, samples, seed, stop_at, kw = args
+    if stop_at is not None:          # the sweep's end, as wall-clock time (the units may run on other machines)
+        kw = dict(kw, max_seconds=max(0.0, stop_at - time.time()))
     r = rademacher_experiment(data=data, n=n, k=k, tau=tau, samples=samples, seed=seed, **kw)
     return {key: r[key] for key in (
         "data", "tau", "k", "estimate", "stderr", "lower_estimate", "bound_prop5", "bound_sharpened",
-        "bound_lipschitz_route", "bound_lipschitz_route_exact", "B_tau", "B_max", "certificate", "seconds")}
+        "bound_lipschitz_route", "bound_lipschitz_route_exact", "B_tau", "B_max", "certificate", "d_Theta",
+        "upper_kind", "lower_kind", "sign_vectors", "backend", "complete", "stopped_at_max_seconds", "seconds")}
 
 
 def rademacher_sweep(ks=(1, 4, 16, 64, 256, 1024, 4096), taus=(0.05, 0.1, 0.5, 1.0),
-                     datas=("gaussian", "student_t"), n=50, samples=100, seed=0, executor=None, **kw):
+                     datas=("gaussian", "student_t"), n=50, samples=100, seed=0, executor=None, stop_at=None,
+                     on_point=None, **kw):
     """Rademacher estimate and the three bounds over k, tau and data (list of dicts, in that order).
     Each point is a work unit seeded by ``seed`` alone, so any ``concurrent.futures.Executor``
-    (a process pool, a Dask client's ``get_executor()``) gives the same rows as this process."""
-    jobs = [(data, tau, k, n, samples, seed, kw) for data in datas for tau in taus for k in ks]
-    return list((executor.map if executor is not None else map)(_sweep_point, jobs))
+    (a process pool, a Dask client's ``get_executor()``) gives the same rows as this process.
+    ``stop_at`` (a ``time.time()``): every point stops refining then (``rademacher_estimate``'s
+    ``max_seconds``; a point that starts later evaluates its level-0 grid only); ``on_point(done)``
+    is called as the rows come in, in order."""
+    jobs = [(data, tau, k, n, samples, seed, stop_at, kw) for data in datas for tau in taus for k in ks]
+    rows = []
+    for row in (executor.map if executor is not None else map)(_sweep_point, jobs):
+        rows.append(row)
+        if on_point is not None:
+            on_point(len(rows))
+    return rows
