@@ -538,6 +538,11 @@ def _check_section4(args):
     if args.command == "rademacher":
         # --k and --tau are lists: one point, or a sweep over tau x k (each point a work unit); the
         # single point keeps args.k and args.tau scalar, as theorem1's
+        doubles = [float(tau) for tau in args.tau]
+        for i, value in enumerate(doubles):
+            if value in doubles[:i]:      # the sweep computes in doubles: two rows would be one point
+                raise InputError("--tau", f"{args.tau[doubles.index(value)]} and {args.tau[i]} are the same double "
+                                          f"({value!r}); this command computes in doubles")
         args.points = [(tau, k) for tau in args.tau for k in args.k]
         args.k, args.tau = max(args.k), args.tau[0]
         memory = args.n * (args.k + 2) * args.dim_in * BYTES_PER_NEGATIVE

@@ -49,7 +49,8 @@ def test_the_sweep_table_shows_every_point(capsys):
 
 
 @pytest.mark.parametrize("flag, text, shown", [("--k", "4,1e0,1", "1"), ("--tau", "0.1,0.10", "0.10"),
-                                                ("--tau", "0.5,", "0.5,"), ("--k", "2,0", "0")])
+                                                ("--tau", "0.5,", "0.5,"), ("--k", "2,0", "0"),
+                                                ("--tau", "0.1,0.10000000000000000001", "same double")])
 def test_a_value_given_twice_or_out_of_range_is_refused(capsys, flag, text, shown):
     argv = ["rademacher", *SIZES, flag, text]
     code = main(argv)
