@@ -155,17 +155,18 @@ def _partials(values):
 
 
 def tables_unit(source: RowSource, start: int, stop: int, taus, main_ks, sweep_ks, with_dcl: bool,
-                keep: bool = True, hold: bool = False):
+                keep: bool = True, hold: bool = False, sweep_dcl: bool = False):
     """One work unit: anchors start..stop-1, their similarities computed once (the pool read once),
     then for each tau (the first is the main one) the tables and the exact partial sums of the
-    per-anchor gaps at each k >= 2; with ``keep`` also the per-anchor vectors of the main tau, with
+    per-anchor gaps at each k >= 2 (the DCL gaps too: at the main tau with ``with_dcl``, at the others
+    with ``sweep_dcl``); with ``keep`` also the per-anchor vectors of the main tau, with
     ``hold`` its tables too (for the k-for-gap search in the main process)."""
     anchors, positives, pool = source.open()
     pool_size = pool.shape[0] - (1 if source.exclude_own else 0)
     s, p = emp.block_similarities(anchors, positives, pool, start, stop, source.exclude_own)
     res = []
     for i, tau in enumerate(taus):
-        dcl = with_dcl and i == 0
+        dcl = with_dcl if i == 0 else sweep_dcl
         tab = emp.block_tables(s, p, tau, pool_size, dcl)
         r = {"ce": _partials(tab.cross_entropy_terms), "gap1": _partials(tab.gap1),
              "dcl_gap1": _partials(tab.dcl_gap1),
@@ -282,12 +283,13 @@ class Streaming:
     def blocks(self):
         return [(a, min(self.n, a + self.rows)) for a in range(0, self.n, self.rows)]
 
-    def evaluate(self, taus, main_ks, sweep_ks=(), with_dcl=False, keep=False, source=None, hold=False):
+    def evaluate(self, taus, main_ks, sweep_ks=(), with_dcl=False, keep=False, source=None, hold=False,
+                 sweep_dcl=False):
         """One pass: per tau the gathered sums; with ``keep`` also the main tau's per-anchor vectors
         (with ``hold`` the main tau's whole :class:`emp.AnchorTables` in their place)."""
         src = source or self.source
         self.passes += 1
-        jobs = [(src, a, b, tuple(taus), tuple(main_ks), tuple(sweep_ks), with_dcl, keep, hold)
+        jobs = [(src, a, b, tuple(taus), tuple(main_ks), tuple(sweep_ks), with_dcl, keep, hold, sweep_dcl)
                 for a, b in self.blocks()]
         sums = [_Sums() for _ in taus]
         tab = _Tables(self.n) if keep else None
@@ -389,7 +391,8 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
     powers = [2 ** j for j in range(40)]
     dcl_search = loss == "dcl"
     main_ks = sorted(set(ks) | set(powers))
-    sums, tab = run.evaluate([tau_f] + sweep, main_ks, ks, with_dcl, keep=True, hold=hold)
+    # --loss dcl: the tau sweep is of the DCL gap (and its bound) too
+    sums, tab = run.evaluate([tau_f] + sweep, main_ks, ks, with_dcl, keep=True, hold=hold, sweep_dcl=dcl_search)
     stage("tables_and_gaps")
     gv_all = _gap_values(sums[0], main_ks, n, with_dcl)
     pick = [main_ks.index(k) for k in ks]
@@ -456,11 +459,16 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
                 g, ce = gv, gv.cross_entropy_limit
             else:
                 acc = sums[1 + sweep.index(t)]
-                g = _gap_values(acc, ks, n, False)
+                g = _gap_values(acc, ks, n, dcl_search)
                 ce = g.cross_entropy_limit
+            by = [{"k": k, "gap": float(g.gap[a]), "gap_error_bound": float(g.error[a]),
+                   "prop1_upper": prop1_bounds(k, t)[1]} for a, k in enumerate(g.k)]
+            if dcl_search:
+                for a, row in enumerate(by):
+                    row.update({"dcl_gap": float(g.dcl_gap[a]), "dcl_gap_error_bound": float(g.dcl_error[a]),
+                                "dcl_upper": dcl_bounds(row["k"], t)[1]})
             rows.append({"tau": t, "cross_entropy_limit": ce, "cross_entropy_limit_error_bound": _ce_error(dim, t),
-                         "by_k": [{"k": k, "gap": float(g.gap[a]), "gap_error_bound": float(g.error[a]),
-                                   "prop1_upper": prop1_bounds(k, t)[1]} for a, k in enumerate(g.k)]})
+                         "by_k": by})
         out["tau_sweep"] = rows
     if mc_samples:
         out["monte_carlo"] = _mc_check(run, tau_f, gv, loss, mc_samples, seed, tab.cross_entropy_terms)
@@ -665,12 +673,13 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
     if result.get("tau_sweep"):
         fig, ax = plt.subplots(figsize=(6.4, 4.4))
         taus = [r["tau"] for r in result["tau_sweep"]]
+        key = "dcl_gap" if result["loss"] == "dcl" else "gap"
         for j, k in enumerate(ks):
-            g = [abs(r["by_k"][j]["gap"]) for r in result["tau_sweep"]]
+            g = [abs(r["by_k"][j][key]) for r in result["tau_sweep"]]
             ax.loglog(taus, g, "o-", label=rf"$k = {int(k)}$")
         ax.axvline(tau, color="grey", lw=0.8, ls=":", label=rf"given $\tau = {tau:g}$")
         ax.set_xlabel(r"temperature $\tau$")
-        ax.set_ylabel(r"$|\int CE - R|$")
+        ax.set_ylabel(r"$|\int CE - \tilde R|$" if key == "dcl_gap" else r"$|\int CE - R|$")
         ax.set_title(r"Finite-$k$ bias against the temperature $\tau$")
         ax.legend(fontsize=8, loc="lower left")
         fig.tight_layout()

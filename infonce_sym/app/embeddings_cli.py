@@ -349,8 +349,9 @@ def _print_text(r):
         print(f"Monte Carlo k = {row['k']}: gap {row['mc_gap']:.6g} ± {row['stderr']:.2g} (exact "
               f"{row['exact_gap']:.6g}, z = {z}, {row['verdict']})")
     for row in r.get("tau_sweep", []):
+        dcl = "; DCL gap " + ", ".join(f"k={x['k']}: {x['dcl_gap']:.4g}" for x in row["by_k"]) if "dcl_gap" in row["by_k"][0] else ""
         print(f"tau = {row['tau']:.4g}: ∫CE = {shown(row['cross_entropy_limit'], row['cross_entropy_limit_error_bound'], 8)}; gap " +
-              ", ".join(f"k={x['k']}: {x['gap']:.4g}" for x in row["by_k"]))
+              ", ".join(f"k={x['k']}: {x['gap']:.4g}" for x in row["by_k"]) + dcl)
     if r.get("compare"):
         for row in r["compare"]["by_k"]:
             print(f"Prop. 4, k = {row['k']}: max |change| {row['max_change']:.4g}; worst ratio to the bound "

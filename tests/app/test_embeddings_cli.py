@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from infonce_sym.app import embeddings as emb
 from infonce_sym.app.cli import main
 from infonce_sym.app.embeddings_io import load_matrix
 from infonce_sym.errors import InputError
@@ -304,6 +305,33 @@ def test_json_numbers_against_brute_force_and_the_bounds(tmp_path, capsys):
         assert row["z"] is not None and abs(row["z"]) < 4
     assert {Path(x).name for x in r["written"]} == {"report.md", "gap_vs_k.png", "tau_sweep.png"}
     assert "| 1000 |" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_dcl_tau_sweep_against_brute_force(tmp_path, capsys):
+    """--loss dcl: every row of the tau sweep carries the DCL gap at that tau (brute force over the pool
+    tuples, k = 1, 2, 3) and its bound, beside the InfoNCE gap; without it the rows have no DCL gap."""
+    a, p = _pairs(5, 3, seed=2)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    model = emp.make_pairs(a, p)
+    argv = ["--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.5", "--k", "1,2,3",
+            "--samples", "0", "--json"]
+    code, out, err = _run(capsys, *argv, "--loss", "dcl")
+    assert code == 0, err
+    rows = json.loads(out)["tau_sweep"]
+    assert len(rows) == 5
+    for row in rows:
+        tau = row["tau"]
+        ce = np.mean([-model.anchors[i] @ model.positives[i] / tau
+                      + math.log(np.mean(np.exp(model.anchors[i] @ model.pool.T / tau))) for i in range(5)])
+        for x in row["by_k"]:
+            k = x["k"]
+            assert abs(x["gap"] - (ce - emp.brute_force_risk(model, tau, k))) <= 1e-12
+            assert abs(x["dcl_gap"] - (ce - emp.brute_force_risk(model, tau, k, "dcl"))) <= 1e-12
+            assert x["dcl_upper"] == emb.dcl_bounds(k, tau)[1] and x["dcl_gap"] <= x["dcl_upper"]
+    code, out, err = _run(capsys, *argv)
+    assert code == 0, err
+    assert all("dcl_gap" not in x for row in json.loads(out)["tau_sweep"] for x in row["by_k"])
 
 
 def test_scale_and_logit_scale_are_temperatures(tmp_path, capsys):
