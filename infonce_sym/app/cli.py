@@ -398,18 +398,22 @@ MC_TUPLES_PER_SECOND = 1.0e6           # per-tuple overhead (anchor, positive, l
 # (the NumPy rates made the compiled runs' estimates 3-8x high)
 MC_COMPILED_NEGATIVES_PER_SECOND = 4.0e8
 MC_COMPILED_TUPLES_PER_SECOND = 5.0e6
-# the certified sup per samples x n x (k + 2) unit, by d_Theta, at tau >= 0.1; below, the refinement
-# deepens and the cost grows about like (0.1/tau)^1.5.  Measured (numba, 2026-12-03): d_Theta <= 2
-# 3e-6 to 6e-6 at tau >= 0.1 (NumPy kernels 7e-6), 5e-5 to 4.5e-4 at tau = 0.01; d_Theta = 3
-# 3e-4 at tau = 0.5, 6e-4 to 2.5e-3 at 0.1, 6.6e-3 at 0.03, 0.15 at 0.01 (n = 20, k = 64): a factor
-# of about 3 either way, up to 6.  Tiny requests at d_Theta = 3 and small tau are far costlier per
-# unit (n = 3, k = 4, tau = 0.01: 5 s per unit, millions of cubes): the run stops refining at
-# --max-seconds for them
-RADEMACHER_SECONDS_PER_UNIT = {1: 1.0e-5, 2: 1.0e-5, 3: 2.0e-3}
-# with the compiled block kernels (numba installed), d_Theta <= 2: 1.9e-6 to 6.7e-6 per unit (2026-12-05, n = 50..200,
-# k = 16..4096, tau = 0.05..1, the 2.1 s of imports left out); 1e-5 made their estimates 1.4-3.6x high (the
-# probe: 41 s estimated, 14.4 s); d_Theta = 3 varies 30x per unit (1.1e-4 to 3.3e-3): unchanged
-RADEMACHER_COMPILED_SECONDS_PER_UNIT = {1: 5.0e-6, 2: 5.0e-6, 3: 2.0e-3}
+# The certified sup (d_Theta <= 3): drawing the tuples and their constants, RADEMACHER_SETUP_SECONDS per
+# n (k + 2) entry, then the branch and bound's evaluated centres, each costing RADEMACHER_SECONDS_PER_CENTRE
+# plus RADEMACHER_SECONDS_PER_CENTRE_ENTRY per n (k + 2).  The centres do not grow with k: about
+# RADEMACHER_CENTRES[d_Theta] at tau = 0.5 and samples x n = 200, times (0.5/tau)^a (more below tau = 0.05,
+# where the refinement deepens: (0.05/tau)^b), times (samples x n / 200)^0.6 per chunk of 100 samples.
+# Fitted (numba, 2026-12-05) to 66 runs, d_Theta = 1, 2, 3, tau 0.05-2, k 4-1024, (n, samples) (20, 10) and
+# (50, 40): the completed runs within 0.6x-3.6x; the bench's k = 64/1024/4096 (tau 0.1, n 50, 20 samples,
+# d_Theta 2) 1.4x/1.4x/1.3x high.  The former linear rate per samples x n x (k + 2) was 50x high at
+# k = 1024 (d_Theta = 3, tau 0.5: 4104 s estimated, a minute measured) and 5x low at k = 4.  NumPy's
+# block kernels take RADEMACHER_NUMPY_FACTOR times as long (bench: 1.4-1.8x).  Beyond the estimate the
+# run stops refining at --max-seconds
+RADEMACHER_SETUP_SECONDS = 2.0e-6
+RADEMACHER_SECONDS_PER_CENTRE = 5.0e-5
+RADEMACHER_SECONDS_PER_CENTRE_ENTRY = 1.0e-8
+RADEMACHER_CENTRES = {1: (30, 0.3, 1.0), 2: (1000, 0.6, 1.0), 3: (45000, 0.85, 2.2)}   # (centres, a, b)
+RADEMACHER_NUMPY_FACTOR = 1.6
 # d_Theta > 3: the level-0 grid per cube and per n x (k + 2) entry of a cube (2026-12-04, numba: 233 cubes
 # at d_Theta = 4, 2851 at 9, n (k + 2) = 60 to 3300: 0.18 to 6.4 s, within a factor 2 of this); the
 # refinement and the optimiser after it stop at --max-seconds
@@ -518,9 +522,15 @@ def _mc_seconds(args):
     return args.samples * args.k / rates[0] + args.samples / rates[1]
 
 
-def _rademacher_seconds_per_unit(d_theta):
-    """The certified sup's cost per samples x n x (k + 2) unit on the block kernels that will run."""
-    return (RADEMACHER_COMPILED_SECONDS_PER_UNIT if _compiled_kernels_run() else RADEMACHER_SECONDS_PER_UNIT)[d_theta]
+def _rademacher_seconds(d_theta, tau, n, k, samples):
+    """The certified sup's estimated CPU seconds (d_Theta <= 3) on the block kernels that will run."""
+    centres, a, b = RADEMACHER_CENTRES[d_theta]
+    entries = n * (k + 2)
+    chunks, per_chunk = -(-samples // 100), min(samples, 100)
+    centres *= chunks * (0.5 / tau) ** a * max(1.0, 0.05 / tau) ** b * (per_chunk * n / 200) ** 0.6
+    seconds = RADEMACHER_SETUP_SECONDS * entries + centres * (RADEMACHER_SECONDS_PER_CENTRE
+                                                               + RADEMACHER_SECONDS_PER_CENTRE_ENTRY * entries)
+    return seconds * (1.0 if _compiled_kernels_run() else RADEMACHER_NUMPY_FACTOR)
 
 
 def _coarse_grid_seconds(args, k):
@@ -552,8 +562,7 @@ def _check_section4(args):
             seconds = sum(_coarse_grid_seconds(args, k) for _, k in args.points)
             what = f"{_sizes(args, 'n', 'k')} at --dim-in {args.typed['dim_in']}, --m {args.typed['m']}"
         else:
-            seconds = sum(_rademacher_seconds_per_unit(d_theta) * max(1.0, 0.1 / float(tau)) ** 1.5
-                          * args.samples * args.n * (k + 2) for tau, k in args.points)
+            seconds = sum(_rademacher_seconds(d_theta, float(tau), args.n, k, args.samples) for tau, k in args.points)
         # a local pool shares the points out (a cluster's size is not known here)
         seconds /= min(len(args.points), args.workers if args.scheduler is None else 1)
         _refuse_if_too_costly(args, seconds, what, memory)
