@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import math
 import os
@@ -883,15 +884,8 @@ def _work_executor(args, workers):
     if workers <= 1:
         yield None
         return
-    pool = _started_pool(verify, workers)
-    try:
+    with local_pool(workers) as pool:
         yield pool
-    except BaseException:          # Ctrl-C, --max-seconds: end the workers rather than wait for their units
-        _quiet_pool_threads()
-        _stop_workers()
-        pool.shutdown(wait=True)
-        raise
-    pool.shutdown()
 
 
 def cmd_verify(args):
@@ -1121,13 +1115,26 @@ def main(argv=None) -> int:
     """Run one command; returns the exit status (0, 1, 2 or 130). ``argv=None``: the real command line."""
     script = argv is None
     argv = list(sys.argv[1:] if script else argv)
+    if sys.stdout is None:               # started with stdout closed (>&-): the results would go nowhere
+        _stderr("infonce-sym: error: stdout: is closed; nothing to write the results to")
+        return 2
+    _encodable_output()
+    real = sys.stdout
+    sys.stdout = _GuardedOutput(real)
+    try:
+        return _main(argv, script)
+    finally:
+        sys.stdout = real
+
+
+def _main(argv, script):
     try:
         parser = build_parser()
         try:
             args = parser.parse_args(_join_negative_values(argv, _value_flags(parser)))
         except SystemExit as exc:        # --help
             return exc.code if isinstance(exc.code, int) else 0
-        _check_environment()
+        _check_environment(args)
         _read_options(args)
         return _run(args)
     except InputError as exc:
@@ -1142,6 +1149,10 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return 0
+    except OutputFailed as exc:
+        _stderr(f"infonce-sym: error: stdout: {exc}")
+        _quiet_stdout()
+        return 2
     except (ArithmeticError, MemoryError) as exc:
         _stderr(f"infonce-sym: numerical failure: {type(exc).__name__}: {_one_line(exc)}")
         return 1
@@ -1156,15 +1167,35 @@ def main(argv=None) -> int:
         return 1
 
 
-def _check_environment():
-    """SYMPY_CACHE_SIZE, which SymPy reads on first import (an integer or None; infonce_sym sets 100000 when
-    it is unset): SymPy's own refusal of another value is a NameError inside its error message."""
+def _check_environment(args):
+    """Environment variables that a library reads on import and refuses with an error of its own (a
+    traceback or an "internal error" here): SYMPY_CACHE_SIZE (an integer or None; infonce_sym sets 100000
+    when it is unset; SymPy's refusal is a NameError inside its error message), NUMBA_NUM_THREADS (a
+    positive integer; numba raises ValueError at 0 and prints a traceback as a warning at 'abc'), and
+    for the commands that plot, MPLBACKEND (matplotlib refuses an unknown name on import, after the
+    whole computation; the plots use Agg whatever it says)."""
     value = os.environ.get("SYMPY_CACHE_SIZE")
     if value is not None and value.lower() != "none":
         try:
             int(value)
         except ValueError:
             raise InputError("SYMPY_CACHE_SIZE", f"must be an integer or None (the environment), got {value!r}") from None
+    value = os.environ.get("NUMBA_NUM_THREADS")
+    if value is not None:
+        try:
+            positive = int(value) >= 1
+        except ValueError:
+            positive = False
+        if not positive:
+            raise InputError("NUMBA_NUM_THREADS", f"must be a positive integer (the environment), got {value!r}")
+    value = os.environ.get("MPLBACKEND")
+    plots = args.command == "verify" or (args.command == "embeddings" and getattr(args, "out", None))
+    if value is not None and plots:
+        try:
+            importlib.import_module("matplotlib")          # it reads MPLBACKEND on import
+        except ValueError:
+            raise InputError("MPLBACKEND", f"is not a matplotlib backend (the environment), got {value!r}; unset it "
+                                           "(the plots are drawn with Agg whatever it says)") from None
 
 
 def _run(args):
@@ -1216,16 +1247,41 @@ class _StopTickerOnWrite:
 
 def _started_pool(verify, workers):
     """verify's process pool with every worker started while SIGINT is ignored: the workers inherit
-    that (across exec), so a terminal's Ctrl-C reaches only this process (one line, exit 130)."""
+    that (across exec) until their initializer, which imports nothing heavy, ignores it for good, so a
+    terminal's Ctrl-C reaches only this process (one line, exit 130).  A Ctrl-C typed in that window
+    (a tenth of a second or two; it was two seconds while the initializer imported the verify plan)
+    is lost: a blocked signal is not inherited by spawned workers, and a handled one would interrupt
+    their imports with a traceback each."""
     if threading.current_thread() is not threading.main_thread():
         return verify.default_executor(workers)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         pool = verify.default_executor(workers)
-        list(pool.map(time.sleep, [0.2] * workers))      # spawns every worker now
+        list(pool.map(time.sleep, [0.05] * workers))      # spawns every worker now
     finally:
         signal.signal(signal.SIGINT, previous)
     return pool
+
+
+@contextlib.contextmanager
+def local_pool(workers):
+    """A local process pool of ``workers`` (``_started_pool``) whose workers are ended at once on an
+    error, Ctrl-C or --max-seconds rather than waited for (a unit may run for minutes; a worker still
+    importing may never answer)."""
+    from . import verify
+    pool = _started_pool(verify, workers)
+    try:
+        yield pool
+    except BaseException:
+        _end_pool(pool)
+        raise
+    pool.shutdown()
+
+
+def _end_pool(pool):
+    _quiet_pool_threads()
+    _stop_workers()
+    pool.shutdown(wait=True)
 
 
 def _quiet_pool_threads():
@@ -1249,10 +1305,55 @@ def _stop_workers():
 
 
 def _stderr(line):
+    if sys.stderr is None:                # started with stderr closed (2>&-): print would write to stdout
+        return
     try:
         print(line, file=sys.stderr, flush=True)
     except (OSError, ValueError):
         pass
+
+
+class OutputFailed(Exception):
+    """Writing the results to stdout failed (a full disk: ENOSPC; a bad descriptor): exit 2 naming stdout."""
+
+
+class _GuardedOutput:
+    """stdout, whose write errors other than a closed pipe (exit 0, quietly) become OutputFailed."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputFailed(exc.strerror or _one_line(exc)) from None
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputFailed(exc.strerror or _one_line(exc)) from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _encodable_output():
+    """stdout and stderr in an encoding other than UTF-8 (PYTHONIOENCODING=ascii, a latin-1 terminal):
+    characters it lacks (∫, ±, τ) are written as backslash escapes rather than failing the command."""
+    import codecs
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        try:
+            if encoding and codecs.lookup(encoding).name != "utf-8":
+                stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, LookupError, ValueError, OSError):
+            pass
 
 
 def _quiet_stdout():

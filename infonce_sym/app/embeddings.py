@@ -215,8 +215,10 @@ def block_rows(n, pool_size, taus, memory_limit=DEFAULT_MEMORY_LIMIT, workers: i
         need = (WORKER_RESERVE + per_row if remote else
                 PARENT_RESERVE + vectors + (workers * (WORKER_RESERVE + per_row) if workers > 1 else per_row)) / 1e6
         where = "per worker" if remote else "in all"
-        raise InputError("--memory-limit", f"is too small for this model: one block of anchors needs about "
-                         f"{need:.0f} MB {where} (pool {pool_size} rows; the processes' own reserve is "
+        workers_text = (f" with --workers {workers} (each worker's own reserve is {WORKER_RESERVE / 1e6:.0f} MB; "
+                        "fewer workers need less)") if workers > 1 and not remote else ""
+        raise InputError("--memory-limit", f"is too small for this model{workers_text}: one block of anchors needs "
+                         f"about {need:.0f} MB {where} (pool {pool_size} rows; the processes' own reserve is "
                          f"{(WORKER_RESERVE if remote else PARENT_RESERVE) / 1e6:.0f} MB)")
     return min(n, rows)
 

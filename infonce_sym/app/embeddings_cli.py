@@ -7,6 +7,7 @@ evaluated to 30 digits), integers are the integers written.  Bad input, bad file
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
@@ -89,7 +90,8 @@ def add_parser(subparsers):
                         "n * pool > 4e7) (default: sweep)")
     e.add_argument("--workers", metavar="N", default=None,
                    help="local worker processes, each taking blocks of anchors, an integer in [1, 64] (1: this "
-                        "process) (default 2 when n * pool > 4e7, else 1)")
+                        "process); each needs 157 MB of its own and a block within --memory-limit (default 2 when "
+                        "n * pool > 4e7, else 1)")
     e.add_argument("--memory-limit", metavar="SIZE", default="2GB",
                    help="memory for all processes together (per worker with --scheduler): the anchors go in "
                         "blocks sized to fit, the inputs memory-mapped (.npy, .safetensors), nothing n x pool held; a size "
@@ -165,15 +167,24 @@ _UNITS = {"": 1, "B": 1, "KB": 10 ** 3, "MB": 10 ** 6, "GB": 10 ** 9, "TB": 10 *
           "KIB": 2 ** 10, "MIB": 2 ** 20, "GIB": 2 ** 30, "TIB": 2 ** 40}
 
 
-def read_memory(text) -> int:
-    """--memory-limit: a size such as 2GB, 500MB, 1.5GiB (bytes without a unit), at least 100MB."""
+@contextlib.contextmanager
+def _shut_down_after(executor):
+    try:
+        yield executor
+    finally:
+        executor.shutdown()
+
+
+def read_memory(text, floor: int = 10 ** 8) -> int:
+    """--memory-limit: a size such as 2GB, 500MB, 1.5GiB (bytes without a unit), at least ``floor`` bytes
+    (the command passes the processes' own reserve: no model fits below it)."""
     import re
-    what = "a size such as 2GB, 500MB or 1.5GiB (at least 100MB)"
+    what = f"a size such as 2GB, 500MB or 1.5GiB (at least {math.ceil(floor / 1e6)}MB)"
     m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([A-Za-z]*)\s*", str(text))
     if not m or m.group(2).upper() not in _UNITS:
         raise InputError("--memory-limit", f"must be {what}, got {text!r}")
     value = int(Decimal(m.group(1)) * _UNITS[m.group(2).upper()])
-    if value < 10 ** 8:
+    if value < floor:
         raise InputError("--memory-limit", f"must be {what}, got {text!r}")
     return value
 
@@ -271,30 +282,28 @@ def run(args) -> int:
                            negatives_from=negatives_from, exclude_own=bool(args.exclude_own),
                            rescaled_rows=sum(rescaled_rows(a) for a in arrays))
     app.remember(source, arrays)              # this process has them open already
-    memory_limit = read_memory(args.memory_limit)
+    # below the main process's reserve (a worker's with --scheduler: the limit is per worker) no model fits
+    memory_limit = read_memory(args.memory_limit, app.WORKER_RESERVE if args.scheduler is not None else app.PARENT_RESERVE)
     large = arrays[0].shape[0] * pool_size > app.LARGE
-    executor, label = None, "in-process"
+    label, pool = "in-process", contextlib.nullcontext()
     if args.scheduler is not None:
         if args.workers is not None:
             raise InputError("--workers", "is for the local process pool; with --scheduler the cluster's workers are used")
         from .verify import dask_executor
-        executor, label = dask_executor(args.scheduler), f"dask ({args.scheduler})"
+        pool, label = _shut_down_after(dask_executor(args.scheduler)), f"dask ({args.scheduler})"
         workers = 1
     else:
         if workers is None:
             import os
             workers = min(2, os.cpu_count() or 1) if large else 1
-        if workers > 1:
-            from .verify import default_executor
-            executor, label = default_executor(workers), f"process pool ({workers})"
-    try:
+        if workers > 1:                 # the workers shielded from Ctrl-C and ended at once on one (cli.local_pool)
+            from .cli import local_pool
+            pool, label = local_pool(workers), f"process pool ({workers})"
+    with pool as executor:
         result = app.analyse(source, tau_text, ks, loss,
                              tau_sweep=not args.no_tau_sweep, mc_samples=samples, seed=seed, digits=digits,
                              workers=workers, executor=executor, memory_limit=memory_limit, executor_label=label,
                              progress=getattr(args, "progress", None))
-    finally:
-        if executor is not None:
-            executor.shutdown()
     if other is not None:
         result["compare"] = app.compare_versions(model, other, tau_text, ks, max(2, samples or 2048), seed, loss)
     result.pop("_tables", None)

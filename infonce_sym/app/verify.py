@@ -5,7 +5,9 @@ part) goes through ``executor.map`` -- any ``concurrent.futures.Executor``: a lo
 by default (``default_executor``), or a Dask client's ``get_executor()``."""
 from __future__ import annotations
 
+import functools
 import multiprocessing
+import signal
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -68,13 +70,14 @@ def default_executor(workers: int = 2):
     """A local process pool. spawn, not fork: forking a process that holds threads (e.g. a notebook
     kernel's zmq threads in the test suite) can deadlock the children."""
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=ignore_interrupt)
+                               initializer=IGNORE_INTERRUPT)
 
 
-def ignore_interrupt():
-    """In a worker: Ctrl-C is the parent's to handle (one line, exit 130), not a traceback per worker."""
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+# In a worker: Ctrl-C is the parent's to handle (one line, exit 130), not a traceback per worker.  A
+# partial of signal.signal, not a function of this module: unpickling it in a fresh worker imports
+# nothing heavy (this module imports the checks and SymPy: 0.9 s, which left the worker open to
+# Ctrl-C, and the parent ignoring it, that long)
+IGNORE_INTERRUPT = functools.partial(signal.signal, signal.SIGINT, signal.SIG_IGN)
 
 
 # a scheduler's address: [protocol://]host:port (inproc:// lives inside one process: no use from the command line)

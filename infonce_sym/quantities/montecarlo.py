@@ -712,12 +712,30 @@ def compiled_kernels():
         except ImportError:
             _KERNELS.append(None)
         else:
-            _KERNELS.append(GuardedKernels(montecarlo_compiled, "montecarlo"))
+            # NUMBA_DISABLE_JIT=1 runs the kernels as plain Python: their integer hashing overflows
+            # NumPy scalars and their intrinsics do not run at all; the NumPy path is the one that works
+            _KERNELS.append(None if numba_jit_disabled() else GuardedKernels(montecarlo_compiled, "montecarlo"))
     return _KERNELS[0]
 
 
+def numba_jit_disabled() -> bool:
+    """NUMBA_DISABLE_JIT is set (numba installed): the compiled kernels cannot run."""
+    import numba
+    return bool(numba.config.DISABLE_JIT)
+
+
+def numba_missing() -> str:
+    """Why the numba backend cannot run (for a refusal of backend="numba")."""
+    try:
+        if numba_jit_disabled():
+            return "numba's JIT is disabled (NUMBA_DISABLE_JIT is set): use the numpy backend"
+    except ImportError:
+        pass
+    return 'numba is not installed (pip install "infonce-sym[fast]")'
+
+
 def default_backend() -> str:
-    """"numba" when numba is installed, else "numpy"."""
+    """"numba" when numba is installed (and its JIT not disabled), else "numpy"."""
     return "numba" if compiled_kernels() is not None else "numpy"
 
 
@@ -726,7 +744,7 @@ def check_backend(backend) -> str:
     if backend not in BACKENDS:
         raise InputError("backend", f"must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend == "numba" and compiled_kernels() is None:
-        raise InputError("backend", 'numba is not installed (pip install "infonce-sym[fast]")')
+        raise InputError("backend", numba_missing())
     return default_backend() if backend == "auto" else backend
 
 

@@ -617,6 +617,66 @@ def test_output_into_a_closed_pipe_ends_quietly():
     assert proc.stderr == "" and proc.returncode == 0, proc.stderr
 
 
+MC_SMALL = ["mc", "--tau", "0.5", "--k", "4", "--samples", "200", "--seed", "1"]
+
+
+def _one_error_line(proc, needle):
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and needle in lines[0], (proc.returncode, proc.stderr)
+    assert "internal error" not in lines[0] and "Traceback" not in proc.stderr
+    return lines[0]
+
+
+def test_a_closed_or_full_stdout_is_one_line_naming_stdout():
+    """stdout closed (>&-) is refused before any work; a full disk (/dev/full) when the results are
+    written: exit 2 and one line naming stdout, not an internal error (AttributeError, OSError)."""
+    cmd = " ".join(CLI[:2]) + f" '{CLI[2]}' " + " ".join(MC_SMALL) + " >&-"
+    proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120)
+    assert _one_error_line(proc, "stdout") == "infonce-sym: error: stdout: is closed; nothing to write the results to"
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run(CLI + MC_SMALL, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        _one_error_line(proc, "infonce-sym: error: stdout: No space left on device")
+
+
+def test_an_ascii_stdout_gets_escapes_for_the_characters_it_lacks():
+    """PYTHONIOENCODING=ascii: ∫ and ± are written as backslash escapes, the numbers as in UTF-8."""
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    proc = subprocess.run(CLI + MC_SMALL, capture_output=True, text=True, timeout=120, env=env)
+    utf8 = subprocess.run(CLI + MC_SMALL, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert proc.returncode == 0 and utf8.returncode == 0, proc.stderr
+    assert proc.stdout == utf8.stdout.replace("±", "\\xb1").replace("∫", "\\u222b") and "\\xb1" in proc.stdout
+    proc = subprocess.run(CLI + ["embeddings", "--help"], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0 and "usage: infonce-sym embeddings" in proc.stdout, proc.stderr
+
+
+def test_environment_variables_that_libraries_refuse_are_one_line():
+    """NUMBA_NUM_THREADS 0 or 'abc' (numba: ValueError, or a traceback printed as a warning) and, for a
+    command that plots, an unknown MPLBACKEND (matplotlib's ValueError after the whole computation): exit 2
+    before any work, one line naming the variable."""
+    for value in ("0", "abc"):
+        proc = subprocess.run(CLI + MC_SMALL, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "NUMBA_NUM_THREADS": value})
+        _one_error_line(proc, f"NUMBA_NUM_THREADS: must be a positive integer (the environment), got '{value}'")
+    proc = subprocess.run(CLI + ["verify", "--quick"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "MPLBACKEND": "foo"})
+    _one_error_line(proc, "MPLBACKEND: is not a matplotlib backend (the environment), got 'foo'")
+
+
+def test_numba_with_its_jit_disabled_runs_the_numpy_kernels():
+    """NUMBA_DISABLE_JIT=1 ran the compiled kernels as plain Python: mc failed on an overflow warning,
+    rademacher on an intrinsic; "auto" now picks NumPy, and the numbers are NumPy's."""
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    proc = subprocess.run(CLI + MC_SMALL + ["--json"], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["backend"] == "numpy"
+    rad = ["rademacher", "--n", "5", "--k", "4", "--samples", "4", "--json"]
+    proc = subprocess.run(CLI + rad, capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["results"]["backend"] == "numpy"
+
+
 def test_ctrl_c_exits_130_with_one_line():
     proc = subprocess.Popen(CLI + ["mc", "--tau", "0.5", "--k", "1000", "--samples", "1e8", "--seed", "1",
                                    "--max-seconds", "1e6"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -761,15 +761,19 @@ def test_digits_names_the_k_it_does_not_take(tmp_path, capsys):
 
 
 def test_a_memory_limit_refusal_states_a_limit_that_suffices(tmp_path, capsys):
-    """The refusal's figure is what the blocks' budget needs: it said 577 MB where 420 MB sufficed."""
+    """The refusal's figure is what the blocks' budget needs: it said 577 MB where 420 MB sufficed.  A
+    limit below the main process's own reserve (419 MB) fits no model and is refused as such; two workers
+    need theirs too, and the refusal names them."""
     a, p = _pairs(20, 8)
     np.save(tmp_path / "a.npy", a)
     np.save(tmp_path / "p.npy", p)
     argv = ["--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.5", "--k", "2",
-            "--samples", "0", "--no-tau-sweep"]
-    code, out, err = _run(capsys, *argv, "--memory-limit", "100MB")
+            "--samples", "0", "--no-tau-sweep", "--workers", "2"]
+    code, out, err = _run(capsys, *argv, "--memory-limit", "419MB")
+    assert code == 2 and "(at least 420MB), got '419MB'" in err
+    code, out, err = _run(capsys, *argv, "--memory-limit", "420MB")
     need = int(re.search(r"needs about (\d+) MB in all", err).group(1))
-    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "with --workers 2" in err
     assert _run(capsys, *argv, "--memory-limit", f"{need + 1}MB")[0] == 0
     assert _run(capsys, *argv, "--memory-limit", f"{need - 2}MB")[0] == 2
 
