@@ -426,15 +426,14 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     names = None
     if args.only is not None:
-        names = [n.strip() for n in args.only.split(",") if n.strip()]
+        parts = [n.strip() for n in args.only.split(",")]
+        names = [n for n in parts if n]
         bad = [n for n in names if n not in SECTIONS]
-        if not names:                   # "--only ," is not "every section" (which takes minutes)
-            print(f"infonce-sym bench: --only: no section named in {args.only!r} (one of {', '.join(SECTIONS)})",
-                  file=sys.stderr)
-            return 2
-        if bad:
-            print(f"infonce-sym bench: --only: unknown section {bad[0]!r} (one of {', '.join(SECTIONS)})",
-                  file=sys.stderr)
+        problem = (f"no section named in {args.only!r}" if not names      # "--only ," is not every section (minutes)
+                   else f"an empty section name in {args.only!r}" if "" in parts
+                   else f"unknown section {bad[0]!r}" if bad else None)
+        if problem is not None:           # as the command line's other refusals: one line, exit 2
+            print(f"infonce-sym: error: --only: {problem} (one of {', '.join(SECTIONS)})", file=sys.stderr)
             return 2
     results = run_sections(args.quick, names, progress=sys.stderr.isatty() and not args.json)
     machine = {"numpy": np.__version__, "cpus": _cpus()}

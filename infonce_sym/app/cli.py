@@ -148,6 +148,12 @@ def path_option(p, flag, help, kind, default=None, required=False, files=()):
     _add(p, flag, reader, help, default, required, "FILE" if kind == "file" else "DIR")
 
 
+def _derivations_dir(text) -> Path:
+    if not text or not text.strip():
+        raise InputError("--out", f"must be a directory path, got {shown(text)}")
+    return Path(text)
+
+
 def _input_file(flag, text) -> Path:
     if not text:
         raise InputError(flag, "must be a file path, got ''")
@@ -895,7 +901,7 @@ def cmd_verify(args):
         results, rows, meta = verify.run(mode, executor, on_stage=progress.stage_done, progress=progress.within)
     paths = report.write(args.out, results, rows, meta)
     if args.json:
-        print(json.dumps(jsonable({"command": "verify", "inputs": args.typed, "meta": meta,
+        print(json.dumps(jsonable({"command": "verify", "inputs": {**args.typed, "quick": bool(args.quick)}, "meta": meta,
                                    "checks": [r.as_json() for r in results]}), indent=2))
     else:
         print(report.table(results))
@@ -918,10 +924,10 @@ def cmd_derivations(args):
     if args.check and not (Path(args.out) / INDEX_NAME).is_file():
         # --out's default is relative ("derivations"): outside the repository there is nothing to check
         # against, and every file would be "stale"
-        if Path(args.out).is_dir() and not any(Path(args.out).iterdir()):
-            Path(args.out).rmdir()            # empty: made by reading --out (or holding nothing to check)
         raise InputError("--out", f"no rendered derivations in {shown(str(args.out))} to check (run from the "
                                   "repository, or give --out its derivations directory)")
+    if not args.check:
+        output_dir("--out", str(args.out))
     failures = []
     stale = render_all(args.out, check=args.check, failures=failures)
     status = 1 if args.check and (stale or failures) else 0
@@ -1049,7 +1055,8 @@ def build_parser():
         s.set_defaults(func=func, _check=_check_section4)
 
     d = sub.add_parser("derivations", help="render derivations/*.md (or --check they are current)")
-    path_option(d, "--out", "directory of the rendered derivations", "dir", default="derivations")
+    # created (and shown writable) only when rendering: --check reads it and writes nothing
+    _add(d, "--out", _derivations_dir, "directory of the rendered derivations", "derivations", False, "DIR")
     d.add_argument("--check", action="store_true", help="only check that the rendered files are current")
     d.add_argument("--audit", action="store_true", help="per derivation: assumptions, cites, lemmas, hypotheses, undischarged")
     d.add_argument("--mutate", action="store_true", help="run every mutant of every chain (minutes); exit 1 if one survives")

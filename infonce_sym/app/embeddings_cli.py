@@ -14,7 +14,7 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
-from ..errors import TAU_RANGE, InputError, range_text, read_decimal, read_int_list
+from ..errors import TAU_RANGE, InputError, range_text, read_decimal, read_int_list, shown_path
 from .cli import RANGES, output_dir
 
 __all__ = ["add_parser", "run", "read_tau", "logit_scale_range", "read_ks", "K_RANGE", "DIGITS_SMALL_N"]
@@ -82,7 +82,8 @@ def add_parser(subparsers):
                         f"and k in {range_text(*RANGES['k_exact'])}, as risk (default off)")
     e.add_argument("--samples", metavar="N", default="4096",
                    help="Monte Carlo tuples per k (k <= 4096) for the cross-check and for --compare, 0 or "
-                        "an integer in [2, 10^6]; 0 turns the check off (default 4096)")
+                        "an integer in [2, 10^6]; 0 turns the cross-check off (--compare then samples 2048) "
+                        "(default 4096)")
     e.add_argument("--seed", metavar="N", default="0",
                    help="seed of numpy's SeedSequence, an integer in [0, 2^64 - 1] (default 0)")
     e.add_argument("--no-tau-sweep", action="store_true",
@@ -193,14 +194,21 @@ def read_ks(text) -> list:
     return read_int_list("--k", text, *K_RANGE)
 
 
-def _names(flag, text, count):
+def _names(flag, text, files, suffixes):
+    """--key or --column: one name for every file (used by those whose format has names, ``suffixes``),
+    or one per file, each for a file that has names."""
     if text is None:
-        return [None] * count
+        return [None] * len(files)
     parts = [p.strip() for p in str(text).split(",")]
     if len(parts) == 1:
-        return parts * count
-    if len(parts) != count:
-        raise InputError(flag, f"give one name for all files or one per file ({count}), got {len(parts)}: {text!r}")
+        return parts * len(files)
+    if len(parts) != len(files):
+        raise InputError(flag, f"give one name for all files or one per file ({len(files)}), got {len(parts)}: {text!r}")
+    for (file_flag, path), name in zip(files, parts):
+        if Path(str(path)).suffix.lower() not in suffixes:
+            raise InputError(flag, f"{name!r} is given for {file_flag} {shown_path(path)}, a {Path(str(path)).suffix or 'file'} "
+                                   f"without named {'columns' if flag == '--column' else 'arrays'} "
+                                   f"(names apply to {', '.join(sorted(suffixes))})")
     return parts
 
 
@@ -241,8 +249,8 @@ def run(args) -> int:
         raise InputError("--column", "names a list column of .parquet files, and no file given is one")
     if args.compare_key is not None and args.compare is None:
         raise InputError("--compare-key", "names arrays inside the --compare files; give --compare A2 P2")
-    keys = _names("--key", args.key, len(files))
-    cols = _names("--column", args.column, len(files))
+    keys = _names("--key", args.key, files, {".npz", ".safetensors", ".pt"})
+    cols = _names("--column", args.column, files, {".parquet"})
     arrays = _load(files, keys, cols)
     if arrays[1].shape != arrays[0].shape:
         raise InputError("--positives", f"{args.positives}: shape {arrays[1].shape} does not match the anchors' "
@@ -261,8 +269,10 @@ def run(args) -> int:
         model = emp.make_pairs(arrays[0], arrays[1], arrays[2] if len(arrays) > 2 else None,
                                negatives_from, args.exclude_own, names=names[:3])
     if args.compare is not None:
-        ckeys = _names("--compare-key", args.compare_key, 2) if args.compare_key else keys[:2]
-        c = _load([("--compare", args.compare[0]), ("--compare", args.compare[1])], ckeys, cols[:2])
+        compared = [("--compare", args.compare[0]), ("--compare", args.compare[1])]
+        ckeys = (_names("--compare-key", args.compare_key, compared, {".npz", ".safetensors", ".pt"})
+                 if args.compare_key else keys[:2])
+        c = _load(compared, ckeys, cols[:2])
         for path, arr, ref in zip(args.compare, c, arrays[:2]):
             if arr.shape != ref.shape:
                 raise InputError("--compare", f"{path}: shape {arr.shape} does not match the first version's {ref.shape}")

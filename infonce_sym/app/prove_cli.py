@@ -27,9 +27,11 @@ def add_parser(subparsers):
                     + ". Prints the verdict, or the first failing step and why.")
     p.add_argument("id", metavar="ID", help="one of " + ", ".join(EXPLORABLE))
     p.add_argument("--constants", metavar="A,B,C", default=None,
-                   help="the constants, comma-separated rationals or decimals (default: the paper's)")
+                   help="the constants, comma-separated rationals or decimals, each in [0, 10^6] (at most 60 "
+                        "characters, exponent within +-40) (default: the paper's)")
     p.add_argument("--smallest", action="store_true",
-                   help="search the smallest accepted constant along each axis (full re-runs, bisection)")
+                   help="search the smallest accepted constant along each axis from the paper's (full re-runs, "
+                        "bisection); not with --constants")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
     return p
@@ -73,6 +75,10 @@ def _fmt(v):
 def run(args):
     from ..proofs.constants import explore, smallest
     consts = read_constants(args.id, args.constants)
+    if args.smallest and args.constants is not None:
+        # the search starts from the paper's constants and varies one axis at a time; --constants was ignored
+        raise InputError("--constants", "and --smallest exclude each other: --smallest searches from the paper's "
+                                        "constants, one axis at a time")
     if args.smallest:
         res = smallest(args.id)
         if args.json:

@@ -103,7 +103,8 @@ INDEX_NAME = "README.md"          # the index of the rendered derivations (deriv
 
 
 def render_all(out_dir=DEFAULT_OUT, check=False, failures=None):
-    """Write (or, with ``check=True``, compare) the rendered files; return the stale paths.
+    """Write (or, with ``check=True``, compare) the rendered files; return the stale paths (with ``check``,
+    also the Markdown files in ``out_dir`` that no derivation renders).
     ``failures``, a list, receives (id, failed steps) of every chain whose verdict is "failed"."""
     out = Path(out_dir)
     derivations = all_derivations()
@@ -113,6 +114,9 @@ def render_all(out_dir=DEFAULT_OUT, check=False, failures=None):
     files = {out / f"{d.id}.md": render_markdown(d, r) + "\n" for d, r in zip(derivations, results)}
     files[out / INDEX_NAME] = render_index(derivations, results)
     stale = [p for p, text in files.items() if not p.exists() or p.read_text() != text]
+    if check and out.is_dir():
+        # a Markdown file that no derivation renders (a derivation renamed or removed): out of sync too
+        stale += sorted(p for p in out.glob("*.md") if p not in files)
     if not check:
         out.mkdir(parents=True, exist_ok=True)
         for p in stale:

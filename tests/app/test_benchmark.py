@@ -35,7 +35,14 @@ def test_an_empty_section_list_is_refused_not_read_as_every_section(capsys, only
     assert benchmark.main(["--only", only]) == 2
     assert main(["bench", "--only", only]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 2 and err.count("no section named") == 2
+    assert err.count("\n") == 2 and err.count("infonce-sym: error: --only: no section named") == 2
+
+
+def test_an_empty_name_in_the_section_list_is_refused(capsys):
+    """'exact,' was read as 'exact', where risk --k 10, is refused (the probe, Dec 2026)."""
+    assert benchmark.main(["--only", "exact,"]) == 2
+    assert capsys.readouterr().err == "infonce-sym: error: --only: an empty section name in 'exact,' (one of " \
+        + ", ".join(benchmark.SECTIONS) + ")\n"
 
 
 def test_monte_carlo_ratios_paired_per_repetition(monkeypatch):

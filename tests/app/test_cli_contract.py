@@ -205,6 +205,8 @@ BAD = [
     (["verify", "--out", str(Path(__file__))], "--out", str(Path(__file__))),
     (["risk", "--tau", "\x1b[31m", "--k", "3"], "--tau", "\\x1b[31m"),
     (["risk", "--tau", "9" * 500, "--k", "3"], "--tau", "99999"),
+    # found by the probe (Dec 2026): --smallest searched from the paper's constants, silently ignoring these
+    (["prove", "P4", "--smallest", "--constants", "0,0,0"], "--constants", "--smallest"),
 ]
 
 
@@ -549,6 +551,37 @@ def test_derivations_check_outside_the_repository_says_so(tmp_path, capsys, monk
     line = refused(["derivations", "--check"], capsys)
     assert "--out" in line and "no rendered derivations" in line
     assert not (tmp_path / "derivations").exists()
+
+
+def test_verify_json_inputs_say_whether_the_run_was_quick(tmp_path, capsys, monkeypatch):
+    """verify --json's inputs left --quick out (the probe, Dec 2026): which plan ran was not in the output.
+    The run and the report are stubbed (the plan's own tests run it)."""
+    from infonce_sym.app import report, verify
+    monkeypatch.setattr(verify, "run", lambda mode, executor, on_stage=None, progress=None: ([], [], {"mode": mode, "differ": 0}))
+    monkeypatch.setattr(report, "write", lambda out, results, rows, meta: {"markdown": "m", "json": "j", "plots": []})
+    for argv, quick, mode in ((["--quick"], True, "quick"), ([], False, "full")):
+        code, out, _ = run(["verify", *argv, "--workers", "1", "--json", "--out", str(tmp_path)], capsys)
+        data = json.loads(out)
+        assert code == 0 and data["inputs"]["quick"] is quick and data["meta"]["mode"] == mode
+
+
+def test_derivations_check_reads_out_and_reports_files_no_derivation_renders(tmp_path, capsys, monkeypatch):
+    """--check created --out and wrote a probe file into it; a Markdown file that no derivation renders
+    (a derivation renamed) passed the check (the probe, Dec 2026).  The chains are stubbed: one
+    derivation-free index; their own tests check the rendering."""
+    from infonce_sym.proofs import render
+    monkeypatch.setattr(render, "all_derivations", lambda: [])
+    monkeypatch.setattr(render, "render_index", lambda derivations, results: "the index\n")
+    line = refused(["derivations", "--check", "--out", str(tmp_path / "new")], capsys)
+    assert "no rendered derivations" in line and not (tmp_path / "new").exists()
+    (tmp_path / "README.md").write_text("the index\n")
+    code, out, _ = run(["derivations", "--check", "--out", str(tmp_path)], capsys)
+    assert code == 0 and "up to date" in out
+    (tmp_path / "L9.renamed.md").write_text("an old rendering\n")
+    (tmp_path / "notes.txt").write_text("not Markdown: not ours to judge\n")
+    code, out, _ = run(["derivations", "--check", "--out", str(tmp_path)], capsys)
+    assert code == 1 and out.strip() == f"stale: {tmp_path / 'L9.renamed.md'}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["L9.renamed.md", "README.md", "notes.txt"]
 
 
 def test_a_named_pipe_spec_waits_for_its_writer_but_not_forever(tmp_path, capsys, monkeypatch):

@@ -588,6 +588,23 @@ def test_bad_options_exit_2(tmp_path, capsys, argv, needle):
     assert code == 2 and len(err.strip().splitlines()) == 1 and needle in err, err
 
 
+def test_a_name_per_file_for_a_file_without_names_is_refused(tmp_path, capsys):
+    """--key x,positives gave 'x' to an .npy anchors file, where it was ignored (the probe, Dec 2026); one
+    name for all files still applies to those that have names."""
+    a, p = _pairs(3, 3)
+    np.save(tmp_path / "a.npy", a)
+    np.savez(tmp_path / "p.npz", positives=p)
+    argv = ["--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npz", "--tau", "0.5", "--samples", "0"]
+    code, out, err = _run(capsys, *argv, "--key", "x,positives")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "--key: 'x' is given for --anchors" in err and "a.npy" in err, err
+    code, out, err = _run(capsys, *argv, "--key", "positives", "--json")
+    assert code == 0, err
+    np.savez(tmp_path / "a.npz", anchors=a)
+    code, out2, err = _run(capsys, *argv[:1], tmp_path / "a.npz", *argv[2:], "--key", "anchors,positives", "--json")
+    assert code == 0 and json.loads(out2)["by_k"] == json.loads(out)["by_k"], err
+
+
 def test_a_named_pipe_and_a_corrupt_npz_member_exit_2_naming_the_file(tmp_path, capsys):
     """A FIFO blocked open() forever; a broken member of an .npz was called an object array."""
     import os
