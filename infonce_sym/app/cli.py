@@ -615,7 +615,7 @@ def cmd_risk(args):
     for ev in values:
         strings = ev.as_strings()
         rows.append((ev, {key: strings[key] for key in QUANTITIES},
-                     {key: mpmath.nstr(value, args.digits) for key, value in ev.gaps.items()}))
+                     {key: mpmath.nstr(value, args.digits, strip_zeros=False) for key, value in ev.gaps.items()}))
     if args.json:
         if len(rows) == 1:
             ev, results, gaps = rows[0]

@@ -553,6 +553,19 @@ def test_derivations_check_outside_the_repository_says_so(tmp_path, capsys, monk
     assert not (tmp_path / "derivations").exists()
 
 
+def test_risk_prints_every_value_and_gap_to_the_digits_asked(capsys):
+    """The gaps dropped trailing zeros (-0.2026 at --digits 5, where -0.20260 is confirmed; the probe, Dec
+    2026): every value and gap shows --digits significant digits, as the results do."""
+    import re
+    code, out, _ = run(["risk", "--tau", "0.5", "--k", "10", "--digits", "5", "--json"], capsys)
+    data = json.loads(out)
+    shown = list(data["results"].values()) + list(data["gaps"].values())
+    assert code == 0 and "-0.20260" in data["gaps"].values()
+    for text in shown:
+        mantissa = re.sub(r"e.*$", "", text).lstrip("-").replace(".", "").lstrip("0")
+        assert len(mantissa) == 5, text
+
+
 def test_verify_json_inputs_say_whether_the_run_was_quick(tmp_path, capsys, monkeypatch):
     """verify --json's inputs left --quick out (the probe, Dec 2026): which plan ran was not in the output.
     The run and the report are stubbed (the plan's own tests run it)."""
