@@ -163,16 +163,6 @@ def triangle():
 
 
 @_lib('elementary')
-def limit_lower():
-    """If F -> L > 0 at a limit point then, for 0 < a < 1, F >= (1 - a) L near it."""
-    return Lemma(
-        "definition of the limit", "F(delta) -> L > 0 implies F(delta) >= (1 - a) L for small delta, 0 < a < 1",
-        {"F": sp.Symbol("F"), "point": {}, "L": sp.Symbol("L"), "a": sp.Symbol("a")},
-        lambda F, point, L, a: ge(F, (1 - a) * L),
-        lambda F, point, L, a: [eq(F.subs(point), L), gt(L, 0), gt(a, 0), gt(1 - a, 0)])
-
-
-@_lib('elementary')
 def le_abs_difference():
     """x <= y + |x - y|."""
     return Lemma(

@@ -431,27 +431,44 @@ def _appendix():
     u = em1 / N                                # eps (e^{1/tau} - 1)
     u0 = em1 / x                               # (e^{1/tau} - 1)/e^{1/tau}
     one_m_eps = (s1 + t_pos) / N               # 1 - eps = (N - 1)/N
+    # The paper's "delta small enough", made explicit (the limit step held F >= (1 - a) L at any (m0, v0)):
+    # with g(m) = (x - m)/(eps x + (1 - eps) m), decreasing in m, formula >= eps (1 - eps) g(m0)^2 (v0 >= 0)
+    # >= eps (1 - eps) c^2 once m0 <= m_a, where g(m_a) = c = (1 - a/2) g(1); and (1 - a/2)^2 >= 1 - a.
+    # m_a > 1 (g(1) > c), so e^{delta/tau} <= m_a, i.e. delta <= tau log m_a, suffices (m0 <= e^{delta/tau}).
+    ga = (x - m0) / EY                                 # g(m0)
+    c_a = N * (1 + a1_pos) * (t_pos + 1) / (2 * (x + s1 + t_pos))     # (1 - a/2) g(1), in the slacks
+    c_def = (1 - a / 2) * (x - 1) / (eps * x + 1 - eps)
+    m_a = x * (1 - c_def * eps) / (1 + c_def * (1 - eps))
+    w_small = sp.Symbol("w_delta", nonnegative=True)  # m_a - m0 >= 0
+    den_a = x / (1 + c_a * one_m_eps)                  # eps x + (1 - eps) m_a
+    small = As("delta small enough: m0 = E e^{X0/tau} <= e^{delta/tau} <= m_a (delta <= tau log m_a, m_a > 1)",
+               le(m0, m_a))
+    hyp_small = {**hyp, w_small: m_a - m0}
     r3 = (1 - a) * (1 - eps) * (x - 1) ** 2 / (4 * x)
     r4 = (1 - a) * (x - 1 - (x - 1) / N) / 8
     r5 = (1 - a) * (x - 2) / 8
     d_ratio = Derivation(
         "A2.ratio", "A.2: variance ratio lower bound", "App. A.2", ratio, "ge", r5,
         [Step("mixture", "A.2", eq(ratio, formula), "Var/E^2 of the two-point mixture (prob. eps at similarity 1)", Identity()),
-         Step("delta -> 0", "A.2", ge(formula, (1 - a) * Lim), "E e^{X0/tau} -> 1, Var e^{X0/tau} -> 0 as delta -> 0",
-              ByLemma(L.limit_lower(), {"F": formula, "point": {m0: 1, v0: 0}, "L": Lim, "a": a},
-                      hyp_checks={0: Identity(),
-                                  1: NonNegative([(s1 + t_pos) * em1 ** 2 / (N ** 2 * (1 + em1 / N) ** 2)], hyp),
-                                  3: NonNegative([a1_pos], hyp)})),
+         Step("Var e^{X0/tau} >= 0", "A.2", ge(formula, eps * (1 - eps) * ga ** 2), "drop (1 - eps) v0 / E^2",
+              NonNegative([one_m_eps * v0 / EY ** 2], hyp)),
+         Step("delta small", "A.2", ge(eps * (1 - eps) * ga ** 2, eps * (1 - eps) * c_def ** 2),
+              "g decreasing: g(m0) - g(m_a) = x (m_a - m0)/(E(m0) E(m_a)), and g(m_a) = c",
+              NonNegative([one_m_eps / N * x * w_small / (EY * den_a)
+                           * ((x * c_a / (1 + c_a * one_m_eps) + w_small) / EY + c_a)], hyp_small)),
+         Step("(1 - a/2)^2 >= 1 - a", "A.2", ge(eps * (1 - eps) * c_def ** 2, (1 - a) * Lim),
+              "c^2 = (1 - a/2)^2 g(1)^2 and eps (1 - eps) g(1)^2 is the delta -> 0 limit",
+              NonNegative([one_m_eps / N * (t_pos + 1) ** 2 * N ** 2 / (x + s1 + t_pos) ** 2 * a ** 2 / 4], hyp)),
          Step("1/2 <= eps(e^{1/tau}-1) <= 1", "A.2", ge((1 - a) * Lim, r3), "u/(1+u)^2 >= u0/4 for u0 <= u <= 1",
               NonNegative([a1_pos * one_m_eps * em1 * em1 * s2 / (N * x * (1 + u) ** 2),
                            a1_pos * one_m_eps * em1 * u0 * (s1 / N) * (3 + u) / (4 * (1 + u) ** 2)], hyp)),
          Step("(e^{1/tau}-1)/e^{1/tau} >= 1/2", "A.2", ge(r3, r4), "", NonNegative([a1_pos * one_m_eps * em1 * t_pos / (8 * x)], hyp)),
          Step("N >= e^{1/tau} - 1", "A.2", ge(r4, r5), "", NonNegative([a1_pos * s1 / (8 * N)], hyp))],
-        assumptions + [As("m0 = E e^{X0/tau}, v0 = Var e^{X0/tau} with |X0| <= delta")])
+        assumptions + [As("m0 = E e^{X0/tau}, v0 = Var e^{X0/tau} with |X0| <= delta"), small])
     liminf = (1 - a) * (x - 2) / 16
     from .asymptotics import a2_liminf         # (32) with its explicit remainder (A2.32.lower), then A2.ratio
-    d_lim = a2_liminf(d_ratio, assumptions, errata=[_errata.get("A2-k")])
-    d13 = _ratio13(d_lim, assumptions, hyp, liminf)
+    d_lim = a2_liminf(d_ratio, assumptions + [small], errata=[_errata.get("A2-k")])
+    d13 = _ratio13(d_lim, assumptions + [small], hyp, liminf)
     return [a1_, d_eps, d_ratio, d_lim, d13]
 
 

@@ -235,6 +235,34 @@ def test_unused_and_used_assumptions():
         assert all(killed(m)[0] for m in ms)
 
 
+def test_a2_ratio_assumes_delta_small_and_survives_an_attack():
+    """A2.ratio's limit step held F >= (1 - a) L at every (m0, v0) (a library lemma without "near the
+    point"); false at tau = 1/2, N = 7, a = 1/2, X0 = 0.9 (m0 = e^{1.8}, v0 = 0): ratio 0.0056 against
+    r5 = 0.34 (the audit, Dec 2026).  The chain now assumes m0 <= m_a, an explicit threshold that this
+    point violates; on random points that satisfy it (m0 down to e^{-delta/tau}, any v0 >= 0) the
+    statement holds, and the threshold is above 1 (so some delta > 0 satisfies it)."""
+    import random
+    d = S3.BY_ID["A2.ratio"]
+    small = [x for x in d.assumptions if x.rel is not None and x.text.startswith("delta small")]
+    assert len(small) == 1
+    m0, v0 = sorted((s_ for s_ in d.quantity.free_symbols if s_.name in ("m0", "v0")), key=lambda s_: s_.name)
+    m_a = small[0].rel.rhs if small[0].rel.lhs == m0 else small[0].rel.lhs
+    at = {S3.tau: sp.Rational(1, 2), S3.N: 7, S3.a: sp.Rational(1, 2)}
+    bad = {**at, m0: sp.exp(sp.Rational(9, 5)), v0: 0}
+    assert float(d.quantity.subs(bad)) < 0.006 and float(d.statement.subs(bad)) > 0.33
+    assert float(m_a.subs(at)) < float(sp.exp(sp.Rational(9, 5)))           # excluded by the assumption
+    f = sp.lambdify((S3.tau, S3.N, S3.a, m0, v0), d.quantity - d.statement)
+    g = sp.lambdify((S3.tau, S3.N, S3.a), m_a)
+    rng = random.Random(7)
+    for _ in range(400):
+        tau = rng.uniform(0.2, 1 / math.log(2) - 1e-3)
+        N, a = math.ceil(math.exp(1 / tau) - 1), rng.uniform(1e-3, 1 - 1e-3)
+        top = g(tau, N, a)
+        assert top > 1
+        m = rng.uniform(1 / top, top)            # |X0| <= delta = tau log top: m0 in [e^{-delta/tau}, e^{delta/tau}]
+        assert f(tau, N, a, m, rng.uniform(0, (top - 1 / top) ** 2 / 4)) >= -1e-12
+
+
 # ---------------------------------------------------------------- (13) from (12), A2.liminf and the limsup of a ratio
 def test_a2_13_is_the_paper_13_from_its_citations():
     """A2.13's quantity is the paper's (13), limsup_k |search CE - R~| / (int CE - R~), with DCL-12's quantity as
