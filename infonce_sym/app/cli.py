@@ -211,8 +211,8 @@ def _model_options(p, kappa_range, dim_range=RANGES["dim"]):
     real_option(p, "--kappa", "sphere: von Mises-Fisher concentration of the positives", *kappa_range,
                 default="4")
     path_option(p, "--spec", "finite: model file {\"pi\": [...], \"M\": [[...]], \"embedding\": [[...]]}, "
-                f"N = 1..{RANGES['finite_states'][1]} states (risk at 30 digits: N = 120 in about 20 s CPU, "
-                "N = 500 in 5 min; an estimate beyond --max-seconds is refused)", "file")
+                f"N = 1..{RANGES['finite_states'][1]} states (risk at 30 digits, tau = 0.5, k = 8: N = 120 in about "
+                "8 s CPU, N = 500 in about 2 min; an estimate beyond --max-seconds is refused)", "file")
     real_option(p, "--delta", "example-a2: inner product of distinct vectors", 0, 1, default="0", hi_open=True)
     real_option(p, "--mixing", "example-a2: M = (1 - mixing) I + mixing pi", 0, 1, default="0.5")
 
@@ -277,13 +277,14 @@ def _check_expand(args):
 def _check_a2_tau(text, tau):
     """App. A.2 needs e^(1/tau) > 2, and 1/eps = ceil(e^(1/tau) - 1) <= 400 points (tau >= 1/log 401)."""
     import mpmath
+    from ..models.laws import A2_TAU_RANGE_TEXT
     with mpmath.workdps(40):
         e = mpmath.exp(1 / mpmath.mpf(str(tau)))
     if not e > 2:
-        raise InputError("--tau", f"example-a2 needs e^(1/tau) > 2, i.e. tau in [0.16684, 1/log 2 = 1.442695); got {shown(text)}")
+        raise InputError("--tau", f"example-a2 needs e^(1/tau) > 2, i.e. tau in {A2_TAU_RANGE_TEXT}; got {shown(text)}")
     if mpmath.ceil(e - 1) > 400:
         raise InputError("--tau", f"example-a2 with 1/eps = ceil(e^(1/tau) - 1) <= 400 points needs tau in "
-                         f"[0.16684, 1.442695); got {shown(text)}")
+                         f"{A2_TAU_RANGE_TEXT}; got {shown(text)}")
 
 
 def finite_model_from_spec(path, name="spec"):

@@ -658,6 +658,11 @@ def load_finite_model(path) -> FiniteModel:
     return FiniteModel(pi, M, emb, description=f"finite({Path(path).name})")
 
 
+# App. A.2's temperatures: e^{1/tau} > 2 and at most 400 points (1/eps = ceil(e^{1/tau} - 1) <= 400), both
+# ends exact, with their decimals rounded inward
+A2_TAU_RANGE_TEXT = "[1/log 401 = 0.16683458..., 1/log 2 = 1.44269504...)"
+
+
 def example_a2(tau, delta=0, mixing=0) -> FiniteModel:
     """The construction of App. A.2: 1/eps delta-orthogonal unit vectors, pi uniform.
 
@@ -673,9 +678,10 @@ def example_a2(tau, delta=0, mixing=0) -> FiniteModel:
         e = mpmath.exp(1 / mpmath.mpf(tau_text))
         n = int(mpmath.ceil(e - 1)) if e > 2 else 0
     if n == 0:
-        raise InputError("tau", f"example A.2 needs e^(1/tau) > 2, i.e. tau < 1/log 2 = {1 / math.log(2):.6f}; got {tau_text}")
+        raise InputError("tau", f"example A.2 needs e^(1/tau) > 2, i.e. tau in {A2_TAU_RANGE_TEXT}; got {tau_text}")
     if n > 400:
-        raise InputError("tau", f"example A.2 with tau={tau_text} has 1/eps = {n} points; use tau >= 0.16684 = 1/log 401 (at most 400 points)")
+        raise InputError("tau", f"example A.2 with tau={tau_text} has 1/eps = {n} points; at most 400 need tau in "
+                                f"{A2_TAU_RANGE_TEXT}")
     delta_text, mixing_text = decimal_text("delta", delta), decimal_text("mixing", mixing)
     d, mix = Fraction(Decimal(delta_text)), Fraction(Decimal(mixing_text))
     if not 0 <= d < 1:
