@@ -563,7 +563,8 @@ def _check_section4(args):
                                           f"({value!r}); this command computes in doubles")
         args.points = [(tau, k) for tau in args.tau for k in args.k]
         args.k, args.tau = max(args.k), args.tau[0]
-        memory = args.n * (args.k + 2) * args.dim_in * BYTES_PER_NEGATIVE
+    memory = args.n * (args.k + 2) * args.dim_in * BYTES_PER_NEGATIVE
+    if args.command == "rademacher":
         what = (f"{_sizes(args, 'samples', 'n', 'k')} at --tau {args.typed['tau']}, --dim-in "
                 f"{args.typed['dim_in']}, --m {args.typed['m']}")
         if d_theta > 3:
@@ -575,7 +576,6 @@ def _check_section4(args):
         seconds /= min(len(args.points), args.workers if args.scheduler is None else 1)
         _refuse_if_too_costly(args, seconds, what, memory)
     else:
-        memory = args.n * (args.k + 2) * args.dim_in * BYTES_PER_NEGATIVE
         _refuse_if_too_costly(args, _theorem1_seconds(args), _sizes(args, "repeats", "n", "samples", "k"), memory)
 
 
@@ -731,19 +731,15 @@ def cmd_rademacher(args):
     out = rademacher_experiment(**_section4_kwargs(args), max_seconds=float(args.max_seconds),
                                 progress=getattr(args, "progress", None))
     if out["d_Theta"] > 3:
-        _rademacher_bracket_note(out)
+        print(f"infonce-sym rademacher: d_Theta = {out['d_Theta']} > 3: the sup is bracketed, not pinned: "
+              f"estimate {out['estimate']:.6g} is an upper value certified on a coarse cover, lower_estimate "
+              f"{out['lower_estimate']:.6g} a value attained by an optimiser (relative gap "
+              f"{out['relative_gap']:.3g})", file=sys.stderr)
     if out["stopped_at_max_seconds"]:
         print(f"infonce-sym rademacher: --max-seconds {args.typed['max_seconds']} reached: the refinement "
               "stopped there; the upper estimate is still certified but looser (complete = false)",
               file=sys.stderr)
     return _print_section4(args, out)
-
-
-def _rademacher_bracket_note(out):
-    print(f"infonce-sym rademacher: d_Theta = {out['d_Theta']} > 3: the sup is bracketed, not pinned: "
-          f"estimate {out['estimate']:.6g} is an upper value certified on a coarse cover, lower_estimate "
-          f"{out['lower_estimate']:.6g} a value attained by an optimiser (relative gap "
-          f"{out['relative_gap']:.3g})", file=sys.stderr)
 
 
 # the sweep's table: (column, key, format)
@@ -1130,12 +1126,12 @@ def main(argv=None) -> int:
     real = sys.stdout
     sys.stdout = _GuardedOutput(real)
     try:
-        return _main(argv, script)
+        return _main(argv)
     finally:
         sys.stdout = real
 
 
-def _main(argv, script):
+def _main(argv):
     try:
         parser = build_parser()
         try:
@@ -1257,7 +1253,7 @@ def _started_pool(verify, workers):
     """verify's process pool with every worker started while SIGINT is ignored: the workers inherit
     that (across exec) until their initializer, which imports nothing heavy, ignores it for good, so a
     terminal's Ctrl-C reaches only this process (one line, exit 130).  A Ctrl-C typed in that window
-    (a tenth of a second or two; it was two seconds while the initializer imported the verify plan)
+    (about a tenth of a second; about one second while the initializer imported the verify plan)
     is lost: a blocked signal is not inherited by spawned workers, and a handled one would interrupt
     their imports with a traceback each."""
     if threading.current_thread() is not threading.main_thread():
@@ -1332,16 +1328,15 @@ class _GuardedOutput:
         self._stream = stream
 
     def write(self, text):
-        try:
-            return self._stream.write(text)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputFailed(exc.strerror or _one_line(exc)) from None
+        return self._guarded(self._stream.write, text)
 
     def flush(self):
+        return self._guarded(self._stream.flush)
+
+    @staticmethod
+    def _guarded(call, *args):
         try:
-            return self._stream.flush()
+            return call(*args)
         except BrokenPipeError:
             raise
         except OSError as exc:

@@ -91,7 +91,7 @@ def add_parser(subparsers):
                         "n * pool > 4e7) (default: sweep)")
     e.add_argument("--workers", metavar="N", default=None,
                    help="local worker processes, each taking blocks of anchors, an integer in [1, 64] (1: this "
-                        "process); each needs 157 MB of its own and a block within --memory-limit (default 2 when "
+                        "process); each needs its own reserve and a block within --memory-limit (default 2 when "
                         "n * pool > 4e7, else 1)")
     e.add_argument("--memory-limit", metavar="SIZE", default="2GB",
                    help="memory for all processes together (per worker with --scheduler): the anchors go in "
@@ -166,6 +166,10 @@ def read_tau(args) -> str:
 
 _UNITS = {"": 1, "B": 1, "KB": 10 ** 3, "MB": 10 ** 6, "GB": 10 ** 9, "TB": 10 ** 12,
           "KIB": 2 ** 10, "MIB": 2 ** 20, "GIB": 2 ** 30, "TIB": 2 ** 40}
+
+
+# the file formats whose arrays have names (--key, --compare-key)
+KEYED_SUFFIXES = frozenset({".npz", ".safetensors", ".pt"})
 
 
 @contextlib.contextmanager
@@ -243,13 +247,13 @@ def run(args) -> int:
         files.append(("--negatives", args.negatives))
     named = [p for _, p in files] + list(args.compare or [])
     suffixes = {Path(str(p)).suffix.lower() for p in named}
-    if args.key is not None and not suffixes & {".npz", ".safetensors", ".pt"}:
+    if args.key is not None and not suffixes & KEYED_SUFFIXES:
         raise InputError("--key", "names arrays inside .npz, .safetensors or .pt files, and no file given is one")
     if args.column is not None and ".parquet" not in suffixes:
         raise InputError("--column", "names a list column of .parquet files, and no file given is one")
     if args.compare_key is not None and args.compare is None:
         raise InputError("--compare-key", "names arrays inside the --compare files; give --compare A2 P2")
-    keys = _names("--key", args.key, files, {".npz", ".safetensors", ".pt"})
+    keys = _names("--key", args.key, files, KEYED_SUFFIXES)
     cols = _names("--column", args.column, files, {".parquet"})
     arrays = _load(files, keys, cols)
     if arrays[1].shape != arrays[0].shape:
@@ -270,7 +274,7 @@ def run(args) -> int:
                                negatives_from, args.exclude_own, names=names[:3])
     if args.compare is not None:
         compared = [("--compare", args.compare[0]), ("--compare", args.compare[1])]
-        ckeys = (_names("--compare-key", args.compare_key, compared, {".npz", ".safetensors", ".pt"})
+        ckeys = (_names("--compare-key", args.compare_key, compared, KEYED_SUFFIXES)
                  if args.compare_key else keys[:2])
         c = _load(compared, ckeys, cols[:2])
         for path, arr, ref in zip(args.compare, c, arrays[:2]):
