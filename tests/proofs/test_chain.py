@@ -23,6 +23,24 @@ def test_identity_proves_and_fails():
     assert not Identity()(eq(sp.log(1 / kk + x) - sp.log(x), sp.log(1 + 2 / (kk * x)))).ok
 
 
+def test_rational_function_route_decides_nested_fractions_and_claims_nothing_else():
+    from infonce_sym.proofs.chain import _rational_zero
+    e1, n = sp.exp(1 / y), kk
+    g = lambda m: (e1 - m) / (e1 / n + (1 - 1 / n) * m)           # A2.ratio's g, nested as written there
+    m_a = e1 * (1 - x / n) / (1 + x * (1 - 1 / n))                 # g(m_a) = x
+    lhs = g(u) - x
+    rhs = e1 * (m_a - u) / ((e1 / n + (1 - 1 / n) * u) * (e1 / n + (1 - 1 / n) * m_a))
+    assert _rational_zero(lhs - rhs) == 0
+    assert Identity()(eq(lhs, rhs)).ok
+    # an independent route: the difference vanishes at random rational points
+    for vals in ({x: sp.Rational(1, 3), y: sp.Rational(1, 2), u: 2, kk: 7}, {x: 5, y: 3, u: sp.Rational(1, 9), kk: 2}):
+        assert sp.simplify((lhs - rhs).subs(vals)) == 0
+    wrong = lhs - rhs + x / (n * 10 ** 30)                       # nonzero, however small
+    assert _rational_zero(wrong) is wrong
+    related = sp.exp(2 / y) - sp.exp(1 / y) ** 2                   # zero, but not as independent atoms
+    assert _rational_zero(related) is related and Identity()(eq(sp.exp(2 / y), sp.exp(1 / y) ** 2)).ok
+
+
 def test_identity_custom_simplifier_and_expm1():
     assert Identity(simplifier=sp.powsimp)(eq(sp.exp(x) * sp.exp(y), sp.exp(x + y))).ok
     assert Identity()(eq(Expm1(x) + 1, sp.exp(x))).ok
