@@ -742,6 +742,7 @@ class Lemma:
     source: str = "quoted"
     library: str = ""
     derivation: object = None
+    definitions: object = None     # kw -> [Eq(name, expression)]: the cited chain's definitions it substitutes
 
     def instantiate(self, subs):
         missing = set(self.params) - set(subs)
@@ -753,6 +754,10 @@ class Lemma:
 
     def template(self):
         return self.conclusion(**self.params)
+
+    def carried_definitions(self, subs):
+        """The definitions of the cited chain whose names ``subs`` replaces, under ``subs``."""
+        return self.definitions(**{k: subs[k] for k in self.params}) if self.definitions else []
 
     @classmethod
     def from_derivation(cls, d: "Derivation", params: dict, hypotheses=None):
@@ -773,7 +778,17 @@ class Lemma:
         def hyps(**kw):
             return [_MAKE[relation_kind(a.rel)](subst(a.rel.lhs, kw), subst(a.rel.rhs, kw))
                     for a in d.structured_assumptions() if a.rel is not None and not a.derived]
-        return cls(d.title, d.paper_ref, dict(params), conclusion, hyps, source=d.id, derivation=d)
+
+        def definitions(**kw):
+            # a name of the cited statement (its two sides, its hypotheses) that the cited chain defines is
+            # bound, not free: substituting it, or what its definition mentions, carries the definition
+            moved = [old for n, old in params.items() if kw[n] is not old and kw[n] != old]
+            seen = sp.Tuple(d.quantity, d.statement, *[a.rel for a in d.structured_assumptions()
+                                                       if a.rel is not None and not a.derived])
+            return [eq(subst(key, kw), subst(val, kw)) for key, vals in d.defined().items() if seen.has(key)
+                    for val in vals if any(key.has(old) or val.has(old) for old in moved)]
+        return cls(d.title, d.paper_ref, dict(params), conclusion, hyps, source=d.id, derivation=d,
+                   definitions=definitions)
 
 
 def _lemma_kind(lemma, concl, claim_like):
@@ -810,6 +825,24 @@ def _check_hypotheses(res, lemma, hyps, hyp_checks):
             res.discharges.append((f"hypothesis {i} of {lemma.name}: {_short(h, 120)}", "CAS"))
         else:
             res.premises.append(Premise("hypothesis", h, f"hypothesis {i} of {lemma.name}: {_short(h, 120)}"))
+    return res
+
+
+def _carry_definitions(res, lemma, subs):
+    """Each definition the citation carries (:meth:`Lemma.carried_definitions`): the CAS shows it when the
+    instance is the defining expression itself; a name (a symbol, or an undefined function applied) takes it
+    as its definition in the citing chain (where definitions must agree); any other expression must equal
+    the defining one, a hypothesis to discharge."""
+    for rel in lemma.carried_definitions(subs):
+        text = f"definition carried from {lemma.derivation.id}: {_short(rel.lhs, 60)} := {_short(rel.rhs, 100)}"
+        if rel.lhs == rel.rhs:
+            res.discharges.append((text, "the same expression"))
+        elif rel.lhs.is_Symbol or isinstance(rel.lhs, AppliedUndef):
+            res.premises.append(Premise("definition", rel, f"{rel.lhs} := {_short(rel.rhs, 120)}"))
+        elif Identity()(rel).ok:
+            res.discharges.append((text, "CAS"))
+        else:
+            res.premises.append(Premise("hypothesis", rel, text))
     return res
 
 
@@ -879,6 +912,7 @@ class ByLemma:
         res = _check_hypotheses(res, self.lemma, hyps, self.hyp_checks)
         if not res.ok:
             return res
+        res = _carry_definitions(res, self.lemma, self.subs)
         how = _how(self.lemma)
         shown = "; ".join(_short(h, 80) for h in hyps)
         res.detail = how + self.lemma.name + (f" (hypotheses: {shown})" if hyps else "")
@@ -980,6 +1014,7 @@ class ExactInstance:
         res = _check_hypotheses(res, self.lemma, hyps, self.hyp_checks)
         if not res.ok:
             return res
+        res = _carry_definitions(res, self.lemma, self.subs)
         res.detail = f"{_how(self.lemma)}{self.lemma.name} (exact instance)"
         return res
 
@@ -1015,6 +1050,11 @@ class AsGap:
         return self.check.describe()
 
 
+def _by_condition(p, cond):
+    """A premise that the condition of a case gives."""
+    return p.kind not in ("definition", "circular") and p.rel is not None and premise_matches(p.rel, cond)
+
+
 class ByCases:
     """The claim by a case split: ``cases`` is a list of ``(condition, check)``; every check must
     prove the claim, and a premise of case i equal to its condition is discharged by the case.
@@ -1023,9 +1063,24 @@ class ByCases:
 
     def __init__(self, cases, case_facts=None):
         self.cases = list(cases)
-        # per case index: [(relational, text)] facts that hold in that case by a definition made there
-        # (e.g. beta := 1 v 2/tau gives 1 <= beta <= 2 for tau >= 1); listed as assumed consequences
+        # per case index: [(relational, text[, check])] facts that hold in that case by a definition made there
+        # (e.g. beta := 1 v 2/tau gives 1 <= beta <= 2 for tau >= 1): with a check, shown (the case's condition
+        # discharging what the check assumes of it); without, listed as an assumed consequence
         self.case_facts = dict(case_facts or {})
+
+    def _facts(self, idx, cond):
+        out = []
+        for rel, text, *check in self.case_facts.get(idx, []):
+            if not check:
+                out.append((rel, f"{text} (assumed consequence of the definition)", None))
+                continue
+            fr = check[0](rel)
+            if not fr.ok:
+                return None, f"case {cond}: the fact {_short(rel, 80)} ({text}) is not shown: {fr.detail}"
+            fr.discharges += [(p.text, f"case {cond}") for p in fr.premises if _by_condition(p, cond)]
+            fr.premises = [p for p in fr.premises if not _by_condition(p, cond)]
+            out.append((rel, f"{text} (shown: {check[0].describe()})", fr))
+        return out, ""
 
     def __call__(self, claim):
         if len(self.cases) != 2:
@@ -1040,17 +1095,23 @@ class ByCases:
             sub = chk(claim)
             if not sub.ok:
                 return _fail(f"case {cond}: {sub.detail}")
-            keep = []
+            facts, why = self._facts(idx, cond)
+            if facts is None:
+                return _fail(why)
+            keep, used = [], []
             for p in sub.premises:
                 usable = p.kind not in ("definition", "circular") and p.rel is not None
-                fact = next((t for r, t in self.case_facts.get(idx, []) if usable and premise_matches(p.rel, r)), None)
-                if usable and premise_matches(p.rel, cond):
+                fact = next(((t, fr) for r, t, fr in facts if usable and premise_matches(p.rel, r)), None)
+                if _by_condition(p, cond):
                     sub.discharges.append((p.text, f"case {cond}"))
                 elif fact is not None:
-                    sub.discharges.append((p.text, f"case {cond}: {fact} (assumed consequence of the definition)"))
+                    sub.discharges.append((p.text, f"case {cond}: {fact[0]}"))
+                    used += [fact[1]] if fact[1] is not None and all(fact[1] is not u for u in used) else []
                 else:
                     keep.append(p)
             sub.premises = keep
+            for fr in used:                  # what the shown facts rest on (a definition, a library lemma)
+                _merge(sub, fr)
             _merge(res, sub)
         res.detail = "by cases " + " / ".join(str(c) for c, _ in self.cases) + ": " + "; ".join(
             chk.describe() for _, chk in self.cases)
@@ -1193,6 +1254,7 @@ class DerivationResult:
     cites: list = field(default_factory=list)          # ids of the derivations instantiated
     lemmas: list = field(default_factory=list)         # library lemmas used
     definitions: list = field(default_factory=list)    # "symbol := expression" used by the checks
+    defined: dict = field(default_factory=dict)        # {name: [expression, ...]}: these and the cited chains'
 
 
 def _gap(rel):
@@ -1293,15 +1355,22 @@ class Derivation:
                 undischarged.append((name, p.text))
             else:
                 discharged.append((name, p.text, f"assumption: {hit.text}"))
-        definitions = []
+        definitions, defined = [], {}
         for sym, uses in defs.items():
             first = uses[0][1].rel.rhs
+            defined[sym] = [first]
             definitions.append(f"{sym} := {_short(first, 160)}")
             for name, p in uses[1:]:
                 if p.rel.rhs != first and not _zero(canon(p.rel.rhs - first)):
                     undischarged.append((name, f"conflicting definitions of {sym}: {_short(first, 80)} and "
                                                f"{_short(p.rel.rhs, 80)}"))
-        return undischarged, discharged, definitions
+        return undischarged, discharged, definitions, defined
+
+    def defined(self):
+        """{name: [expression, ...]}: what this chain and the derivations it cites (transitively) define (a
+        name local to two cited proofs may have two).  A citation that substitutes one of these names carries
+        its definitions (:meth:`Lemma.from_derivation`); two different ones then conflict in the citing chain."""
+        return cited_result(self).defined
 
     def run(self, step_results=None) -> DerivationResult:
         """The chain checked: every step, the links, the composition, the discharge of every premise.
@@ -1331,11 +1400,15 @@ class Derivation:
         final = StepResult(not problems, "proved" if not problems else "failed",
                            "; ".join(problems) or f"chain composes to quantity {_SYMBOL[self.relation]} statement")
         allres = results + links + [final]
-        undischarged, discharged, definitions = self.discharge(results)
+        undischarged, discharged, definitions, defined = self.discharge(results)
         cites, lemmas = [], []
         for r in results:
             cites += [c for c in r.cites if all(c is not x for x in cites)]
             lemmas += [n for n in r.lemmas if n not in lemmas]
+        for c in cites:                   # the cited chains' definitions, for the citations of this one
+            for key, vals in c.defined().items():
+                have = defined.setdefault(key, [])
+                have += [v for v in vals if all(v != w for w in have)]
         cited_certified, cited_failed = False, False
         for c in cites:
             cr = cited_result(c)
@@ -1356,7 +1429,7 @@ class Derivation:
         else:
             verdict = "proved"
         return DerivationResult(results, links, final, verdict, undischarged, discharged,
-                                [c.id for c in cites], lemmas, definitions)
+                                [c.id for c in cites], lemmas, definitions, defined)
 
 
 def failed_steps(derivation, result):

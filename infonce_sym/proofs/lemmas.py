@@ -52,7 +52,7 @@ LIBRARY = {
     "Fatou": ("liminf_n E F_n >= E liminf_n F_n for F_n >= 0",
               "Fatou's lemma (e.g. Rudin, Real and Complex Analysis, 3rd ed., Lemma 1.28)"),
     "elementary": ("monotonicity of expectations, finite sums and integrals; |x| = -x for x <= 0; min{p, q} = q "
-                   "for q <= p; log(1 + x) <= x; a convex C^2 function above its tangent, a concave one above "
+                   "for q <= p; max{p, q} >= q; max{p, q} <= c when p <= c and q <= c; log(1 + x) <= x; a convex C^2 function above its tangent, a concave one above "
                    "its chord; |x - y| <= hi - lo on [lo, hi]; Rad is shift invariant and positively homogeneous "
                    "(E sigma_i = 0); the definition of the limit; a lower Darboux sum of a non-increasing "
                    "function is at most its integral; the integral of a nonnegative function is nonnegative and "
@@ -498,6 +498,24 @@ def min_branch():
         "min{p, q} = q if q <= p", "min{p, q} = q when p - q >= 0",
         {"p": sp.Symbol("p", real=True), "q": sp.Symbol("q", real=True)},
         lambda p, q: eq(q, sp.Min(p, q)), lambda p, q: [ge(p, q)])
+
+
+@_lib('elementary')
+def max_above():
+    """max{p, q} >= q."""
+    return Lemma(
+        "max{p, q} >= q", "max{p, q} >= q",
+        {"p": sp.Symbol("p", real=True), "q": sp.Symbol("q", real=True)},
+        lambda p, q: ge(sp.Max(p, q), q), lambda p, q: [])
+
+
+@_lib('elementary')
+def max_below():
+    """max{p, q} <= c when p <= c and q <= c."""
+    return Lemma(
+        "max{p, q} <= c if p, q <= c", "max{p, q} <= c when c - p >= 0 and c - q >= 0",
+        {"p": sp.Symbol("p", real=True), "q": sp.Symbol("q", real=True), "c": sp.Symbol("c", real=True)},
+        lambda p, q, c: le(sp.Max(p, q), c), lambda p, q, c: [le(p, c), le(q, c)])
 
 
 @_lib('covering numbers of balls')

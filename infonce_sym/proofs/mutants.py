@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .chain import (AsGap, Assumption, ByLemma, Derivation, ExactInstance, NonNegative, Step, canon, cited_result,
+from .chain import (AsGap, Assumption, ByCases, ByLemma, Derivation, ExactInstance, NonNegative, Step, canon, cited_result,
                     make_relation, numerically_zero, relation_kind)
 
 __all__ = ["Mutant", "mutants", "run_mutants", "claim_mutations", "KINDS"]
@@ -265,6 +265,22 @@ def _check_mutants(check):
     if isinstance(check, AsGap):
         for k2, lab, build in _check_mutants(check.check):
             out.append((k2, lab, _wrapped(build, lambda m, mc: setattr(m, "check", mc), check)))
+    if isinstance(check, ByCases):
+        for idx, (cond, cc) in enumerate(check.cases):
+            def put_case(m, mc, idx=idx, cond=cond):
+                m.cases = [(c_, mc if j_ == idx else k_) for j_, (c_, k_) in enumerate(check.cases)]
+            for k2, lab, build in _check_mutants(cc):
+                out.append((k2, f"case {cond}: {lab}", _wrapped(build, put_case, check)))
+        for idx, facts in check.case_facts.items():
+            for fi, (rel, text, *fc) in enumerate(facts):
+                if not fc:
+                    continue
+
+                def put_fact(m, mc, idx=idx, fi=fi):
+                    m.case_facts = {**check.case_facts, idx: [f_ if j_ != fi else (f_[0], f_[1], mc)
+                                                              for j_, f_ in enumerate(check.case_facts[idx])]}
+                for k2, lab, build in _check_mutants(fc[0]):
+                    out.append((k2, f"case fact {text[:40]}: {lab}", _wrapped(build, put_fact, check)))
     if isinstance(check, NonNegative):
         for s_, bc in check.by.items():
             for k2, lab, build in _check_mutants(bc):

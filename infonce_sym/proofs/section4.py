@@ -347,7 +347,38 @@ dth = sp.Symbol("Dtheta", positive=True)          # ||theta - theta'||
 naf, npf = sp.Function("n_a", nonnegative=True), sp.Function("n_p", nonnegative=True)   # ||z_i^a||, ||z_i^+||
 zf = sp.Function("z", nonnegative=True)           # z(i, j) = ||z_ij^-||
 dlf = sp.Function("dl", nonnegative=True)         # |l(phi_theta, z_i) - l(phi_theta', z_i)|
+# Prop. 5 uses Lemma 1 at theta' = theta0 too: its own names for that pair, never the (theta, theta') ones
+dl0f = sp.Function("dl_0", nonnegative=True)      # |l(phi_theta, z_i) - l(phi_theta0, z_i)|
+dth0 = sp.Symbol("Dtheta_0", positive=True)       # ||theta - theta0||
+Da0f, Dp0f = (sp.Function(nm, nonnegative=True) for nm in ("Da_0", "Dp_0"))
 Daf, Dpf = (sp.Function(nm, nonnegative=True) for nm in ("Da", "Dp"))   # Da, Dp of tuple i
+# Prop. 4's embeddings of one tuple (phi_a(l) = phi(z^a)_l, ...) and, for Lemma 1, those of tuple i: phi_a(i, l), ...
+TUPLE_EMBEDDINGS = {"phi_a": C.phi_a, "phi_p": C.phi_p, "phi_n": C.phi_n, "phi'_a": C.psi_a, "phi'_p": C.psi_p,
+                    "phi'_n": C.psi_n}
+OF_TUPLE_I = {nm: sp.Lambda((j, C.l), f(i, j, C.l)) if nm.endswith("_n") else sp.Lambda(C.l, f(i, C.l))
+              for nm, f in TUPLE_EMBEDDINGS.items()}
+
+
+# the embeddings of tuple i under phi_theta0 (Lemma 1's phi' at theta' = theta0)
+AT_THETA0 = {nm: sp.Function(nm.replace("phi'", "phi0"), real=True) for nm in TUPLE_EMBEDDINGS if nm.startswith("phi'")}
+
+
+def _unit_norms_of_tuple_i(at_theta0=False):
+    """Prop. 4's unit-norm assumptions at the embeddings of tuple i (Lemma 1 cites (50) at every tuple);
+    ``at_theta0``: those of phi_theta0 (Lemma 1 at theta' = theta0)."""
+    out = []
+    for a in C.unit_norm_assumptions():
+        rel, text = a.rel, a.text.replace("z_j^-", "z_ij^-").replace("z^", "z_i^") + ", every tuple i"
+        for nm, f in TUPLE_EMBEDDINGS.items():
+            rel = rel.replace(f, OF_TUPLE_I[nm])
+        if at_theta0:
+            if "phi'" not in text:
+                continue
+            for nm, f0 in AT_THETA0.items():
+                rel = rel.replace(TUPLE_EMBEDDINGS[nm], f0)
+            text = text.replace("phi'", "phi_0")
+        out.append(As(text, rel))
+    return out
 _avg = lambda e_: sp.Sum(e_, (i, 1, n)) / n       # noqa: E731
 _rms = lambda e_: sp.sqrt(_avg(e_ ** 2))          # noqa: E731
 
@@ -375,7 +406,7 @@ def build_lemma1_tuple(p4, consts, tag):
                     "n_a = ||z^a||, n_p = ||z^+||, m = (k^-1 sum_j ||z_j^-||^beta)^{1/beta}; "
                     "dl = |l(phi_theta, z) - l(phi_theta', z)|, Dtheta = ||theta - theta'||"]
                    + C.unit_norm_assumptions())
-    d.params = dict(dl=dl, na=na, np=npos, m=m)
+    d.params = dict(dl=dl, na=na, np=npos, m=m, **TUPLE_EMBEDDINGS)
     return _declared(d)
 
 
@@ -402,8 +433,8 @@ def build_lemma1(l50, consts, case, tag, paper):
     q = _rms(dlf(i))
     P = l50.params
     L50 = cite(l50, {"dl": P["dl"], "na": P["na"], "np": P["np"], "m": P["m"], "beta": beta,
-                                      "Da": Da, "Dp": Dp})
-    sub50 = {"dl": dlf(i), "na": naf(i), "np": npf(i), "m": m(i), "beta": b, "Da": Daf(i), "Dp": Dpf(i)}
+                     "Da": Da, "Dp": Dp, **{nm: P[nm] for nm in TUPLE_EMBEDDINGS}})
+    sub50 = {"dl": dlf(i), "na": naf(i), "np": npf(i), "m": m(i), "beta": b, "Da": Daf(i), "Dp": Dpf(i), **OF_TUPLE_I}
     beta_check = {2: NonNegative([1 / tau, s2 / tau], {s2: 1 - tau})} if case == "lt1" else {}
     s50 = Step("(50)", "(50)", le(q, _rms(V(i))),
                f"per tuple: derivation {l50.id}; squares, average over i, square root",
@@ -473,14 +504,23 @@ def build_lemma1(l50, consts, case, tag, paper):
     which = "Lemma 1" if paper else f"Lemma 1 with constants {list(consts)}"
     title = f"{which}, case {'tau < 1' if case == 'lt1' else 'tau >= 1'} of (52): rho_n <= " + (
         "(4e/tau) B_tau C_Phi ||theta - theta'||" if paper else "(C_Phi/tau)(%s Ra + %s Rp + %s e Nn) ||theta - theta'||" % consts)
-    return _declared(Derivation(f"L1{tag}.{'tau-lt-1' if case == 'lt1' else 'tau-ge-1'}", title, "Lemma 1, (50)-(52), App. B",
+    d = _declared(Derivation(f"L1{tag}.{'tau-lt-1' if case == 'lt1' else 'tau-ge-1'}", title, "Lemma 1, (50)-(52), App. B",
                       q, "le", stmt, steps,
                       [As("(C) at z_i^a, every tuple i", le(Daf(i), C_Phi * dth * naf(i))),
                        As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i))),
                        "(C); n tuples z_i, dl(i) = |l(phi_theta, z_i) - l(phi_theta', z_i)|, rho_n = (n^-1 sum_i dl(i)^2)^{1/2}",
                        "n_a(i) = ||z_i^a||, n_p(i) = ||z_i^+||, z(i, j) = ||z_ij^-||; Dtheta = ||theta - theta'||"] + ass_case
-                      + C.unit_norm_assumptions(),
+                      + _unit_norms_of_tuple_i(),
                       errata=[_errata.get("L1-beta")] + ([_errata.get("L1-loose")] if paper else [])))
+    # for all theta, theta': Prop. 5 instantiates theta' = theta0 (its own names for that pair)
+    d.params = {"dl": dlf, "Dtheta": dth, "Da": Daf, "Dp": Dpf, **{nm: TUPLE_EMBEDDINGS[nm] for nm in AT_THETA0}}
+    return d
+
+
+def lemma1_at_theta0(lid):
+    """Lemma 1 (derivation ``lid``) at theta' = theta0: rho_n(phi_theta, phi_theta0) <= L ||theta - theta0||."""
+    l1 = derivation(lid)
+    return ByLemma(cite(l1, l1.params), {"dl": dl0f, "Dtheta": dth0, "Da": Da0f, "Dp": Dp0f, **AT_THETA0})
 
 
 @register("L1.tau-lt-1", "L1.tau-ge-1")
@@ -499,12 +539,36 @@ def _rho_n():
     return _rms(dlf(i))
 
 
+def _rho0_n():
+    """rho_n(phi_theta, phi_theta0) = (n^-1 sum_i dl_0(i)^2)^{1/2}: the distance to the centre of the class."""
+    return _rms(dl0f(i))
+
+
 def _l1_hypotheses():
     """What Lemma 1 (both cases) needs, as assumptions of a statement that cites it."""
     return [As("(C) at z_i^a, every tuple i", le(Daf(i), C_Phi * dth * naf(i))),
-            As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i))),
-            "beta := 1 v 2/tau in Lemma 1's case tau >= 1 (so 1 <= beta <= 2 and beta tau = tau v 2 >= 2 there)"] \
-        + C.unit_norm_assumptions()
+            As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i)))] \
+        + _unit_norms_of_tuple_i()
+
+
+def _beta_facts():
+    """Lemma 1's case tau >= 1 assumes 1 <= beta <= 2 and beta tau >= 2: shown from beta := 1 v 2/tau (the
+    paper's definition, made here) and tau >= 1 (the case)."""
+    bdef = {beta: sp.Max(1, 2 / tau)}
+    t1 = sp.Symbol("t_tau", nonnegative=True)          # tau - 1 >= 0: the case's condition
+    return [(ge(beta, 1), "beta := 1 v 2/tau", ByLemma(L.max_above(), {"p": 2 / tau, "q": 1}, defs=bdef)),
+            (le(beta, 2), "beta := 1 v 2/tau and 2/tau <= 2",
+             ByLemma(L.max_below(), {"p": 1, "q": 2 / tau, "c": 2}, defs=bdef,
+                     hyp_checks={1: NonNegative([2 * t1 / tau], {t1: tau - 1})})),
+            (ge(beta * tau, 2), "beta := 1 v 2/tau, so beta tau = tau v 2",
+             ByLemma(L.max_above(), {"p": 1, "q": 2 / tau}, context=sp.Lambda(up, tau * up), defs=bdef))]
+
+
+def _l1_hypotheses_at_theta0():
+    """Lemma 1's hypotheses at theta' = theta0: (C) for that pair and unit embeddings under phi_theta0."""
+    return [As("(C) at z_i^a for (theta, theta0), every tuple i", le(Da0f(i), C_Phi * dth0 * naf(i))),
+            As("(C) at z_i^+ for (theta, theta0), every tuple i", le(Dp0f(i), C_Phi * dth0 * npf(i)))] \
+        + _unit_norms_of_tuple_i(at_theta0=True)
 
 
 _P5_LOGN = sp.Function("logN", nonnegative=True)      # log N(eps, Phi, rho_n) in P5.chaining
@@ -601,7 +665,7 @@ def _prop5():
     Jint = sp.Integral(sp.sqrt(logN(e)), (e, 0, U))
     s_d = Step("Dudley (54)", "(54)", le(Rad, c0 * Jint), "Dudley's entropy integral (derivation P5.chaining), upper limit "
                "U = 4/tau ^ LR", ByLemma(cite("P5.chaining", {"Rad": Rad, "logN": _P5_LOGN, "n": n, "D": _P5_D, "rho0": _P5_RHO0}),
-                                           {"Rad": Rad, "logN": sp.Lambda(up, logN(up)), "n": n, "D": U, "rho0": _rho_n()}))
+                                           {"Rad": Rad, "logN": sp.Lambda(up, logN(up)), "n": n, "D": U, "rho0": _rho0_n()}))
     Kint = sp.Integral(sp.sqrt(sp.log(1 + 2 * R * Lc / e)), (e, 0, U))
     s_c = Step("covering numbers", "(53), [Wainwright, eq. 5.9]", le(c0 * Jint, c0 * sp.sqrt(d_Theta) * Kint),
                "N(eps, Phi, rho) <= N(eps/L, Theta) <= (1 + 2RL/eps)^{d_Theta}",
@@ -634,7 +698,7 @@ def _prop5():
               le(_rho_n(), Lc * dth)),
            As("the class lies within U of phi_theta0: rho_n(phi_theta, phi_theta0) <= U for every theta of the ball "
               "(so N(eps, Phi, rho_n) = 1 for eps >= U and the integral of (54) stops at U; erratum P5-diameter); "
-              "here Dtheta = ||theta - theta0||", ge(U, _rho_n())),
+              "rho_n(phi_theta, phi_theta0) is (n^-1 sum_i dl_0(i)^2)^{1/2}", ge(U, _rho0_n())),
            "(C); U = 4/tau ^ LR (the radius hypothesis is discharged by P5.radius for U = 4/tau and by Lemma 1 "
            "with ||theta - theta0|| <= R for U = LR)"]
     dud = Derivation("P5.dudley", "Prop. 5 before the case split: Rad <= (24/sqrt n) sqrt(d) U (log(1 + 2RL/U) + 1)^{1/2}",
@@ -650,20 +714,20 @@ def _prop5():
     loss_i = lambda T_: sp.log(1 / k + T_(i) / k)  # noqa: E731   (14) as in Lemma 5
     L5 = cite("L5", {"T": L5_T, "T'": L5_T2})
     rad4 = sp.sqrt(sp.Sum((4 / tau) ** 2, (i, 1, n)) / n)
-    dl_def = As("dl(i) = |l(phi, z_i) - l(phi_0, z_i)| with l = log(1/k + T_i/k) of (14) (Lemma 5's form; "
-                "T_i = sum_j e^{s_ij/tau})", eq(dlf(i), sp.Abs(loss_i(T_i) - loss_i(T0_i))))
-    s_r1 = Step("Lemma 5 per tuple", "Lemma 5; (54)", le(_rho_n(), rad4),
+    dl_def = As("dl_0(i) = |l(phi, z_i) - l(phi_0, z_i)| with l = log(1/k + T_i/k) of (14) (Lemma 5's form; "
+                "T_i = sum_j e^{s_ij/tau})", eq(dl0f(i), sp.Abs(loss_i(T_i) - loss_i(T0_i))))
+    s_r1 = Step("Lemma 5 per tuple", "Lemma 5; (54)", le(_rho0_n(), rad4),
                 "|l(phi, z_i) - l(phi_0, z_i)| <= 4/tau for every tuple (derivation L5); squares, average, square root",
-                ByLemma(L.sum_monotone(i), {"U": sp.Lambda(i, dlf(i) ** 2), "V": sp.Lambda(i, (4 / tau) ** 2), "k": n},
+                ByLemma(L.sum_monotone(i), {"U": sp.Lambda(i, dl0f(i) ** 2), "V": sp.Lambda(i, (4 / tau) ** 2), "k": n},
                         context=sp.Lambda(up, sp.sqrt(up / n)),
-                        hyp_checks={0: NonNegative([s1 * (4 / tau + dlf(i))], {s1: 4 / tau - dlf(i)},
+                        hyp_checks={0: NonNegative([s1 * (4 / tau + dl0f(i))], {s1: 4 / tau - dl0f(i)},
                                                    by={s1: AsGap(ByLemma(L5, {"T": T_i(i), "T'": T0_i(i)}),
-                                                                 defs={dlf(i): sp.Abs(loss_i(T_i) - loss_i(T0_i))})})}))
+                                                                 defs={dl0f(i): sp.Abs(loss_i(T_i) - loss_i(T0_i))})})}))
     s_r2 = Step("average of a constant", "", eq(rad4, 4 / tau), "", Identity())
     radius = Derivation("P5.radius", "The class lies within 4/tau of phi_0: rho_n(phi, phi_0) <= 4/tau", "Lemma 5, (54)",
-                        _rho_n(), "le", 4 / tau, [s_r1, s_r2],
+                        _rho0_n(), "le", 4 / tau, [s_r1, s_r2],
                         [dl_def,
-                         "rho_n(phi, phi_0) = (n^-1 sum_i dl(i)^2)^{1/2}; every phi of the class (unit embeddings)"])
+                         "rho_n(phi, phi_0) = (n^-1 sum_i dl_0(i)^2)^{1/2}; every phi of the class (unit embeddings)"])
     Ld = Lemma.from_derivation(dud, {"U": U, "L": Lc})
     Lval = 4 * E * B_tau * C_Phi / tau
     sq = sp.sqrt(d_Theta / n)
@@ -699,18 +763,16 @@ def _prop5():
 
     def cases(Lval, adef, stmt, tag, what, lemma_ref, l1s):
         # (53): rho_n <= L ||theta - theta'|| is Lemma 1 (both temperature cases of (52))
-        bdef = "beta := 1 v 2/tau, tau >= 1"
+        beta_facts = {1: _beta_facts()}
         l1_cases = ByCases([(lt(tau, 1), ByLemma(cite(l1s[0]), {})),
-                            (ge(tau, 1), ByLemma(cite(l1s[1]), {}))],
-                           case_facts={1: [(ge(beta, 1), bdef), (le(beta, 2), bdef), (ge(beta * tau, 2), bdef)]})
+                            (ge(tau, 1), ByLemma(cite(l1s[1]), {}))], case_facts=beta_facts)
         l1_ass = _l1_hypotheses()
         # U = LR: rho_n(phi_theta, phi_theta0) <= L ||theta - theta0|| (Lemma 1) <= L R (the ball)
-        ball_radius = ByCases([(cond, NonNegative([Lval * s1, s2], {s1: R - dth, s2: Lval * dth - _rho_n()},
-                                                  by={s2: AsGap(ByLemma(cite(lid), {}))}))
+        ball_radius = ByCases([(cond, NonNegative([Lval * s1, s2], {s1: R - dth0, s2: Lval * dth0 - _rho0_n()},
+                                                  by={s2: AsGap(lemma1_at_theta0(lid))}))
                                for cond, lid in ((lt(tau, 1), l1s[0]), (ge(tau, 1), l1s[1]))],
-                              case_facts={1: [(ge(beta, 1), bdef), (le(beta, 2), bdef), (ge(beta * tau, 2), bdef)]})
-        ball = As("theta in the ball of radius R about theta0: ||theta - theta0|| <= R (Dtheta at theta' = theta0)",
-                  le(dth, R))
+                              case_facts=beta_facts)
+        ball = As("theta in the ball of radius R about theta0: ||theta - theta0|| <= R", le(dth0, R))
         caseA = Derivation(f"P5{tag}.a-ge-1", f"{what}, case a >= 1 (U = 4/tau)", "Prop. 5, proof", Rad, "le", stmt,
                            [Step("Dudley, U = 4/tau", "(54)", le(Rad, B4.BOUNDS["dudley_cs"].subs({U: 4 / tau, Lc: Lval})),
                                  f"derivation P5.dudley with U = 4/tau, L = {lemma_ref}",
@@ -736,7 +798,7 @@ def _prop5():
                                          hyp_checks={0: ByLemma(Lemma.from_derivation(ble, {"a": a}),
                                                                 {"a": a}, context=sp.Lambda(up, sp.sqrt(up)),
                                                                 hyp_checks={0: NonNegative([s1], {s1: 1 - a})})}))],
-                           [As(f"a = {adef[a]} <= 1, i.e. LR <= 4/tau", le(a, 1)), ball] + l1_ass)
+                           [As(f"a = {adef[a]} <= 1, i.e. LR <= 4/tau", le(a, 1)), ball] + l1_ass + _l1_hypotheses_at_theta0())
         return caseA, caseB
 
     caseA, caseB = cases(Lval, adef, B4.BOUNDS["prop5"], "", "Proposition 5", "4e B C/tau (Lemma 1)", l1s)

@@ -1,7 +1,7 @@
 """The derivation framework: each check kind proves what it should and fails on mutations."""
 import sympy as sp
 
-from infonce_sym.proofs.chain import (ByLemma, Derivation, Ex, Expm1, Identity, IntervalCertificate, Lemma,
+from infonce_sym.proofs.chain import (AsGap, ByLemma, Derivation, Ex, Expm1, Identity, IntervalCertificate, Lemma,
                                     NonNegative, Step, canon, eq, ge, iid_product_moment, le, lt, parameter,
                                     random_family, render_markdown)
 from infonce_sym.proofs import lemmas as L
@@ -196,7 +196,7 @@ def test_quoted_lemmas_for_section4_instantiate():
 
 
 # ---------------------------------------------------------------- no free hypothesis (issue 9, item 1)
-from infonce_sym.proofs.chain import AsGap, Assumption, ByCases, gt  # noqa: E402
+from infonce_sym.proofs.chain import Assumption, ByCases, gt  # noqa: E402
 
 
 def _toy(check, claim, assumptions=()):
@@ -277,3 +277,38 @@ def test_identities_of_limits_are_spot_checked_through_their_arguments():
         assert not r.ok and "numeric spot check" in r.detail
         r = Identity()(eq(Lim(1 + 1 / n, n), Lim(1 + 2 / n, n)))     # both limits are 1: refused all the same
         assert not r.ok
+
+
+def test_a_citation_carries_the_definitions_of_the_names_it_substitutes():
+    # the audit's hole: a name defined inside a cited chain was free once cited, so any expression could be put for it
+    r_, a_, b_ = sp.symbols("r_def a_def b_def", real=True)
+    y_, z_ = sp.Symbol("y_def", real=True), sp.Symbol("z_def", real=True)
+    base = Derivation("toy-def", "y >= 0 for y := r^2", "none", y_, "ge", sp.Integer(0),
+                      [Step("y := r^2", "", eq(y_, r_ ** 2), "", Identity(defs={y_: r_ ** 2})),
+                       Step("square", "", ge(r_ ** 2, 0), "", NonNegative())])
+    assert base.run().verdict == "proved" and base.defined() == {y_: [r_ ** 2]}
+    lem = Lemma.from_derivation(base, {"y": y_, "r": r_})
+
+    s1_, s2_ = sp.symbols("s1_def s2_def", nonnegative=True)
+
+    def citing(first, second=None):
+        # y >= 0 from the lemma; with ``second``, y + y >= 0 from two citations (slacks shown by each)
+        y1 = first["y"]
+        if second is None:
+            step = Step("cite", "", ge(y1, 0), "", ByLemma(lem, first))
+        else:
+            step = Step("cite twice", "", ge(y1 + second["y"], 0), "",
+                        NonNegative([s1_, s2_], {s1_: y1, s2_: second["y"]},
+                                    by={s1_: AsGap(ByLemma(lem, first)), s2_: AsGap(ByLemma(lem, second))}))
+        return Derivation("cites-toy", "", "none", step.claim.lhs, "ge", sp.Integer(0), [step]).run()
+
+    one = citing({"y": z_, "r": a_})                  # a name: the definition comes along, instantiated
+    assert one.verdict == "proved" and one.definitions == ["z_def := a_def**2"]
+    bad = citing({"y": sp.Integer(-1), "r": a_})      # not a name: -1 = a^2 is a hypothesis nothing discharges
+    assert bad.verdict == "conditional" and "-1" in bad.undischarged[0][1]
+    assert citing({"y": a_ ** 2, "r": a_}).verdict == "proved"    # the defining expression itself: the CAS shows it
+    clash = citing({"y": z_, "r": a_}, {"y": z_, "r": b_})        # one name, two meanings
+    assert clash.verdict == "conditional" and "conflicting definitions of z_def" in clash.undischarged[0][1]
+    assert citing({"y": z_, "r": a_}, {"y": z_, "r": a_}).verdict == "proved"
+    unmoved = ByLemma(Lemma.from_derivation(base, {"y": y_}), {"y": y_})(ge(y_, 0))
+    assert unmoved.ok and not unmoved.premises       # nothing substituted, nothing carried

@@ -315,3 +315,22 @@ def test_chaining_sum_below_the_integral_numerically(c, n, M, D):
         upper = mpmath.fsum((a[i] - a[i + 1]) * g(a[i + 1]) for i in range(M))
         assert abs(12 / mpmath.sqrt(n) * lower - (chain - c * 2 ** -M / mpmath.sqrt(n))) < mpmath.mpf(10) ** -25
         assert lower <= mpmath.quad(g, [a[M], a[0]]) <= upper
+
+
+def test_lemma1_defines_dl_per_tuple_and_prop5_names_the_theta0_pair_apart():
+    from infonce_sym.proofs.register import derivation
+    # (50) is cited at every tuple i: its definition of dl comes along with tuple i's embeddings
+    l1 = cited_result(derivation("L1.tau-lt-1"))
+    i, j, l, C = S4.i, S4.j, S4.C.l, S4.C
+    [dl_def] = l1.defined[S4.dlf(i)]
+    assert dl_def.has(C.phi_a(i, l)) and dl_def.has(C.psi_n(i, j, l)) and not dl_def.has(C.phi_a(l))
+    assert l1.defined[S4.Daf(i)][0].has(C.psi_a(i, l))
+    # Prop. 5 uses Lemma 1 at theta' = theta0 under its own names (dl_0, Dtheta_0, phi0), never dl and Dtheta
+    b = cited_result(derivation("P5.a-le-1"))
+    assert b.verdict == "proved"
+    [dl0_def] = b.defined[S4.dl0f(i)]
+    assert dl0_def.has(S4.AT_THETA0["phi'_a"](i, l)) and not dl0_def.has(C.psi_a(i, l))
+    radius = derivation("P5.dudley").structured_assumptions()[1].rel
+    assert radius.has(S4.dl0f) and not radius.has(S4.dlf)
+    ball = [a for a in derivation("P5.a-le-1").structured_assumptions() if a.text.startswith("theta in the ball")]
+    assert ball[0].rel.has(S4.dth0) and not ball[0].rel.has(S4.dth)
