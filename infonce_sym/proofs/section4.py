@@ -74,14 +74,40 @@ x2 = sp.exp(2 / tau)
 L5_T, L5_T2 = sp.symbols("T T'", positive=True)       # Lemma 5: sum_j e^{s_j/tau}, s_j in [-2, 2], for phi and phi'
 
 
+def _similarity_gap(Fa, Fp, Fn):
+    """s_j = <phi(z^a), phi(z_j^-) - phi(z^+)> (the exponent of (14) times tau)."""
+    return sp.Sum(Fa(C.l) * (Fn(j, C.l) - Fp(C.l)), (C.l, 1, C.d))
+
+
+def _T_range(T, Fa, Fp, Fn):
+    """k e^{-2/tau} <= T <= k e^{2/tau} for T := sum_j e^{s_j/tau}: termwise, from |s_j| <= 2 for unit vectors,
+    2 -+ s_j = ||a -+ n_j||^2/2 + ||a +- p||^2/2 (||a|| = ||n_j|| = ||p|| = 1)."""
+    sj, tdef = _similarity_gap(Fa, Fp, Fn), {T: sp.Sum(sp.exp(_similarity_gap(Fa, Fp, Fn) / tau), (j, 1, k))}
+    unit = {sp.Sum(F ** 2, (C.l, 1, C.d)): 1 for F in (Fa(C.l), Fp(C.l), Fn(j, C.l))}
+    half_sq = lambda u, v: sp.Sum((u - v) ** 2, (C.l, 1, C.d)) / 2       # noqa: E731
+    a_, p_, n_ = Fa(C.l), Fp(C.l), Fn(j, C.l)
+    above = NonNegative([half_sq(a_, -n_), half_sq(a_, p_)], facts=unit)    # s_j + 2 >= 0
+    below = NonNegative([half_sq(a_, n_), half_sq(a_, -p_)], facts=unit)    # 2 - s_j >= 0
+    lower = AsGap(ByLemma(L.sum_monotone(j), {"U": sp.Lambda(j, sp.exp(-2 / tau)), "V": sp.Lambda(j, sp.exp(sj / tau)), "k": k},
+                          hyp_checks={0: NonNegative([sp.exp(-2 / tau) * Expm1(s4 / tau)], {s4: sj + 2}, by={s4: above})}),
+                  defs=tdef)
+    upper = AsGap(ByLemma(L.sum_monotone(j), {"U": sp.Lambda(j, sp.exp(sj / tau)), "V": sp.Lambda(j, x2), "k": k},
+                          hyp_checks={0: NonNegative([sp.exp(sj / tau) * Expm1(s5 / tau)], {s5: 2 - sj}, by={s5: below})}),
+                  defs=tdef)
+    return lower, upper
+
+
 @register("L5.range", "L5.exact", "L5")
 def _lemma5():
     T1, T2 = L5_T, L5_T2
     l1, l2 = sp.log(1 / k + T1 / k), sp.log(1 / k + T2 / k)
+    E_ = TUPLE_EMBEDDINGS
     hyp_checks = {}
-    for idx, T in ((0, T1), (2, T2)):
-        hyp_checks[idx] = NonNegative([sp.log(1 + w_ / (1 + k * sp.exp(-2 / tau)))], {w_: T - k * sp.exp(-2 / tau)})
-        hyp_checks[idx + 1] = NonNegative([sp.log(1 + w_ / (1 + T))], {w_: k * x2 - T})
+    for idx, T, fams in ((0, T1, (E_["phi_a"], E_["phi_p"], E_["phi_n"])), (2, T2, (E_["phi'_a"], E_["phi'_p"], E_["phi'_n"]))):
+        lower, upper = _T_range(T, *fams)
+        hyp_checks[idx] = NonNegative([sp.log(1 + w_ / (1 + k * sp.exp(-2 / tau)))], {w_: T - k * sp.exp(-2 / tau)},
+                                      by={w_: lower})
+        hyp_checks[idx + 1] = NonNegative([sp.log(1 + w_ / (1 + T))], {w_: k * x2 - T}, by={w_: upper})
     s_range = Step("a <= l <= b", "proof of Lemma 5; proof of Prop. 3",
                    le(sp.Abs(l1 - l2), hi - lo), "both losses lie in [a, b] since |s_j| <= 2",
                    ByLemma(L.abs_diff_interval(), {"x": l1, "y": l2, "lo": lo, "hi": hi}, hyp_checks=hyp_checks))
@@ -92,11 +118,8 @@ def _lemma5():
     s_ineq = Step("e^{2/tau} >= 1", "proof of Lemma 5", le(mid, top), "(1 + k x)/(x + k) <= x for x = e^{2/tau} >= 1",
                   NonNegative([sp.log(1 + Expm1(4 / tau) / (1 + k * x2))]))
     s_end = Step("= 4/tau", "Lemma 5", eq(top, 4 / tau), "algebra", Identity())
-    ass = [As("l = log(1/k + T/k) with T = sum_j e^{s_j/tau}, s_j = <phi(z^a), phi(z_j^-) - phi(z^+)> in [-2, 2] "
-              "(unit vectors); the same for phi' (T')")]
-    ass += [As(f"{nm} {op} (each of the k terms e^{{s_j/tau}} lies in [e^{{-2/tau}}, e^{{2/tau}}])", rel, derived=True)
-            for nm, op, rel in (("T", ">= k e^{-2/tau}", ge(T1, k * sp.exp(-2 / tau))), ("T", "<= k e^{2/tau}", le(T1, k * x2)),
-                                ("T'", ">= k e^{-2/tau}", ge(T2, k * sp.exp(-2 / tau))), ("T'", "<= k e^{2/tau}", le(T2, k * x2)))]
+    ass = ["l = log(1/k + T/k) with T = sum_j e^{s_j/tau}, s_j = <phi(z^a), phi(z_j^-) - phi(z^+)>; the same for "
+           "phi' (T')"] + C.unit_norm_assumptions()
     rng = Derivation("L5.range", "Lemma 5: exact loss range b - a <= 4/tau", "Lemma 5, proof of Prop. 3",
                      hi - lo, "le", 4 / tau, [s_b_a, s_mid, s_ineq, s_end],
                      ["a = log(1/k + e^{-2/tau}), b = log(1/k + e^{2/tau})"])
@@ -712,7 +735,10 @@ def _prop5():
     # the radius for U = 4/tau: every per-tuple change of the loss is at most 4/tau (Lemma 5)
     T_i, T0_i = sp.Function("T", positive=True), sp.Function("T_0", positive=True)   # T of tuple i, for phi and phi_0
     loss_i = lambda T_: sp.log(1 / k + T_(i) / k)  # noqa: E731   (14) as in Lemma 5
-    L5 = cite("L5", {"T": L5_T, "T'": L5_T2})
+    L5 = cite("L5", {"T": L5_T, "T'": L5_T2, **TUPLE_EMBEDDINGS})
+    # Lemma 5 at tuple i, phi' = phi_theta0
+    at_i = {**{nm: f for nm, f in OF_TUPLE_I.items() if not nm.startswith("phi'")},
+            **{nm: sp.Lambda(f.variables, AT_THETA0[nm](i, *f.variables)) for nm, f in OF_TUPLE_I.items() if nm.startswith("phi'")}}
     rad4 = sp.sqrt(sp.Sum((4 / tau) ** 2, (i, 1, n)) / n)
     dl_def = As("dl_0(i) = |l(phi, z_i) - l(phi_0, z_i)| with l = log(1/k + T_i/k) of (14) (Lemma 5's form; "
                 "T_i = sum_j e^{s_ij/tau})", eq(dl0f(i), sp.Abs(loss_i(T_i) - loss_i(T0_i))))
@@ -721,13 +747,14 @@ def _prop5():
                 ByLemma(L.sum_monotone(i), {"U": sp.Lambda(i, dl0f(i) ** 2), "V": sp.Lambda(i, (4 / tau) ** 2), "k": n},
                         context=sp.Lambda(up, sp.sqrt(up / n)),
                         hyp_checks={0: NonNegative([s1 * (4 / tau + dl0f(i))], {s1: 4 / tau - dl0f(i)},
-                                                   by={s1: AsGap(ByLemma(L5, {"T": T_i(i), "T'": T0_i(i)}),
+                                                   by={s1: AsGap(ByLemma(L5, {"T": T_i(i), "T'": T0_i(i), **at_i}),
                                                                  defs={dl0f(i): sp.Abs(loss_i(T_i) - loss_i(T0_i))})})}))
     s_r2 = Step("average of a constant", "", eq(rad4, 4 / tau), "", Identity())
     radius = Derivation("P5.radius", "The class lies within 4/tau of phi_0: rho_n(phi, phi_0) <= 4/tau", "Lemma 5, (54)",
                         _rho0_n(), "le", 4 / tau, [s_r1, s_r2],
                         [dl_def,
-                         "rho_n(phi, phi_0) = (n^-1 sum_i dl_0(i)^2)^{1/2}; every phi of the class (unit embeddings)"])
+                         "rho_n(phi, phi_0) = (n^-1 sum_i dl_0(i)^2)^{1/2}; every phi of the class (unit embeddings)"]
+                        + [a_ for a_ in _unit_norms_of_tuple_i() if "phi'" not in a_.text] + _unit_norms_of_tuple_i(True))
     Ld = Lemma.from_derivation(dud, {"U": U, "L": Lc})
     Lval = 4 * E * B_tau * C_Phi / tau
     sq = sp.sqrt(d_Theta / n)
@@ -785,7 +812,8 @@ def _prop5():
                                          hyp_checks={0: ByLemma(Lemma.from_derivation(bge, {"a": a}),
                                                                 {"a": a}, context=sp.Lambda(up, sp.sqrt(up)),
                                                                 hyp_checks={0: NonNegative([s1], {s1: a - 1})})}))],
-                           [As(f"a = {adef[a]} >= 1, i.e. 4/tau <= LR", ge(a, 1)), dl_def] + l1_ass)
+                           [As(f"a = {adef[a]} >= 1, i.e. 4/tau <= LR", ge(a, 1)), dl_def] + l1_ass
+                           + _unit_norms_of_tuple_i(at_theta0=True))
         caseB = Derivation(f"P5{tag}.a-le-1", f"{what}, case a <= 1 (U = LR)", "Prop. 5, proof", Rad, "le", stmt,
                            [Step("Dudley, U = LR", "(54)", le(Rad, B4.BOUNDS["dudley_cs"].subs({U: Lval * R, Lc: Lval})),
                                  "derivation P5.dudley with U = LR; the radius: Lemma 1 at theta' = theta0 and "

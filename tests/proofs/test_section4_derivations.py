@@ -334,3 +334,26 @@ def test_lemma1_defines_dl_per_tuple_and_prop5_names_the_theta0_pair_apart():
     assert radius.has(S4.dl0f) and not radius.has(S4.dlf)
     ball = [a for a in derivation("P5.a-le-1").structured_assumptions() if a.text.startswith("theta in the ball")]
     assert ball[0].rel.has(S4.dth0) and not ball[0].rel.has(S4.dth)
+
+
+def test_lemma5_shows_the_range_of_T_from_unit_vectors():
+    """k e^{-2/tau} <= T <= k e^{2/tau} was assumed (four 'assumed consequences'); it is now shown from
+    T := sum_j e^{s_j/tau} and unit embeddings (2 -+ s_j = ||a -+ n_j||^2/2 + ||a +- p||^2/2), and P5.radius
+    instantiates Lemma 5 at tuple i with phi' = phi_theta0."""
+    import numpy as np
+    from infonce_sym.proofs.register import derivation
+    l5 = derivation("L5")
+    assert not any(a.derived for a in l5.structured_assumptions())
+    assert cited_result(l5).verdict == "proved"
+    [T_i] = cited_result(derivation("P5.radius")).defined[sp.Function("T", positive=True)(S4.i)]
+    assert T_i.has(S4.C.phi_a(S4.i, S4.C.l)) and not T_i.has(S4.C.phi_a(S4.C.l))
+    # an independent route: random unit vectors stay inside the range, and the extreme tuples reach its ends
+    rng = np.random.default_rng(5)
+    unit = lambda m: (lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True))(rng.standard_normal((m, 7)))  # noqa: E731
+    for tau_, k_ in ((0.1, 3), (1.0, 40)):
+        a_, p_, n_ = unit(1)[0], unit(1)[0], unit(k_)
+        T = np.exp((n_ - p_) @ a_ / tau_).sum()
+        assert k_ * np.exp(-2 / tau_) <= T <= k_ * np.exp(2 / tau_)
+        for sign in (-1, 1):     # n_j = sign a, p = -sign a: s_j = 2 sign
+            T_end = np.exp((np.tile(sign * a_, (k_, 1)) + sign * a_) @ a_ / tau_).sum()
+            assert math.isclose(T_end, k_ * np.exp(2 * sign / tau_), rel_tol=1e-12)
