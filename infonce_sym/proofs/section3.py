@@ -312,6 +312,17 @@ def _lemma3():
 
 
 # ================================================================ Prop 2 and (12)
+def _T_above(Tsum):
+    """T := sum_j e^{(S_j - P)/tau} >= k e^{-2/tau}: termwise (monotonicity of finite sums), each exponent
+    S_j - P = (S_j + 1) + (1 - P) - 2 >= -2."""
+    a_, b_ = sp.symbols("sigma_S sigma_P", nonnegative=True)
+    return AsGap(ByLemma(L.sum_monotone(j), {"U": sp.Lambda(j, sp.exp(-2 / tau)), "V": sp.Lambda(j, sp.exp((S(j) - P) / tau)),
+                                             "k": k},
+                         hyp_checks={0: NonNegative([sp.exp(-2 / tau) * Expm1(u_ / tau)], {u_: S(j) - P + 2},
+                                                    by={u_: NonNegative([a_, b_], {a_: S(j) + 1, b_: 1 - P})})}),
+                 defs={T: Tsum})
+
+
 @register("DCL-12", "P2.28", "P2")
 def _prop2():
     R, Rt = risk_definitions()["R"], risk_definitions()["Rt"]
@@ -324,6 +335,7 @@ def _prop2():
                    As("(B): M(z,.) << pi, r(j) = dM(z,.)/dpi(xi_j) >= 0; xi_j i.i.d. pi; |P| <= 1"),
                    As("S <= 1", le(S(0), 1)), As("S >= -1", ge(S(0), -1)), As("P <= 1", le(P, 1)),
                    As("P >= -1", ge(P, -1))]
+    every_negative = As("S_j >= -1 for every negative j (|S| <= 1)", ge(S(j), -1))
     l3lem = cite("L3", {"m": m, "f": f, "r": r})
     b12 = 4 * D2 / (tau * k)
     d12 = Derivation(
@@ -351,10 +363,10 @@ def _prop2():
          Step("|S - P| <= 2", "(28)", le(inner, Ea(Ex(b28))), "each summand >= e^{-2/tau}",
               ByLemma(L.monotone(Ex), {"U": sp.log(1 + 1 / Tsum), "V": b28}, under=Ea,
                       hyp_checks={0: NonNegative([sp.log(1 + sp.exp(2 / tau) * t_ / (k * (k * sp.exp(-2 / tau) + t_ + 1)))],
-                                                 {t_: T - k * sp.exp(-2 / tau)}, rename={Tsum: T})})),
+                                                 {t_: T - k * sp.exp(-2 / tau)}, rename={Tsum: T},
+                                                 by={t_: _T_above(Tsum)})})),
          Step("constant", "", eq(Ea(Ex(b28)), b28), "E of a constant", Identity())],
-        assumptions[3:] + [As("T = sum_j e^{(S_j - P)/tau} >= k e^{-2/tau} (each term >= e^{-2/tau}, |S_j - P| <= 2)",
-                              ge(T, k * sp.exp(-2 / tau)), derived=True)])
+        assumptions[3:] + [every_negative])
     L12, L28 = cite(d12), cite(d28)                               # siblings built above
     q = sp.Abs(sce - R)
     t1, t2 = sp.Abs(sce - Rt), sp.Abs(Rt - R)
@@ -367,7 +379,7 @@ def _prop2():
               ByLemma(L12, {}, context=sp.Lambda(_y, _y + t2))),
          Step("(28) bound", "(28)", le(b12 + t2, b12 + b28), "derivation P2.28",
               ByLemma(L28, {}, context=sp.Lambda(_y, b12 + _y)))],
-        assumptions, errata=[_errata.get("P2-third-eq"), _errata.get("L3-B>0")])
+        assumptions + [every_negative], errata=[_errata.get("P2-third-eq"), _errata.get("L3-B>0")])
     return [d12, d28, p2]
 
 

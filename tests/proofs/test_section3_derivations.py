@@ -328,3 +328,18 @@ def test_12_does_not_bound_the_limsup_by_its_k_dependent_bound():
     assert res.verdict == "conditional"
     assert [t for _, t in res.undischarged] == [f"hypothesis 1 of {L.limsup_bounded().name}: "
                                                 f"Eq(4*D2/(tau*(k + 1)), 4*D2/(k*tau))"]
+
+
+def test_p2_28_shows_t_at_least_k_exp_minus_2_over_tau():
+    """T = sum_j e^{(S_j - P)/tau} >= k e^{-2/tau} was an assumed consequence of (28); it is now shown termwise
+    from S_j >= -1 (every negative) and P <= 1.  Independent route: random similarities, and the extreme one."""
+    from infonce_sym.proofs.register import derivation
+    d = derivation("P2.28")
+    r = d.run()
+    assert r.verdict == "proved" and not any(a.derived for a in d.structured_assumptions())
+    assert any(t.startswith("T := Sum(exp((-P + S(j))/tau)") for t in r.definitions)
+    rng = np.random.default_rng(3)
+    for tau_, k_ in ((0.05, 5), (2.0, 100)):
+        S_, P_ = rng.uniform(-1, 1, k_), rng.uniform(-1, 1)
+        assert np.exp((S_ - P_) / tau_).sum() >= k_ * np.exp(-2 / tau_)
+        assert np.isclose(np.exp((-np.ones(k_) - 1) / tau_).sum(), k_ * np.exp(-2 / tau_), rtol=1e-12)
