@@ -244,10 +244,10 @@ def _section32():
               "mu <= e^{1/tau}, muhat >= e^{-1/tau}",
               ByLemma(L.monotone(Ex), {"U": sp.log(mu_S / muhat_S), "V": 2 / tau}, under=Ea,
                       hyp_checks={0: NonNegative([h_, w_], {h_: 1 / tau - sp.log(mu_S),
-                                                            w_: sp.log(muhat_S) + 1 / tau})})),
+                                                            w_: sp.log(muhat_S) + 1 / tau},
+                                                 by={h_: _log_mu_at_most(), w_: _log_muhat_at_least()})})),
          Step("constant", "", eq(Ea(Ex(2 / tau)), 2 / tau), "E of a constant", Identity())],
-        assumptions[:3] + [As("mu <= e^{1/tau} (S <= 1, monotonicity of E)", le(sp.log(mu_S), 1 / tau), derived=True),
-                           As("muhat >= e^{-1/tau} (every S_j >= -1)", ge(sp.log(muhat_S), -1 / tau), derived=True)])
+        assumptions[:3] + [As("S_j >= -1 for every negative j (|S| <= 1)", ge(S(j), -1))])
     return [p1l, p1u, dcl_lo, dcl_up, l4]
 
 
@@ -312,6 +312,23 @@ def _lemma3():
 
 
 # ================================================================ Prop 2 and (12)
+def _log_mu_at_most():
+    """1/tau - log mu >= 0: mu = E e^{S/tau} <= e^{1/tau} by monotonicity of E (S <= 1), then log(e^{1/tau}/mu) >= 0."""
+    v_, g_ = sp.symbols("v_mu sigma_mu", nonnegative=True)
+    mu_below = AsGap(ByLemma(L.monotone(Ex), {"U": sp.exp(S(0) / tau), "V": sp.exp(1 / tau)},
+                             hyp_checks={0: NonNegative([sp.exp(S(0) / tau) * Expm1(g_ / tau)], {g_: 1 - S(0)})}))
+    return NonNegative([sp.log(1 + v_ / mu_S)], {v_: sp.exp(1 / tau) - mu_S}, by={v_: mu_below})
+
+
+def _log_muhat_at_least():
+    """log muhat + 1/tau >= 0: muhat = k^-1 sum_j e^{S_j/tau} >= e^{-1/tau} termwise (every S_j >= -1)."""
+    v_, g_ = sp.symbols("v_muhat sigma_muhat", nonnegative=True)
+    muhat_above = AsGap(ByLemma(L.sum_monotone(j), {"U": sp.Lambda(j, sp.exp(-1 / tau) / k),
+                                                    "V": sp.Lambda(j, sp.exp(S(j) / tau) / k), "k": k},
+                                hyp_checks={0: NonNegative([sp.exp(-1 / tau) * Expm1(g_ / tau) / k], {g_: S(j) + 1})}))
+    return NonNegative([sp.log(1 + v_ * sp.exp(1 / tau))], {v_: muhat_S - sp.exp(-1 / tau)}, by={v_: muhat_above})
+
+
 def _T_above(Tsum):
     """T := sum_j e^{(S_j - P)/tau} >= k e^{-2/tau}: termwise (monotonicity of finite sums), each exponent
     S_j - P = (S_j + 1) + (1 - P) - 2 >= -2."""

@@ -343,3 +343,19 @@ def test_p2_28_shows_t_at_least_k_exp_minus_2_over_tau():
         S_, P_ = rng.uniform(-1, 1, k_), rng.uniform(-1, 1)
         assert np.exp((S_ - P_) / tau_).sum() >= k_ * np.exp(-2 / tau_)
         assert np.isclose(np.exp((-np.ones(k_) - 1) / tau_).sum(), k_ * np.exp(-2 / tau_), rtol=1e-12)
+
+
+def test_lemma4_shows_mu_and_muhat_in_range():
+    """mu <= e^{1/tau} and muhat >= e^{-1/tau} were assumed consequences of Lemma 4; both are now shown (monotonicity
+    of E from S <= 1; termwise from S_j >= -1).  Independent route: an empirical pi with similarities at the ends."""
+    from infonce_sym.proofs.register import derivation
+    d = derivation("L4")
+    r = d.run()
+    assert r.verdict == "proved" and not any(a.derived for a in d.structured_assumptions())
+    shown = [how for _, what, how in r.discharged if what.startswith(("v_mu =", "v_muhat ="))]
+    assert len(shown) == 2 and all("derivation" not in how and "assumption" not in how for how in shown)
+    tau_ = 0.2
+    for S_ in (np.ones(4), -np.ones(4), np.linspace(-1, 1, 9)):
+        mu, muhat = np.exp(S_ / tau_).mean(), np.exp(S_[:3] / tau_).mean()
+        assert np.log(mu) <= 1 / tau_ + 1e-12 and np.log(muhat) >= -1 / tau_ - 1e-12
+    assert np.isclose(np.log(np.exp(np.ones(4) / tau_).mean()), 1 / tau_)
