@@ -40,6 +40,7 @@ B = random_symbol("B", positive=True)              # Lemma 3 denominator mean (>
 P = sp.Symbol("P", real=True)                      # positive similarity (anchor level)
 NA = sp.Symbol("N_A", positive=True)               # int_A e^{s/tau} dpi
 Dn = sp.Symbol("D", positive=True)                 # int e^{s/tau} dpi
+IA = random_family("1_A", nonnegative=True)        # the indicator of A at z' ~ pi (Q-bounds)
 
 # slack symbols (hypotheses >= 0)
 s_, u_, w_, h_, t_, s1, s2, a1, h65 = sp.symbols("s u w h t s1 s2 a1 h65", nonnegative=True)
@@ -71,28 +72,39 @@ def _q_bounds():
         "Q-bounds.upper", "Softmax kernel upper bound", "eq. (8), from (5)", q, "le",
         sp.exp(2 / tau) * piA,
         [Step("numerator", "(5)", le(q, x * piA / Dn), "<phi(z),phi(z')> <= 1 on A",
-              NonNegative([w_ / Dn], {w_: x * piA - NA})),
+              NonNegative([w_ / Dn], {w_: x * piA - NA}, by={w_: _pi_integral_bound(IA(0), 1)})),
          Step("normaliser", "(5)", le(x * piA / Dn, sp.exp(2 / tau) * piA), "D >= e^{-1/tau}",
-              NonNegative([sp.exp(2 / tau) * piA * w_ / Dn], {w_: Dn - sp.exp(-1 / tau)}))],
+              NonNegative([sp.exp(2 / tau) * piA * w_ / Dn], {w_: Dn - sp.exp(-1 / tau)},
+                          by={w_: _pi_integral_bound(1, -1)}))],
         _q_assumptions())
     lo = Derivation(
         "Q-bounds.lower", "Softmax kernel lower bound", "eq. (8), from (5)", q, "ge",
         sp.exp(-2 / tau) * piA,
         [Step("numerator", "(5)", ge(q, piA / (x * Dn)), "<phi(z),phi(z')> >= -1 on A",
-              NonNegative([w_ / Dn], {w_: NA - piA / x})),
+              NonNegative([w_ / Dn], {w_: NA - piA / x}, by={w_: _pi_integral_bound(IA(0), -1)})),
          Step("normaliser", "(5)", ge(piA / (x * Dn), sp.exp(-2 / tau) * piA), "D <= e^{1/tau}",
-              NonNegative([sp.exp(-2 / tau) * piA * w_ / Dn], {w_: x - Dn}))],
+              NonNegative([sp.exp(-2 / tau) * piA * w_ / Dn], {w_: x - Dn}, by={w_: _pi_integral_bound(1, 1)}))],
         up.assumptions)
     return [lo, up]
 
 
+def _pi_integral_bound(weight, side):
+    """N_A = E_pi[1_A e^{S/tau}] (weight 1_A) or D = E_pi[e^{S/tau}] (weight 1) against e^{side/tau} times
+    E_pi[weight]: monotonicity of E, termwise from -1 <= S <= 1 (S = <phi(z), phi(z')>, z' ~ pi)."""
+    g_ = sp.Symbol("sigma_S", nonnegative=True)
+    lhs, rhs = (weight * sp.exp(S(0) / tau), weight * sp.exp(1 / tau)) if side == 1 else \
+        (weight * sp.exp(-1 / tau), weight * sp.exp(S(0) / tau))
+    witness = [lhs * Expm1(g_ / tau)]
+    return AsGap(ByLemma(L.monotone(Ex), {"U": lhs, "V": rhs},
+                         hyp_checks={0: NonNegative(witness, {g_: 1 - S(0) if side == 1 else S(0) + 1})}),
+                 defs={NA: Ex(IA(0) * sp.exp(S(0) / tau)), Dn: Ex(sp.exp(S(0) / tau)), piA: Ex(IA(0))})
+
+
 def _q_assumptions():
-    txt = "|<phi(z),phi(z')>| <= 1 and monotonicity of the integral (pi a probability measure)"
-    return [As("Q(z,A) = N_A / D with N_A = int_A e^{<phi(z),phi(z')>/tau} pi(dz'), D the same over Z"),
-            As(f"N_A <= e^{{1/tau}} pi(A) ({txt})", le(NA, x * piA), derived=True),
-            As(f"N_A >= e^{{-1/tau}} pi(A) ({txt})", ge(NA, piA / x), derived=True),
-            As(f"D <= e^{{1/tau}} ({txt})", le(Dn, x), derived=True),
-            As(f"D >= e^{{-1/tau}} ({txt})", ge(Dn, 1 / x), derived=True)]
+    return [As("Q(z,A) = N_A / D with N_A = int_A e^{<phi(z),phi(z')>/tau} pi(dz'), D the same over Z, "
+               "pi(A) = int 1_A dpi (pi a probability measure)"),
+            As("S <= 1 (S = <phi(z), phi(z')> for unit embeddings)", le(S(0), 1)),
+            As("S >= -1", ge(S(0), -1))]
 
 
 # ================================================================ Lemma 2

@@ -359,3 +359,20 @@ def test_lemma4_shows_mu_and_muhat_in_range():
         mu, muhat = np.exp(S_ / tau_).mean(), np.exp(S_[:3] / tau_).mean()
         assert np.log(mu) <= 1 / tau_ + 1e-12 and np.log(muhat) >= -1 / tau_ - 1e-12
     assert np.isclose(np.log(np.exp(np.ones(4) / tau_).mean()), 1 / tau_)
+
+
+def test_q_bounds_show_the_integral_bounds_from_the_definitions():
+    """N_A, D in [e^{-1/tau}, e^{1/tau}] (times pi(A) for N_A) were four assumed consequences of (8); they are now
+    shown by monotonicity of E from N_A := E_pi[1_A e^{S/tau}], D := E_pi[e^{S/tau}], pi(A) := E_pi[1_A] and
+    |S| <= 1.  Independent route: a discrete pi at the extreme similarities attains the bounds of (8)."""
+    from infonce_sym.proofs.register import derivation
+    for rid in ("Q-bounds.lower", "Q-bounds.upper"):
+        d = derivation(rid)
+        r = d.run()
+        assert r.verdict == "proved" and not any(a.derived for a in d.structured_assumptions())
+        assert "N_A := Ex(1_A(0)*exp(S(0)/tau))" in r.definitions
+    tau_, w = 0.3, np.array([0.2, 0.5, 0.3])
+    for s_, in_A in ((np.array([1.0, -1.0, -1.0]), np.array([1, 0, 0])), (np.array([-1.0, 1.0, 1.0]), np.array([1, 0, 0]))):
+        Q = (w * in_A * np.exp(s_ / tau_)).sum() / (w * np.exp(s_ / tau_)).sum()
+        piA_ = (w * in_A).sum()
+        assert np.exp(-2 / tau_) * piA_ - 1e-15 <= Q <= np.exp(2 / tau_) * piA_ + 1e-15
