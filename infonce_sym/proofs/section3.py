@@ -324,6 +324,13 @@ def _lemma3():
 
 
 # ================================================================ Prop 2 and (12)
+def _cube_below_abs_cube(y):
+    """|y|^3 - y^3 = (|y| - y)((y + |y|/2)^2 + 3|y|^2/4) >= 0, with y <= |y|."""
+    u = sp.Symbol("u_abs", nonnegative=True)
+    return NonNegative([u * ((y + sp.Abs(y) / 2) ** 2 + 3 * sp.Abs(y) ** 2 / 4)], {u: sp.Abs(y) - y},
+                       by={u: AsGap(ByLemma(L.le_abs_difference(), {"x": y, "y": 0}))})
+
+
 def _log_mu_at_most():
     """1/tau - log mu >= 0: mu = E e^{S/tau} <= e^{1/tau} by monotonicity of E (S <= 1), then log(e^{1/tau}/mu) >= 0."""
     v_, g_ = sp.symbols("v_mu sigma_mu", nonnegative=True)
@@ -441,12 +448,12 @@ def _appendix():
                       hyp_checks={0: NonNegative(
                           [v / (3 * xi ** 3),
                            sp.Abs(d) ** 3 * (3 * w_ + 3 * w_ ** 2 + w_ ** 3) / (3 * xi ** 3)],
-                          {v: sp.Abs(d) ** 3 - d ** 3, w_: sp.exp(1 / tau) * xi - 1})})),
+                          {v: sp.Abs(d) ** 3 - d ** 3, w_: sp.exp(1 / tau) * xi - 1},
+                          by={v: _cube_below_abs_cube(d)})})),
          Step("i.i.d.", "A.1", eq(main - sp.exp(3 / tau) * M3 / 3, stmt), "E(muhat - mu)^2 = (1/k) Var (not 1/n)",
               Identity())],
         [As("negatives i.i.d. pi, |S| <= 1"),
-         As("the Lagrange point xi lies between mu and muhat, both >= e^{-1/tau}", ge(xi * sp.exp(1 / tau), 1), derived=True),
-         As("y^3 <= |y|^3 for y = muhat - mu", le(d ** 3, sp.Abs(d) ** 3), derived=True)],
+         As("the Lagrange point xi lies between mu and muhat, both >= e^{-1/tau}", ge(xi * sp.exp(1 / tau), 1), derived=True)],
         errata=[_errata.get("A1-1/n"), _errata.get("A1-remainder")])
 
     eps = 1 / N
