@@ -225,9 +225,10 @@ def mohri_3_3():
     return Lemma(
         "Mohri et al. (2018), Thm. 3.3", "E g <= mean_n g + 2 Rad_S(G) + 3 sqrt(log(2/delta)/(2n)) w.p. >= 1 - delta, g in [0,1]",
         {"Eg": sp.Symbol("Eg"), "mean": sp.Symbol("mean"), "Rad": sp.Symbol("Rad"),
-         "n": sp.Symbol("n", positive=True, integer=True), "delta": sp.Symbol("delta", positive=True)},
-        lambda Eg, mean, Rad, n, delta: le(Eg, mean + 2 * Rad + 3 * sp.sqrt(sp.log(2 / delta) / (2 * n))),
-        lambda Eg, mean, Rad, n, delta: [gt(n, 0), gt(delta, 0), gt(1 - delta, 0)])
+         "n": sp.Symbol("n", positive=True, integer=True), "delta": sp.Symbol("delta", positive=True),
+         "g": sp.Symbol("g", real=True)},       # g: the value of a function of the class at a generic sample
+        lambda Eg, mean, Rad, n, delta, g: le(Eg, mean + 2 * Rad + 3 * sp.sqrt(sp.log(2 / delta) / (2 * n))),
+        lambda Eg, mean, Rad, n, delta, g: [gt(n, 0), gt(delta, 0), gt(1 - delta, 0), ge(g, 0), le(g, 1)])
 
 
 @_lib('chaining (UML Lemma 27.4)')

@@ -74,6 +74,16 @@ x2 = sp.exp(2 / tau)
 L5_T, L5_T2 = sp.symbols("T T'", positive=True)       # Lemma 5: sum_j e^{s_j/tau}, s_j in [-2, 2], for phi and phi'
 
 
+def _rescaled_loss_in_unit_interval(W):
+    """Mohri's hypotheses 3, 4 for g = (l - a)/W, l = log(1/k + T/k): g >= 0 from T >= k e^{-2/tau} and g <= 1
+    from T <= k e^{2/tau} (Lemma 5's range of T, shown from unit embeddings), with W := b - a."""
+    lower, upper = _T_range(L5_T, TUPLE_EMBEDDINGS["phi_a"], TUPLE_EMBEDDINGS["phi_p"], TUPLE_EMBEDDINGS["phi_n"])
+    wdef = {W: hi - lo}
+    return {3: NonNegative([sp.log(1 + w_ / (1 + k * sp.exp(-2 / tau))) / W], {w_: L5_T - k * sp.exp(-2 / tau)},
+                           by={w_: lower}, defs=wdef),
+            4: NonNegative([sp.log(1 + w_ / (1 + L5_T)) / W], {w_: k * x2 - L5_T}, by={w_: upper}, defs=wdef)}
+
+
 def _similarity_gap(Fa, Fp, Fn):
     """s_j = <phi(z^a), phi(z_j^-) - phi(z^+)> (the exponent of (14) times tau)."""
     return sp.Sum(Fa(C.l) * (Fn(j, C.l) - Fp(C.l)), (C.l, 1, C.d))
@@ -140,13 +150,15 @@ def _prop3():
     W = sp.Symbol("W", positive=True)
     c = sp.Symbol("c_delta", positive=True)          # sqrt(log(2/delta)/(2n))
     cdef = {c: _sqrt_conf()}
+    g_of_loss = (sp.log(1 / k + L5_T / k) - lo) / W     # g = (l - a)/W at a generic sample, T as in Lemma 5
     s1_ = Step("rescale", "proof of Prop. 3", eq(Rpop, lo + W * Eg), "g = (l - a)/(b - a), W = b - a; E g = (R - a)/W",
                Identity(defs={Eg: (Rpop - lo) / W}))
     mid = lo + W * (gbar + 2 * Radg + 3 * c)
     s2_ = Step("(34)", "(34)", le(lo + W * Eg, mid), "Mohri et al. (2018, Thm 3.3) for g in [0, 1], times W > 0, plus a",
-               ByLemma(L.mohri_3_3(), {"Eg": Eg, "mean": gbar, "Rad": Radg, "n": n, "delta": delta},
+               ByLemma(L.mohri_3_3(), {"Eg": Eg, "mean": gbar, "Rad": Radg, "n": n, "delta": delta, "g": g_of_loss},
                        context=sp.Lambda(u_, lo + W * u_),
-                       hyp_checks={2: NonNegative([h_pos], {h_pos: 1 - delta})}, defs=cdef))
+                       hyp_checks={2: NonNegative([h_pos], {h_pos: 1 - delta}), **_rescaled_loss_in_unit_interval(W)},
+                       defs=cdef))
     s3_ = Step("undo the rescaling", "proof of Prop. 3", eq(mid, R_hat + 2 * W * Radg + 3 * W * c),
                "mean_i g = (R_hat - a)/W", Identity(defs={gbar: (R_hat - lo) / W}))
     s4_ = Step("Rademacher invariance", "proof of Prop. 3",
@@ -168,8 +180,8 @@ def _prop3():
            "with probability >= 1 - delta (the event of Mohri's theorem), simultaneously for all phi in Phi",
            "R_pop = R(phi; k, tau) = E R_hat_n; Rad = E[sup_phi n^-1 sum sigma_i l(phi, Z_i) | Z_1..Z_n]",
            "(A): Z_1, ..., Z_n i.i.d. (Mohri et al., Thm 3.3, needs an i.i.d. sample)",
-           As("a <= l <= b, W = b - a > 0; g = (l - a)/W in [0, 1], so the class g is [0, 1]-valued as Mohri et "
-              "al., Thm 3.3, needs (derivation L5 bounds W by 4/tau, not the range itself)", derived=True)]
+           "l = log(1/k + T/k) at a sample, T = sum_j e^{s_j/tau} as in Lemma 5; g = (l - a)/W with W = b - a > 0 "
+           "is [0, 1]-valued (shown from the range of T)"] + [a_ for a_ in C.unit_norm_assumptions() if "phi'" not in a_.text]
     ex = Derivation("P3.exact", "Prop. 3 with the exact range 3 (b - a)", "Prop. 3 (sharper constant)", Rpop, "le",
                     exact_rhs.subs(cdef), [s1_, s2_, s3_, s4_, s5_, s5b], ass)
     p3 = Derivation("P3", "Proposition 3: R <= R_hat + 2 Rad + (12/tau) sqrt(log(2/delta)/(2n))", "Prop. 3, App. B",
@@ -872,7 +884,8 @@ def _theorem1():
     ass = [As("0 < delta < 1", lt(delta, 1)),
            "(A), (B), (C); on the event of Prop. 3 (probability >= 1 - delta), for all phi in Phi",
            "SCE = similarity search expected cross-entropy; R_pop = R(phi; k, tau); A = a = e R B_tau(Z_1..Z_n) C_Phi"]
-    ass += [a_ for a_ in p2.structured_assumptions() if a_.rel is not None and not a_.derived]
+    ass += [a_ for a_ in p2.structured_assumptions() + p3.structured_assumptions()
+            if a_.rel is not None and not a_.derived and a_.text != "0 < delta < 1"]
     for case in ("P5.a-ge-1", "P5.a-le-1"):
         ass += [a_ for a_ in derivation(case).structured_assumptions()
                 if (a_.rel is None or not a_.text.startswith("a = ")) and all(a_.text != b_.text for b_ in ass if hasattr(b_, "text"))]

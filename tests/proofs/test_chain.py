@@ -177,8 +177,10 @@ def test_quoted_lemmas_for_section4_instantiate():
     assert ByLemma(cs, {"a": [a, b], "b": [c, d]})(claim).ok
     assert not ByLemma(cs, {"a": [a, b], "b": [c, d]})(le(sp.Abs(a * c + b * d), sp.sqrt(a ** 2 + b ** 2))).ok
     n, delta, Eg, mean, Rad = sp.Symbol("n", positive=True, integer=True), sp.Rational(1, 20), *sp.symbols("Eg mean Rad")
-    mohri = ByLemma(L.mohri_3_3(), {"Eg": Eg, "mean": mean, "Rad": Rad, "n": n, "delta": delta},
+    mohri = ByLemma(L.mohri_3_3(), {"Eg": Eg, "mean": mean, "Rad": Rad, "n": n, "delta": delta, "g": sp.Rational(1, 3)},
                     hyp_checks={2: NonNegative([sp.Rational(19, 20)])})
+    outside = ByLemma(L.mohri_3_3(), {"Eg": Eg, "mean": mean, "Rad": Rad, "n": n, "delta": delta, "g": sp.Integer(2)})
+    assert not outside(le(Eg, mean + 2 * Rad + 3 * sp.sqrt(sp.log(40) / (2 * n)))).ok     # a class not in [0, 1]
     assert mohri(le(Eg, mean + 2 * Rad + 3 * sp.sqrt(sp.log(40) / (2 * n)))).verdict == "proved"
     assert not mohri(le(Eg, mean + Rad + 3 * sp.sqrt(sp.log(40) / (2 * n)))).ok
     # the chaining lemma (UML Lemma 27.4): its instance at M = 2, with a wrong constant refused

@@ -357,3 +357,25 @@ def test_lemma5_shows_the_range_of_T_from_unit_vectors():
         for sign in (-1, 1):     # n_j = sign a, p = -sign a: s_j = 2 sign
             T_end = np.exp((np.tile(sign * a_, (k_, 1)) + sign * a_) @ a_ / tau_).sum()
             assert math.isclose(T_end, k_ * np.exp(2 * sign / tau_), rel_tol=1e-12)
+
+
+def test_prop3_shows_the_rescaled_loss_is_in_the_unit_interval():
+    """Mohri et al.'s Thm 3.3 needs a [0, 1]-valued class; the library lemma now has g >= 0 and g <= 1 as
+    hypotheses, and P3 shows them for g = (l - a)/(b - a) from Lemma 5's range of T (it assumed them before).
+    Independent route: g at random unit embeddings lies in [0, 1], and at the extreme tuples it is 0 and 1."""
+    import numpy as np
+    from infonce_sym.proofs.register import derivation
+    r = cited_result(derivation("P3"))
+    assert r.verdict == "proved"
+    shown = {what.split(":")[0] for _, what, how in r.discharged
+             if what.startswith(("hypothesis 3 of Mohri", "hypothesis 4 of Mohri")) and how.startswith("CAS")}
+    assert len(shown) == 2      # g >= 0, g <= 1: each by its check (the range of T), not by an assumption
+    rng = np.random.default_rng(11)
+    for tau_, k_ in ((0.1, 4), (1.5, 64)):
+        a_lo, b_hi = math.log(1 / k_ + math.exp(-2 / tau_)), math.log(1 / k_ + math.exp(2 / tau_))
+        g = lambda T: (math.log(1 / k_ + T / k_) - a_lo) / (b_hi - a_lo)  # noqa: E731
+        x_ = rng.standard_normal((k_ + 2, 9))
+        x_ /= np.linalg.norm(x_, axis=1, keepdims=True)
+        T = float(np.exp((x_[2:] - x_[1]) @ x_[0] / tau_).sum())
+        assert 0 <= g(T) <= 1
+        assert math.isclose(g(k_ * math.exp(-2 / tau_)), 0, abs_tol=1e-12) and math.isclose(g(k_ * math.exp(2 / tau_)), 1)
