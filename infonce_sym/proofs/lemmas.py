@@ -17,7 +17,8 @@ from .chain import Lemma, eq, ge, gt, le
 LIBRARY = {
     "Cauchy-Schwarz": ("|<a, b>| <= ||a|| ||b|| in R^d, for expectations and for integrals",
                        "standard (e.g. Rudin, Real and Complex Analysis, Thm 3.5)"),
-    "triangle": ("|x + y| <= |x| + |y|; ||sum_j p_j v_j|| <= sum_j p_j ||v_j|| (p_j >= 0); |E Y| <= E|Y|",
+    "triangle": ("|x + y| <= |x| + |y|; |sum_j x_j| <= sum_j |x_j|; ||sum_j p_j v_j|| <= sum_j p_j ||v_j|| (p_j >= 0); "
+                 "|E Y| <= E|Y|",
                  "standard (norm axioms; monotonicity of the integral)"),
     "Jensen": ("E F(Y) <= F(E Y) for concave F; the power forms u^beta (beta >= 1), u^g (0 < g <= 1)",
                "standard (e.g. Rudin, Real and Complex Analysis, Thm 3.3)"),
@@ -418,6 +419,15 @@ def triangle_n():
     return Lemma(
         "triangle inequality (m terms)", "|sum_i x_i| <= sum_i |x_i|", {"xs": [sp.Symbol("x1", real=True)]},
         lambda xs: le(sp.Abs(sp.Add(*xs)), sp.Add(*[sp.Abs(t) for t in xs])))
+
+
+@_lib('triangle')
+def triangle_sum(index=_j):
+    """|sum_{j<=k} x_j| <= sum_{j<=k} |x_j| (k symbolic; x a Lambda of the index)."""
+    return Lemma(
+        "triangle inequality (finite sums)", "|sum_j x_j| <= sum_j |x_j|",
+        {"x": sp.Lambda(index, sp.Function("x", real=True)(index)), "k": sp.Symbol("k")},
+        lambda x, k: le(sp.Abs(sp.Sum(x(index), (index, 1, k))), sp.Sum(sp.Abs(x(index)), (index, 1, k))))
 
 
 @_lib('Cauchy-Schwarz')

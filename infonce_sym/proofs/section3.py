@@ -259,11 +259,38 @@ def _section32():
                                                             w_: sp.log(muhat_S) + 1 / tau},
                                                  by={h_: _log_mu_at_most(), w_: _log_muhat_at_least()})})),
          Step("constant", "", eq(Ea(Ex(2 / tau)), 2 / tau), "E of a constant", Identity())],
-        assumptions[:3] + [As("S_j >= -1 for every negative j (|S| <= 1)", ge(S(j), -1))])
+        assumptions[:3] + [every_negative()])
     return [p1l, p1u, dcl_lo, dcl_up, l4]
 
 
 # ================================================================ Lemma 3
+def _abs_A_at_most_2B(defs, Ef, m):
+    """2B - |A| >= 0 for A = m^-1 sum_j r_j (f_j - E_nu f), B = m^-1 sum_j r_j: |A| <= m^-1 sum_j |r_j (f_j - E_nu f)|
+    (triangle) <= m^-1 sum_j 2 r_j (termwise, |f_j - E_nu f| <= 2 and r_j > 0)."""
+    xj = sp.Lambda(j, r(j) * (f(j) - Ef) / m)
+    p1, p2, hh = sp.symbols("p_mono p_tri h_j", nonnegative=True)
+    sum_abs = sp.Sum(sp.Abs(xj(j)), (j, 1, m))
+    termwise = AsGap(ByLemma(L.sum_monotone(j), {"U": sp.Lambda(j, sp.Abs(xj(j))), "V": sp.Lambda(j, 2 * r(j) / m), "k": m},
+                             hyp_checks={0: NonNegative([r(j) * hh / m], {hh: 2 - sp.Abs(f(j) - Ef)},
+                                                        by={hh: _centred_at_most_2(f(j))})}), defs=defs)
+    triangle = AsGap(ByLemma(L.triangle_sum(j), {"x": xj, "k": m}), defs=defs)
+    return NonNegative([p1, p2], {p1: 2 * B - sum_abs, p2: sum_abs - sp.Abs(A)}, by={p1: termwise, p2: triangle})
+
+
+def _centred_at_most_2(fx):
+    """2 - |f - E_nu f| >= 0 for a copy f = ``fx`` with |f| <= 1:  (1 - |f|) + (1 - |E_nu f|) + (|f| + |E_nu f| -
+    |f - E_nu f|), the last by the triangle inequality, the middle from |E_pi[r f]| <= E_pi[r |f|] <= E_pi r = 1."""
+    Ef = Ex(r(0) * f(0))
+    t1, t2, t3, q1, q2, hf = sp.symbols("t_f t_Ef t_tri q_mono q_abs h_f", nonnegative=True)
+    mean_in_unit = NonNegative([q1, q2], {q1: Ex(r(0)) - Ex(r(0) * sp.Abs(f(0))), q2: Ex(sp.Abs(r(0) * f(0))) - sp.Abs(Ef)},
+                               facts={Ex(r(0)): 1},
+                               by={q1: AsGap(ByLemma(L.monotone(Ex), {"U": r(0) * sp.Abs(f(0)), "V": r(0)},
+                                                     hyp_checks={0: NonNegative([r(0) * hf], {hf: 1 - sp.Abs(f(0))})})),
+                                   q2: AsGap(ByLemma(L.abs_expectation(Ex), {"Y": r(0) * f(0)}))})
+    return NonNegative([t1, t2, t3], {t1: 1 - sp.Abs(fx), t2: 1 - sp.Abs(Ef), t3: sp.Abs(fx) + sp.Abs(Ef) - sp.Abs(fx - Ef)},
+                       by={t2: mean_in_unit, t3: AsGap(ByLemma(L.triangle(), {"x": fx, "y": -Ef}))})
+
+
 @register("L3.24", "L3.25", "L3")
 def _lemma3():
     m_sum = lambda e: sp.Sum(e, (j, 1, m))  # noqa: E731
@@ -276,6 +303,7 @@ def _lemma3():
                    As("A = (1/m) sum r_j (f_j - E_nu f), B = (1/m) sum r_j; A/B := 0 on {B = 0}, where A = 0 too "
                       "(erratum L3-B>0); the CAS treats B as a positive symbol, i.e. it checks (23)-(25) on {B > 0}, "
                       "and on {B = 0} every term of (23) vanishes under the convention")]
+    every_copy = As("|f_j| <= 1 for every j (|f| <= 1 at each xi_j)", le(sp.Abs(f(j)), 1))
     D = Ex(r(0) ** 2)
     bound2 = 2 * D / m
     d24 = Derivation(
@@ -286,9 +314,9 @@ def _lemma3():
               ByLemma(L.abs_expectation(Ex), {"Y": r(0) ** 2 * g0}, context=sp.Lambda(_y, _y / m))),
          Step("|f - E_nu f| <= 2", "(24)", le(Ex(sp.Abs(r(0) ** 2 * g0)) / m, Ex(2 * r(0) ** 2) / m), "|f| <= 1",
               ByLemma(L.monotone(Ex), {"U": sp.Abs(r(0) ** 2 * g0), "V": 2 * r(0) ** 2}, context=sp.Lambda(_y, _y / m),
-                      hyp_checks={0: NonNegative([r(0) ** 2 * h_], {h_: 2 - sp.Abs(g0)})})),
+                      hyp_checks={0: NonNegative([r(0) ** 2 * h_], {h_: 2 - sp.Abs(g0)}, by={h_: _centred_at_most_2(f(0))})})),
          Step("", "(24)", eq(Ex(2 * r(0) ** 2) / m, bound2), "linearity", Identity())],
-        assumptions + [As("|f - E_nu f| <= 2 (|f| <= 1, E_nu |f| <= 1)", le(sp.Abs(g0), 2), derived=True)])
+        assumptions)
     q25 = sp.Abs(Ex(A * (B - 1) ** 2 / B))
     d25 = Derivation(
         "L3.25", "Lemma 3, bound (25)", "(25)", q25, "le", bound2,
@@ -296,12 +324,13 @@ def _lemma3():
               ByLemma(L.abs_expectation(Ex), {"Y": A * (B - 1) ** 2 / B})),
          Step("|A| <= 2B", "(25)", le(Ex(sp.Abs(A * (B - 1) ** 2 / B)), Ex(2 * (B - 1) ** 2)), "|f| <= 1, r >= 0",
               ByLemma(L.monotone(Ex), {"U": sp.Abs(A * (B - 1) ** 2 / B), "V": 2 * (B - 1) ** 2},
-                      hyp_checks={0: NonNegative([(B - 1) ** 2 * h_ / B], {h_: 2 * B - sp.Abs(A)})})),
+                      hyp_checks={0: NonNegative([(B - 1) ** 2 * h_ / B], {h_: 2 * B - sp.Abs(A)},
+                                                 by={h_: _abs_A_at_most_2B(defs, Ef, m)})})),
          Step("i.i.d.", "(25)", eq(Ex(2 * (B - 1) ** 2), 2 * Ex((r(0) - 1) ** 2) / m), "E(B - 1)^2 = E(r - 1)^2/m",
               Identity(defs=defs, facts=facts)),
          Step("E(r-1)^2 <= E r^2", "(25)", le(2 * Ex((r(0) - 1) ** 2) / m, bound2), "E r = 1",
               NonNegative([2 / m], facts=facts))],
-        assumptions + [As("|A| <= 2B (|f_j - E_nu f| <= 2, r_j >= 0)", le(sp.Abs(A), 2 * B), derived=True)])
+        assumptions + [every_copy])
     q = sp.Abs(Ex(m_sum(f(j) * r(j)) / m_sum(r(j))) - Ef)
     t1, t2 = sp.Abs(Ex(A * B)), sp.Abs(Ex(A * (B - 1) ** 2 / B))
     inv = split(2, -B, (B - 1) ** 2 / B)
@@ -319,11 +348,23 @@ def _lemma3():
          Step("(24)", "(24)", le(t1 + t2, bound2 + t2), "", ByLemma(l24, {}, context=sp.Lambda(_y, _y + t2))),
          Step("(25)", "(25)", le(bound2 + t2, split(bound2, bound2)), "", ByLemma(l25, {}, context=sp.Lambda(_y, bound2 + _y))),
          Step("", "", eq(split(bound2, bound2), 4 * D / m), "", Identity())],
-        assumptions, errata=[_errata.get("L3-B>0")])
+        assumptions + [every_copy], errata=[_errata.get("L3-B>0")])
     return [d24, d25, main]
 
 
 # ================================================================ Prop 2 and (12)
+def every_negative():
+    """|S_j| <= 1 for every negative j: the hypothesis |S| <= 1 (unit embeddings) at each copy S(j)."""
+    return As("|S_j| <= 1 for every negative j (|phi| = 1)", le(sp.Abs(S(j)), 1))
+
+
+def _at_least_minus_one(Sx):
+    """Sx + 1 >= 0 from |Sx| <= 1: (1 - |Sx|) + (|Sx| + Sx), the second since -Sx <= |Sx|."""
+    c1, c2 = sp.symbols("c_abs c_sign", nonnegative=True)
+    return NonNegative([c1, c2], {c1: 1 - sp.Abs(Sx), c2: sp.Abs(Sx) + Sx},
+                       by={c2: AsGap(ByLemma(L.le_abs_difference(), {"x": -Sx, "y": 0}))})
+
+
 def _cube_below_abs_cube(y):
     """|y|^3 - y^3 = (|y| - y)((y + |y|/2)^2 + 3|y|^2/4) >= 0, with y <= |y|."""
     u = sp.Symbol("u_abs", nonnegative=True)
@@ -344,7 +385,8 @@ def _log_muhat_at_least():
     v_, g_ = sp.symbols("v_muhat sigma_muhat", nonnegative=True)
     muhat_above = AsGap(ByLemma(L.sum_monotone(j), {"U": sp.Lambda(j, sp.exp(-1 / tau) / k),
                                                     "V": sp.Lambda(j, sp.exp(S(j) / tau) / k), "k": k},
-                                hyp_checks={0: NonNegative([sp.exp(-1 / tau) * Expm1(g_ / tau) / k], {g_: S(j) + 1})}))
+                                hyp_checks={0: NonNegative([sp.exp(-1 / tau) * Expm1(g_ / tau) / k], {g_: S(j) + 1},
+                                                           by={g_: _at_least_minus_one(S(j))})}))
     return NonNegative([sp.log(1 + v_ * sp.exp(1 / tau))], {v_: muhat_S - sp.exp(-1 / tau)}, by={v_: muhat_above})
 
 
@@ -355,7 +397,8 @@ def _T_above(Tsum):
     return AsGap(ByLemma(L.sum_monotone(j), {"U": sp.Lambda(j, sp.exp(-2 / tau)), "V": sp.Lambda(j, sp.exp((S(j) - P) / tau)),
                                              "k": k},
                          hyp_checks={0: NonNegative([sp.exp(-2 / tau) * Expm1(u_ / tau)], {u_: S(j) - P + 2},
-                                                    by={u_: NonNegative([a_, b_], {a_: S(j) + 1, b_: 1 - P})})}),
+                                                    by={u_: NonNegative([a_, b_], {a_: S(j) + 1, b_: 1 - P},
+                                                                       by={a_: _at_least_minus_one(S(j))})})}),
                  defs={T: Tsum})
 
 
@@ -370,8 +413,7 @@ def _prop2():
                    As("E_{Z+ ~ M(z,.)}[P] = E_pi[r S] (change of measure)", eq(Ea(P), Ea(Ex(r(0) * S(0))))),
                    As("(B): M(z,.) << pi, r(j) = dM(z,.)/dpi(xi_j) >= 0; xi_j i.i.d. pi; |P| <= 1"),
                    As("S <= 1", le(S(0), 1)), As("S >= -1", ge(S(0), -1)), As("P <= 1", le(P, 1)),
-                   As("P >= -1", ge(P, -1))]
-    every_negative = As("S_j >= -1 for every negative j (|S| <= 1)", ge(S(j), -1))
+                   As("P >= -1", ge(P, -1)), every_negative()]
     l3lem = cite("L3", {"m": m, "f": f, "r": r})
     b12 = 4 * D2 / (tau * k)
     d12 = Derivation(
@@ -402,7 +444,7 @@ def _prop2():
                                                  {t_: T - k * sp.exp(-2 / tau)}, rename={Tsum: T},
                                                  by={t_: _T_above(Tsum)})})),
          Step("constant", "", eq(Ea(Ex(b28)), b28), "E of a constant", Identity())],
-        assumptions[3:] + [every_negative])
+        assumptions[3:])
     L12, L28 = cite(d12), cite(d28)                               # siblings built above
     q = sp.Abs(sce - R)
     t1, t2 = sp.Abs(sce - Rt), sp.Abs(Rt - R)
@@ -415,7 +457,7 @@ def _prop2():
               ByLemma(L12, {}, context=sp.Lambda(_y, _y + t2))),
          Step("(28) bound", "(28)", le(b12 + t2, b12 + b28), "derivation P2.28",
               ByLemma(L28, {}, context=sp.Lambda(_y, b12 + _y)))],
-        assumptions + [every_negative], errata=[_errata.get("P2-third-eq"), _errata.get("L3-B>0")])
+        assumptions, errata=[_errata.get("P2-third-eq"), _errata.get("L3-B>0")])
     return [d12, d28, p2]
 
 
@@ -545,7 +587,7 @@ def _ratio13(d_lim, assumptions, hyp, liminf):
     mu_le = AsGap(ByLemma(L.monotone(Ex), {"U": sp.exp(S(0) / tau), "V": x},
                           hyp_checks={0: NonNegative([sp.exp(S(0) / tau) * Expm1(u_ / tau)], {u_: 1 - S(0)})}))
     rng_check = NonNegative([sp.exp(-1 / tau) * Expm1(s_ / tau) / mu_S, sp.exp(-2 / tau) * w_ / mu_S],
-                            {s_: S(j) + 1, w_: x - mu_S}, by={w_: mu_le})
+                            {s_: S(j) + 1, w_: x - mu_S}, by={w_: mu_le, s_: _at_least_minus_one(S(j))})
     # liminf_k k (int CE - R~) >= Ea[liminf_k f_k] (Fatou, f_k >= 0 by Jensen) >= Ea[(1-a)(e^{1/tau}-2)/16]
     jensen = ByLemma(L.jensen_concave(Ex), {"F": sp.Lambda(_y, sp.log(_y)), "Y": muhat_S},
                      context=sp.Lambda(_y, k * (sp.log(mu_S) - _y)))
@@ -578,9 +620,8 @@ def _ratio13(d_lim, assumptions, hyp, liminf):
                                   3: NonNegative([a1_pos * t_pos / 16], hyp)})),
          Step("a <= 1/65", "(13)", le(r64, b13), "64/(1-a) <= 65",
               NonNegative([65 * D2 * h65 / (a1_pos * tau * t_pos)], {**hyp, h65: sp.Rational(1, 65) - a}))],
-        assumptions + [As("a <= 1/65", le(a, sp.Rational(1, 65))), anchor_law,
-                       As("S_j >= -1 for every negative j (|phi| = 1)", ge(S(j), -1))]
-        + list(d12.assumptions),
+        assumptions + [As("a <= 1/65", le(a, sp.Rational(1, 65))), anchor_law]
+        + [a_ for a_ in d12.assumptions if all(a_.text != b_.text for b_ in assumptions)],
         errata=[_errata.get("S3.4-appendix-ref")])
 
 

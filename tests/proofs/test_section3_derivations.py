@@ -282,7 +282,7 @@ def test_a2_13_is_the_paper_13_from_its_citations():
     assert {"limsup and liminf", "Fatou"} <= set(res.lemmas)
     rec = audit_record(d, res)
     assert rec["assumed_consequences"] == 0
-    assert {a.split(":")[0] for a in rec["assumed_consequences_with_citations"]} == {"L3.24", "L3.25"}
+    assert rec["assumed_consequences_with_citations"] == []      # Lemma 3's two were shown (this was {L3.24, L3.25})
 
 
 def test_limsup_lemmas_refuse_false_hypotheses():
@@ -381,7 +381,8 @@ def test_q_bounds_show_the_integral_bounds_from_the_definitions():
 def test_the_assumed_consequences_left_are_these():
     """Every fact a chain assumes as a consequence of the paper's hypotheses (Assumption.derived), by result: a
     debt counted in the audit and rendered.  Those shown since (Q-bounds, L4, P2.28, L5, P3's [0, 1]-valued class,
-    y^3 <= |y|^3 of A1.32) must not come back; a new one must be added here on purpose."""
+    y^3 <= |y|^3 of A1.32, Lemma 3's |f - E f| <= 2 and |A| <= 2B) must not come back; a new one must be added
+    here on purpose."""
     from infonce_sym.proofs.register import derivation, ids
     left = {}
     for rid in ids():
@@ -390,5 +391,26 @@ def test_the_assumed_consequences_left_are_these():
                 left.setdefault(rid, []).append(a.text.split(" (")[0][:20])
     lagrange, pm = ["the Lagrange point x"], ["PM <= C_Phi ||theta "]
     assert left == {"L2.22": lagrange, "L2.lower": lagrange, "L2.upper": lagrange, "A1.32": lagrange,
-                    "L3.24": ["|f - E_nu f| <= 2"], "L3.25": ["|A| <= 2B"], "L1.50": pm, "L1.50.sharp": pm,
+                    "L1.50": pm, "L1.50.sharp": pm,
                     "P5.chaining.M": ["c", "N(c 2^-k, A) <= N(a_", "N(eps, Phi, rho_n) i"]}
+
+
+def test_lemma3_shows_its_two_range_facts():
+    """|f - E_nu f| <= 2 and |A| <= 2B were assumed by L3.24 / L3.25; both are shown now (the triangle inequality,
+    |E_pi[r f]| <= E_pi r = 1, termwise sums).  Independent route: random weights r >= 0 with E_pi r = 1 and
+    |f| <= 1 on a finite pi, and the extreme f = +-1."""
+    from infonce_sym.proofs.register import derivation
+    for rid in ("L3.24", "L3.25", "L3"):
+        d = derivation(rid)
+        assert d.run().verdict == "proved" and not any(a.derived for a in d.structured_assumptions())
+    rng = np.random.default_rng(8)
+    for m_ in (1, 5, 50):
+        w = rng.dirichlet(np.ones(20))                   # pi on 20 points
+        r_ = rng.exponential(1, 20)
+        r_ /= (w * r_).sum()                             # E_pi r = 1
+        f_ = rng.choice([-1.0, 1.0], 20) * rng.uniform(0.5, 1, 20)
+        Ef = (w * r_ * f_).sum()
+        assert abs(Ef) <= 1 and np.all(np.abs(f_ - Ef) <= 2)
+        idx = rng.choice(20, m_, p=w)
+        A_, B_ = (r_[idx] * (f_[idx] - Ef)).mean(), r_[idx].mean()
+        assert abs(A_) <= 2 * B_ + 1e-15
