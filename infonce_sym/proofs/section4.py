@@ -417,6 +417,37 @@ def _unit_norms_of_tuple_i(at_theta0=False):
 _avg = lambda e_: sp.Sum(e_, (i, 1, n)) / n       # noqa: E731
 _rms = lambda e_: sp.sqrt(_avg(e_ ** 2))          # noqa: E731
 
+zn = sp.Function("z_n", nonnegative=True)         # ||z_j^-|| of one tuple (L1.50; Lemma 1's z(i, j))
+# ||Delta(z_j^-)|| = ||phi(z_j^-) - phi'(z_j^-)|| of one tuple
+_D_NEG = sp.sqrt(sp.Sum((C.phi_n(j, C.l) - C.psi_n(j, C.l)) ** 2, (C.l, 1, C.d)))
+
+
+def _c_at_negatives(at_tuple_i=False, at_theta0=False):
+    """(C) at every negative: ||Delta(z_j^-)|| <= C_Phi ||theta - theta'|| ||z_j^-|| (one tuple; or tuple i, or
+    tuple i with theta' = theta0)."""
+    rel = le(_D_NEG, C_Phi * dth * zn(j))
+    if not at_tuple_i:
+        return As("(C) at every z_j^-: ||Delta(z_j^-)|| <= C_Phi ||theta - theta'|| ||z_j^-||", rel)
+    rel = rel.replace(C.phi_n, OF_TUPLE_I["phi_n"]).replace(C.psi_n, OF_TUPLE_I["phi'_n"]).replace(zn, sp.Lambda(j, zf(i, j)))
+    if at_theta0:
+        rel = rel.replace(C.psi_n, AT_THETA0["phi'_n"]).xreplace({dth: dth0})
+        return As("(C) at z_ij^- for (theta, theta0), every tuple i and j", rel)
+    return As("(C) at z_ij^-, every tuple i and j", rel)
+
+
+def _pm_at_most(m, pm_def):
+    """C_Phi ||theta - theta'|| m - PM >= 0 with m := (k^-1 sum_j ||z_j^-||^beta)^{1/beta}: termwise (C) raised to the
+    power beta > 0, summed, then u -> (u/k)^{1/beta} (increasing); the factor C_Phi ||theta - theta'|| comes out."""
+    cz = C_Phi * dth * zn(j)
+    w = sp.Symbol("w_PM", nonnegative=True)
+    top = (sp.Sum(cz ** beta, (j, 1, k)) / k) ** (1 / beta)
+    mono = AsGap(ByLemma(L.sum_monotone(j), {"U": sp.Lambda(j, _D_NEG ** beta), "V": sp.Lambda(j, cz ** beta), "k": k},
+                         context=sp.Lambda(up, (up / k) ** (1 / beta)),
+                         hyp_checks={0: AsGap(ByLemma(L.power_monotone(), {"a": _D_NEG, "b": cz, "p": beta}))}),
+                 defs={PM: pm_def})
+    return NonNegative([w], {w: top - PM}, defs={m: (sp.Sum(zn(j) ** beta, (j, 1, k)) / k) ** (1 / beta), PM: pm_def},
+                       by={w: mono})
+
 
 def build_lemma1_tuple(p4, consts, tag):
     """(50) for one tuple: Prop. 4 (or its sharpened form; an id, or an explorer's variant) and (C)."""
@@ -431,17 +462,17 @@ def build_lemma1_tuple(p4, consts, tag):
                "(C): ||Delta(z)|| <= C_Phi ||z|| ||theta - theta'|| for Delta = phi_theta - phi_theta', hence "
                "PM <= C_Phi ||theta - theta'|| m (the power mean is monotone and homogeneous)",
                NonNegative([ca * s1 / tau, cp * s2 / tau, cn * _pmf * s3 / tau],
-                           {s1: C_Phi * dth * na - Da, s2: C_Phi * dth * npos - Dp, s3: C_Phi * dth * m - PM}))
+                           {s1: C_Phi * dth * na - Da, s2: C_Phi * dth * npos - Dp, s3: C_Phi * dth * m - PM},
+                           by={s3: _pm_at_most(m, p4.defined()[PM][0])}))
     d = Derivation(f"L1.50{tag}", f"(50) for one tuple, constants {list(consts)}", "(50)", dl, "le", stmt, [s_p4, s_c],
                    [As("(C) at z^a: ||Delta(z^a)|| <= C_Phi ||z^a|| ||theta - theta'||", le(Da, C_Phi * dth * na)),
                     As("(C) at z^+", le(Dp, C_Phi * dth * npos)),
                     As("beta >= 1", ge(beta, 1)),
-                    As("PM <= C_Phi ||theta - theta'|| m ((C) at every z_j^-; the power mean is monotone and homogeneous)",
-                       le(PM, C_Phi * dth * m), derived=True),
+                    _c_at_negatives(),
                     "n_a = ||z^a||, n_p = ||z^+||, m = (k^-1 sum_j ||z_j^-||^beta)^{1/beta}; "
                     "dl = |l(phi_theta, z) - l(phi_theta', z)|, Dtheta = ||theta - theta'||"]
                    + C.unit_norm_assumptions())
-    d.params = dict(dl=dl, na=na, np=npos, m=m, **TUPLE_EMBEDDINGS)
+    d.params = dict(dl=dl, na=na, np=npos, m=m, zn=zn, **TUPLE_EMBEDDINGS)
     return _declared(d)
 
 
@@ -468,8 +499,9 @@ def build_lemma1(l50, consts, case, tag, paper):
     q = _rms(dlf(i))
     P = l50.params
     L50 = cite(l50, {"dl": P["dl"], "na": P["na"], "np": P["np"], "m": P["m"], "beta": beta,
-                     "Da": Da, "Dp": Dp, **{nm: P[nm] for nm in TUPLE_EMBEDDINGS}})
-    sub50 = {"dl": dlf(i), "na": naf(i), "np": npf(i), "m": m(i), "beta": b, "Da": Daf(i), "Dp": Dpf(i), **OF_TUPLE_I}
+                     "Da": Da, "Dp": Dp, "zn": P["zn"], **{nm: P[nm] for nm in TUPLE_EMBEDDINGS}})
+    sub50 = {"dl": dlf(i), "na": naf(i), "np": npf(i), "m": m(i), "beta": b, "Da": Daf(i), "Dp": Dpf(i),
+             "zn": sp.Lambda(j, zf(i, j)), **OF_TUPLE_I}
     beta_check = {2: NonNegative([1 / tau, s2 / tau], {s2: 1 - tau})} if case == "lt1" else {}
     s50 = Step("(50)", "(50)", le(q, _rms(V(i))),
                f"per tuple: derivation {l50.id}; squares, average over i, square root",
@@ -543,6 +575,7 @@ def build_lemma1(l50, consts, case, tag, paper):
                       q, "le", stmt, steps,
                       [As("(C) at z_i^a, every tuple i", le(Daf(i), C_Phi * dth * naf(i))),
                        As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i))),
+                       _c_at_negatives(at_tuple_i=True),
                        "(C); n tuples z_i, dl(i) = |l(phi_theta, z_i) - l(phi_theta', z_i)|, rho_n = (n^-1 sum_i dl(i)^2)^{1/2}",
                        "n_a(i) = ||z_i^a||, n_p(i) = ||z_i^+||, z(i, j) = ||z_ij^-||; Dtheta = ||theta - theta'||"] + ass_case
                       + _unit_norms_of_tuple_i(),
@@ -582,7 +615,8 @@ def _rho0_n():
 def _l1_hypotheses():
     """What Lemma 1 (both cases) needs, as assumptions of a statement that cites it."""
     return [As("(C) at z_i^a, every tuple i", le(Daf(i), C_Phi * dth * naf(i))),
-            As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i)))] \
+            As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i))),
+            _c_at_negatives(at_tuple_i=True)] \
         + _unit_norms_of_tuple_i()
 
 
@@ -602,7 +636,8 @@ def _beta_facts():
 def _l1_hypotheses_at_theta0():
     """Lemma 1's hypotheses at theta' = theta0: (C) for that pair and unit embeddings under phi_theta0."""
     return [As("(C) at z_i^a for (theta, theta0), every tuple i", le(Da0f(i), C_Phi * dth0 * naf(i))),
-            As("(C) at z_i^+ for (theta, theta0), every tuple i", le(Dp0f(i), C_Phi * dth0 * npf(i)))] \
+            As("(C) at z_i^+ for (theta, theta0), every tuple i", le(Dp0f(i), C_Phi * dth0 * npf(i))),
+            _c_at_negatives(at_tuple_i=True, at_theta0=True)] \
         + _unit_norms_of_tuple_i(at_theta0=True)
 
 
