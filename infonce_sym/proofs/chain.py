@@ -554,11 +554,13 @@ class StepResult:
     cites: list = field(default_factory=list)        # Derivation objects instantiated (b)
     lemmas: list = field(default_factory=list)       # library lemma names used (c)
     discharges: list = field(default_factory=list)   # (hypothesis text, how it was discharged)
+    witnesses: list = field(default_factory=list)    # symbols a cited lemma chose (its existential witnesses)
 
 
 def _merge(into, res):
-    """Add the premises, citations, library lemmas and discharges of ``res`` to ``into``."""
+    """Add the premises, citations, library lemmas, discharges and witnesses of ``res`` to ``into``."""
     into.premises += res.premises
+    into.witnesses += res.witnesses
     into.cites += [c for c in res.cites if all(c is not x for x in into.cites)]
     into.lemmas += [n for n in res.lemmas if n not in into.lemmas]
     into.discharges += res.discharges
@@ -743,6 +745,7 @@ class Lemma:
     library: str = ""
     derivation: object = None
     definitions: object = None     # kw -> [Eq(name, expression)]: the cited chain's definitions it substitutes
+    witnesses: tuple = ()          # parameters the lemma chooses ("for some t > 0"): a citation names them, never sets them
 
     def instantiate(self, subs):
         missing = set(self.params) - set(subs)
@@ -846,6 +849,21 @@ def _carry_definitions(res, lemma, subs):
     return res
 
 
+def _check_witnesses(res, lemma, subs):
+    """A witness parameter (the t of "for some t > 0") is chosen by the lemma: the citation must put a bare
+    symbol there, one that no other parameter of the instance mentions (a value, or a symbol the instance
+    constrains, would choose the witness for the lemma).  The derivation then checks that no two citations
+    share a witness and that its statement and assumptions do not mention one."""
+    for w in lemma.witnesses:
+        inst = subs.get(w)
+        others = [v for k_, v in subs.items() if k_ != w]
+        if not isinstance(inst, sp.Symbol) or any(sp.sympify(v).has(inst) for v in others
+                                                   if isinstance(v, sp.Basic)):
+            return _fail(f"{lemma.name}: its witness {w} must be a fresh symbol, got {_short(inst, 60)}")
+        res.witnesses.append(inst)
+    return res
+
+
 def _how(lemma):
     if lemma.derivation is not None:
         return f"by derivation {lemma.derivation.id}: "
@@ -913,6 +931,9 @@ class ByLemma:
         if not res.ok:
             return res
         res = _carry_definitions(res, self.lemma, self.subs)
+        res = _check_witnesses(res, self.lemma, self.subs)
+        if not res.ok:
+            return res
         how = _how(self.lemma)
         shown = "; ".join(_short(h, 80) for h in hyps)
         res.detail = how + self.lemma.name + (f" (hypotheses: {shown})" if hyps else "")
@@ -1015,6 +1036,9 @@ class ExactInstance:
         if not res.ok:
             return res
         res = _carry_definitions(res, self.lemma, self.subs)
+        res = _check_witnesses(res, self.lemma, self.subs)
+        if not res.ok:
+            return res
         res.detail = f"{_how(self.lemma)}{self.lemma.name} (exact instance)"
         return res
 
@@ -1334,6 +1358,7 @@ class Derivation:
     facts: dict = field(default_factory=dict)
     notes: str = ""
     generality: str = ""
+    exists: tuple = ()      # symbols of the statement it claims "for some" (each a witness a cited lemma chooses)
 
     def structured_assumptions(self):
         return [a if isinstance(a, Assumption) else Assumption(str(a)) for a in self.assumptions]
@@ -1405,6 +1430,14 @@ class Derivation:
         for r in results:
             cites += [c for c in r.cites if all(c is not x for x in cites)]
             lemmas += [n for n in r.lemmas if n not in lemmas]
+        chosen = [w for r in results for w in r.witnesses]
+        fixed = sp.Tuple(self.quantity, self.statement,
+                         *[a.rel for a in self.structured_assumptions() if a.rel is not None])
+        for w in dict.fromkeys(chosen):
+            if chosen.count(w) > 1:
+                undischarged.append(("(witness)", f"the witness {w} is chosen by {chosen.count(w)} citations"))
+            if fixed.has(w) and w not in self.exists:
+                undischarged.append(("(witness)", f"the statement or an assumption mentions the witness {w}"))
         for c in cites:                   # the cited chains' definitions, for the citations of this one
             for key, vals in c.defined().items():
                 have = defined.setdefault(key, [])
@@ -1456,6 +1489,9 @@ def render_markdown(d: Derivation, result: DerivationResult | None = None) -> st
     lines += ["$$", f"{_tex(d.quantity)} \\;{_SYMBOL[d.relation]}\\; {_tex(d.statement)}", "$$", ""]
     if d.generality:
         lines += [f"Generality: only a special case is checked -- {d.generality}.", ""]
+    if d.exists:
+        lines += ["The statement holds for some " + ", ".join(f"${sp.latex(w)}$" for w in d.exists)
+                  + " (chosen by the Taylor step's lemma).", ""]
     if d.assumptions:
         lines += ["Assumptions:", ""] + [f"- {a.render()}" for a in d.structured_assumptions()] + [""]
     lines += ["## Chain", ""]

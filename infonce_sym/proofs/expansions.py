@@ -163,7 +163,7 @@ def _series_derivation(id, title, eps, const1, const2):
         _CENTRED + ["V_j = X_j/mu - 1 i.i.d., W = e^{p/tau}/mu independent of the V_j; bounded",
          "the remainder is kept exactly (an expectation); its explicit bound B/k^3 is proved in "
          f"{id}.lower / {id}.upper",
-         "the terms of order k^-3 and beyond are exact (listed in the statement)"])
+         "the terms of order k^-3 and beyond are exact (listed in the statement)"], exists=(theta,))
 
 
 def _geometric(order):

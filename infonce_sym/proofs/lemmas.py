@@ -90,27 +90,30 @@ def jensen_concave(E):
 
 @_lib('Taylor (Lagrange remainder)')
 def taylor2():
-    """Taylor's theorem, Lagrange remainder of order 2 (xi between y0 and y)."""
+    """Taylor's theorem, Lagrange remainder of order 2, the point between y0 and y written as
+    xi = y0 + (y - y0)/(1 + t) for some t > 0 (a witness: the citation names it, the lemma chooses it)."""
     return Lemma(
         "Taylor's theorem with Lagrange remainder (order 2)",
-        "F(y) = F(y0) + F'(y0)(y - y0) + F''(xi)(y - y0)^2/2, some xi between y0 and y",
+        "F(y) = F(y0) + F'(y0)(y - y0) + F''(xi)(y - y0)^2/2, xi = y0 + (y - y0)/(1 + t) for some t > 0",
         {"F": sp.Lambda(_u, sp.Function("F")(_u)), "Y": sp.Symbol("y"), "Y0": sp.Symbol("y0"),
-         "XI": sp.Symbol("xi")},
-        lambda F, Y, Y0, XI: eq(F(Y), F(Y0) + sp.diff(F(_u), _u).subs(_u, Y0) * (Y - Y0)
-                                + sp.diff(F(_u), _u, 2).subs(_u, XI) * (Y - Y0) ** 2 / 2))
+         "T": sp.Symbol("t", positive=True)},
+        lambda F, Y, Y0, T: eq(F(Y), F(Y0) + sp.diff(F(_u), _u).subs(_u, Y0) * (Y - Y0)
+                               + sp.diff(F(_u), _u, 2).subs(_u, Y0 + (Y - Y0) / (1 + T)) * (Y - Y0) ** 2 / 2),
+        lambda F, Y, Y0, T: [gt(T, 0)], witnesses=("T",))
 
 
 @_lib('Taylor (Lagrange remainder)')
 def taylor3():
-    """Taylor's theorem, Lagrange remainder of order 3."""
+    """Taylor's theorem, Lagrange remainder of order 3, at xi = y0 + (y - y0)/(1 + t) for some t > 0 (a witness)."""
     return Lemma(
         "Taylor's theorem with Lagrange remainder (order 3)",
-        "F(y) = F(y0) + F'(y0)(y-y0) + F''(y0)(y-y0)^2/2 + F'''(xi)(y-y0)^3/6",
+        "F(y) = F(y0) + F'(y0)(y-y0) + F''(y0)(y-y0)^2/2 + F'''(xi)(y-y0)^3/6, xi = y0 + (y - y0)/(1 + t), some t > 0",
         {"F": sp.Lambda(_u, sp.Function("F")(_u)), "Y": sp.Symbol("y"), "Y0": sp.Symbol("y0"),
-         "XI": sp.Symbol("xi")},
-        lambda F, Y, Y0, XI: eq(F(Y), F(Y0) + sp.diff(F(_u), _u).subs(_u, Y0) * (Y - Y0)
-                                + sp.diff(F(_u), _u, 2).subs(_u, Y0) * (Y - Y0) ** 2 / 2
-                                + sp.diff(F(_u), _u, 3).subs(_u, XI) * (Y - Y0) ** 3 / 6))
+         "T": sp.Symbol("t", positive=True)},
+        lambda F, Y, Y0, T: eq(F(Y), F(Y0) + sp.diff(F(_u), _u).subs(_u, Y0) * (Y - Y0)
+                               + sp.diff(F(_u), _u, 2).subs(_u, Y0) * (Y - Y0) ** 2 / 2
+                               + sp.diff(F(_u), _u, 3).subs(_u, Y0 + (Y - Y0) / (1 + T)) * (Y - Y0) ** 3 / 6),
+        lambda F, Y, Y0, T: [gt(T, 0)], witnesses=("T",))
 
 
 @_lib('Taylor (Lagrange remainder)')
@@ -123,7 +126,8 @@ def taylor_n(order):
         {"F": sp.Lambda(u, sp.Function("F")(u)), "Y": sp.Symbol("y"), "XI": sp.Symbol("theta")},
         lambda F, Y, XI: eq(F(Y), sp.Add(*[sp.diff(F(u), u, n).subs(u, 0) * Y ** n / sp.factorial(n)
                                             for n in range(order + 1)])
-                            + sp.diff(F(u), u, order + 1).subs(u, XI) * Y ** (order + 1) / sp.factorial(order + 1)))
+                            + sp.diff(F(u), u, order + 1).subs(u, XI) * Y ** (order + 1) / sp.factorial(order + 1)),
+        witnesses=("XI",))
 
 
 @_lib('Popoviciu')
@@ -589,7 +593,7 @@ def taylor_lagrange_point(order):
                                                for n in range(order + 1)])
                                + sp.diff(F(u), u, order + 1).subs(u, Y / (1 + T)) * Y ** (order + 1)
                                / sp.factorial(order + 1)),
-        lambda F, Y, T, lo: [gt(T, 0), gt(Y - lo, 0), gt(-lo, 0)])
+        lambda F, Y, T, lo: [gt(T, 0), gt(Y - lo, 0), gt(-lo, 0)], witnesses=("T",))
 
 
 @_lib('elementary')

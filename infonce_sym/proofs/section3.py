@@ -34,7 +34,7 @@ X = random_family("X", real=True)          # Lemma 2: i.i.d. X(j) in [-c, c]
 S = random_family("S", real=True)          # similarities to negatives / unseen data
 r = random_family("r", positive=True)      # density ratios dnu/dpi (xi_j)
 f = random_family("f", real=True)          # Lemma 3: f(xi_j), |f| <= 1
-xi = random_symbol("xi", r"\xi", positive=True)    # Lagrange point
+t_xi = random_symbol("t_xi", "t", positive=True)  # Taylor's point y0 + (y - y0)/(1 + t): the witness t
 A = random_symbol("A", real=True)                  # Lemma 3 numerator mean
 B = random_symbol("B", positive=True)              # Lemma 3 denominator mean (> 0: erratum)
 P = sp.Symbol("P", real=True)                      # positive similarity (anchor level)
@@ -113,29 +113,31 @@ def _lemma2():
     fl = sp.Lambda(_y, sp.log(ell + _y))
     q22 = fl(b * mu_X) - Ex(fl(b * muhat_X))
     d = muhat_X - mu_X
-    remainder = Ex(b ** 2 * d ** 2 / (2 * (ell + xi) ** 2))
+    xi2 = b * mu_X + (b * muhat_X - b * mu_X) / (1 + t_xi)      # Taylor's point between b mu and b muhat
+    remainder = Ex(b ** 2 * d ** 2 / (2 * (ell + xi2) ** 2))
     bound_var = sp.exp(2 * c) * Var(sp.exp(X(0))) / (2 * k)
     assumptions = [As("X, X_1, ..., X_k i.i.d.; b, c > 0; ell >= 0"),
                    As("X <= c", le(X(0), c)), As("X >= -c", ge(X(0), -c)),
-                   As("the Lagrange point xi of Taylor's theorem lies between b mu and b muhat, both >= b e^{-c} "
-                      "(X_j >= -c)", ge(xi, b * sp.exp(-c)), derived=True)]
+                   As("X_j >= -c for every j", ge(X(j), -c))]
     l22 = Derivation(
         "L2.22", "Lemma 2, second difference of (20), with f(y) = log(ell + y)", "App. A, (22)",
         q22, "le", (sp.exp(2 * c) - 1) ** 2 / (8 * k),
         [Step("Taylor", "proof of Lemma 2",
-              eq(q22, fl(b * mu_X) - Ex(fl(b * mu_X) + b * d / (ell + b * mu_X) - b ** 2 * d ** 2 / (2 * (ell + xi) ** 2))),
-              "Taylor expansion of f about b mu, Lagrange remainder at xi",
-              ByLemma(L.taylor2(), {"F": fl, "Y": b * muhat_X, "Y0": b * mu_X, "XI": xi},
+              eq(q22, fl(b * mu_X) - Ex(fl(b * mu_X) + b * d / (ell + b * mu_X) - b ** 2 * d ** 2 / (2 * (ell + xi2) ** 2))),
+              "Taylor expansion of f about b mu, Lagrange remainder at xi = b mu + b (muhat - mu)/(1 + t), t > 0",
+              ByLemma(L.taylor2(), {"F": fl, "Y": b * muhat_X, "Y0": b * mu_X, "T": t_xi},
                       context=sp.Lambda(_y, fl(b * mu_X) - Ex(_y)))),
          Step("E muhat = mu", "proof of Lemma 2",
-              eq(fl(b * mu_X) - Ex(fl(b * mu_X) + b * d / (ell + b * mu_X) - b ** 2 * d ** 2 / (2 * (ell + xi) ** 2)), remainder),
+              eq(fl(b * mu_X) - Ex(fl(b * mu_X) + b * d / (ell + b * mu_X) - b ** 2 * d ** 2 / (2 * (ell + xi2) ** 2)), remainder),
               "linearity of E, E[muhat] = mu (i.i.d.)", Identity()),
          Step("xi >= b e^{-c}", "proof of Lemma 2", le(remainder, Ex(sp.exp(2 * c) * d ** 2 / 2)),
-              "b^2/(ell + xi)^2 <= e^{2c} since xi >= b e^{-c}",
-              ByLemma(L.monotone(Ex), {"U": b ** 2 * d ** 2 / (2 * (ell + xi) ** 2), "V": sp.exp(2 * c) * d ** 2 / 2},
+              "b^2/(ell + xi)^2 <= e^{2c} since xi >= b e^{-c} (xi between b mu and b muhat, both >= b e^{-c})",
+              ByLemma(L.monotone(Ex), {"U": b ** 2 * d ** 2 / (2 * (ell + xi2) ** 2), "V": sp.exp(2 * c) * d ** 2 / 2},
                       hyp_checks={0: NonNegative(
                           [d ** 2 * sp.exp(c) * (ell + s_) * (sp.exp(c) * (ell + s_) + 2 * b)
-                           / (2 * (ell + b * sp.exp(-c) + s_) ** 2)], {s_: xi - b * sp.exp(-c)})})),
+                           / (2 * (ell + b * sp.exp(-c) + s_) ** 2)], {s_: xi2 - b * sp.exp(-c)},
+                          by={s_: _between_at_least(b * mu_X, b * muhat_X, t_xi, b * sp.exp(-c),
+                                                    _mean_at_least(X(0), b, c), _sample_mean_at_least(X(j), b, c))})})),
          Step("i.i.d. variance", "proof of Lemma 2; A.1", eq(Ex(sp.exp(2 * c) * d ** 2 / 2), bound_var),
               "E(muhat - mu)^2 = Var(e^X)/k (i.i.d.)", Identity()),
          Step("Popoviciu", "proof of Lemma 2", le(bound_var, sp.exp(2 * c) * (sp.exp(c) - sp.exp(-c)) ** 2 / (8 * k)),
@@ -196,14 +198,15 @@ def _section32():
     gap = ce - R
     per_anchor = Ea(sp.log(bP * mu_S) - Ex(sp.log(1 / k + bP * muhat_S)))
     subs = {"b": bP, "c": 1 / tau, "X": sp.Lambda(j, S(j) / tau)}
-    rng = {0: NonNegative([u_ / tau], {u_: 1 - S(0)}), 1: NonNegative([u_ / tau], {u_: 1 + S(0)})}
+    rng = {0: NonNegative([u_ / tau], {u_: 1 - S(0)}), 1: NonNegative([u_ / tau], {u_: 1 + S(0)}),
+           2: _similarity_floor(S(j))}
     Lup = cite("L2.upper", {"b": b, "c": c, "X": X})
     Llo = cite("L2.lower", {"b": b, "c": c, "X": X})
     L22 = cite("L2.22", {"b": b, "c": c, "X": X, "ell": ell})
     assumptions = [As("Z ~ pi, Z+ ~ M(Z, .), negatives i.i.d. pi (A); |phi| = 1"),
                    As("S <= 1", le(S(0), 1)), As("S >= -1", ge(S(0), -1)), As("P <= 1", le(P, 1)),
                    As("P >= -1", ge(P, -1)),
-                   As("b = e^{-P/tau}, c = 1/tau, X_j = S_j/tau (erratum P1-Xj)")]
+                   As("b = e^{-P/tau}, c = 1/tau, X_j = S_j/tau (erratum P1-Xj)"), every_negative()]
     p1_bound = -sp.log(1 + sp.exp(2 / tau) / k)
     lemma2_lo = -sp.log(1 + sp.exp(1 / tau) / (bP * k))
     first = Step("(7), (2)", "(7), (2)", eq(gap, per_anchor),
@@ -247,7 +250,7 @@ def _section32():
               ByLemma(L22, {"b": 1, "c": 1 / tau, "X": sp.Lambda(j, S(j) / tau), "ell": 0}, under=Ea,
                       hyp_checks=rng)),
          Step("constant", "", eq(Ea(dcl_up_b), dcl_up_b), "E of a constant", Identity())],
-        assumptions[:3])
+        assumptions[:3] + [every_negative()])
     l4 = Derivation(
         "L4", "Lemma 4: DCL gap <= 2/tau for every k", "Lemma 4, App. A", gapt, "le", 2 / tau,
         [first_t,
@@ -353,6 +356,44 @@ def _lemma3():
 
 
 # ================================================================ Prop 2 and (12)
+def _between_at_least(y0, y, t, low, above0, above):
+    """y0 + (y - y0)/(1 + t) - low >= 0 (t > 0): (t (y0 - low) + (y - low))/(1 + t), both >= 0 by the checks."""
+    w0, w1 = sp.symbols("w_y0 w_y", nonnegative=True)
+    return NonNegative([t * w0 / (1 + t), w1 / (1 + t)], {w0: y0 - low, w1: y - low}, by={w0: above0, w1: above})
+
+
+def _mean_at_least(X0, scale, c_, floor=None):
+    """scale E e^{X0} - scale e^{-c} >= 0 by monotonicity of E, from X0 + c >= 0 (``floor`` shows it; else a premise)."""
+    g_ = sp.Symbol("sigma_X", nonnegative=True)
+    return AsGap(ByLemma(L.monotone(Ex), {"U": scale * sp.exp(-c_), "V": scale * sp.exp(X0)},
+                         hyp_checks={0: NonNegative([scale * sp.exp(-c_) * Expm1(g_)], {g_: X0 + c_},
+                                                    by={g_: floor} if floor else None)}))
+
+
+def _sample_mean_at_least(Xj, scale, c_, floor=None):
+    """scale k^-1 sum_j e^{X_j} - scale e^{-c} >= 0 termwise, from X_j + c >= 0 (``floor`` shows it; else a premise)."""
+    g_ = sp.Symbol("sigma_Xj", nonnegative=True)
+    return AsGap(ByLemma(L.sum_monotone(j), {"U": sp.Lambda(j, scale * sp.exp(-c_) / k),
+                                             "V": sp.Lambda(j, scale * sp.exp(Xj) / k), "k": k},
+                         hyp_checks={0: NonNegative([scale * sp.exp(-c_) * Expm1(g_) / k], {g_: Xj + c_},
+                                                    by={g_: floor} if floor else None)}))
+
+
+def _similarity_floor(Sx):
+    """Sx/tau + 1/tau >= 0 from |Sx| <= 1."""
+    c_ = sp.Symbol("c_S", nonnegative=True)
+    return NonNegative([c_ / tau], {c_: Sx + 1}, by={c_: _at_least_minus_one(Sx)})
+
+
+def _point_above_floor(xi):
+    """e^{1/tau} xi - 1 >= 0 for Taylor's point xi = mu + (muhat - mu)/(1 + t) of A.1: mu, muhat >= e^{-1/tau}."""
+    z = sp.Symbol("z_xi", nonnegative=True)
+    return NonNegative([sp.exp(1 / tau) * z], {z: xi - sp.exp(-1 / tau)},
+                       by={z: _between_at_least(mu_S, muhat_S, t_xi, sp.exp(-1 / tau),
+                                                _mean_at_least(S(0) / tau, 1, 1 / tau, _similarity_floor(S(0))),
+                                                _sample_mean_at_least(S(j) / tau, 1, 1 / tau, _similarity_floor(S(j))))})
+
+
 def every_negative():
     """|S_j| <= 1 for every negative j: the hypothesis |S| <= 1 (unit embeddings) at each copy S(j)."""
     return As("|S_j| <= 1 for every negative j (|phi| = 1)", le(sp.Abs(S(j)), 1))
@@ -474,6 +515,7 @@ def _appendix():
     flog = sp.Lambda(_y, sp.log(_y))
     M3 = Ex(sp.Abs(d) ** 3)
     q = sp.log(mu) - Ex(sp.log(muhat_S))
+    xi = mu + d / (1 + t_xi)                 # Taylor's point between mu and muhat
     t3 = flog(mu) - Ex(flog(mu) + d / mu - d ** 2 / (2 * mu ** 2) + d ** 3 / (3 * xi ** 3))
     main = Ex(d ** 2) / (2 * mu ** 2)
     stmt = Var(sp.exp(S(0) / tau)) / (2 * k * mu ** 2) - sp.exp(3 / tau) * M3 / 3
@@ -481,7 +523,7 @@ def _appendix():
     a1_ = Derivation(
         "A1.32", "A.1: third-order expansion behind (32), corrected remainder", "App. A.1, (32)", q, "ge", stmt,
         [Step("Taylor", "A.1", eq(q, t3), "third-order Taylor expansion of log about mu",
-              ByLemma(L.taylor3(), {"F": flog, "Y": muhat_S, "Y0": mu, "XI": xi}, context=sp.Lambda(_y, flog(mu) - Ex(_y)))),
+              ByLemma(L.taylor3(), {"F": flog, "Y": muhat_S, "Y0": mu, "T": t_xi}, context=sp.Lambda(_y, flog(mu) - Ex(_y)))),
          Step("E muhat = mu", "A.1", eq(t3, main - Ex(d ** 3 / (3 * xi ** 3))), "linearity", Identity()),
          Step("xi >= e^{-1/tau}", "A.1", ge(main - Ex(d ** 3 / (3 * xi ** 3)), main - sp.exp(3 / tau) * M3 / 3),
               "xi between mu and muhat, both >= e^{-1/tau} (not mu v muhat <= e^{1/tau})",
@@ -491,11 +533,10 @@ def _appendix():
                           [v / (3 * xi ** 3),
                            sp.Abs(d) ** 3 * (3 * w_ + 3 * w_ ** 2 + w_ ** 3) / (3 * xi ** 3)],
                           {v: sp.Abs(d) ** 3 - d ** 3, w_: sp.exp(1 / tau) * xi - 1},
-                          by={v: _cube_below_abs_cube(d)})})),
+                          by={v: _cube_below_abs_cube(d), w_: _point_above_floor(xi)})})),
          Step("i.i.d.", "A.1", eq(main - sp.exp(3 / tau) * M3 / 3, stmt), "E(muhat - mu)^2 = (1/k) Var (not 1/n)",
               Identity())],
-        [As("negatives i.i.d. pi, |S| <= 1"),
-         As("the Lagrange point xi lies between mu and muhat, both >= e^{-1/tau}", ge(xi * sp.exp(1 / tau), 1), derived=True)],
+        [As("negatives i.i.d. pi"), As("|S| <= 1", le(sp.Abs(S(0)), 1)), every_negative()],
         errata=[_errata.get("A1-1/n"), _errata.get("A1-remainder")])
 
     eps = 1 / N

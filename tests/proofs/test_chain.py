@@ -314,3 +314,34 @@ def test_a_citation_carries_the_definitions_of_the_names_it_substitutes():
     assert citing({"y": z_, "r": a_}, {"y": z_, "r": a_}).verdict == "proved"
     unmoved = ByLemma(Lemma.from_derivation(base, {"y": y_}), {"y": y_})(ge(y_, 0))
     assert unmoved.ok and not unmoved.premises       # nothing substituted, nothing carried
+
+
+def test_a_witness_is_named_by_the_citation_never_chosen():
+    """Taylor's point y0 + (y - y0)/(1 + t) 'for some t > 0': the citation must put a fresh symbol for t.  A value
+    (or a symbol the instance constrains) would choose the point, and the CAS would then 'prove' a false equation."""
+    t_ = sp.Symbol("t_w", positive=True)
+    F = sp.Lambda(y, sp.log(y))
+    lem = L.taylor2()
+
+    def claim(T):
+        return lem.instantiate({"F": F, "Y": x, "Y0": 1, "T": T})[0]
+    assert ByLemma(lem, {"F": F, "Y": x, "Y0": 1, "T": t_})(claim(t_)).ok
+    chosen = ByLemma(lem, {"F": F, "Y": x, "Y0": 1, "T": sp.Integer(1)})(claim(sp.Integer(1)))
+    assert not chosen.ok and "witness T must be a fresh symbol" in chosen.detail
+    # the chosen point is wrong: log 3 against its expansion about 1 with the point (1 + 3)/2 (an independent check)
+    assert abs(float(claim(sp.Integer(1)).rhs.subs(x, 3)) - float(sp.log(3))) > 0.1
+    tied = ByLemma(lem, {"F": F, "Y": t_, "Y0": 1, "T": t_})(claim(t_).subs(x, t_))
+    assert not tied.ok
+    # a statement about the witness is undischarged unless it says "for some t" (exists)
+    s1 = Step("Taylor at x", "", claim(t_), "", ByLemma(lem, {"F": F, "Y": x, "Y0": 1, "T": t_}))
+    about_t = Derivation("w1", "", "none", F(x), "eq", claim(t_).rhs, [s1])
+    assert about_t.run().verdict == "conditional"
+    about_t.exists = (t_,)
+    assert about_t.run().verdict == "proved"
+    # one witness chosen by two citations: undischarged
+    from infonce_sym.proofs.chain import StepResult
+
+    def chooses(claim_):
+        return StepResult(True, "proved", "a citation choosing t_w", witnesses=[t_])
+    twice = Derivation("w2", "", "none", x, "eq", x, [Step("a", "", eq(x, x), "", chooses), Step("b", "", eq(x, x), "", chooses)])
+    assert twice.run().verdict == "conditional" and "chosen by 2 citations" in twice.run().undischarged[0][1]
