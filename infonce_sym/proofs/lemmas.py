@@ -304,7 +304,9 @@ def limit_geometric():
         "x <= y + b 2^-M for every M implies x <= y", "x <= y + b 2^-M for all integers M >= 1, b >= 0: x <= y",
         {"x": sp.Symbol("x"), "y": sp.Symbol("y"), "b": sp.Symbol("b")},
         lambda x, y, b: le(x, y),
-        lambda x, y, b: [le(x, y + b * 2 ** (-M)), ge(b, 0)])
+        lambda x, y, b: [le(x, y + b * 2 ** (-M)), ge(b, 0)]
+        # "for every M" needs M free: an instance whose x, y or b mentions M gets a hypothesis nothing proves
+        + ([eq(sp.Integer(0), sp.Integer(1))] if any(sp.sympify(v).has(M) for v in (x, y, b)) else []))
 
 
 # ---------------------------------------------------------------- for Section 4 (App. B), appended

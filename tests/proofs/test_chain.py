@@ -345,3 +345,13 @@ def test_a_witness_is_named_by_the_citation_never_chosen():
         return StepResult(True, "proved", "a citation choosing t_w", witnesses=[t_])
     twice = Derivation("w2", "", "none", x, "eq", x, [Step("a", "", eq(x, x), "", chooses), Step("b", "", eq(x, x), "", chooses)])
     assert twice.run().verdict == "conditional" and "chosen by 2 citations" in twice.run().undischarged[0][1]
+
+
+def test_limit_over_every_m_needs_m_free():
+    """x <= y + b 2^-M for every M gives x <= y only when M is free: an instance that ties M (y = y0 + M) keeps a
+    hypothesis nothing discharges (else y0 + M >= x would be 'shown' from a bound at one M)."""
+    M = sp.Symbol("M", positive=True, integer=True)
+    free = ByLemma(L.limit_geometric(), {"x": x, "y": y, "b": 1})(le(x, y))
+    tied = ByLemma(L.limit_geometric(), {"x": x, "y": y + M, "b": 1})(le(x, y + M))
+    assert free.ok and len(free.premises) == 1
+    assert tied.ok and any(p.rel == eq(sp.Integer(0), sp.Integer(1)) for p in tied.premises)
