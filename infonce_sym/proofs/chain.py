@@ -746,6 +746,7 @@ class Lemma:
     derivation: object = None
     definitions: object = None     # kw -> [Eq(name, expression)]: the cited chain's definitions it substitutes
     witnesses: tuple = ()          # parameters the lemma chooses ("for some t > 0"): a citation names them, never sets them
+    bound: tuple = ()              # symbols its hypotheses quantify ("for every M"): no instance may mention them
 
     def instantiate(self, subs):
         missing = set(self.params) - set(subs)
@@ -753,6 +754,9 @@ class Lemma:
             raise KeyError(f"lemma {self.name}: missing parameters {sorted(missing)}")
         kw = {k: subs[k] for k in self.params}
         hyps = self.hypotheses(**kw) if self.hypotheses else []
+        if self.bound and any(isinstance(v, sp.Basic) and v.has(*self.bound) for v in kw.values()):
+            # "for every M" with M tied by the instance would be checked at that M only: never discharged
+            hyps = hyps + [eq(sp.Integer(0), sp.Integer(1))]
         return self.conclusion(**kw), hyps
 
     def template(self):

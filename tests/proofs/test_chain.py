@@ -355,3 +355,6 @@ def test_limit_over_every_m_needs_m_free():
     tied = ByLemma(L.limit_geometric(), {"x": x, "y": y + M, "b": 1})(le(x, y + M))
     assert free.ok and len(free.premises) == 1
     assert tied.ok and any(p.rel == eq(sp.Integer(0), sp.Integer(1)) for p in tied.premises)
+    never = eq(sp.Integer(0), sp.Integer(1))      # the same guard on every lemma with bound symbols
+    assert never in L.integral_nonnegative().instantiate({"g": sp.Lambda(y, L.MONO_X * y), "b": 1})[1]
+    assert never not in L.integral_nonnegative().instantiate({"g": sp.Lambda(y, x * y), "b": 1})[1]
