@@ -754,7 +754,7 @@ class Lemma:
             raise KeyError(f"lemma {self.name}: missing parameters {sorted(missing)}")
         kw = {k: subs[k] for k in self.params}
         hyps = self.hypotheses(**kw) if self.hypotheses else []
-        if self.bound and any(isinstance(v, sp.Basic) and v.has(*self.bound) for v in kw.values()):
+        if self.bound and any(isinstance(v, sp.Basic) and v.free_symbols & set(self.bound) for v in kw.values()):
             # "for every M" with M tied by the instance would be checked at that M only: never discharged
             hyps = hyps + [eq(sp.Integer(0), sp.Integer(1))]
         return self.conclusion(**kw), hyps

@@ -85,7 +85,7 @@ def jensen_concave(E):
         "Jensen's inequality (concave F)", "E[F(Y)] <= F(E[Y]) for F concave",
         {"F": sp.Lambda(_u, sp.Function("F")(_u)), "Y": sp.Symbol("Y")},
         lambda F, Y: le(E(F(Y)), F(E(Y))),
-        lambda F, Y: [ge(-sp.diff(F(_y), _y, 2), 0)])
+        lambda F, Y: [ge(-sp.diff(F(_y), _y, 2), 0)], bound=(_y,))
 
 
 @_lib('Taylor (Lagrange remainder)')
@@ -494,7 +494,7 @@ def convex_tangent():
         "convex function above its tangent", "g(x) >= g(x0) + g'(x0)(x - x0) for g'' >= 0",
         {"g": sp.Lambda(_u, sp.Function("g")(_u)), "x": sp.Symbol("x"), "x0": _x0},
         lambda g, x, x0: ge(g(x), g(x0) + sp.diff(g(_u), _u).subs(_u, x0) * (x - x0)),
-        lambda g, x, x0: [ge(sp.diff(g(_y), _y, 2), 0)])
+        lambda g, x, x0: [ge(sp.diff(g(_y), _y, 2), 0)], bound=(_y,))
 
 
 @_lib('elementary')
@@ -504,7 +504,7 @@ def concave_chord():
         "concave function above its chord", "h(x) >= (1 - x) h(0) + x h(1) for x in [0, 1], h'' <= 0",
         {"h": sp.Lambda(_u, sp.Function("h")(_u)), "x": sp.Symbol("x")},
         lambda h, x: ge(h(x), (1 - x) * h(0) + x * h(1)),
-        lambda h, x: [ge(-sp.diff(h(_y), _y, 2), 0), ge(x, 0), ge(1 - x, 0)])
+        lambda h, x: [ge(-sp.diff(h(_y), _y, 2), 0), ge(x, 0), ge(1 - x, 0)], bound=(_y,))
 
 
 @_lib('elementary')
