@@ -348,7 +348,7 @@ def jensen_power_mean(index=_j):
         lambda p, a, beta, k: le(sp.Sum(p(index) * a(index), (index, 1, k)),
                                  sp.Sum(p(index) * a(index) ** beta, (index, 1, k)) ** (1 / beta)),
         lambda p, a, beta, k: [ge(beta - 1, 0), ge(p(index), 0), eq(sp.Sum(p(index), (index, 1, k)), 1),
-                               ge(a(index), 0)])
+                               ge(a(index), 0)], bound=(index,))
 
 
 @_lib('Jensen')
@@ -363,7 +363,7 @@ def jensen_concave_power(index=_j):
         lambda p, S, g, k: le(sp.Sum(p(index) * S(index) ** g, (index, 1, k)),
                               sp.Sum(p(index) * S(index), (index, 1, k)) ** g),
         lambda p, S, g, k: [ge(1 - g, 0), ge(p(index), 0), eq(sp.Sum(p(index), (index, 1, k)), 1),
-                            ge(S(index), 0)])
+                            ge(S(index), 0)], bound=(index,))
 
 
 @_lib('power means')
@@ -378,7 +378,7 @@ def power_mean_monotone(index=_j):
         lambda p, a, r, s, k: le(sp.Sum(p(index) * a(index) ** r, (index, 1, k)) ** (s / r),
                                  sp.Sum(p(index) * a(index) ** s, (index, 1, k))),
         lambda p, a, r, s, k: [ge(s - r, 0), ge(p(index), 0), eq(sp.Sum(p(index), (index, 1, k)), 1),
-                               ge(a(index), 0)])
+                               ge(a(index), 0)], bound=(index,))
 
 
 @_lib('elementary')
@@ -389,7 +389,7 @@ def sum_monotone(index=_j):
         {"U": sp.Lambda(index, sp.Function("U")(index)), "V": sp.Lambda(index, sp.Function("V")(index)),
          "k": sp.Symbol("k")},
         lambda U, V, k: le(sp.Sum(U(index), (index, 1, k)), sp.Sum(V(index), (index, 1, k))),
-        lambda U, V, k: [ge(V(index) - U(index), 0)])
+        lambda U, V, k: [ge(V(index) - U(index), 0)], bound=(index,))
 
 
 @_lib('mean value theorem / FTC')
@@ -403,7 +403,7 @@ def logsumexp_lipschitz(index=_j):
          "m": sp.Symbol("m", nonnegative=True), "k": sp.Symbol("k")},
         lambda v, w, m, k: le(sp.Abs(sp.log(1 + sp.Sum(sp.exp(-v(index)), (index, 1, k)))
                                      - sp.log(1 + sp.Sum(sp.exp(-w(index)), (index, 1, k)))), m),
-        lambda v, w, m, k: [ge(m - sp.Abs(v(index) - w(index)), 0)])
+        lambda v, w, m, k: [ge(m - sp.Abs(v(index) - w(index)), 0)], bound=(index,))
 
 
 @_lib('triangle')
@@ -731,7 +731,7 @@ def norm_convex_sum(index=_j):
          "v": sp.Lambda((index, _l), sp.Function("v", real=True)(index, _l)), "k": sp.Symbol("k"), "d": _dim},
         lambda p, v, k, d: le(sp.sqrt(sp.Sum(sp.Sum(p(index) * v(index, _l), (index, 1, k)) ** 2, (_l, 1, d))),
                               sp.Sum(p(index) * sp.sqrt(sp.Sum(v(index, _l) ** 2, (_l, 1, d))), (index, 1, k))),
-        lambda p, v, k, d: [ge(p(index), 0)])
+        lambda p, v, k, d: [ge(p(index), 0)], bound=(index,))
 
 
 @_lib('triangle')
