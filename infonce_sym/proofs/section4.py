@@ -420,6 +420,9 @@ _rms = lambda e_: sp.sqrt(_avg(e_ ** 2))          # noqa: E731
 zn = sp.Function("z_n", nonnegative=True)         # ||z_j^-|| of one tuple (L1.50; Lemma 1's z(i, j))
 # ||Delta(z_j^-)|| = ||phi(z_j^-) - phi'(z_j^-)|| of one tuple
 _D_NEG = sp.sqrt(sp.Sum((C.phi_n(j, C.l) - C.psi_n(j, C.l)) ** 2, (C.l, 1, C.d)))
+# PM = (k^-1 sum_j ||Delta(z_j^-)||^beta)^{1/beta}, Prop. 4's definition (a test compares it with P4's); built
+# here, not read from P4's run, so that building L1.50 does not run Prop. 4's chain
+_PM_OF_TUPLE = (sp.Sum(sp.Sum((C.phi_n(j, C.l) - C.psi_n(j, C.l)) ** 2, (C.l, 1, C.d)) ** (beta / 2), (j, 1, k)) / k) ** (1 / beta)
 
 
 def _c_at_negatives(at_tuple_i=False, at_theta0=False):
@@ -463,7 +466,7 @@ def build_lemma1_tuple(p4, consts, tag):
                "PM <= C_Phi ||theta - theta'|| m (the power mean is monotone and homogeneous)",
                NonNegative([ca * s1 / tau, cp * s2 / tau, cn * _pmf * s3 / tau],
                            {s1: C_Phi * dth * na - Da, s2: C_Phi * dth * npos - Dp, s3: C_Phi * dth * m - PM},
-                           by={s3: _pm_at_most(m, p4.defined()[PM][0])}))
+                           by={s3: _pm_at_most(m, _PM_OF_TUPLE)}))
     d = Derivation(f"L1.50{tag}", f"(50) for one tuple, constants {list(consts)}", "(50)", dl, "le", stmt, [s_p4, s_c],
                    [As("(C) at z^a: ||Delta(z^a)|| <= C_Phi ||z^a|| ||theta - theta'||", le(Da, C_Phi * dth * na)),
                     As("(C) at z^+", le(Dp, C_Phi * dth * npos)),

@@ -325,6 +325,7 @@ def test_lemma1_defines_dl_per_tuple_and_prop5_names_the_theta0_pair_apart():
     [dl_def] = l1.defined[S4.dlf(i)]
     assert dl_def.has(C.phi_a(i, l)) and dl_def.has(C.psi_n(i, j, l)) and not dl_def.has(C.phi_a(l))
     assert l1.defined[S4.Daf(i)][0].has(C.psi_a(i, l))
+    assert derivation("P4").defined()[S4.PM] == [S4._PM_OF_TUPLE]     # L1.50's PM is Prop. 4's, built apart
     # Prop. 5 uses Lemma 1 at theta' = theta0 under its own names (dl_0, Dtheta_0, phi0), never dl and Dtheta
     b = cited_result(derivation("P5.a-le-1"))
     assert b.verdict == "proved"
