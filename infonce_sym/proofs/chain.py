@@ -861,8 +861,7 @@ def _check_witnesses(res, lemma, subs):
     for w in lemma.witnesses:
         inst = subs.get(w)
         others = [v for k_, v in subs.items() if k_ != w]
-        if not isinstance(inst, sp.Symbol) or any(sp.sympify(v).has(inst) for v in others
-                                                   if isinstance(v, sp.Basic)):
+        if not isinstance(inst, sp.Symbol) or any(v.has(inst) for v in others if isinstance(v, sp.Basic)):
             return _fail(f"{lemma.name}: its witness {w} must be a fresh symbol, got {_short(inst, 60)}")
         res.witnesses.append(inst)
     return res
@@ -1091,23 +1090,20 @@ class ByCases:
 
     def __init__(self, cases, case_facts=None):
         self.cases = list(cases)
-        # per case index: [(relational, text[, check])] facts that hold in that case by a definition made there
-        # (e.g. beta := 1 v 2/tau gives 1 <= beta <= 2 for tau >= 1): with a check, shown (the case's condition
-        # discharging what the check assumes of it); without, listed as an assumed consequence
+        # per case index: [(relational, text, check)] facts that hold in that case by a definition made there
+        # (e.g. beta := 1 v 2/tau gives 1 <= beta <= 2 for tau >= 1), each shown by its check (the case's
+        # condition discharging what the check assumes of it)
         self.case_facts = dict(case_facts or {})
 
     def _facts(self, idx, cond):
         out = []
-        for rel, text, *check in self.case_facts.get(idx, []):
-            if not check:
-                out.append((rel, f"{text} (assumed consequence of the definition)", None))
-                continue
-            fr = check[0](rel)
+        for rel, text, check in self.case_facts.get(idx, []):
+            fr = check(rel)
             if not fr.ok:
                 return None, f"case {cond}: the fact {_short(rel, 80)} ({text}) is not shown: {fr.detail}"
             fr.discharges += [(p.text, f"case {cond}") for p in fr.premises if _by_condition(p, cond)]
             fr.premises = [p for p in fr.premises if not _by_condition(p, cond)]
-            out.append((rel, f"{text} (shown: {check[0].describe()})", fr))
+            out.append((rel, f"{text} (shown: {check.describe()})", fr))
         return out, ""
 
     def __call__(self, claim):
@@ -1134,7 +1130,7 @@ class ByCases:
                     sub.discharges.append((p.text, f"case {cond}"))
                 elif fact is not None:
                     sub.discharges.append((p.text, f"case {cond}: {fact[0]}"))
-                    used += [fact[1]] if fact[1] is not None and all(fact[1] is not u for u in used) else []
+                    used += [fact[1]] if all(fact[1] is not u for u in used) else []
                 else:
                     keep.append(p)
             sub.premises = keep

@@ -279,14 +279,11 @@ def _check_mutants(check):
             for k2, lab, build in _check_mutants(cc):
                 out.append((k2, f"case {cond}: {lab}", _wrapped(build, put_case, check)))
         for idx, facts in check.case_facts.items():
-            for fi, (rel, text, *fc) in enumerate(facts):
-                if not fc:
-                    continue
-
+            for fi, (rel, text, fc) in enumerate(facts):
                 def put_fact(m, mc, idx=idx, fi=fi):
                     m.case_facts = {**check.case_facts, idx: [f_ if j_ != fi else (f_[0], f_[1], mc)
                                                               for j_, f_ in enumerate(check.case_facts[idx])]}
-                for k2, lab, build in _check_mutants(fc[0]):
+                for k2, lab, build in _check_mutants(fc):
                     out.append((k2, f"case fact {text[:40]}: {lab}", _wrapped(build, put_fact, check)))
     if isinstance(check, NonNegative):
         for s_, bc in check.by.items():

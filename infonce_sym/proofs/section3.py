@@ -370,13 +370,14 @@ def _mean_at_least(X0, scale, c_, floor=None):
                                                     by={g_: floor} if floor else None)}))
 
 
-def _sample_mean_at_least(Xj, scale, c_, floor=None):
-    """scale k^-1 sum_j e^{X_j} - scale e^{-c} >= 0 termwise, from X_j + c >= 0 (``floor`` shows it; else a premise)."""
+def _sample_mean_at_least(Xj, scale, c_, floor=None, defs=None):
+    """scale k^-1 sum_j e^{X_j} - scale e^{-c} >= 0 termwise, from X_j + c >= 0 (``floor`` shows it; else a premise);
+    ``defs``: a name for the sum (the AsGap's gap is compared under them)."""
     g_ = sp.Symbol("sigma_Xj", nonnegative=True)
     return AsGap(ByLemma(L.sum_monotone(j), {"U": sp.Lambda(j, scale * sp.exp(-c_) / k),
                                              "V": sp.Lambda(j, scale * sp.exp(Xj) / k), "k": k},
                          hyp_checks={0: NonNegative([scale * sp.exp(-c_) * Expm1(g_) / k], {g_: Xj + c_},
-                                                    by={g_: floor} if floor else None)}))
+                                                    by={g_: floor} if floor else None)}), defs=defs)
 
 
 def _similarity_floor(Sx):
@@ -413,34 +414,33 @@ def _cube_below_abs_cube(y):
                        by={u: AsGap(ByLemma(L.le_abs_difference(), {"x": y, "y": 0}))})
 
 
+def _mu_at_most():
+    """e^{1/tau} - mu >= 0: mu = E e^{S/tau} <= e^{1/tau} by monotonicity of E (S <= 1)."""
+    g_ = sp.Symbol("sigma_mu", nonnegative=True)
+    return AsGap(ByLemma(L.monotone(Ex), {"U": sp.exp(S(0) / tau), "V": sp.exp(1 / tau)},
+                         hyp_checks={0: NonNegative([sp.exp(S(0) / tau) * Expm1(g_ / tau)], {g_: 1 - S(0)})}))
+
+
 def _log_mu_at_most():
-    """1/tau - log mu >= 0: mu = E e^{S/tau} <= e^{1/tau} by monotonicity of E (S <= 1), then log(e^{1/tau}/mu) >= 0."""
-    v_, g_ = sp.symbols("v_mu sigma_mu", nonnegative=True)
-    mu_below = AsGap(ByLemma(L.monotone(Ex), {"U": sp.exp(S(0) / tau), "V": sp.exp(1 / tau)},
-                             hyp_checks={0: NonNegative([sp.exp(S(0) / tau) * Expm1(g_ / tau)], {g_: 1 - S(0)})}))
-    return NonNegative([sp.log(1 + v_ / mu_S)], {v_: sp.exp(1 / tau) - mu_S}, by={v_: mu_below})
+    """1/tau - log mu >= 0: mu <= e^{1/tau}, then log(e^{1/tau}/mu) >= 0."""
+    v_ = sp.Symbol("v_mu", nonnegative=True)
+    return NonNegative([sp.log(1 + v_ / mu_S)], {v_: sp.exp(1 / tau) - mu_S}, by={v_: _mu_at_most()})
 
 
 def _log_muhat_at_least():
-    """log muhat + 1/tau >= 0: muhat = k^-1 sum_j e^{S_j/tau} >= e^{-1/tau} termwise (every S_j >= -1)."""
-    v_, g_ = sp.symbols("v_muhat sigma_muhat", nonnegative=True)
-    muhat_above = AsGap(ByLemma(L.sum_monotone(j), {"U": sp.Lambda(j, sp.exp(-1 / tau) / k),
-                                                    "V": sp.Lambda(j, sp.exp(S(j) / tau) / k), "k": k},
-                                hyp_checks={0: NonNegative([sp.exp(-1 / tau) * Expm1(g_ / tau) / k], {g_: S(j) + 1},
-                                                           by={g_: _at_least_minus_one(S(j))})}))
-    return NonNegative([sp.log(1 + v_ * sp.exp(1 / tau))], {v_: muhat_S - sp.exp(-1 / tau)}, by={v_: muhat_above})
+    """log muhat + 1/tau >= 0: muhat = k^-1 sum_j e^{S_j/tau} >= e^{-1/tau} termwise (every |S_j| <= 1)."""
+    v_ = sp.Symbol("v_muhat", nonnegative=True)
+    return NonNegative([sp.log(1 + v_ * sp.exp(1 / tau))], {v_: muhat_S - sp.exp(-1 / tau)},
+                       by={v_: _sample_mean_at_least(S(j) / tau, 1, 1 / tau, _similarity_floor(S(j)))})
 
 
 def _T_above(Tsum):
-    """T := sum_j e^{(S_j - P)/tau} >= k e^{-2/tau}: termwise (monotonicity of finite sums), each exponent
-    S_j - P = (S_j + 1) + (1 - P) - 2 >= -2."""
-    a_, b_ = sp.symbols("sigma_S sigma_P", nonnegative=True)
-    return AsGap(ByLemma(L.sum_monotone(j), {"U": sp.Lambda(j, sp.exp(-2 / tau)), "V": sp.Lambda(j, sp.exp((S(j) - P) / tau)),
-                                             "k": k},
-                         hyp_checks={0: NonNegative([sp.exp(-2 / tau) * Expm1(u_ / tau)], {u_: S(j) - P + 2},
-                                                    by={u_: NonNegative([a_, b_], {a_: S(j) + 1, b_: 1 - P},
-                                                                       by={a_: _at_least_minus_one(S(j))})})}),
-                 defs={T: Tsum})
+    """T := sum_j e^{(S_j - P)/tau} >= k e^{-2/tau}: k times a sample mean, termwise, each exponent
+    (S_j - P)/tau + 2/tau = ((S_j + 1) + (1 - P))/tau >= 0."""
+    a_, b_, u = sp.symbols("sigma_S sigma_P u_SP", nonnegative=True)
+    floor = NonNegative([u / tau], {u: S(j) - P + 2},
+                        by={u: NonNegative([a_, b_], {a_: S(j) + 1, b_: 1 - P}, by={a_: _at_least_minus_one(S(j))})})
+    return _sample_mean_at_least((S(j) - P) / tau, k, 2 / tau, floor, defs={T: Tsum})
 
 
 @register("DCL-12", "P2.28", "P2")
@@ -625,8 +625,7 @@ def _ratio13(d_lim, assumptions, hyp, liminf):
     w1, w2 = sp.symbols("w1 w2", nonnegative=True)
     # hypotheses of A2.liminf at each anchor: E V = 0 (the CAS), 1 + V_j = X_j/mu >= e^{-2/tau} from |S| <= 1
     rng_idx = next(i for i, h in enumerate(hyps_lim) if h.has(S) and relation_kind(h) != "eq")
-    mu_le = AsGap(ByLemma(L.monotone(Ex), {"U": sp.exp(S(0) / tau), "V": x},
-                          hyp_checks={0: NonNegative([sp.exp(S(0) / tau) * Expm1(u_ / tau)], {u_: 1 - S(0)})}))
+    mu_le = _mu_at_most()
     rng_check = NonNegative([sp.exp(-1 / tau) * Expm1(s_ / tau) / mu_S, sp.exp(-2 / tau) * w_ / mu_S],
                             {s_: S(j) + 1, w_: x - mu_S}, by={w_: mu_le, s_: _at_least_minus_one(S(j))})
     # liminf_k k (int CE - R~) >= Ea[liminf_k f_k] (Fatou, f_k >= 0 by Jensen) >= Ea[(1-a)(e^{1/tau}-2)/16]

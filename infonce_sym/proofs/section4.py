@@ -92,7 +92,8 @@ def _similarity_gap(Fa, Fp, Fn):
 def _T_range(T, Fa, Fp, Fn):
     """k e^{-2/tau} <= T <= k e^{2/tau} for T := sum_j e^{s_j/tau}: termwise, from |s_j| <= 2 for unit vectors,
     2 -+ s_j = ||a -+ n_j||^2/2 + ||a +- p||^2/2 (||a|| = ||n_j|| = ||p|| = 1)."""
-    sj, tdef = _similarity_gap(Fa, Fp, Fn), {T: sp.Sum(sp.exp(_similarity_gap(Fa, Fp, Fn) / tau), (j, 1, k))}
+    sj = _similarity_gap(Fa, Fp, Fn)
+    tdef = {T: sp.Sum(sp.exp(sj / tau), (j, 1, k))}
     unit = {sp.Sum(F ** 2, (C.l, 1, C.d)): 1 for F in (Fa(C.l), Fp(C.l), Fn(j, C.l))}
     half_sq = lambda u, v: sp.Sum((u - v) ** 2, (C.l, 1, C.d)) / 2       # noqa: E731
     a_, p_, n_ = Fa(C.l), Fp(C.l), Fn(j, C.l)
