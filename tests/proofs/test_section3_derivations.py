@@ -225,6 +225,22 @@ def test_sampled_mutants_of_the_integral_chains_are_killed():
     assert res["survivors"] == [], res["survivors"][:5]
 
 
+def test_a_citation_mutant_is_equivalent_only_when_the_cas_confirms_it():
+    """A parameter mutant is skipped as equivalent when its lemma instance is the same.  The sides were compared
+    at three random points only, and x <= y + |x - y| with y -> 1 agrees with the original wherever x >= y, 1:
+    three such mutants of EXP.search-dcl were skipped without running.  Now the CAS must confirm the equality;
+    those mutants run, and each is killed."""
+    from infonce_sym.proofs.mutants import EQUIVALENT, _same_sides, killed, mutants
+    x, y = sp.symbols("x y", positive=True)
+    assert not _same_sides(sp.Le(x, y + sp.Abs(x - y)), sp.Le(x, 1 + sp.Abs(x - 1)))
+    assert _same_sides(sp.Le(x, y + sp.Abs(x - y)), sp.Le(x, sp.Abs(y - x) + y))
+    from infonce_sym.proofs import derivation
+    ms = mutants([derivation("EXP.search-dcl.upper")])
+    assert not any("parameter y -> 1" in e for e in EQUIVALENT)
+    drawn = [m for m in ms if m.label.endswith("parameter y -> 1")]
+    assert drawn and all(killed(m)[0] for m in drawn)
+
+
 def test_unused_and_used_assumptions():
     """Every relational assumption that discharges a premise, mutated, leaves that premise undischarged."""
     from infonce_sym.proofs.mutants import killed, mutants
