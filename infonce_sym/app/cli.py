@@ -62,10 +62,29 @@ LIMITS = {"max_seconds": 600, "max_memory_fraction": 0.5}
 
 # ------------------------------------------------------------------ parser with typed options
 
+class _Once(argparse.Action):
+    """``store`` that refuses an option given twice: with argparse's last-one-wins, ``--tau 0.5 --tau 0.6``
+    ran at 0.6 and ``--anchors A --anchors P`` read P as the anchors, silently."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given_options", {})
+        if self.dest in given:
+            shown = lambda v: " ".join(v) if isinstance(v, list) else v  # noqa: E731
+            raise InputError(option_string, f"given twice ({shown(given[self.dest])}, then {shown(values)}); give it once")
+        given[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
 class _Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)       # options are spelled out
         super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args, **kwargs):
+        # every option that takes a value is given at most once (flags may repeat: --json --json is --json)
+        if args and args[0].startswith("-") and kwargs.get("action", "store") == "store":
+            kwargs["action"] = _Once
+        return super().add_argument(*args, **kwargs)
 
     def error(self, message):           # one line, status 2
         raise InputError("arguments", message)
@@ -309,6 +328,9 @@ def read_finite_spec(path, name="spec"):
     extra = sorted(set(data) - {"pi", "M", "embedding", "description"})
     if extra:
         raise InputError(name, f"unknown key(s): {', '.join(map(shown, extra))}")
+    if not isinstance(data.get("description", ""), str):
+        got = {list: "a list", dict: "an object", type(None): "null", bool: "a boolean"}.get(type(data["description"]), "a number")
+        raise InputError(f"{name}: description", f"must be a string, got {got}")
     lo, hi = RANGES["finite_states"]
     pi = _vector(f"{name}: pi", data["pi"])
     n = len(pi)

@@ -50,9 +50,8 @@ def add_parser(subparsers):
                    help=f"temperature tau, a decimal in [{lo:g}, {hi:g}] (one of --tau, --scale, --logit-scale is required)")
     t.add_argument("--scale", metavar="S", default=None,
                    help=f"sentence-transformers scale, tau = 1/S; S a decimal in [{1 / hi:g}, {1 / lo:g}] (no default)")
-    llo, lhi = logit_scale_range()
     t.add_argument("--logit-scale", metavar="L", default=None,
-                   help=f"open_clip logit_scale, tau = exp(-L); L a decimal in [{llo}, {lhi}] (no default)")
+                   help=f"open_clip logit_scale, tau = exp(-L); L a decimal in {logit_scale_text()} (no default)")
     e.add_argument("--k", metavar="K1,K2,...", default="1,16,256,4096,65536,1000000",
                    help="numbers of negatives, comma-separated integers in [1, 10^12] "
                         "(default 1,16,256,4096,65536,1000000)")
@@ -128,6 +127,14 @@ def logit_scale_range(places: int = 5):
             format(Decimal(math.floor(-math.log(lo) * scale)) / scale, "f"))
 
 
+def logit_scale_text() -> str:
+    """The range of --logit-scale as the rule is (tau = e^-L in TAU_RANGE), with its rounded ends marked as
+    approximate: 4.6051701 lies beyond a printed 4.60517 and is allowed (the probe, Dec 2026)."""
+    lo, hi = TAU_RANGE
+    llo, lhi = logit_scale_range()
+    return f"[-log({hi:g}), -log({lo:g})], about [{llo}, {lhi}] (tau = e^-L in [{lo:g}, {hi:g}])"
+
+
 def read_tau(args) -> str:
     """tau as a decimal string, from exactly one of --tau, --scale, --logit-scale."""
     import mpmath
@@ -149,8 +156,7 @@ def read_tau(args) -> str:
             shown = mpmath.nstr(1 / mpmath.mpf(str(s)), 25)
         tau = Decimal(shown)
     else:
-        llo, lhi = logit_scale_range()
-        what = f"a number in [{llo}, {lhi}] (tau = e^-L in [{lo:f}, {hi:f}])"
+        what = f"a number in {logit_scale_text()}"
         ls = read_decimal(flag, text, what)
         with mpmath.workdps(30):
             if ls.copy_abs() > 50:
@@ -253,6 +259,9 @@ def run(args) -> int:
         raise InputError("--column", "names a list column of .parquet files, and no file given is one")
     if args.compare_key is not None and args.compare is None:
         raise InputError("--compare-key", "names arrays inside the --compare files; give --compare A2 P2")
+    if args.compare_key is not None and not {Path(str(p)).suffix.lower() for p in args.compare} & KEYED_SUFFIXES:
+        raise InputError("--compare-key", "names arrays inside .npz, .safetensors or .pt files, and neither --compare "
+                         "file is one")
     keys = _names("--key", args.key, files, KEYED_SUFFIXES)
     cols = _names("--column", args.column, files, {".parquet"})
     arrays = _load(files, keys, cols)

@@ -394,21 +394,23 @@ class FiniteModel:
         if pi.ndim != 1 or pi.size < 1:
             raise InputError("pi", "must be a non-empty vector")
         if not np.all(np.isfinite(pi)) or np.any(pi < 0):
-            raise InputError("pi", "entries must be finite and >= 0")
+            raise _bad_entry("pi", pi, self.exact[0], nonnegative=True)
         if abs(pi.sum() - 1) > 1e-12:
             raise InputError("pi", f"must sum to 1, sums to {pi.sum():.17g}")
         n = pi.size
         if M.shape != (n, n):
             raise InputError("M", f"must be {n}x{n} to match pi, got shape {M.shape}")
         if not np.all(np.isfinite(M)) or np.any(M < 0):
-            raise InputError("M", "entries must be finite and >= 0")
+            raise _bad_entry("M", M, self.exact[1], nonnegative=True)
         bad = np.flatnonzero(np.abs(M.sum(axis=1) - 1) > 1e-12)
         if bad.size:
             raise InputError("M", f"rows must sum to 1 (stochastic matrix); row {bad[0]} sums to {M[bad[0]].sum():.17g}")
         if emb.ndim != 2 or emb.shape[0] != n:
             raise InputError("embedding", f"must have {n} rows (one per point of pi), got shape {emb.shape}")
-        if emb.shape[1] < 1 or not np.all(np.isfinite(emb)):
-            raise InputError("embedding", "entries must be finite")
+        if emb.shape[1] < 1:
+            raise InputError("embedding", "rows must have at least one entry")
+        if not np.all(np.isfinite(emb)):
+            raise _bad_entry("embedding", emb, self.exact[2], nonnegative=False)
         norms = row_norms(emb)
         bad = np.flatnonzero(np.abs(norms - 1) > 1e-12)
         if bad.size:
@@ -625,6 +627,29 @@ def _arb_probabilities(entries):
         total = sum(values, flint.arb(0))
         values = [v / total for v in values]
     return values
+
+
+def _bad_entry(name, floats, exact, nonnegative):
+    """The InputError for the first entry of ``floats`` (pi, M or embedding) that is not finite or, with
+    ``nonnegative``, is negative: it names the entry (pi[1], M[2][0]) and says why; a decimal beyond the
+    doubles (1e999) is named as such, not as infinite."""
+    index = next(tuple(int(i) for i in ix) for ix in zip(*np.nonzero(~np.isfinite(floats) | (floats < 0 if nonnegative
+                                                                                             else False))))
+    where = name + "".join(f"[{i}]" for i in index)
+    value = exact
+    for i in index:
+        value = None if value is None else value[i]
+    typed = str(value) if value is not None else repr(float(floats[index]))
+    if np.isfinite(floats[index]):
+        return InputError(where, f"must be >= 0, got {typed}")
+    try:
+        typed_is_finite = value is not None and Decimal(str(value)).is_finite()
+    except ArithmeticError:                       # decimal.InvalidOperation: not a decimal
+        typed_is_finite = False
+    if typed_is_finite:
+        return InputError(where, f"{typed} is beyond the range of a double (|x| < 1.8e308)"
+                          + ("; entries of pi and M are probabilities" if nonnegative else "; rows are unit vectors"))
+    return InputError(where, f"must be finite, got {typed}")
 
 
 def _exact_copy(x):

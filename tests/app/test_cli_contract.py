@@ -207,6 +207,15 @@ BAD = [
     (["risk", "--tau", "9" * 500, "--k", "3"], "--tau", "99999"),
     # found by the probe (Dec 2026): --smallest searched from the paper's constants, silently ignoring these
     (["prove", "P4", "--smallest", "--constants", "0,0,0"], "--constants", "--smallest"),
+    # found by the probe (Dec 2026): an option given twice ran with the last value, silently
+    (["risk", "--tau", "0.5", "--k", "1", "--dim", "3", "--dim", "4"], "--dim", "given twice (3, then 4)"),
+    (["risk", "--tau", "0.5", "--k", "1", "--model", "sphere", "--model", "finite"], "--model", "given twice"),
+    (["mc", "--tau", "0.5", "--tau", "0.6", "--k", "1", "--samples", "2", "--seed", "0"], "--tau", "0.5, then 0.6"),
+    (["embeddings", "--anchors", "A.npy", "--anchors", "P.npy", "--positives", "P.npy", "--tau", "1"], "--anchors",
+     "given twice (A.npy, then P.npy)"),
+    (["embeddings", "--anchors", "A.npy", "--positives", "P.npy", "--tau", "1", "--compare", "a", "b", "--compare",
+      "c", "d"], "--compare", "(a b, then c d)"),
+    (["prove", "P4", "--constants", "4,1,2.9", "--constants", "4,1,3"], "--constants", "given twice"),
 ]
 
 
@@ -326,6 +335,15 @@ SPECS = {
     "deep40.json": ("[" * 40 + "]" * 40, "nested"),
     "huge.json": (json.dumps({"pi": [0.5] * 2001, "M": [[1]], "embedding": [[1]]}), "2000"),
     "latin1.json": (b"\xff\xfe{", "UTF-8"),
+    # found by the probe (Dec 2026): a non-string description passed; a bad entry was not named, and 1e999
+    # (a finite decimal) was called not finite
+    "description.json": ('{"pi": [1], "M": [[1]], "embedding": [[1]], "description": 5}', "description: must be a string"),
+    "negative.json": (json.dumps({"pi": [0.5, 0.5], "M": [[1, 0], [-0.5, 1.5]], "embedding": [[1, 0], [0, 1]]}),
+                      "M[1][0]: must be >= 0, got -0.5"),
+    "overflow.json": ('{"pi": [1e999, 0.5], "M": [[1, 0], [0, 1]], "embedding": [[1, 0], [0, 1]]}',
+                      "pi[0]: 1E+999 is beyond the range of a double"),
+    "overflow_row.json": ('{"pi": [0.5, 0.5], "M": [[1, 0], [0, 1]], "embedding": [[1, 0], [0, 1e999]]}',
+                          "embedding[1][1]: 1E+999 is beyond"),
 }
 
 

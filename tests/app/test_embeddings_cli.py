@@ -605,6 +605,20 @@ def test_a_name_per_file_for_a_file_without_names_is_refused(tmp_path, capsys):
     assert code == 0 and json.loads(out2)["by_k"] == json.loads(out)["by_k"], err
 
 
+def test_a_compare_key_for_compared_files_without_names_is_refused(tmp_path, capsys):
+    """--compare-key x with two .npy --compare files was ignored (the probe, Dec 2026), as --key x was before."""
+    a, p = _pairs(3, 3)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    argv = ["--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.5", "--k", "1",
+            "--samples", "0", "--compare", tmp_path / "a.npy", tmp_path / "p.npy"]
+    code, out, err = _run(capsys, *argv, "--compare-key", "x")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "--compare-key" in err and "neither --compare file" in err, err
+    code, out, err = _run(capsys, *argv)
+    assert code == 0, err
+
+
 def test_a_named_pipe_and_a_corrupt_npz_member_exit_2_naming_the_file(tmp_path, capsys):
     """A FIFO blocked open() forever; a broken member of an .npz was called an object array."""
     import os
@@ -753,7 +767,8 @@ def test_the_temperature_ranges_in_the_help_hold_at_their_ends(capsys):
         pass
     text = " ".join(capsys.readouterr().out.split())
     for flag, attr in (("--tau", "tau"), ("--scale", "scale"), ("--logit-scale", "logit_scale")):
-        m = re.search(re.escape(flag) + r" [A-Z]+ [^[]*\[(-?[\d.]+), (-?[\d.]+)\]", text)
+        # the first numeric range after the option (--logit-scale states its rule, [-log(100), -log(0.01)], first)
+        m = re.search(re.escape(flag) + r" [A-Z]+ .*?\[(-?[\d.]+), (-?[\d.]+)\]", text)
         assert m, flag
         for end, step in ((m.group(1), "-0.001"), (m.group(2), "0.001")):
             tau = float(read_tau(SimpleNamespace(**{"tau": None, "scale": None, "logit_scale": None, attr: end})))
