@@ -42,6 +42,12 @@ LIBRARY = {
                                   "numbers (Def. 27.1)",
                                   "Shalev-Shwartz and Ben-David, Understanding Machine Learning (Cambridge UP, 2014), "
                                   "Lemma 27.4 (Dudley's chaining, Massart's Lemma 26.8 at each scale)"),
+    "covering numbers": ("N(r, S, rho) is non-increasing in r (an r-cover is an r'-cover for r' >= r); for f with "
+                         "||f(x) - f(x')|| = L rho(x, x') on S (<= suffices; the equality ties rho to the metric of N), "
+                         "N(L r, f(S)) <= N(r, S, rho) (the images of an r-cover are an L r-cover) and min_abar max_{a in f(S)} ||a - abar|| <= L rho_0 when rho(x, x0) <= rho_0 "
+                         "on S (abar = f(x0))",
+                         "standard (Shalev-Shwartz and Ben-David 2014, Def. 27.1; Wainwright 2019, Def. 5.1 and "
+                         "Lemma 5.7's proof)"),
     "covering numbers of balls": ("N(eps, B_R(Theta), ||.||) <= (1 + 2R/eps)^{d}, and N(eps, Phi, rho) <= N(eps/L, Theta) "
                                   "for an L-Lipschitz parametrisation, then monotonicity of the integral",
                                   "Wainwright (2019), eq. 5.9 (volumetric bound), as the paper cites it"),
@@ -552,6 +558,49 @@ def dudley_covering_transfer():
         lambda logN, d, R, L, U, rho, dth: le(sp.Integral(sp.sqrt(logN(e)), (e, 0, U)),
                                               sp.sqrt(d) * sp.Integral(sp.sqrt(sp.log(1 + 2 * R * L / e)), (e, 0, U))),
         lambda logN, d, R, L, U, rho, dth: [le(rho, L * dth)])
+
+
+@_lib('covering numbers')
+def covering_non_increasing():
+    """N(r, S, rho) is non-increasing in r: an r-cover is an r'-cover for every r' >= r.  ``logN``: r -> log N(r, S, rho)
+    for a set S of a (pseudo)metric space; the conclusion holds for every x, h > 0 (x_g, h_g: the form in which
+    the lemmas that need a non-increasing function take it as a hypothesis)."""
+    return Lemma(
+        "covering numbers are non-increasing in the radius", "log N(x + h, S, rho) <= log N(x, S, rho) for all x, h > 0",
+        {"logN": sp.Lambda(_u, sp.Function("logN")(_u))},
+        lambda logN: le(logN(MONO_X + MONO_H), logN(MONO_X)),
+        lambda logN: [])
+
+
+@_lib('covering numbers')
+def covering_lipschitz_image():
+    """If ||f(x) - f(x')|| = L rho(x, x') for all x, x' of S (L-Lipschitz would do), the images of an r-cover of S in
+    rho are an (L r)-cover of f(S) in the Euclidean norm: N(L r, f(S)) <= N(r, S, rho).  ``logNA`` and ``logN``:
+    r -> the log covering numbers of f(S) and of S in rho; ``dist`` and ``rho``: ||f(x) - f(x')|| and rho(x, x')
+    at a generic pair of S (the hypothesis then holds for every pair).  The hypothesis is the equality, not the
+    Lipschitz bound: nothing here ties ``logN`` to ``rho``, and a larger ``rho`` (another metric, other covering
+    numbers) would pass a bound."""
+    return Lemma(
+        "covering numbers of a Lipschitz image", "||f(x) - f(x')|| = L rho(x, x') on S implies N(L r, f(S)) <= N(r, S, rho)",
+        {"logNA": sp.Lambda(_u, sp.Function("logNA")(_u)), "logN": sp.Lambda(_u, sp.Function("logN")(_u)),
+         "L": sp.Symbol("L", positive=True), "r": sp.Symbol("r", positive=True),
+         "dist": sp.Symbol("dist", nonnegative=True), "rho": sp.Symbol("rho", nonnegative=True)},
+        lambda logNA, logN, L, r, dist, rho: le(logNA(L * r), logN(r)),
+        lambda logNA, logN, L, r, dist, rho: [gt(L, 0), gt(r, 0), eq(dist, L * rho)])
+
+
+@_lib('covering numbers')
+def radius_lipschitz_image():
+    """The radius c = min_abar max_{a in f(S)} ||a - abar|| of f(S) (the c of Lemma 27.4) is at most L rho_0 when
+    ||f(x) - f(x0)|| <= L rho(x, x0) and rho(x, x0) <= rho_0 for every x of S: take abar = f(x0).  ``dist0`` and
+    ``rho``: ||f(x) - f(x0)|| and rho(x, x0) at a generic x of S."""
+    return Lemma(
+        "the radius of a Lipschitz image", "||f(x) - f(x0)|| <= L rho(x, x0) <= L rho_0 on S implies "
+        "min_abar max_{a in f(S)} ||a - abar|| <= L rho_0",
+        {"c": sp.Symbol("c", positive=True), "L": sp.Symbol("L", positive=True), "rho0": sp.Symbol("rho_0", nonnegative=True),
+         "dist0": sp.Symbol("dist_0", nonnegative=True), "rho": sp.Symbol("rho", nonnegative=True)},
+        lambda c, L, rho0, dist0, rho: le(c, L * rho0),
+        lambda c, L, rho0, dist0, rho: [gt(L, 0), le(dist0, L * rho), le(rho, rho0)])
 
 
 # ---------------------------------------------------------------- for the remainder bounds (expansions, A2.32)

@@ -677,36 +677,46 @@ def _chaining():
               ExactInstance(uml, {"Rad": Rad, "logNA": sp.Lambda(up, logNA(up)), "m": n, "c": c, "M": M}))
     sumA = sp.Sum(2 ** (-kk) * sp.sqrt(logNA(c * 2 ** (-kk))), (kk, 1, M))
     sumN = sp.Sum(2 ** (-kk) * g(ak(kk)), (kk, 1, M))
+    # the loss vectors a_phi = (l(phi, z_i))_i: ||a_phi - a_phi'|| = sqrt(n) rho_n(phi, phi'), with dl(i) = |l(phi, z_i) -
+    # l(phi', z_i)| at a generic pair (dl_0 for the pair (phi, phi_0))
+    lipschitz = {"L": sp.sqrt(n), "dist": sp.sqrt(sp.Sum(dlf(i) ** 2, (i, 1, n))), "rho": _rho_n()}
+    transfer = AsGap(ByLemma(L.covering_lipschitz_image(),
+                             {"logNA": sp.Lambda(up, logNA(up)), "logN": sp.Lambda(up, logN(up)), "r": ak(kk), **lipschitz},
+                             context=sp.Lambda(up, sp.sqrt(up))))
     st2 = Step("covers of Phi cover A", "(54)", le(first + head * sumA, first + head * sumN),
-              "an (r/sqrt n)-cover of Phi in rho_n gives an r-cover of A: N(c 2^-k, A) <= N(a_k, Phi, rho_n)",
+              "an (r/sqrt n)-cover of Phi in rho_n gives an r-cover of A: N(c 2^-k, A) <= N(a_k, Phi, rho_n), since "
+              "||a_phi - a_phi'|| = sqrt(n) rho_n(phi, phi')",
               ByLemma(L.sum_monotone(kk), {"U": sp.Lambda(kk, 2 ** (-kk) * sp.sqrt(logNA(c * 2 ** (-kk)))),
                                            "V": sp.Lambda(kk, 2 ** (-kk) * g(ak(kk))), "k": M},
                       context=sp.Lambda(up, first + head * up),
-                      hyp_checks={0: NonNegative([2 ** (-kk) * s1], {s1: g(ak(kk)) - sp.sqrt(logNA(c * 2 ** (-kk)))})}))
+                      hyp_checks={0: NonNegative([2 ** (-kk) * s1], {s1: g(ak(kk)) - sp.sqrt(logNA(c * 2 ** (-kk)))},
+                                                 by={s1: transfer})}))
     darboux = sp.Sum((ak(kk) - ak(kk + 1)) * g(ak(kk)), (kk, 1, M))
     st3 = Step("a lower Darboux sum", "(54)", eq(first + head * sumN, first + 12 / sp.sqrt(n) * darboux),
               "(6c/n) 2^-k = (12/sqrt n)(a_k - a_{k+1}), a_k = c 2^-k/sqrt(n)", Identity())
     st4 = Step("sum <= integral", "(54)", le(first + 12 / sp.sqrt(n) * darboux, first + 12 / sp.sqrt(n) * J(ak(1))),
               "g = sqrt(log N(., Phi, rho_n)) >= 0 is non-increasing (a cover at radius eps covers at every larger radius)",
-              ByLemma(L.darboux_lower_sum(kk), {"g": g, "a": ak, "M": M}, context=sp.Lambda(up, first + 12 / sp.sqrt(n) * up)))
+              ByLemma(L.darboux_lower_sum(kk), {"g": g, "a": ak, "M": M}, context=sp.Lambda(up, first + 12 / sp.sqrt(n) * up),
+                      hyp_checks={3: AsGap(ByLemma(L.covering_non_increasing(), {"logN": sp.Lambda(up, logN(up))},
+                                                   context=sp.Lambda(up, sp.sqrt(up))))}))
+    # c = min_abar max_a ||a - abar|| <= max_phi ||a_phi - a_phi0|| = sqrt(n) max_phi rho_n(phi, phi0) <= sqrt(n) rho_0
+    radius = AsGap(ByLemma(L.radius_lipschitz_image(),
+                           {"c": c, "L": sp.sqrt(n), "rho0": rho0, "dist0": sp.sqrt(sp.Sum(dl0f(i) ** 2, (i, 1, n))),
+                            "rho": _rho0_n()}))
     st5 = Step("up to D", "(54)", le(first + 12 / sp.sqrt(n) * J(ak(1)), first + 12 / sp.sqrt(n) * J(D)),
               "a_1 = c/(2 sqrt n) <= D",
               ByLemma(L.integral_upper_limit(), {"g": g, "a": ak(1), "b": D}, context=sp.Lambda(up, first + 12 / sp.sqrt(n) * up),
                       hyp_checks={1: NonNegative([s2, s3 / sp.sqrt(n), c / (2 * sp.sqrt(n))],
-                                                 {s2: D - rho0, s3: sp.sqrt(n) * rho0 - c})}))
+                                                 {s2: D - rho0, s3: sp.sqrt(n) * rho0 - c}, by={s3: radius})}))
     st6 = Step("c <= sqrt(n) D", "(54)", le(first + 12 / sp.sqrt(n) * J(D), D * 2 ** (-M) + 12 / sp.sqrt(n) * J(D)),
               "c 2^-M/sqrt(n) <= D 2^-M", NonNegative([2 ** (-M) * s2, 2 ** (-M) * s3 / sp.sqrt(n)],
-                                                      {s2: D - rho0, s3: sp.sqrt(n) * rho0 - c}))
-    x_, h_ = L.MONO_X, L.MONO_H
-    ass = [As("the class lies within D of phi_0 in rho_n: rho_n(phi, phi_0) <= rho_0 <= D for every phi", ge(D, rho0)),
-           As("c (of Lemma 27.4) <= max_phi ||a_phi - a_phi0|| = sqrt(n) rho_0: take abar = a_phi0, and "
-              "||a_phi - a_phi'|| = sqrt(n) rho_n(phi, phi')", le(c, sp.sqrt(n) * rho0), derived=True),
-           As("N(c 2^-k, A) <= N(a_k, Phi, rho_n): the loss vectors of an a_k-cover of Phi in rho_n are a "
-              "c 2^-k-cover of A (k = 1..M)", le(sp.sqrt(logNA(c * 2 ** (-kk))), g(ak(kk))), derived=True),
-           As("N(eps, Phi, rho_n) is non-increasing in eps (an eps-cover is an eps'-cover for eps' >= eps)",
-              ge(g(x_) - g(x_ + h_), 0), derived=True),
-           "Rad = E sup_phi n^-1 sum_i sigma_i l(phi, z_i) = R(A) of (26.5); if A is one point, Rad = 0 and the bound is "
-           "trivial, so c > 0"]
+                                                      {s2: D - rho0, s3: sp.sqrt(n) * rho0 - c}, by={s3: radius}))
+    ass = [As("the class lies within D of phi_0 in rho_n: rho_0 <= D", ge(D, rho0)),
+           "Rad = E sup_phi n^-1 sum_i sigma_i l(phi, z_i) = R(A) of (26.5) for the loss vectors A = {a_phi = (l(phi, "
+           "z_i))_{i <= n}} of R^n; logN_A and logN are the log covering numbers of A (Euclidean) and of Phi in rho_n; "
+           "dl(i) = |l(phi, z_i) - l(phi', z_i)|, dl_0(i) = |l(phi, z_i) - l(phi_0, z_i)|; if A is one point, Rad = 0 "
+           "and the bound is trivial, so c > 0",
+           As("rho_0 bounds the distances to phi_0: rho_n(phi, phi_0) <= rho_0 for every phi", le(_rho0_n(), rho0))]
     chain_m = Derivation("P5.chaining.M", "Dudley's entropy integral for each M: Rad <= D 2^-M + (12/sqrt n) int_0^D "
                          "sqrt(log N(eps)) deps", "(54); [Shalev-Shwartz and Ben-David, 2014, Lemma 27.4]", Rad, "le",
                          D * 2 ** (-M) + 12 / sp.sqrt(n) * J(D), [st1, st2, st3, st4, st5, st6], ass)
@@ -721,7 +731,7 @@ def _chaining():
                       context=sp.Lambda(up, 12 / sp.sqrt(n) * J(D) + 12 / sp.sqrt(n) * up)))
     chain = Derivation("P5.chaining", "Dudley's entropy integral with the paper's constant: Rad <= (24/sqrt n) "
                        "int_0^D sqrt(log N(eps, Phi, rho_n)) deps", "(54)", Rad, "le", 24 / sp.sqrt(n) * J(D), [t1, t2],
-                       [ass[0], ass[4]], errata=[_errata.get("P5-dudley-source")],
+                       ass, errata=[_errata.get("P5-dudley-source")],
                        notes="Source: [Shalev-Shwartz and Ben-David, Understanding Machine Learning, 2014, Lemma 27.4], "
                              "through derivation P5.chaining.M.  The chaining lemma gives 12/sqrt(n) with the upper "
                              "limit D/2; the paper's 24/sqrt(n) over [0, D] follows and is kept.")

@@ -398,7 +398,7 @@ def test_the_assumed_consequences_left_are_these():
     """Every fact a chain assumes as a consequence of the paper's hypotheses (Assumption.derived), by result: a
     debt counted in the audit and rendered.  Those shown since (Q-bounds, L4, P2.28, L5, P3's [0, 1]-valued class,
     A1.32's y^3 <= |y|^3, Lemma 3's |f - E f| <= 2 and |A| <= 2B, L1.50's power mean, the Taylor points of L2
-    and A.1) must not come back; a new one must be added
+    and A.1, P5.chaining.M's three covering facts) must not come back; a new one must be added
     here on purpose."""
     from infonce_sym.proofs.register import derivation, ids
     left = {}
@@ -406,7 +406,7 @@ def test_the_assumed_consequences_left_are_these():
         for a in derivation(rid).structured_assumptions():
             if a.derived:
                 left.setdefault(rid, []).append(a.text.split(" (")[0][:20])
-    assert left == {"P5.chaining.M": ["c", "N(c 2^-k, A) <= N(a_", "N(eps, Phi, rho_n) i"]}
+    assert left == {}
 
 
 def test_lemma3_shows_its_two_range_facts():

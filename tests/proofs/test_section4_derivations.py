@@ -317,6 +317,43 @@ def test_chaining_sum_below_the_integral_numerically(c, n, M, D):
         assert lower <= mpmath.quad(g, [a[M], a[0]]) <= upper
 
 
+def test_the_covering_facts_of_the_chaining_hold_on_random_classes():
+    """P5.chaining.M's three covering facts, once assumed, are library lemmas now (covering numbers of a Lipschitz
+    image, their radius, their monotonicity), cited with ||a_phi - a_phi'|| = sqrt(n) rho_n(phi, phi') checked by
+    the CAS.  Independent route, on finite classes of loss vectors a_phi = (l(phi, z_i))_i (l the logistic loss of
+    a random linear score): the Euclidean distances are sqrt(n) rho_n; the images of a greedy r-cover of Phi in
+    rho_n (a cover by construction) cover A at sqrt(n) r, and cover it at every larger radius; the minimax radius
+    c of A (SLSQP on the epigraph form) is at most sqrt(n) max_phi rho_n(phi, phi_0) for every centre phi_0."""
+    import numpy as np
+    from scipy.optimize import minimize
+    from infonce_sym.proofs.register import derivation
+    res = derivation("P5.chaining.M").run()
+    assert res.verdict == "proved" and "covering numbers" in res.lemmas
+    assert not any(a.derived for a in derivation("P5.chaining.M").structured_assumptions())
+    rng = np.random.default_rng(11)
+    for n, size in ((4, 25), (9, 60)):
+        x = rng.normal(size=(n, 3))
+        theta = rng.normal(size=(size, 3))
+        a = np.log1p(np.exp(-theta @ x.T))                      # a[phi, i] = l(phi, z_i)
+        diff = a[:, None, :] - a[None, :, :]
+        rho = np.sqrt((diff ** 2).mean(axis=2))                 # rho_n(phi, phi')
+        euclid = np.linalg.norm(diff, axis=2)
+        assert np.allclose(euclid, math.sqrt(n) * rho, rtol=1e-12, atol=1e-15)
+        for r in np.quantile(rho[rho > 0], [0.05, 0.3, 0.7]):
+            centres, uncovered = [], np.ones(size, bool)
+            while uncovered.any():                              # greedy r-cover of Phi in rho_n
+                c_ = int(np.flatnonzero(uncovered)[0])
+                centres.append(c_)
+                uncovered &= rho[c_] > r
+            for radius in (math.sqrt(n) * r, 1.5 * math.sqrt(n) * r):
+                assert (euclid[centres].min(axis=0) <= radius * (1 + 1e-12)).all()
+        z0 = np.append(a.mean(axis=0), np.linalg.norm(a - a.mean(axis=0), axis=1).max())
+        fit = minimize(lambda z: z[-1], z0, method="SLSQP",
+                       constraints=[{"type": "ineq", "fun": lambda z: z[-1] ** 2 - ((a - z[:-1]) ** 2).sum(axis=1)}])
+        c = np.linalg.norm(a - fit.x[:-1], axis=1).max()        # max_a ||a - abar|| at the fitted centre >= the radius
+        assert c <= (math.sqrt(n) * rho.max(axis=1)).min() * (1 + 1e-9)
+
+
 def test_lemma1_defines_dl_per_tuple_and_prop5_names_the_theta0_pair_apart():
     from infonce_sym.proofs.register import derivation
     # (50) is cited at every tuple i: its definition of dl comes along with tuple i's embeddings
