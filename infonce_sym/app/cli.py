@@ -835,10 +835,37 @@ def _print_section4(args, out):
         _emit_json(args, out)
         return 0
     for key, value in out.items():
-        if isinstance(value, (list, dict)) and len(str(value)) > 100:
+        if isinstance(value, dict) and all(not isinstance(v, (list, dict)) for v in value.values()):
+            # theorem1's terms of the bound, its settings: one line each (they were skipped as long)
+            print(f"  {key}:")
+            for sub, v in value.items():
+                print(f"    {sub:<26} {jsonable(v)}")
+        elif isinstance(value, list) and value and all(isinstance(row, dict) for row in value):
+            # theorem1's repeats: a table of their scalar fields, the whole rows with --json
+            cols = [c for c, v in value[0].items() if not isinstance(v, (list, dict))]
+            widths = [max(len(c), 10) for c in cols]
+            print(f"  {key} ({len(value)}; 6 significant digits, every digit and field with --json):")
+            print("    " + "  ".join(f"{c:>{w}}" for c, w in zip(cols, widths)))
+            for row in value[:MAX_TABLE_ROWS]:
+                print("    " + "  ".join(f"{_short_number(row.get(c)):>{w}}" for c, w in zip(cols, widths)))
+            if len(value) > MAX_TABLE_ROWS:
+                print(f"    ... {len(value) - MAX_TABLE_ROWS} more with --json")
+        elif isinstance(value, (list, dict)) and len(str(value)) > 100:
             continue
-        print(f"  {key:<28} {jsonable(value)}")
+        else:
+            print(f"  {key:<28} {jsonable(value)}")
     return 0
+
+
+MAX_TABLE_ROWS = 20
+
+
+def _short_number(v):
+    """A table cell: a real to 6 significant digits, anything else as it is."""
+    import numbers
+    if isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral):       # float, numpy floats
+        return f"{float(v):.6g}"
+    return str(jsonable(v))
 
 
 class _Progress:

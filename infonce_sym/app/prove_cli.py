@@ -100,6 +100,10 @@ def run(args):
         if out["verdict"] == "conditional":
             for u in out["undischarged"]:
                 print(f"  undischarged: {u}")
+        if out["verdict"] == "failed":
+            # 'failed' is the chain's, not the statement's: P4 with [2, 1, 1] fails here and P4.sharp proves it
+            print(f"  (this chain does not prove the statement with these constants; that is no counterexample: "
+                  f"`infonce-sym prove {args.id} --smallest` gives the smallest it accepts)")
     return 0 if out["verdict"] == "proved" else 1
 
 

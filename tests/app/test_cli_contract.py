@@ -1070,3 +1070,21 @@ def test_rademacher_estimate_follows_the_centres_the_branch_and_bound_evaluates(
         estimate("--dim-in", "3") > estimate("--dim-in", "2") > estimate("--dim-in", "1")
     monkeypatch.setattr(montecarlo, "default_backend", lambda: "numpy")
     assert estimate(*big) == pytest.approx(cli.RADEMACHER_NUMPY_FACTOR * compiled, rel=1e-12)
+
+
+def test_theorem1_text_shows_the_terms_and_the_repeats(capsys):
+    """theorem1's text output skipped its terms of the bound and its repeats (a dict and a list too long to print
+    whole: the probe, Dec 2026); they are printed now, the repeats as a table, equal to --json's to 6 digits."""
+    argv = ["theorem1", "--n", "20", "--repeats", "2", "--samples", "200"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    code, js, err = run(argv + ["--json"], capsys)
+    results = json.loads(js)["results"]
+    lines = out.splitlines()
+    for name, value in results["terms"].items():
+        assert any(line.split() == [name, value] for line in lines), name
+    header = next(i for i, line in enumerate(lines) if line.strip().startswith("per_repeat (2;"))
+    cols = lines[header + 1].split()
+    for row, line in zip(results["per_repeat"], lines[header + 2:header + 4]):
+        cells = dict(zip(cols, line.split()))
+        assert all(abs(float(cells[c]) - float(row[c])) <= 1e-5 * abs(float(row[c])) for c in cols), (cells, row)

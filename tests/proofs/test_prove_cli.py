@@ -22,6 +22,16 @@ def test_prove_p4_sharp_111_fails_at_a_named_step(capsys):
     assert "-sqrt(Sum((-phi'_a(l) + phi_a(l))**2, (l, 1, d)))/tau" in res["reason"]
 
 
+def test_a_failure_says_it_is_the_chains_not_a_counterexample(capsys):
+    """P4 with [2, 1, 1] fails (the paper's argument needs [4, 1, 3]) while the statement holds (P4.sharp proves it):
+    the text says the failure is the chain's, and where the chain's smallest constants are (a probe, Dec 2026)."""
+    code, out, _ = _run(["prove", "P4", "--constants", "2,1,1"], capsys)
+    assert code == 1 and ": failed; first failing step: P4 / " in out
+    assert "no counterexample" in out and "prove P4 --smallest" in out
+    code, out, _ = _run(["prove", "P4.sharp", "--constants", "2,1,1"], capsys)
+    assert code == 0 and ": proved" in out and "counterexample" not in out
+
+
 def test_prove_p4_sharp_at_its_constants_is_proved(capsys):
     """At [2, 1, 1] the chain is proved: (43) cites L6.path, nothing is undischarged; exit 0."""
     code, out, _ = _run(["prove", "P4.sharp", "--json"], capsys)
