@@ -79,12 +79,10 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)       # options are spelled out
         super().__init__(*args, **kwargs)
-
-    def add_argument(self, *args, **kwargs):
-        # every option that takes a value is given at most once (flags may repeat: --json --json is --json)
-        if args and args[0].startswith("-") and kwargs.get("action", "store") == "store":
-            kwargs["action"] = _Once
-        return super().add_argument(*args, **kwargs)
+        # every option that takes a value is given at most once (flags may repeat: --json --json is --json); the
+        # registry, not add_argument, so that the argument groups (which share it) follow too
+        self.register("action", None, _Once)
+        self.register("action", "store", _Once)
 
     def error(self, message):           # one line, status 2
         raise InputError("arguments", message)

@@ -216,6 +216,11 @@ BAD = [
     (["embeddings", "--anchors", "A.npy", "--positives", "P.npy", "--tau", "1", "--compare", "a", "b", "--compare",
       "c", "d"], "--compare", "(a b, then c d)"),
     (["prove", "P4", "--constants", "4,1,2.9", "--constants", "4,1,3"], "--constants", "given twice"),
+    # options of a mutually exclusive group (argparse adds them through the group, not the parser)
+    (["embeddings", "--anchors", "A.npy", "--positives", "P.npy", "--tau", "0.5", "--tau", "0.6"], "--tau",
+     "given twice (0.5, then 0.6)"),
+    (["embeddings", "--anchors", "A.npy", "--positives", "P.npy", "--tau", "1", "--negatives-from", "anchors",
+      "--negatives-from", "positives"], "--negatives-from", "given twice"),
 ]
 
 
