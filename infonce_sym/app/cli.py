@@ -543,11 +543,23 @@ def _compiled_kernels_run():
 
 
 def _mc_seconds(args):
-    """mc's estimate: the sphere runs on the compiled kernels when numba is installed, else NumPy."""
+    """mc's estimate: the sphere runs on the compiled kernels when numba is installed, else NumPy.  A finite
+    model (example-a2 too) with k >= N draws each tuple's negatives as counts per point, Multinomial(k, pi)
+    (``montecarlo._finite_run``): N per tuple, not k (the estimate was 10^5-10^6 too high at k = 10^9)."""
     rates = (MC_NEGATIVES_PER_SECOND, MC_TUPLES_PER_SECOND)
     if args.model == "sphere" and _compiled_kernels_run():
         rates = (MC_COMPILED_NEGATIVES_PER_SECOND, MC_COMPILED_TUPLES_PER_SECOND)
-    return args.samples * args.k / rates[0] + args.samples / rates[1]
+    per_tuple = args.k if args.model == "sphere" else min(args.k, _finite_states(args))
+    return args.samples * per_tuple / rates[0] + args.samples / rates[1]
+
+
+def _finite_states(args):
+    """N, the states of mc's finite model: the spec's, or example-a2's 1/eps = ceil(e^(1/tau) - 1) (eq. (33))."""
+    if args.model == "finite":
+        return args.finite_model.size
+    import mpmath
+    with mpmath.workdps(40):
+        return int(mpmath.ceil(mpmath.exp(1 / mpmath.mpf(str(args.tau))) - 1))
 
 
 def _rademacher_seconds(d_theta, tau, n, k, samples):
@@ -667,7 +679,7 @@ def cmd_risk(args):
 
 
 def cmd_mc(args):
-    from ..quantities.montecarlo import monte_carlo
+    from ..quantities.montecarlo import MIN_INTERVAL_SAMPLES, interval_doubt, monte_carlo
     model = _build_model(args)
     with _StopAtMaxSeconds(args):
         result = monte_carlo(model, args.tau, args.k, args.samples, args.seed, loss=args.loss)   # tau as typed
@@ -692,13 +704,15 @@ def cmd_mc(args):
         else:
             lo, hi = r["ci95"]
             doubt = "" if r.get("ci95_reliable", True) else (
-                f"  (not a 95% interval: skewness {float(r['skewness']):.3g}, and Cochran's rule asks for more than "
-                f"25 x skewness^2 = {r['samples_for_normal_interval']} samples; a heavy tail the sample has barely seen; "
-                f"`infonce-sym risk` gives the exact value)")
+                f"  (not a 95% interval: {interval_doubt(r)}"
+                + ("; a heavy tail the sample has barely seen" if r["samples"] >= MIN_INTERVAL_SAMPLES else "")
+                + "; `infonce-sym risk` gives the exact value)")
             est, se = float(r["estimate"]), float(r["stderr"])
-            # enough digits that the interval's ends differ (two digits of the standard error), at least 8
-            sig = 8 if not (est and se > 0) else min(17, max(8, int(math.floor(math.log10(abs(est)))
-                                                                 - math.floor(math.log10(se))) + 2))
+            # enough digits that the interval's ends differ (two digits of its half-width: the standard error's
+            # multiple, or the rounding bound alone when every tuple gave one value), at least 8
+            half = (float(hi) - float(lo)) / 2
+            sig = 8 if not (est and half > 0) else min(17, max(8, int(math.floor(math.log10(abs(est)))
+                                                                   - math.floor(math.log10(half))) + 2))
             rounding = float(r.get("rounding", 0.0))
             if rounding > 0.1 * se:
                 doubt = f"  (widened by {rounding:.2g}, the float64 rounding bound of the mean){doubt}"

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..quantities import empirical as emp
-from ..quantities.montecarlo import Z95
+from ..quantities.montecarlo import interval_doubt, quantile95
 from .cli import RANGES
 
 __all__ = ["analyse", "RowSource", "Streaming", "tables_unit", "mc_unit", "block_rows", "remember", "DEFAULT_MEMORY_LIMIT", "expansion_values", "prop1_bounds", "dcl_bounds", "compare_versions",
@@ -530,14 +530,13 @@ def _mc_check(run, tau, gv, loss, samples, seed, ce_terms):
         g = mc["gap"]
         z = (g["estimate"] - exact) / g["stderr"] if g["stderr"] > 0 else None     # None: no spread to judge
         # the 95% interval widened by the exact gap's error bound and the float64 rounding of a tuple's loss
-        within = abs(g["estimate"] - exact) <= Z95 * g["stderr"] + bound + _loss_rounding(tau)
+        within = abs(g["estimate"] - exact) <= quantile95(g["samples"]) * g["stderr"] + bound + _loss_rounding(tau)
         if z is None:
             # every sampled tuple gave one value (a collapsed model, say): the interval is that value
             verdict = "consistent (zero spread: every tuple gave the exact value)" if within else "inconclusive (zero spread)"
         elif not g.get("ci95_reliable", True):
             # a z-test needs the normal approximation, which this sample's skewness puts in doubt
-            verdict = (f"inconclusive (skewness {g['skewness']:.3g}: Cochran's rule asks for more than "
-                       f"{g['samples_for_normal_interval']} samples)")
+            verdict = f"inconclusive ({interval_doubt(g)})"
         else:
             verdict = "consistent" if within else "outside the 95% interval"
         rows.append({"k": k, "exact_gap": exact, "mc_gap": g["estimate"], "stderr": g["stderr"],

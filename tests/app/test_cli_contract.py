@@ -1048,7 +1048,15 @@ def test_mc_estimate_uses_the_rates_of_the_backend_that_will_run(monkeypatch):
     assert plain == pytest.approx(100000 * 4096 / cli.MC_NEGATIVES_PER_SECOND + 100000 / cli.MC_TUPLES_PER_SECOND)
     assert plain > 3 * compiled
     monkeypatch.setattr(montecarlo, "default_backend", lambda: "numba")
-    assert cli._mc_seconds(SimpleNamespace(model="finite", samples=100000, k=4096)) == plain
+    big = SimpleNamespace(size=5000)
+    assert cli._mc_seconds(SimpleNamespace(model="finite", samples=100000, k=4096, finite_model=big)) == plain
+    # k >= N: each tuple's negatives are counts per point (N of them), not k draws: the estimate was 10^5-10^6
+    # too high at k = 10^9 (the probe, Dec 2026: estimated 1e6 s, ran in 0.36 s)
+    small = SimpleNamespace(size=4)
+    assert cli._mc_seconds(SimpleNamespace(model="finite", samples=100000, k=10**9, finite_model=small)) == \
+        pytest.approx(100000 * 4 / cli.MC_NEGATIVES_PER_SECOND + 100000 / cli.MC_TUPLES_PER_SECOND)
+    a2 = SimpleNamespace(model="example-a2", samples=100000, k=10**9, tau="0.5")        # 1/eps = ceil(e^2 - 1) = 7
+    assert cli._mc_seconds(a2) == pytest.approx(100000 * 7 / cli.MC_NEGATIVES_PER_SECOND + 100000 / cli.MC_TUPLES_PER_SECOND)
 
 
 def test_rademacher_estimate_follows_the_centres_the_branch_and_bound_evaluates(monkeypatch):
