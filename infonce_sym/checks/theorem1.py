@@ -25,6 +25,7 @@ from ..errors import check_k, check_probability, check_tau
 from ..models.fourier_class import FourierEmbedding, density_ratio_second_moment, sample_tuples
 from ..proofs.statements import lipschitz_constants, theorem1_terms
 from ..quantities.search_mc import fit_erm, population_risk_mc, search_cross_entropy_mc
+from ..quantities.montecarlo import quantile95
 
 __all__ = ["theorem1_experiment", "theorem1_scaling"]
 
@@ -77,7 +78,8 @@ def theorem1_experiment(data="gaussian", dim_in=2, m=1, n=200, k=16, tau=0.5, ra
         if progress is not None:
             progress(len(rows), repeats)
     lhs = np.array([r["lhs"] for r in rows])
-    lhs_hi = lhs + 1.96 * np.array([r["lhs_stderr"] for r in rows])
+    # the upper end of the LHS's 95% interval (Student's t of the samples per repeat, as mc's intervals)
+    lhs_hi = lhs + quantile95(samples) * np.array([r["lhs_stderr"] for r in rows])
     rhs = np.array([r["rhs"] for r in rows])
     keys = ("empirical_risk", "complexity", "sample_variability", "finite_k_bias", "rhs", "lhs",
             "population_risk", "A")
