@@ -735,12 +735,17 @@ def cmd_expand(args):
         results = {key: (mpmath.nstr(consts[name], args.digits, strip_zeros=False) if name in consts else None)
                    for key, name in names.items()}
         # the k at which the 1/k^2 term equals the 1/k term: the expansion describes k well above it
-        crossover = {gap: (mpmath.nstr(abs(consts[two] / consts[one]), 3) if one in consts and two in consts
-                           and consts[one] != 0 else None)
-                     for gap, (one, two) in (("cross_entropy", (names["c1"], names["c2"])),
-                                             ("search", (names["d1"], names["d2"])))}
+        pairs = {"cross_entropy": (names["c1"], names["c2"]), "search": (names["d1"], names["d2"])}
+        crossover = {gap: (_three_digits(abs(consts[two] / consts[one])) if one in consts and two in consts
+                           and consts[one] != 0 else None) for gap, (one, two) in pairs.items()}
     reason = model.domination_reason if not model.dominated else vanishes
     undefined = {key: reason or "not available for this model" for key, v in results.items() if v is None}
+    for gap, (one, two) in pairs.items():
+        if crossover[gap] is None:
+            # |2/1| needs the 1/k constant nonzero (a probe, Dec 2026: d1 = d2 = 0 left it null with no reason)
+            first = "c1" if gap == "cross_entropy" else "d1"
+            undefined[f"k_crossover.{gap}"] = (f"{first} = 0: the 1/k term vanishes" if one in consts
+                                               else undefined.get(first, "not available for this model"))
     if args.json:
         _emit_json(args, results, model=model.label, undefined=undefined, k_crossover=crossover)
         return 0
@@ -753,7 +758,17 @@ def cmd_expand(args):
              if crossover[gap] is not None]
     if shown:
         print(f"  the 1/k^2 term equals the 1/k term at k = {', '.join(shown)}: the expansions describe k well above")
+    for gap in ("cross_entropy", "search"):
+        if crossover[gap] is None and results[("c1" if gap == "cross_entropy" else "d1")] is not None:
+            print(f"  no crossover k for the {gap.replace('_', ' ')} expansion: {undefined[f'k_crossover.{gap}']}")
     return 0
+
+
+def _three_digits(x) -> str:
+    """A crossover k to 3 significant digits, without a trailing '.0' (481, not 481.0)."""
+    import mpmath
+    text = mpmath.nstr(x, 3)
+    return text[:-2] if text.endswith(".0") else text
 
 
 def cmd_rademacher(args):

@@ -380,11 +380,36 @@ def test_expand_prints_the_closed_form_constants():
             C = X.model_constants(model, argv[5], mpmath.mp)
             for key in ("c1", "c2", "d1", "d2"):
                 assert out["results"][key] == mpmath.nstr(C[key], digits, strip_zeros=False), key
-            assert out["k_crossover"] == {"cross_entropy": mpmath.nstr(abs(C["c2"] / C["c1"]), 3),
-                                          "search": mpmath.nstr(abs(C["d2"] / C["d1"]), 3)}
+            for gap, (one, two) in (("cross_entropy", ("c1", "c2")), ("search", ("d1", "d2"))):
+                shown, ratio = out["k_crossover"][gap], abs(C[two] / C[one])      # 3 significant digits
+                assert abs(mpmath.mpf(shown) - ratio) <= ratio / 200 and not shown.endswith(".0"), (gap, shown)
             if by_quadrature is not None:                 # the quadrature route at 80 digits, as a second check
                 assert mpmath.almosteq(mpmath.mpf(out["results"]["c2"]), X.evaluate("c2", by_quadrature, argv[5], mpmath.mp),
                                        mpmath.mpf(10) ** (1 - digits))
+
+
+def test_expand_says_why_a_crossover_k_is_missing():
+    """At kappa = 0 (M = pi) the search constants d1, d2 are 0: |d2/d1| is 0/0, and the JSON gave null with
+    no reason (a probe, Dec 2026); the reason is under "undefined" now, and the text says it.  A crossover of
+    481 prints as 481, not 481.0."""
+    import io
+    import json
+    from contextlib import redirect_stdout
+    from infonce_sym.app.cli import main
+    argv = ["expand", "--model", "sphere", "--dim", "5", "--kappa", "0", "--tau", "0.3", "--loss", "dcl"]
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert main(argv + ["--json"]) == 0
+        assert main(argv) == 0
+    text = buf.getvalue()
+    out = json.loads(text[:text.index("\n}\n") + 2])
+    assert mpmath.mpf(out["results"]["d1"]) == 0 and out["k_crossover"]["search"] is None
+    assert out["undefined"] == {"k_crossover.search": "d1 = 0: the 1/k term vanishes"}
+    assert "no crossover k for the search expansion: d1 = 0" in text
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert main(["expand", "--model", "example-a2", "--tau", "0.3", "--mixing", "0.2", "--delta", "0.1", "--json"]) == 0
+    assert json.loads(buf.getvalue())["k_crossover"]["search"] == "481"
 
 
 def test_closed_form_constants_raise_the_precision_through_cancellation():
