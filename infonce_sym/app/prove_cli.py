@@ -120,7 +120,8 @@ def run_audit(args):
     from ..proofs.render import audit_record
     recs = [audit_record(d) for d in all_derivations()]
     if getattr(args, "json", False):
-        print(json.dumps(recs, indent=2))
+        # one JSON object, as --json promises everywhere (it was the bare list of records: a probe, Dec 2026)
+        print(json.dumps({"command": "derivations", "inputs": getattr(args, "typed", {}), "audit": recs}, indent=2))
         return 0
     for r in recs:
         print(f"{r['id']}: {r['verdict']} (declared {r['declared']}); cites: {', '.join(r['cites']) or '-'}; "

@@ -90,8 +90,9 @@ def test_smallest_constants_of_p4_sharp():
 
 def test_audit_json(capsys):
     code, out, _ = _run(["derivations", "--audit", "--json"], capsys)
-    recs = json.loads(out)
-    assert code == 0
+    whole = json.loads(out)
+    assert code == 0 and whole["command"] == "derivations" and isinstance(whole["inputs"], dict)
+    recs = whole["audit"]
     by = {r["id"]: r for r in recs}
     for r in recs:
         assert {"id", "verdict", "cites", "undischarged", "assumptions", "lemmas", "hypotheses", "generality"} <= set(r)
