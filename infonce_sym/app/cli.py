@@ -293,13 +293,11 @@ def _check_expand(args):
 
 def _check_a2_tau(text, tau):
     """App. A.2 needs e^(1/tau) > 2, and 1/eps = ceil(e^(1/tau) - 1) <= 400 points (tau >= 1/log 401)."""
-    import mpmath
-    from ..models.laws import A2_TAU_RANGE_TEXT
-    with mpmath.workdps(40):
-        e = mpmath.exp(1 / mpmath.mpf(str(tau)))
-    if not e > 2:
+    from ..models.laws import A2_TAU_RANGE_TEXT, a2_points
+    points = a2_points(tau)
+    if points == 0:
         raise InputError("--tau", f"example-a2 needs e^(1/tau) > 2, i.e. tau in {A2_TAU_RANGE_TEXT}; got {shown(text)}")
-    if mpmath.ceil(e - 1) > 400:
+    if points > 400:
         raise InputError("--tau", f"example-a2 with 1/eps = ceil(e^(1/tau) - 1) <= 400 points needs tau in "
                          f"{A2_TAU_RANGE_TEXT}; got {shown(text)}")
 
@@ -327,8 +325,7 @@ def read_finite_spec(path, name="spec"):
     if extra:
         raise InputError(name, f"unknown key(s): {', '.join(map(shown, extra))}")
     if not isinstance(data.get("description", ""), str):
-        got = {list: "a list", dict: "an object", type(None): "null", bool: "a boolean"}.get(type(data["description"]), "a number")
-        raise InputError(f"{name}: description", f"must be a string, got {got}")
+        raise InputError(f"{name}: description", f"must be a string, got {_json_kind(data['description'])}")
     lo, hi = RANGES["finite_states"]
     pi = _vector(f"{name}: pi", data["pi"])
     n = len(pi)
@@ -339,10 +336,14 @@ def read_finite_spec(path, name="spec"):
     return {"pi": pi, "M": M, "embedding": emb}
 
 
+def _json_kind(x) -> str:
+    """A JSON value as a refusal shows it: a list, an object, null, true/false, else the value itself."""
+    return {list: "a list", dict: "an object", type(None): "null", bool: str(x).lower()}.get(type(x), shown(str(x)))
+
+
 def _number(name, x):
     if isinstance(x, bool) or not isinstance(x, (Decimal, str)):
-        got = {list: "a list", dict: "an object", type(None): "null", bool: str(x).lower()}.get(type(x), shown(str(x)))
-        raise InputError(name, f"must be a number (or a decimal string), got {got}")
+        raise InputError(name, f"must be a number (or a decimal string), got {_json_kind(x)}")
     return read_real(name, x)
 
 
@@ -555,11 +556,8 @@ def _mc_seconds(args):
 
 def _finite_states(args):
     """N, the states of mc's finite model: the spec's, or example-a2's 1/eps = ceil(e^(1/tau) - 1) (eq. (33))."""
-    if args.model == "finite":
-        return args.finite_model.size
-    import mpmath
-    with mpmath.workdps(40):
-        return int(mpmath.ceil(mpmath.exp(1 / mpmath.mpf(str(args.tau))) - 1))
+    from ..models.laws import a2_points
+    return args.finite_model.size if args.model == "finite" else a2_points(args.tau)
 
 
 def _rademacher_seconds(d_theta, tau, n, k, samples):

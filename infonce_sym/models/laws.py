@@ -633,8 +633,8 @@ def _bad_entry(name, floats, exact, nonnegative):
     """The InputError for the first entry of ``floats`` (pi, M or embedding) that is not finite or, with
     ``nonnegative``, is negative: it names the entry (pi[1], M[2][0]) and says why; a decimal beyond the
     doubles (1e999) is named as such, not as infinite."""
-    index = next(tuple(int(i) for i in ix) for ix in zip(*np.nonzero(~np.isfinite(floats) | (floats < 0 if nonnegative
-                                                                                             else False))))
+    bad = ~np.isfinite(floats) | ((floats < 0) if nonnegative else False)
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
     where = name + "".join(f"[{i}]" for i in index)
     value = exact
     for i in index:
@@ -688,6 +688,14 @@ def load_finite_model(path) -> FiniteModel:
 A2_TAU_RANGE_TEXT = "[1/log 401 = 0.16683458..., 1/log 2 = 1.44269504...)"
 
 
+def a2_points(tau_text) -> int:
+    """App. A.2's number of points 1/eps = ceil(e^(1/tau) - 1) (eq. (33)) for tau as a decimal string; 0 when
+    e^(1/tau) <= 2, where the construction does not exist."""
+    with mpmath.workdps(40):
+        e = mpmath.exp(1 / mpmath.mpf(str(tau_text)))
+        return int(mpmath.ceil(e - 1)) if e > 2 else 0
+
+
 def example_a2(tau, delta=0, mixing=0) -> FiniteModel:
     """The construction of App. A.2: 1/eps delta-orthogonal unit vectors, pi uniform.
 
@@ -699,9 +707,7 @@ def example_a2(tau, delta=0, mixing=0) -> FiniteModel:
     """
     tau_text = decimal_text("tau", tau)
     tau = check_tau(float(Decimal(tau_text)))
-    with mpmath.workdps(40):
-        e = mpmath.exp(1 / mpmath.mpf(tau_text))
-        n = int(mpmath.ceil(e - 1)) if e > 2 else 0
+    n = a2_points(tau_text)
     if n == 0:
         raise InputError("tau", f"example A.2 needs e^(1/tau) > 2, i.e. tau in {A2_TAU_RANGE_TEXT}; got {tau_text}")
     if n > 400:

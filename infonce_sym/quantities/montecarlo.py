@@ -462,7 +462,7 @@ def normal_approximation(n, m2, m3, mean=0.0) -> dict:
     rounding (a spread below 64 ulps of the mean: a constant sample's noise read as a tail)."""
     if n < 3:
         return {"skewness": None, "samples_for_normal_interval": MIN_INTERVAL_SAMPLES, "ci95_reliable": False}
-    flat = m2 <= n * (64 * 2.0 ** -52 * abs(mean)) ** 2
+    flat = m2 <= n * (128 * U * abs(mean)) ** 2
     g1 = math.sqrt(n) * m3 / m2 ** 1.5 if m2 > 0 and not flat else 0.0
     needed = max(math.ceil(COCHRAN_FACTOR * g1 * g1), MIN_INTERVAL_SAMPLES)
     return {"skewness": g1, "samples_for_normal_interval": needed,
