@@ -1016,6 +1016,20 @@ TRAPEZOID_SPAN = 48.0
 WINDOW_SPAN = 12.0
 
 
+# The per-c cells' ratio integral (``_ratio_bias_cells``) takes the trapezoid rule on ranges up to
+# CELLS_SPAN_BASE + CELLS_SPAN_PER_DIGIT dps + CELLS_SPAN_PER_LOG_SPREAD log(k_max/k_min): there the Gauss
+# panels narrow about every k's window (60+ nodes per unit of y at 30 digits) and take wide panels only on
+# the smooth stretch of about 2 kappa between 1/r_max and 1/r_min.  Measured on S^2 (tau = 0.1, CPU of both
+# passes, trapezoid against panels) the crossovers lie near ranges of 110 (kappa = 50) at 30 digits and 270
+# (kappa ~ 130) at 100 for one k, near 300 and 420 for the 20-point sweep k = 2^0..2^19
+CELLS_SPAN_BASE, CELLS_SPAN_PER_DIGIT, CELLS_SPAN_PER_LOG_SPREAD = 30.0, 2.0, 12.0
+
+
+def _cells_trapezoid_span(dps, k_spread):
+    """The longest range in y on which the cells' ratio integral takes the trapezoid rule (see above)."""
+    return CELLS_SPAN_BASE + CELLS_SPAN_PER_DIGIT * dps + CELLS_SPAN_PER_LOG_SPREAD * math.log(k_spread)
+
+
 def _outer_bounds(decay_floor, dps, t0, y_past):
     """(y_past, y_end) of an outer integral from t0: y_end = log(decay_floor), at least y_past + 1."""
     y_past = (dps * arb(10).log() + 20).log() if y_past is None else y_past
@@ -1138,7 +1152,7 @@ class _Retirement:
 
 
 def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None, single_signed=None,
-           k_spread=1.0, scales=None, grade_about=(), watch=None, reach=None):
+           k_spread=1.0, scales=None, grade_about=(), watch=None, reach=None, span=None):
     """The outer integral by the trapezoid rule when its range in y is at most TRAPEZOID_SPAN (or
     2.5 (log k_spread + WINDOW_SPAN) for a sweep over k_max/k_min = ``k_spread``), else by the
     adaptive Gauss panels of ``_outer_integral`` (same interface).  For the panels, the
@@ -1149,9 +1163,8 @@ def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=Non
     floor is then at least 1/100 of it).  ``grade_about``: the panels' grading points (the
     trapezoid rule's uniform step needs none).  ``watch``: a ``_Retirement`` that the march keeps
     current; ``reach``: the heads' reaches, for the trapezoid rule's per-head starts."""
-    _, y_end = _outer_bounds(decay_floor, dps, t0, y_past)
-    span = max(TRAPEZOID_SPAN, 2.5 * (math.log(k_spread) + WINDOW_SPAN))
-    if (y_end - arb(t0).log()).mid() <= span and all(isinstance(hd, _Head) for hd in heads):
+    span = _trapezoid_span(k_spread) if span is None else span
+    if _trapezoid_serves(decay_floor, dps, t0, y_past, span) and all(isinstance(hd, _Head) for hd in heads):
         return _trapezoid_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past, watch, reach)
     floor = None
     if single_signed is not None and any(single_signed):
@@ -1161,6 +1174,18 @@ def _outer(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=Non
                  for f, sc in zip(floor or [arb(0)] * count, scales)]
     return _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=y_past,
                            scale_floor=floor, grade_about=grade_about, watch=watch)
+
+
+def _trapezoid_span(k_spread):
+    """The longest range in y on which ``_outer`` takes the trapezoid rule: TRAPEZOID_SPAN, or
+    2.5 (log k_spread + WINDOW_SPAN) for a sweep over k_max/k_min = k_spread."""
+    return max(TRAPEZOID_SPAN, 2.5 * (math.log(k_spread) + WINDOW_SPAN))
+
+
+def _trapezoid_serves(decay_floor, dps, t0, y_past, span):
+    """Whether the range in y from log t0 to the decay floor's (``_outer_bounds``) is at most ``span``."""
+    _, y_end = _outer_bounds(decay_floor, dps, t0, y_past)
+    return (y_end - arb(t0).log()).mid() <= span
 
 
 def _scan_floor(integrand, count, decay_floor, dps, heads, t0, y_past, single_signed):
@@ -1642,18 +1667,40 @@ def _pi_upper_quantile(dim, mass):
 
 def _ratio_heads(atoms, kks, c0, terms=None):
     """For each k (arb) in kks, the head below v0 = k c0 of int_0^oo k E[r (s-m) e^{-(v/k) r}] (E e^{-(v/k) r})^(k-1)
-    dv in v = k c (``_Head``): E[r (s - m) e^{-cr}] and log E e^{-cr} (pi_zero + sum a' = 1) as power series in
-    c from the atoms' tables about 0, the log taken once; in v their coefficient j is divided by k^j.
+    dv in v = k c (``_Head``), from the atoms' tables about 0 (``_ratio_heads_of_moments``).
     ``terms``: the series' length (default the atoms')."""
     terms = atoms.terms if terms is None else terms
-    ratio_series = atoms.total_series("ratio", 0).coeffs()[:terms]
-    num_series = atoms.total_series("num", 0).coeffs()[:terms]
-    log_ratio = flint.arb_series([arb(1)] + [cj if j % 2 == 0 else -cj for j, cj in enumerate(ratio_series) if j],
+    return _ratio_heads_of_moments(atoms.total_series("ratio", 0).coeffs()[:terms],
+                                   atoms.total_series("num", 0).coeffs()[:terms], kks, c0, terms)
+
+
+def _ratio_heads_of_moments(ratio_moments, num_moments, kks, c0, terms):
+    """``_ratio_heads`` from the moments E r^j / j! (``ratio_moments``, j = 0 being 1) and
+    E[r (s - m) r^j] / j! (``num_moments``, j = 0 being 0): E[r (s - m) e^{-cr}] and log E e^{-cr} as
+    power series in c, the log taken once; in v = k c their coefficient j is divided by k^j."""
+    log_ratio = flint.arb_series([arb(1)] + [cj if j % 2 == 0 else -cj for j, cj in enumerate(ratio_moments) if j],
                                  prec=terms).log().coeffs()
     # E[r (s - m) e^{-cr}] less its constant term, E[r (s - m)] = 0
-    num = [arb(0)] + [cj if j % 2 == 0 else -cj for j, cj in enumerate(num_series) if j]
+    num = [arb(0)] + [cj if j % 2 == 0 else -cj for j, cj in enumerate(num_moments) if j]
     return [_head_integral_plain(_rescaled(num, kk, terms) * (_rescaled(log_ratio, kk, terms) * (kk - 1)).exp(),
                                  (kk * c0).mid()) for kk in kks]
+
+
+def _sphere_ratio_moments(dim, kappa, m, terms):
+    """(E_pi r^j / j!, E_pi[r (s - m) r^j] / j!) for j < ``terms``, r = e^{kappa s}/Z_d(kappa) under pi
+    (uniform on S^(d-1)), in closed form: E_pi e^{a s} = Z_d(a), so E_pi r^j = Z_d(j kappa)/Z_d(kappa)^j,
+    and E_pi[s e^{a s}] = Z_d'(a) = Z_d(a) A_d(a) (A_d the vMF mean resultant), so
+    E_pi[r^(j+1) (s - m)] = E_pi r^(j+1) (A_d((j + 1) kappa) - m) (m = A_d(kappa); both in log domain)."""
+    log_z = log_partition_arb(dim, kappa)
+    ratio, num, log_factorial = [], [], arb(0)
+    for j in range(terms):
+        if j:
+            log_factorial += arb(j).log()
+        ratio.append((log_partition_arb(dim, j * kappa) - j * log_z - log_factorial).exp())
+        a = (j + 1) * kappa
+        num.append((log_partition_arb(dim, a) - (j + 1) * log_z - log_factorial).exp()
+                   * (mean_resultant_arb(dim, a) - m) if j else arb(0))
+    return ratio, num
 
 
 def _ratio_bias_sphere(an, ks, refinement, dps):
@@ -1668,19 +1715,42 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
     (d, kappa, tau, k) = (64, 300, 1, 30) and 100 digits (115 aimed at; the two passes agreed to 104
     digits); graded, no panel errs by more than 3e-113, and the benchmark's agreement digits and CPU
     at 30 digits are unchanged."""
-    kks = [arb(k) for k in ks]
     atoms = an.ratio
     zero = an.pi_zero
+
+    def transform(c):
+        small = c.mid() <= 1
+        kind = "expm1" if small else "exp"
+        first, s_ratio = atoms.sums(c, [("num", kind), ("ratio", kind)])
+        return (s_ratio.log1p() if small else _log_or_none(zero + s_ratio)), first
+
+    c0 = _head_reach(an.r_max, max(ks))
+    heads = _ratio_heads(atoms, [arb(k) for k in ks], c0, min(atoms.terms, _head_terms(dps)))
+    return _ratio_bias_march(transform, ks, an.r_max, an.r_min, zero, heads, c0, refinement, dps)
+
+
+def _ratio_bias_floor(r_min, zero, k_min, dps):
+    """(decay floor, y_past) of the ratio integral: E e^{-cr} <= 1 and E_pi[r e^{-cr}] <= e^{-c r_min},
+    so c up to big/r_min (with no r = 0 atom, the whole product is below e^{-k c r_min}: c up to
+    2 big/(k r_min)), big = dps log 10 + 20."""
+    big = dps * arb(10).log() + 20
+    k_min = arb(k_min)
+    return big / r_min * (1 if not zero.is_zero() else 2 / k_min), (big / k_min).log()
+
+
+def _ratio_bias_march(transform, ks, r_max, r_min, zero, heads, c0, refinement, dps, span=None):
+    """The ratio integrals of ``_ratio_bias_sphere`` for every k in ks from ``transform(c)`` = (log E e^{-cr}
+    or None for -oo, E[r (s - m)(e^{-cr} - 1)]) at the outer nodes and the series ``heads`` below c0
+    (``_ratio_heads``): one march in y = log c (``_outer``), graded about log(1/r_max); ``zero``: pi's
+    mass at r = 0."""
+    kks = [arb(k) for k in ks]
     # a sweep's retirement bound: |c E[r (s - m) e^{-cr}]| <= 2 E[c r e^{-cr}] <= 2/e and T = E e^{-cr}
     # decreases in c, so k's integrand is below (2k/e) T(c)^(k-1) at every c' >= c
     retirement = None
     log_factors = [math.log(2 * k) - 1 for k in ks]
 
     def integrand(c):
-        small = c.mid() <= 1
-        kind = "expm1" if small else "exp"
-        first, s_ratio = atoms.sums(c, [("num", kind), ("ratio", kind)])
-        log_transform = s_ratio.log1p() if small else _log_or_none(zero + s_ratio)
+        log_transform, first = transform(c)
         if log_transform is None:
             return [arb(0)] * len(kks)
         if retirement is None:
@@ -1699,23 +1769,16 @@ def _ratio_bias_sphere(an, ks, refinement, dps):
                 out.append(kk * scaled * ((kk - 1) * log_transform).exp())
         return out
 
-    c0 = _head_reach(an.r_max, max(ks))
-    heads = _ratio_heads(atoms, kks, c0, min(atoms.terms, _head_terms(dps)))
-    # E e^{-cr} <= 1 and E_pi[r e^{-cr}] <= e^{-c r_min}: c up to big/r_min (with no r = 0 atom,
-    # the whole product is below e^{-k c r_min}: c up to 2 big/(k r_min))
-    big = dps * arb(10).log() + 20
-    k_min = min(kks, key=lambda v: v.mid())
-    floor = big / an.r_min * (1 if not zero.is_zero() else 2 / k_min)
-    y_past = (big / k_min).log()
+    floor, y_past = _ratio_bias_floor(r_min, zero, min(ks), dps)
     reach = None
     if len(ks) > 1:
         retirement = _Retirement(len(ks), dps, floor, c0, y_past, MAX_PANEL / refinement)
         # each k's own head reach in v = k c, as a single k's
-        reach = [(k * _head_reach(an.r_max, k)).mid() for k in ks]
+        reach = [(k * _head_reach(r_max, k)).mid() for k in ks]
     # E_M[(s - m) h(s)] <= 0 for h = e^{-cr} - 1 decreasing in s: every integrand is of one sign
     return _outer(integrand, len(kks), floor, refinement, dps, heads, c0, y_past=y_past,
                   k_spread=max(ks) / min(ks), single_signed=[True] * len(kks),
-                  grade_about=(float((-an.r_max.log()).mid()),), watch=retirement, reach=reach)
+                  grade_about=(float((-r_max.log()).mid()),), watch=retirement, reach=reach, span=span)
 
 
 def _series_8178_terms(x, p_plus_q, p_plus_1, bits, cap=100000):
@@ -2543,7 +2606,9 @@ class _RatioCells:
 
 def _ratio_bias_cells(an, ks, refinement, dps):
     """``_ratio_bias_sphere`` on the per-c cells of ``_RatioCells`` (kappa large): the same outer
-    integral in y = log c, from c_s (below which the integrals are negligible, see below) or, if
+    integral in y = log c.  On a range up to ``_cells_trapezoid_span`` it is the march of the fixed rule
+    (``_ratio_bias_march``: the trapezoid rule, the heads from the closed-form moments of
+    ``_sphere_ratio_moments``); on longer ones (below) from c_s (below which the integrals are negligible, see below) or, if
     higher, from c1 (c r < e^-2 wherever pi or M has mass, (k-1) c <= 8) with a Gauss-Legendre
     rule in c itself below c1, where the integrand is a smooth function of c.
 
@@ -2556,8 +2621,20 @@ def _ratio_bias_cells(an, ks, refinement, dps):
     panel's error, against the same panel at twice the nodes, is below 10^-120 at both.  At 30 digits
     (39 aimed at) the benchmark's (3, 1000, 0.1, 16) and (3, 2000, 0.1, 16) went from 35.7 and 34.5
     digits of agreement to 41.1 and 40.2, at the same CPU."""
-    kks = [arb(k) for k in ks]
     cells = an.cells
+    log_r_min = cells.log_r_top - 2 * cells.kappa
+    r_max, r_min = cells.log_r_top.exp(), log_r_min.exp()
+    c0 = _head_reach(r_max, max(ks))
+    floor, y_past = _ratio_bias_floor(r_min, arb(0), min(ks), dps)
+    span = _cells_trapezoid_span(dps, max(ks) / min(ks))
+    if _trapezoid_serves(floor, dps, c0, y_past, span):
+        # the march of the fixed rule (``_ratio_bias_march``): its trapezoid rule's step, set by the strip,
+        # serves every k's window alike, where the panels narrow about each; heads from closed-form moments
+        terms = _head_terms(dps)
+        heads = _ratio_heads_of_moments(*_sphere_ratio_moments(cells.dim, cells.kappa, cells.m, terms),
+                                        [arb(k) for k in ks], c0, terms)
+        return _ratio_bias_march(cells.transforms, ks, r_max, r_min, arb(0), heads, c0, refinement, dps, span)
+    kks = [arb(k) for k in ks]
 
     def values(c):
         log_transform, first = cells.transforms(c)
@@ -2575,7 +2652,6 @@ def _ratio_bias_cells(an, ks, refinement, dps):
     c1 = (-c1).mid()
     big = dps * arb(10).log() + 20
     k_min = min(kks, key=lambda v: v.mid())
-    log_r_min = cells.log_r_top - 2 * cells.kappa
     floor = 2 * big / k_min * (-log_r_min).exp()
     y_past = (big / k_min).log()
     # the integrands (<= 0: E_M[(s - m) h(s)] <= 0 for h = e^{-cr} - 1 decreasing in s) grow like

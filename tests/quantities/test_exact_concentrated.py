@@ -761,6 +761,59 @@ def test_ratio_window_moments_against_quadrature():
                 assert abs(mp.mpf(value) - want) < mp.mpf(10) ** -33 * abs(want), (n, value, want)
 
 
+@pytest.mark.parametrize("dim,kappa", [(3, 12), (5, 40)])
+def test_sphere_ratio_moments_against_quadrature(dim, kappa):
+    """The cells' series heads' moments E_pi r^j / j! and E_pi[r (s - m) r^j] / j! in closed form
+    (``_sphere_ratio_moments``: Z_d and A_d at j kappa) against mpmath.quad over pi's density
+    c_d (1 - s^2)^((d-3)/2) on [-1, 1], r = e^{kappa s}/Z: to 30 digits relatively, j = 0..5 and 20."""
+    from infonce_sym.models.laws import mean_resultant_arb
+    js = list(range(6)) + [20]
+    saved = flint.ctx.prec
+    flint.ctx.prec = 200
+    try:
+        m_arb = mean_resultant_arb(dim, flint.arb(kappa))
+        ratio, num = exact._sphere_ratio_moments(dim, flint.arb(kappa), m_arb, 21)
+        got = [(ratio[j].mid().str(45, radius=False), num[j].mid().str(45, radius=False)) for j in js]
+        assert all(ratio[j].rad() < 1e-40 * abs(ratio[j]).mid() for j in js)
+    finally:
+        flint.ctx.prec = saved
+    with mp.workdps(50):
+        kappa = mp.mpf(kappa)
+        c_d = mp.gamma(mp.mpf(dim) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(dim - 1) / 2))
+        density = lambda s: c_d * (1 - s * s) ** (mp.mpf(dim - 3) / 2)
+        # the integrands' mass lies within ~1/(j kappa) of s = 1: points graded towards it
+        points = [-1] + [1 - mp.mpf(2) ** -i for i in range(0, 40)] + [1]
+        z = mp.quad(lambda s: density(s) * mp.exp(kappa * s), points)
+        m = mp.quad(lambda s: density(s) * s * mp.exp(kappa * s), points) / z
+        for j, (ratio_j, num_j) in zip(js, got):
+            r = lambda s: mp.exp(kappa * s) / z
+            want_ratio = mp.quad(lambda s: density(s) * r(s) ** j, points) / mp.factorial(j)
+            want_num = (mp.quad(lambda s: density(s) * r(s) ** (j + 1) * (s - m), points) / mp.factorial(j)
+                        if j else mp.mpf(0))
+            assert abs(mp.mpf(ratio_j) - want_ratio) <= mp.mpf(10) ** -30 * want_ratio, (j, ratio_j, want_ratio)
+            assert abs(mp.mpf(num_j) - want_num) <= mp.mpf(10) ** -30 * abs(want_num), (j, num_j, want_num)
+
+
+def test_ratio_cells_trapezoid_and_panels_agree(monkeypatch):
+    """On S^2 at kappa = 30 the cells' ratio integral of a k sweep takes the trapezoid rule with
+    closed-form series heads; forced onto the Gauss panels (with their Gauss rule in c below the
+    first node) the search CE agrees to 30 digits at every k, and the trapezoid was taken."""
+    ks = [2, 3, 50, 4096, 10 ** 6]
+    taken = []
+    march = exact._ratio_bias_march
+    monkeypatch.setattr(exact, "_ratio_bias_march", lambda *a, **kw: taken.append(1) or march(*a, **kw))
+    sweep = lambda: {ev.k: ev for ev in exact_values(SphereModel(3, 30.0), "0.2", ks=ks, digits=30)}
+    trapezoid = sweep()
+    assert taken, "the trapezoid route was not taken"
+    monkeypatch.setattr(exact, "_cells_trapezoid_span", lambda dps, spread: 0.0)
+    taken.clear()
+    panels = sweep()
+    assert not taken
+    for k in ks:
+        a, b = trapezoid[k].values["search_cross_entropy"], panels[k].values["search_cross_entropy"]
+        assert _close(a, b, 30), (k, a, b)
+
+
 @pytest.mark.parametrize("kappa", [300, 2000, 10000])
 def test_sphere2_ratio_transforms_closed_forms(kappa):
     """On S^2 the ratio transforms (log E e^{-cr}, E[r (s - m)(e^{-cr} - 1)]) have closed forms in E1 and
