@@ -696,13 +696,14 @@ def a2_points(tau_text) -> int:
         return int(mpmath.ceil(e - 1)) if e > 2 else 0
 
 
-def example_a2(tau, delta=0, mixing=0) -> FiniteModel:
+def example_a2(tau, delta=0, mixing="0.5") -> FiniteModel:
     """The construction of App. A.2: 1/eps delta-orthogonal unit vectors, pi uniform.
 
     eps = 1/ceil(e^{1/tau} - 1) (eq. (33)), requires e^{1/tau} > 2.  The vectors are
     equiangular, <u_i, u_j> = delta for i != j: u_i = sqrt(1 - delta) e_i + sqrt(delta) e_0
     (a valid delta-orthogonal family).  M keeps the point with probability 1 - mixing and
-    otherwise resamples it from pi, so M(z, .) << pi as (B) requires.  pi and M are exact
+    otherwise resamples it from pi, so M(z, .) << pi as (B) requires (App. A.2 fixes only pi and the
+    vectors; mixing 1/2 by default, as the CLI's --mixing and verify).  pi and M are exact
     rationals of the decimals given; the square roots are given to 200 digits.
     """
     tau_text = decimal_text("tau", tau)

@@ -294,7 +294,7 @@ def test_not_dominated_model():
 
 
 def test_zero_weight_sum_positive_probability():
-    model = example_a2(0.5)            # M = identity: sum_j M(z, xi_j)/pi(xi_j) = 0 unless some xi_j = z
+    model = example_a2(0.5, mixing=0)  # M = identity: sum_j M(z, xi_j)/pi(xi_j) = 0 unless some xi_j = z
     r = monte_carlo(model, 0.5, 3, 20_000, seed=1)
     assert r["search_cross_entropy"]["estimate"] is None
     # the text risk and expand give (one reason, three commands), with this k's probability bound
