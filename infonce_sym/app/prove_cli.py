@@ -131,6 +131,8 @@ def run_audit(args):
         for a in r["assumptions"]:
             print(f"    assumption: {a['text']}" + (f"  [{a['relation']}]" if a["relation"] else "")
                   + ("  (assumed consequence)" if a["derived"] else ""))
+        for a in r["carried_assumptions"]:
+            print(f"    carried assumption: {a['text']}  (from {a['from']})")
         print(f"    library lemmas: {', '.join(r['lemmas']) or '-'}")
         for h in r["hypotheses"]:
             print(f"    hypothesis [{h['step']}] {h['hypothesis'][:120]} <- {h['discharged_by'][:100]}")

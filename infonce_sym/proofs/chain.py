@@ -1465,6 +1465,27 @@ class Derivation:
                                 [c.id for c in cites], lemmas, definitions, defined)
 
 
+def carried_assumptions(d) -> list:
+    """[(id, text)]: the assumptions stated in words (named conditions, discharging nothing) of every
+    derivation that ``d`` cites, transitively, which ``d`` does not state itself: a citation carries its
+    relational assumptions as hypotheses, checked at the instance, but a condition in words (e.g. "(C)",
+    what a symbol means) can only be carried, so the citing statement lists it (one entry per text)."""
+    own = {a.text for a in d.structured_assumptions() if a.rel is None}
+    out, texts, seen = [], set(own), set()
+    queue = [c for r in cited_result(d).steps for c in r.cites]
+    while queue:
+        c = queue.pop(0)
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        for a in c.structured_assumptions():
+            if a.rel is None and a.text not in texts:
+                texts.add(a.text)
+                out.append((c.id, a.text))
+        queue += [cc for r in cited_result(c).steps for cc in r.cites]
+    return out
+
+
 def failed_steps(derivation, result):
     """[{step, ref, detail}] for every failed step, broken link and the final composition."""
     out = [{"step": s.name, "ref": s.ref, "detail": r.detail}
@@ -1494,6 +1515,11 @@ def render_markdown(d: Derivation, result: DerivationResult | None = None) -> st
                   + " (chosen by the Taylor step's lemma).", ""]
     if d.assumptions:
         lines += ["Assumptions:", ""] + [f"- {a.render()}" for a in d.structured_assumptions()] + [""]
+    carried = carried_assumptions(d)
+    if carried:
+        lines += ["Conditions stated in words by the cited derivations, carried here (each holds where that "
+                  "derivation is cited: a case's condition within its case):", ""]
+        lines += [f"- {text} (from {source})" for source, text in carried] + [""]
     lines += ["## Chain", ""]
     for i, (s, r) in enumerate(zip(d.steps, result.steps)):
         rel = _SYMBOL[relation_kind(s.claim)]

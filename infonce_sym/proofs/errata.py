@@ -151,7 +151,8 @@ ERRATA += [
                    "Rad <= (12/sqrt n) int_0^{D/2} sqrt(log N(eps)) d eps, so the paper's (24/sqrt n) int_0^D "
                    "holds with a factor 2 to spare (derivations P5.chaining.M and P5.chaining; P5.dudley cites "
                    "P5.chaining). The paper's 24, hence Prop. 5's 96 and Theorem 1's 192 = 2 x 96, are kept as "
-                   "stated; with 12 they would halve (infonce-sym prove P5 / T1 re-runs the chains with other "
-                   "constants)",
+                   "stated: the chain keeps 24 (its step '12 <= 24'), so no registered derivation states the halved "
+                   "constants that 12 would give (48 in Prop. 5, 96 in Theorem 1), and `infonce-sym prove P5 "
+                   "--constants 48` is refused (for P5 and T1 it only weakens the paper's constants)",
          proved_by="P5.chaining"),
 ]

@@ -86,12 +86,14 @@ _u = sp.Symbol("u")
 
 @_lib('Jensen')
 def jensen_concave(E):
-    """Jensen: E F(Y) <= F(E Y) for concave F (hypothesis: -F'' >= 0 on the domain)."""
+    """Jensen: E F(Y) <= F(E Y) for F concave on [0, oo) (values in [-oo, oo), continuous there, as log is) and
+    Y >= 0.  Hypotheses: -F'' >= 0 at every y > 0 (``_y`` is a positive symbol) and Y >= 0: the concavity is
+    checked on the domain only, so Y must take its values there."""
     return Lemma(
-        "Jensen's inequality (concave F)", "E[F(Y)] <= F(E[Y]) for F concave",
+        "Jensen's inequality (concave F)", "E[F(Y)] <= F(E[Y]) for F concave on [0, oo) and Y >= 0",
         {"F": sp.Lambda(_u, sp.Function("F")(_u)), "Y": sp.Symbol("Y")},
         lambda F, Y: le(E(F(Y)), F(E(Y))),
-        lambda F, Y: [ge(-sp.diff(F(_y), _y, 2), 0)], bound=(_y,))
+        lambda F, Y: [ge(-sp.diff(F(_y), _y, 2), 0), ge(Y, 0)], bound=(_y,))
 
 
 @_lib('Taylor (Lagrange remainder)')
@@ -413,18 +415,6 @@ def logsumexp_lipschitz(index=_j):
 
 
 @_lib('triangle')
-def norm_convex_combination():
-    """Triangle inequality: ||sum_j p_j v_j|| <= sum_j p_j ||v_j|| for p_j >= 0 (normG names the
-    norm on the left; the hypothesis p_j >= 0 is checked)."""
-    return Lemma(
-        "triangle inequality (convex combination)", "||sum_j p_j v_j||_2 <= sum_j p_j ||v_j||_2, p_j >= 0",
-        {"normG": sp.Symbol("normG"), "p": sp.Lambda(_j, sp.Function("p")(_j)),
-         "normv": sp.Lambda(_j, sp.Function("normv")(_j)), "k": sp.Symbol("k")},
-        lambda normG, p, normv, k: le(normG, sp.Sum(p(_j) * normv(_j), (_j, 1, k))),
-        lambda normG, p, normv, k: [ge(p(_j), 0)])
-
-
-@_lib('triangle')
 def triangle_n():
     """|x_1 + ... + x_m| <= |x_1| + ... + |x_m| (real x_i, given as a list)."""
     return Lemma(
@@ -495,17 +485,21 @@ def log1p_le():
 
 @_lib('elementary')
 def convex_tangent():
-    """A convex C^2 function lies above its tangent: g(x) >= g(x0) + g'(x0)(x - x0) (hypothesis g'' >= 0)."""
+    """A convex C^2 function on (0, oo) lies above its tangent there: g(x) >= g(x0) + g'(x0)(x - x0) for x, x0 > 0.
+    Hypotheses: g'' >= 0 at every y > 0 (``_y`` is a positive symbol), x > 0 and x0 > 0 (the convexity is
+    checked on (0, oo) only)."""
     return Lemma(
-        "convex function above its tangent", "g(x) >= g(x0) + g'(x0)(x - x0) for g'' >= 0",
+        "convex function above its tangent", "g(x) >= g(x0) + g'(x0)(x - x0) for x, x0 > 0 and g'' >= 0 on (0, oo)",
         {"g": sp.Lambda(_u, sp.Function("g")(_u)), "x": sp.Symbol("x"), "x0": _x0},
         lambda g, x, x0: ge(g(x), g(x0) + sp.diff(g(_u), _u).subs(_u, x0) * (x - x0)),
-        lambda g, x, x0: [ge(sp.diff(g(_y), _y, 2), 0)], bound=(_y,))
+        lambda g, x, x0: [ge(sp.diff(g(_y), _y, 2), 0), gt(x, 0), gt(x0, 0)], bound=(_y,))
 
 
 @_lib('elementary')
 def concave_chord():
-    """A concave C^2 function on [0, 1] lies above its chord: h(x) >= (1 - x) h(0) + x h(1)."""
+    """A concave C^2 function on [0, 1] lies above its chord: h(x) >= (1 - x) h(0) + x h(1).  Hypotheses:
+    -h'' >= 0 at every y > 0 (``_y`` is a positive symbol; (0, 1) lies inside, and h is continuous at 0) and
+    x in [0, 1]."""
     return Lemma(
         "concave function above its chord", "h(x) >= (1 - x) h(0) + x h(1) for x in [0, 1], h'' <= 0",
         {"h": sp.Lambda(_u, sp.Function("h")(_u)), "x": sp.Symbol("x")},

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .chain import cited_result, failed_steps, render_markdown
+from .chain import carried_assumptions, cited_result, failed_steps, render_markdown
 from .errata import ERRATA
 from .lemmas import LIBRARY
 from . import all_derivations
@@ -59,6 +59,7 @@ def audit_record(d, result=None) -> dict:
         "statement": f"{d.quantity} {d.relation} {d.statement}",
         "assumptions": [{"text": a.text, "relation": None if a.rel is None else str(a.rel), "derived": a.derived}
                         for a in ass],
+        "carried_assumptions": [{"text": t, "from": i} for i, t in carried_assumptions(d)],
         "assumed_consequences": sum(a.derived for a in ass),
         "assumed_consequences_with_citations": [f"{i}: {t}" for i, t in through],
         "cites": list(r.cites), "lemmas": list(r.lemmas),

@@ -747,9 +747,11 @@ def _prop5():
     c0 = 24 / sp.sqrt(n)
     e = eps
     Jint = sp.Integral(sp.sqrt(logN(e)), (e, 0, U))
+    # rho_0, the bound on every rho_n(phi, phi_0), is U itself (a constant: rho_0 := rho_n(phi, phi_0) at the
+    # generic phi made that hypothesis x <= x and mixed up its "for every phi"; a probe, Dec 2026)
     s_d = Step("Dudley (54)", "(54)", le(Rad, c0 * Jint), "Dudley's entropy integral (derivation P5.chaining), upper limit "
-               "U = 4/tau ^ LR", ByLemma(cite("P5.chaining", {"Rad": Rad, "logN": _P5_LOGN, "n": n, "D": _P5_D, "rho0": _P5_RHO0}),
-                                           {"Rad": Rad, "logN": sp.Lambda(up, logN(up)), "n": n, "D": U, "rho0": _rho0_n()}))
+               "U = 4/tau ^ LR, rho_0 = U", ByLemma(cite("P5.chaining", {"Rad": Rad, "logN": _P5_LOGN, "n": n, "D": _P5_D, "rho0": _P5_RHO0}),
+                                           {"Rad": Rad, "logN": sp.Lambda(up, logN(up)), "n": n, "D": U, "rho0": U}))
     Kint = sp.Integral(sp.sqrt(sp.log(1 + 2 * R * Lc / e)), (e, 0, U))
     s_c = Step("covering numbers", "(53), [Wainwright, eq. 5.9]", le(c0 * Jint, c0 * sp.sqrt(d_Theta) * Kint),
                "N(eps, Phi, rho) <= N(eps/L, Theta) <= (1 + 2RL/eps)^{d_Theta}",
@@ -784,7 +786,10 @@ def _prop5():
               "(so N(eps, Phi, rho_n) = 1 for eps >= U and the integral of (54) stops at U; erratum P5-diameter); "
               "rho_n(phi_theta, phi_theta0) is (n^-1 sum_i dl_0(i)^2)^{1/2}", ge(U, _rho0_n())),
            "(C); U = 4/tau ^ LR (the radius hypothesis is discharged by P5.radius for U = 4/tau and by Lemma 1 "
-           "with ||theta - theta0|| <= R for U = LR)"]
+           "with ||theta - theta0|| <= R for U = LR)",
+           "Theta = {theta in R^{d_Theta}: ||theta - theta0|| <= R}, Phi = {phi_theta: theta in Theta}, logN(eps) = "
+           "log N(eps, Phi, rho_n); R and d_Theta enter only through the covering numbers of that ball (the library's "
+           "covering-number transfer, whose meaning this states)"]
     dud = Derivation("P5.dudley", "Prop. 5 before the case split: Rad <= (24/sqrt n) sqrt(d) U (log(1 + 2RL/U) + 1)^{1/2}",
                      "(54) and the display after it", Rad, "le", B4.BOUNDS["dudley_cs"], [s_d, s_c, s_cs, s_a, s_l, s_e], ass,
                      errata=[_errata.get("P5-diameter"), _errata.get("P5-antiderivative"), _errata.get("P5-dudley-source")],

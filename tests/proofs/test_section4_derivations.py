@@ -417,3 +417,43 @@ def test_prop3_shows_the_rescaled_loss_is_in_the_unit_interval():
         T = float(np.exp((x_[2:] - x_[1]) @ x_[0] / tau_).sum())
         assert 0 <= g(T) <= 1
         assert math.isclose(g(k_ * math.exp(-2 / tau_)), 0, abs_tol=1e-12) and math.isclose(g(k_ * math.exp(2 / tau_)), 1)
+
+
+def test_conditions_in_words_are_carried_through_citations():
+    """A citation carries the cited statement's relational assumptions as checked hypotheses, but its conditions in
+    words (what Rad and logN mean, (C), the ball Theta) discharge nothing: the citing statement lists them
+    (``carried_assumptions``), transitively, and renders them.  Prop. 5's cases listed nothing on Theta, R, d_Theta
+    or the meaning of Rad before (a probe, Dec 2026)."""
+    from infonce_sym.proofs.chain import carried_assumptions, render_markdown
+    from infonce_sym.proofs.register import derivation
+    p5 = derivation("P5.a-ge-1")
+    carried = carried_assumptions(p5)
+    sources = {source for source, _ in carried}
+    texts = [text for _, text in carried]
+    assert {"P5.dudley", "P5.chaining", "L1.tau-lt-1", "P4"} <= sources
+    assert any(t.startswith("Theta = {theta in R^{d_Theta}: ||theta - theta0|| <= R}") for t in texts)
+    assert any(t.startswith("Rad = E sup_phi") for t in texts)
+    assert len(texts) == len(set(texts))                       # one entry per text
+    own = {a.text for a in p5.structured_assumptions() if a.rel is None}
+    assert not own & set(texts)
+    rendered = render_markdown(p5)
+    assert all(f"- {t} (from {s})" in rendered for s, t in carried)
+    # transitively: T1 cites P5's cases, which cite P5.dudley, which cites P5.chaining
+    t1 = dict((t, s) for s, t in carried_assumptions(derivation("T1")))
+    assert any(t.startswith("Rad = E sup_phi") and s == "P5.chaining" for t, s in t1.items())
+    # a derivation that cites nothing carries nothing
+    assert carried_assumptions(derivation("P5.chaining.M")) == []
+
+
+def test_dudley_instance_takes_a_constant_radius():
+    """P5.dudley cites P5.chaining with rho_0 = U, a constant: its hypothesis 'rho_n(phi, phi_0) <= rho_0 for every
+    phi' is then the assumption that the class lies within U of phi_theta0 (it was instantiated with rho_0 :=
+    rho_n(phi, phi_0) at the generic phi, which made it x <= x)."""
+    from infonce_sym.proofs.register import derivation
+    r = cited_result(derivation("P5.dudley"))
+    dudley = [(t, how) for name, t, how in r.discharged if name == "Dudley (54)"]
+    assert len(dudley) == 2
+    # D >= rho_0 is U >= U (D = U too); rho_n(phi, phi_0) <= rho_0 is the assumption, not x <= x
+    assert [t.endswith(": U >= U") for t, _ in dudley] == [True, False]
+    assert dudley[1][0].endswith("<= U") and "sqrt(Sum(dl_0(i)**2" in dudley[1][0]
+    assert dudley[1][1].startswith("assumption: the class lies within U of phi_theta0")
