@@ -1021,8 +1021,10 @@ WINDOW_SPAN = 12.0
 # panels narrow about every k's window (60+ nodes per unit of y at 30 digits) and take wide panels only on
 # the smooth stretch of about 2 kappa between 1/r_max and 1/r_min.  Measured on S^2 (tau = 0.1, CPU of both
 # passes, trapezoid against panels) the crossovers lie near ranges of 110 (kappa = 50) at 30 digits and 270
-# (kappa ~ 130) at 100 for one k, near 300 and 420 for the 20-point sweep k = 2^0..2^19
-CELLS_SPAN_BASE, CELLS_SPAN_PER_DIGIT, CELLS_SPAN_PER_LOG_SPREAD = 30.0, 2.0, 12.0
+# (kappa ~ 130) at 100 for one k, near 300 and 420 for the 20-point sweep k = 2^0..2^19; for two k far apart at
+# few digits nearer the single k's (12 per unit of log spread let in (3, 153.138, 1), k = 2 and 10^9, 22 digits:
+# 0.39 s against 0.25 s on the panels; a probe, Dec 2026)
+CELLS_SPAN_BASE, CELLS_SPAN_PER_DIGIT, CELLS_SPAN_PER_LOG_SPREAD = 30.0, 2.0, 9.0
 
 
 def _cells_trapezoid_span(dps, k_spread):
