@@ -2652,10 +2652,6 @@ def _ratio_bias_cells(an, ks, refinement, dps):
     k_max = max(kks, key=lambda v: v.mid())
     c1 = _arb_max(-c1, -8 / k_max)
     c1 = (-c1).mid()
-    big = dps * arb(10).log() + 20
-    k_min = min(kks, key=lambda v: v.mid())
-    floor = 2 * big / k_min * (-log_r_min).exp()
-    y_past = (big / k_min).log()
     # the integrands (<= 0: E_M[(s - m) h(s)] <= 0 for h = e^{-cr} - 1 decreasing in s) grow like
     # c^2 above the head, so the running totals are no measure of the error allowed there: a scan
     # in steps of 16 in log c (or 1/64 of the range, when wider: at large kappa the range is
