@@ -25,7 +25,7 @@ import sympy as sp
 from . import lemmas as L
 from .chain import (AsGap, Assumption, ByLemma, Derivation, Ea, Ex, Expm1, Identity, Lemma, NonNegative, Step,
                     StepResult, eq, ge, le, parameter, random_symbol, relation_kind)
-from .expansions import E_ab, E_b, FACTS, V, W, af, bf, expansion_constants, j, m
+from .expansions import ANCHOR_READING, E_ab, E_b, FACTS, V, W, af, bf, expansion_constants, j, m
 from .register import cite, derivation, register
 from .symbols import k, tau
 
@@ -239,7 +239,7 @@ def _expansion_pair(name, title, eps, E, c1, c2):
               ByLemma(L.monotone(E), {"U": 0, "V": R}, context=sp.Lambda(_u, P + _u), hyp_checks={0: pos})),
          Step("k >= 1", "", ge(P, lower_stmt), "q/k^n >= -|q|/k^3 for n >= 3",
               NonNegative(terms, hyps, by=by))],
-        list(_ASSUMPTIONS)))
+        list(_ASSUMPTIONS) + ([ANCHOR_READING] if extra != 0 else [])))
     # upper: the remainder is <= eps^6/(6 ell^6)
     wit = [sp.binomial(N, i) * ell ** (N - i) * rho ** i * e_s ** N / (N * ell ** N * (ell + rho) ** N)
            for i in range(1, N + 1)]
@@ -276,7 +276,8 @@ def _expansion_pair(name, title, eps, E, c1, c2):
                       hyp_checks={0: bound})),
          Step("E eps^6", "", eq(r3, P + E6 / (N * ell ** N)), "E eps^6 exactly (set partitions)", Identity(facts=FACTS_V))]
         + tail,
-        list(_ASSUMPTIONS) + ([Assumption("W = e^{p/tau}/mu > 0 independent of the negatives")] if extra != 0 else [])))
+        list(_ASSUMPTIONS) + ([Assumption("W = e^{p/tau}/mu > 0 independent of the negatives"), ANCHOR_READING]
+                              if extra != 0 else [])))
     return out
 
 

@@ -134,6 +134,16 @@ def expansion_constants():
 
 
 # ---------------------------------------------------------------- as derivations
+# The moments m_n, E_b, E_ab stand outside E_{Z,Z^+} (Ea): the chains read them as constants.  So, read over
+# (Z, Z^+) jointly, the negatives' law given the anchor must be the same at every anchor; read at one anchor, the
+# same chains prove the per-anchor statement, which a law of anchors averages (as ``constants`` and the
+# EXPANSION-BOUNDS check do).  A probe (Dec 2026): with two anchors of different laws, the joint reading of
+# EXP.infonce.upper fails by 3/4 Var(m_2)/k^2.
+ANCHOR_READING = ("one anchor z: E_{Z,Z^+} is the expectation over Z^+ given z, m_n = E[V^n | z] (and E_b, E_ab, "
+                  "E[W^n] those of z); over a law of anchors the statement is averaged anchor by anchor (the "
+                  "constants and bounds evaluated per anchor, as expand and the EXPANSION-BOUNDS check do), and "
+                  "read with E over (Z, Z^+) jointly it needs the negatives' law to be the same at every anchor "
+                  "(the sphere models)")
 # E V = 0 (V = X/mu - 1), E a = 0, E b = 0 (E r = 1): the centring facts every expansion uses
 _CENTRED = [Assumption("E V = 0 (V = X/mu - 1)", eq(Ex(V(0)), 0)), Assumption("E a = 0 (a = r (s - E[r s]))", eq(Ex(af(0)), 0)),
             Assumption("E b = 0 (b = r - 1, E r = 1)", eq(Ex(bf(0)), 0))]
@@ -160,7 +170,7 @@ def _series_derivation(id, title, eps, const1, const2):
               "E of products of means of k i.i.d. copies (set partitions), E V = 0, E V^n = m_n, E W^n",
               Identity(facts=FACTS)),
          Step("collect", "", eq(exact + remainder, stmt), "collect the 1/k and 1/k^2 coefficients", Identity())],
-        _CENTRED + ["V_j = X_j/mu - 1 i.i.d., W = e^{p/tau}/mu independent of the V_j; bounded",
+        _CENTRED + [ANCHOR_READING, "V_j = X_j/mu - 1 i.i.d., W = e^{p/tau}/mu independent of the V_j; bounded",
          "the remainder is kept exactly (an expectation); its explicit bound B/k^3 is proved in "
          f"{id}.lower / {id}.upper",
          "the terms of order k^-3 and beyond are exact (listed in the statement)"], exists=(theta,))
@@ -193,7 +203,7 @@ def _search_derivation(const1, const2):
          Step("i.i.d. means", "", eq(series, exact + rem), "E of products of means (set partitions), E a = E b = 0",
               Identity(facts=FACTS)),
          Step("collect", "", eq(exact + rem, stmt), "collect the 1/k and 1/k^2 coefficients", Identity())],
-        _CENTRED + ["a = r (s - E[r s]), b = r - 1 i.i.d. over the unseen points; 1 + Bbar > 0 a.s.",
+        _CENTRED + [ANCHOR_READING, "a = r (s - E[r s]), b = r - 1 i.i.d. over the unseen points; 1 + Bbar > 0 a.s.",
          "the remainder is kept exactly (an expectation); its explicit bound B/k^3 is proved in "
          "EXP.search-dcl.lower / EXP.search-dcl.upper"])
 

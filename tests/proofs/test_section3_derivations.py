@@ -428,3 +428,36 @@ def test_lemma3_shows_its_two_range_facts():
         idx = rng.choice(20, m_, p=w)
         A_, B_ = (r_[idx] * (f_[idx] - Ef)).mean(), r_[idx].mean()
         assert abs(A_) <= 2 * B_ + 1e-15
+
+
+def test_expansion_bounds_hold_per_anchor_not_with_pooled_moments():
+    """EXP.infonce.upper keeps the moments m_n outside E over anchors, so it is a per-anchor statement, averaged over
+    anchors (its stated reading, ``expansions.ANCHOR_READING``).  Two equally likely anchors, V = 0 at one and
+    V = +-1/2 at the other, W = 1/10, ell = 1/2 (a probe's example, Dec 2026): the exact gap, a binomial sum, lies
+    below the per-anchor bounds averaged, and above the bound evaluated at the pooled moments, which misses by
+    about 3/4 Var(m_2)/k^2."""
+    from infonce_sym.proofs.expansions import ANCHOR_READING
+    from infonce_sym.proofs.register import derivation
+    from infonce_sym.proofs.statement_registry import statement
+    for rid in ("EXP.infonce", "EXP.dcl", "EXP.search-dcl", "EXP.infonce.lower", "EXP.infonce.upper"):
+        assert ANCHOR_READING in [a.text for a in derivation(rid).structured_assumptions()], rid
+    upper = statement("EXP.infonce.upper")
+    with mpmath.workdps(40):
+        mp = mpmath.mp
+        k, w = 1000, mp.mpf(1) / 10
+        quiet = {f"m{n}": mp.mpf(0) for n in range(2, 7)}
+        spread = {f"m{n}": (mp.mpf(1) / 2) ** n if n % 2 == 0 else mp.mpf(0) for n in range(2, 7)}
+        common = {"k": k, "ell_V": mp.mpf(1) / 2, "EW": w, **{f"EW{n}": w ** n for n in range(2, 7)}}
+        bound = lambda moments: upper.evaluate("mpmath", **common, **moments)  # noqa: E731
+        # the exact gap -E log(1 + W/k + Vbar): Vbar = (2B/k - 1)/2 at the second anchor, B ~ Bin(k, 1/2)
+        second = mp.fsum(mp.binomial(k, b) / mp.mpf(2) ** k * -mp.log(1 + w / k + (2 * mp.mpf(b) / k - 1) / 2)
+                         for b in range(k + 1))
+        gap = (-mp.log(1 + w / k) + second) / 2
+        per_anchor = (bound(quiet) + bound(spread)) / 2
+        pooled = bound({n: (quiet[n] + spread[n]) / 2 for n in quiet})
+        assert gap <= per_anchor
+        assert pooled < gap
+        var_m2 = ((spread["m2"] - quiet["m2"]) / 2) ** 2
+        # c2's 3/4 m_2^2 averaged over anchors exceeds its pooled value by 3/4 Var(m_2); the k^-3 terms of the
+        # bound (its B/k^3 with 1/(6 ell^6)) make up the last 5 % at k = 1000
+        assert abs((gap - pooled) * k ** 2 - 3 * var_m2 / 4) < mp.mpf("0.1") * 3 * var_m2 / 4
