@@ -182,7 +182,9 @@ def _prop3():
            "R_pop = R(phi; k, tau) = E R_hat_n; Rad = E[sup_phi n^-1 sum sigma_i l(phi, Z_i) | Z_1..Z_n]",
            "(A): Z_1, ..., Z_n i.i.d. (Mohri et al., Thm 3.3, needs an i.i.d. sample)",
            "l = log(1/k + T/k) at a sample, T = sum_j e^{s_j/tau} as in Lemma 5; g = (l - a)/W with W = b - a > 0 "
-           "is [0, 1]-valued (shown from the range of T)"] + [a_ for a_ in C.unit_norm_assumptions() if "phi'" not in a_.text]
+           "is [0, 1]-valued (shown from the range of T); Rad_g = E[sup_phi n^-1 sum sigma_i g(phi, Z_i) | Z_1..Z_n], "
+           "the Rademacher complexity of the rescaled class, and Eg, gbar its mean and sample mean"] + [
+        a_ for a_ in C.unit_norm_assumptions() if "phi'" not in a_.text]
     ex = Derivation("P3.exact", "Prop. 3 with the exact range 3 (b - a)", "Prop. 3 (sharper constant)", Rpop, "le",
                     exact_rhs.subs(cdef), [s1_, s2_, s3_, s4_, s5_, s5b], ass)
     p3 = Derivation("P3", "Proposition 3: R <= R_hat + 2 Rad + (12/tau) sqrt(log(2/delta)/(2n))", "Prop. 3, App. B",
@@ -714,8 +716,9 @@ def _chaining():
     ass = [As("the class lies within D of phi_0 in rho_n: rho_0 <= D", ge(D, rho0)),
            "Rad = E sup_phi n^-1 sum_i sigma_i l(phi, z_i) = R(A) of (26.5) for the loss vectors A = {a_phi = (l(phi, "
            "z_i))_{i <= n}} of R^n; logN_A and logN are the log covering numbers of A (Euclidean) and of Phi in rho_n; "
-           "dl(i) = |l(phi, z_i) - l(phi', z_i)|, dl_0(i) = |l(phi, z_i) - l(phi_0, z_i)|; if A is one point, Rad = 0 "
-           "and the bound is trivial, so c > 0",
+           "dl(i) = |l(phi, z_i) - l(phi', z_i)|, dl_0(i) = |l(phi, z_i) - l(phi_0, z_i)|; c = min_abar max_{a in A} "
+           "||a - abar||, the radius of A in Lemma 27.4 (the chaining lemma holds for that c, not for any smaller); if A "
+           "is one point, Rad = 0 and the bound is trivial, so c > 0",
            As("rho_0 bounds the distances to phi_0: rho_n(phi, phi_0) <= rho_0 for every phi", le(_rho0_n(), rho0))]
     chain_m = Derivation("P5.chaining.M", "Dudley's entropy integral for each M: Rad <= D 2^-M + (12/sqrt n) int_0^D "
                          "sqrt(log N(eps)) deps", "(54); [Shalev-Shwartz and Ben-David, 2014, Lemma 27.4]", Rad, "le",
