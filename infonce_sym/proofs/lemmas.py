@@ -82,18 +82,52 @@ def _lib(key):
 
 _y = sp.Symbol("y", positive=True)       # a point of the (positive) domain of F
 _u = sp.Symbol("u")
+_y_closed = sp.Symbol("y", nonnegative=True)     # a point of [0, oo)
+
+
+def smooth_conditions(f, point):
+    """Hypotheses that make f (a Lambda of one variable) infinitely differentiable at ``point``, a symbol standing
+    for every point of the domain (``_y``: (0, oo); ``_y_closed``: [0, oo); ``lo + _y``: (lo, oo)).  f must be
+    built from +, *, exp, log and powers (of what does not involve the variable, anything): then each log's
+    argument and each base of a power with an exponent that is not a nonnegative integer must be > 0 there, and
+    these are the hypotheses, for the CAS to discharge.  Anything else that involves the variable (Abs, Piecewise,
+    Heaviside, sign, Min, an undefined function...) gives 0 = 1, a hypothesis nothing discharges: the lemmas that
+    check a derivative's sign at ``point`` (convexity, Jensen, Taylor) need f smooth there, and SymPy
+    differentiates a kink or a step away (a probe, Dec 2026: |u - 1/2| as a Piecewise passed the chord lemma)."""
+    conds = []
+    var = _y_closed if point.has(_y_closed) else _y       # the domain's symbol (point may be lo + _y)
+
+    def visit(e):
+        if not e.has(var):
+            return
+        if isinstance(e, (sp.Add, sp.Mul)) or isinstance(e, sp.exp):
+            for a in e.args:
+                visit(a)
+        elif isinstance(e, sp.log):
+            conds.append(gt(e.args[0], 0))
+            visit(e.args[0])
+        elif isinstance(e, sp.Pow):
+            base, expo = e.args
+            if not (expo.is_integer and expo.is_nonnegative) and base.has(var):
+                conds.append(gt(base, 0))
+            visit(base)
+            visit(expo)
+        elif e != var:
+            conds.append(eq(sp.Integer(0), sp.Integer(1)))
+    visit(f(point))
+    return list(dict.fromkeys(conds))
 
 
 @_lib('Jensen')
 def jensen_concave(E):
     """Jensen: E F(Y) <= F(E Y) for F concave on [0, oo) (values in [-oo, oo), continuous there, as log is) and
     Y >= 0.  Hypotheses: -F'' >= 0 at every y > 0 (``_y`` is a positive symbol) and Y >= 0: the concavity is
-    checked on the domain only, so Y must take its values there."""
+    checked on the domain only, so Y must take its values there; F smooth on (0, oo) (``smooth_conditions``)."""
     return Lemma(
         "Jensen's inequality (concave F)", "E[F(Y)] <= F(E[Y]) for F concave on [0, oo) and Y >= 0",
         {"F": sp.Lambda(_u, sp.Function("F")(_u)), "Y": sp.Symbol("Y")},
         lambda F, Y: le(E(F(Y)), F(E(Y))),
-        lambda F, Y: [ge(-sp.diff(F(_y), _y, 2), 0), ge(Y, 0)], bound=(_y,))
+        lambda F, Y: [ge(-sp.diff(F(_y), _y, 2), 0), ge(Y, 0)] + smooth_conditions(F, _y), bound=(_y,))
 
 
 @_lib('Taylor (Lagrange remainder)')
@@ -465,14 +499,15 @@ def ftc_path():
 
 @_lib('mean value theorem / FTC')
 def ftc_antiderivative():
-    """int_0^U f = F(U) when F' = f on (0, U] and F(0+) = 0 (hypotheses checked by the CAS)."""
+    """int_0^U f = F(U) when F' = f on (0, U], F is smooth on (0, oo) (``smooth_conditions``; so f, its derivative, is
+    continuous on (0, U]) and F(0+) = 0 (hypotheses checked by the CAS): the improper Riemann integral."""
     e = sp.Symbol("epsilon", positive=True)
     return Lemma(
         "fundamental theorem of calculus (antiderivative)", "int_0^U f = F(U) - F(0+) if F' = f",
         {"F": sp.Lambda(_u, sp.Function("F")(_u)), "f": sp.Lambda(_u, sp.Function("f")(_u)),
          "U": sp.Symbol("U", positive=True)},
         lambda F, f, U: eq(sp.Integral(f(e), (e, 0, U)), F(U)),
-        lambda F, f, U: [eq(sp.diff(F(e), e), f(e)), eq(sp.Limit(F(e), e, 0, "+"), 0)])
+        lambda F, f, U: [eq(sp.diff(F(e), e), f(e)), eq(sp.Limit(F(e), e, 0, "+"), 0)] + smooth_conditions(F, _y))
 
 
 @_lib('elementary')
@@ -487,24 +522,25 @@ def log1p_le():
 def convex_tangent():
     """A convex C^2 function on (0, oo) lies above its tangent there: g(x) >= g(x0) + g'(x0)(x - x0) for x, x0 > 0.
     Hypotheses: g'' >= 0 at every y > 0 (``_y`` is a positive symbol), x > 0 and x0 > 0 (the convexity is
-    checked on (0, oo) only)."""
+    checked on (0, oo) only), g smooth on (0, oo) (``smooth_conditions``)."""
     return Lemma(
         "convex function above its tangent", "g(x) >= g(x0) + g'(x0)(x - x0) for x, x0 > 0 and g'' >= 0 on (0, oo)",
         {"g": sp.Lambda(_u, sp.Function("g")(_u)), "x": sp.Symbol("x"), "x0": _x0},
         lambda g, x, x0: ge(g(x), g(x0) + sp.diff(g(_u), _u).subs(_u, x0) * (x - x0)),
-        lambda g, x, x0: [ge(sp.diff(g(_y), _y, 2), 0), gt(x, 0), gt(x0, 0)], bound=(_y,))
+        lambda g, x, x0: [ge(sp.diff(g(_y), _y, 2), 0), gt(x, 0), gt(x0, 0)] + smooth_conditions(g, _y), bound=(_y,))
 
 
 @_lib('elementary')
 def concave_chord():
     """A concave C^2 function on [0, 1] lies above its chord: h(x) >= (1 - x) h(0) + x h(1).  Hypotheses:
-    -h'' >= 0 at every y > 0 (``_y`` is a positive symbol; (0, 1) lies inside, and h is continuous at 0) and
-    x in [0, 1]."""
+    -h'' >= 0 at every y > 0 (``_y`` is a positive symbol; (0, 1) lies inside), x in [0, 1], and h smooth on
+    [0, oo) (``smooth_conditions``), so continuous at 0."""
     return Lemma(
         "concave function above its chord", "h(x) >= (1 - x) h(0) + x h(1) for x in [0, 1], h'' <= 0",
         {"h": sp.Lambda(_u, sp.Function("h")(_u)), "x": sp.Symbol("x")},
         lambda h, x: ge(h(x), (1 - x) * h(0) + x * h(1)),
-        lambda h, x: [ge(-sp.diff(h(_y), _y, 2), 0), ge(x, 0), ge(1 - x, 0)], bound=(_y,))
+        lambda h, x: [ge(-sp.diff(h(_y), _y, 2), 0), ge(x, 0), ge(1 - x, 0)] + smooth_conditions(h, _y_closed),
+        bound=(_y, _y_closed))
 
 
 @_lib('elementary')
@@ -625,7 +661,8 @@ def taylor_lagrange_point(order):
     """Taylor's theorem about 0 with the Lagrange remainder of order ``order + 1``, the intermediate
     point written as theta = y/(1 + t) for some t > 0 (theta strictly between 0 and y; any t when
     y = 0).  F must be ``order + 1`` times differentiable on (lo, oo) with lo < 0 and lo < y, so that
-    the segment [0, y] lies in its domain: those are the hypotheses."""
+    the segment [0, y] lies in its domain: those are the hypotheses (F smooth on (lo, oo): ``smooth_conditions``
+    at lo + y, y > 0)."""
     u = sp.Symbol("u")
     return Lemma(
         f"Taylor's theorem with Lagrange remainder (order {order}), point y/(1+t)",
@@ -637,7 +674,7 @@ def taylor_lagrange_point(order):
                                                for n in range(order + 1)])
                                + sp.diff(F(u), u, order + 1).subs(u, Y / (1 + T)) * Y ** (order + 1)
                                / sp.factorial(order + 1)),
-        lambda F, Y, T, lo: [gt(T, 0), gt(Y - lo, 0), gt(-lo, 0)], witnesses=("T",))
+        lambda F, Y, T, lo: [gt(T, 0), gt(Y - lo, 0), gt(-lo, 0)] + smooth_conditions(F, lo + _y), witnesses=("T",))
 
 
 @_lib('elementary')

@@ -358,3 +358,38 @@ def test_limit_over_every_m_needs_m_free():
     never = eq(sp.Integer(0), sp.Integer(1))      # the same guard on every lemma with bound symbols
     assert never in L.integral_nonnegative().instantiate({"g": sp.Lambda(y, L.MONO_X * y), "b": 1})[1]
     assert never not in L.integral_nonnegative().instantiate({"g": sp.Lambda(y, x * y), "b": 1})[1]
+
+
+def _lemma_step_result(lemma, subs):
+    """The check of a step whose claim is exactly ``lemma``'s instance under ``subs``."""
+    concl, _ = lemma.instantiate(subs)
+    return ByLemma(lemma, subs)(concl)
+
+
+def test_lemmas_that_read_a_derivative_sign_need_a_smooth_function():
+    """convex_tangent, concave_chord, jensen_concave, taylor_lagrange_point and ftc_antiderivative check a
+    derivative (its sign, or F' = f) at a symbol of the domain; SymPy differentiates a kink or a step away and
+    does not see a pole there.  Their hypotheses now include ``smooth_conditions``: a probe's counterexamples
+    (Dec 2026) are no longer proved, while the smooth instances of the registered chains are."""
+    u = L._u
+    kink = sp.Piecewise((sp.Rational(1, 2) - u, u < sp.Rational(1, 2)), (u - sp.Rational(1, 2), True))   # |u - 1/2|
+    bad = [
+        (L.concave_chord(), {"h": sp.Lambda(u, kink), "x": sp.Rational(1, 2)}),             # "0 >= 1/2"
+        (L.convex_tangent(), {"g": sp.Lambda(u, -sp.Abs(u - 1)), "x": sp.Rational(1, 2), "x0": sp.Rational(3, 2)}),
+        (L.concave_chord(), {"h": sp.Lambda(u, -sp.Heaviside(u)), "x": sp.Rational(1, 4)}),  # a step at 0
+        (L.convex_tangent(), {"g": sp.Lambda(u, 1 / (u - 1) ** 2), "x": sp.Rational(1, 2), "x0": 2}),   # a pole at 1
+    ]
+    for lemma, subs in bad:
+        res = _lemma_step_result(lemma, subs)
+        assert not res.ok or res.premises, (lemma.name, subs)
+    good = [
+        (L.concave_chord(), {"h": sp.Lambda(u, sp.log(2 * u + 1) - u ** 2), "x": sp.Rational(1, 3)}),
+        (L.convex_tangent(), {"g": sp.Lambda(u, u ** 2 - sp.log(2 * u + 1)), "x": sp.Rational(1, 2), "x0": 1}),
+        (L.taylor_lagrange_point(2), {"F": sp.Lambda(u, -sp.log(1 + u)), "Y": sp.Rational(1, 3),
+                                      "T": sp.Symbol("t", positive=True), "lo": -1}),
+    ]
+    for lemma, subs in good:
+        res = _lemma_step_result(lemma, subs)
+        smooth = L.smooth_conditions(subs.get("h") or subs.get("g") or subs.get("F"), L._y)
+        assert smooth and all(c != sp.Eq(0, 1) for c in smooth)
+        assert res.ok and not [p for p in res.premises if p.kind == "hypothesis"], (lemma.name, res.detail, res.premises)
