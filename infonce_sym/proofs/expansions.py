@@ -29,7 +29,7 @@ import flint
 import sympy as sp
 
 from ..models.laws import arb_decimal, arb_mid_in_ctx, mpf_to_arb
-from .chain import (Assumption, ByLemma, Derivation, Ea, Ex, Identity, Lemma, Step, eq, iid_product_moment,
+from .chain import (Assumption, ByLemma, Derivation, Ea, Ex, Identity, Lemma, Step, eq, gt, iid_product_moment,
                     parameter, random_family, random_symbol)
 from .lemmas import taylor_n
 from .register import derivation, register
@@ -170,7 +170,10 @@ def _series_derivation(id, title, eps, const1, const2):
               "E of products of means of k i.i.d. copies (set partitions), E V = 0, E V^n = m_n, E W^n",
               Identity(facts=FACTS)),
          Step("collect", "", eq(exact + remainder, stmt), "collect the 1/k and 1/k^2 coefficients", Identity())],
-        _CENTRED + [ANCHOR_READING, "V_j = X_j/mu - 1 i.i.d., W = e^{p/tau}/mu independent of the V_j; bounded",
+        _CENTRED + [Assumption("the log's argument is positive: 1 + eps = (1/k) sum_j X_j/mu (+ W/k), X_j = "
+                               "e^{s_j/tau} > 0, W > 0 (Taylor's theorem needs the segment [0, eps] inside (-1, oo))",
+                               gt(1 + eps, 0)),
+                    ANCHOR_READING, "V_j = X_j/mu - 1 i.i.d., W = e^{p/tau}/mu independent of the V_j; bounded",
          "the remainder is kept exactly (an expectation); its explicit bound B/k^3 is proved in "
          f"{id}.lower / {id}.upper",
          "the terms of order k^-3 and beyond are exact (listed in the statement)"], exists=(theta,))

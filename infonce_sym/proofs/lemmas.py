@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .chain import Lemma, eq, ge, gt, le
+from .chain import Lemma, eq, ge, gt, le, relation_kind
 
 #: The library: key -> (what it states, where it is from).  Nothing else counts as a standard lemma.
 LIBRARY = {
@@ -95,7 +95,8 @@ def smooth_conditions(f, point):
     check a derivative's sign at ``point`` (convexity, Jensen, Taylor) need f smooth there, and SymPy
     differentiates a kink or a step away (a probe, Dec 2026: |u - 1/2| as a Piecewise passed the chord lemma)."""
     conds = []
-    var = _y_closed if point.has(_y_closed) else _y       # the domain's symbol (point may be lo + _y)
+    # the domain's symbol: the point itself, or the _y / _y_closed in it (lo + _y)
+    var = point if point.is_Symbol else (_y_closed if point.has(_y_closed) else _y)
 
     def visit(e):
         if not e.has(var):
@@ -118,6 +119,23 @@ def smooth_conditions(f, point):
     return list(dict.fromkeys(conds))
 
 
+_v = sp.Symbol("v", real=True)       # a point of a segment
+
+
+def segment_conditions(f, a, b):
+    """Hypotheses that make f smooth on the segment between a and b (``smooth_conditions`` at a real point v of
+    it): a condition linear in v holds on the segment when it holds at both ends, so it is asked there; any
+    other is asked at v, which no real v proves unless it holds everywhere."""
+    conds = []
+    for c in smooth_conditions(f, _v):
+        gap = sp.expand(c.lhs - c.rhs) if relation_kind(c) != "eq" else None
+        if gap is not None and gap.is_polynomial(_v) and sp.Poly(gap, _v).degree() <= 1:
+            conds += [gt(c.lhs.subs(_v, end), c.rhs.subs(_v, end)) for end in (a, b)]     # every condition is "> 0"
+        else:
+            conds.append(c)
+    return list(dict.fromkeys(conds))
+
+
 @_lib('Jensen')
 def jensen_concave(E):
     """Jensen: E F(Y) <= F(E Y) for F concave on [0, oo) (values in [-oo, oo), continuous there, as log is) and
@@ -133,7 +151,8 @@ def jensen_concave(E):
 @_lib('Taylor (Lagrange remainder)')
 def taylor2():
     """Taylor's theorem, Lagrange remainder of order 2, the point between y0 and y written as
-    xi = y0 + (y - y0)/(1 + t) for some t > 0 (a witness: the citation names it, the lemma chooses it)."""
+    xi = y0 + (y - y0)/(1 + t) for some t > 0 (a witness: the citation names it, the lemma chooses it).  F smooth on
+    the segment between y0 and y: ``segment_conditions``."""
     return Lemma(
         "Taylor's theorem with Lagrange remainder (order 2)",
         "F(y) = F(y0) + F'(y0)(y - y0) + F''(xi)(y - y0)^2/2, xi = y0 + (y - y0)/(1 + t) for some t > 0",
@@ -141,12 +160,13 @@ def taylor2():
          "T": sp.Symbol("t", positive=True)},
         lambda F, Y, Y0, T: eq(F(Y), F(Y0) + sp.diff(F(_u), _u).subs(_u, Y0) * (Y - Y0)
                                + sp.diff(F(_u), _u, 2).subs(_u, Y0 + (Y - Y0) / (1 + T)) * (Y - Y0) ** 2 / 2),
-        lambda F, Y, Y0, T: [gt(T, 0)], witnesses=("T",))
+        lambda F, Y, Y0, T: [gt(T, 0)] + segment_conditions(F, Y0, Y), witnesses=("T",))
 
 
 @_lib('Taylor (Lagrange remainder)')
 def taylor3():
-    """Taylor's theorem, Lagrange remainder of order 3, at xi = y0 + (y - y0)/(1 + t) for some t > 0 (a witness)."""
+    """Taylor's theorem, Lagrange remainder of order 3, at xi = y0 + (y - y0)/(1 + t) for some t > 0 (a witness); F
+    smooth on the segment between y0 and y (``segment_conditions``)."""
     return Lemma(
         "Taylor's theorem with Lagrange remainder (order 3)",
         "F(y) = F(y0) + F'(y0)(y-y0) + F''(y0)(y-y0)^2/2 + F'''(xi)(y-y0)^3/6, xi = y0 + (y - y0)/(1 + t), some t > 0",
@@ -155,12 +175,13 @@ def taylor3():
         lambda F, Y, Y0, T: eq(F(Y), F(Y0) + sp.diff(F(_u), _u).subs(_u, Y0) * (Y - Y0)
                                + sp.diff(F(_u), _u, 2).subs(_u, Y0) * (Y - Y0) ** 2 / 2
                                + sp.diff(F(_u), _u, 3).subs(_u, Y0 + (Y - Y0) / (1 + T)) * (Y - Y0) ** 3 / 6),
-        lambda F, Y, Y0, T: [gt(T, 0)], witnesses=("T",))
+        lambda F, Y, Y0, T: [gt(T, 0)] + segment_conditions(F, Y0, Y), witnesses=("T",))
 
 
 @_lib('Taylor (Lagrange remainder)')
 def taylor_n(order):
-    """Taylor's theorem about 0, Lagrange remainder of order ``order + 1`` (theta between 0 and y)."""
+    """Taylor's theorem about 0, Lagrange remainder of order ``order + 1`` (theta between 0 and y); F smooth on the
+    segment between 0 and y (``segment_conditions``)."""
     u = sp.Symbol("u")
     return Lemma(
         f"Taylor's theorem with Lagrange remainder (order {order})",
@@ -169,7 +190,7 @@ def taylor_n(order):
         lambda F, Y, XI: eq(F(Y), sp.Add(*[sp.diff(F(u), u, n).subs(u, 0) * Y ** n / sp.factorial(n)
                                             for n in range(order + 1)])
                             + sp.diff(F(u), u, order + 1).subs(u, XI) * Y ** (order + 1) / sp.factorial(order + 1)),
-        witnesses=("XI",))
+        lambda F, Y, XI: segment_conditions(F, 0, Y), witnesses=("XI",))
 
 
 @_lib('Popoviciu')

@@ -368,9 +368,10 @@ def _lemma_step_result(lemma, subs):
 
 def test_lemmas_that_read_a_derivative_sign_need_a_smooth_function():
     """convex_tangent, concave_chord, jensen_concave, taylor_lagrange_point and ftc_antiderivative check a
-    derivative (its sign, or F' = f) at a symbol of the domain; SymPy differentiates a kink or a step away and
-    does not see a pole there.  Their hypotheses now include ``smooth_conditions``: a probe's counterexamples
-    (Dec 2026) are no longer proved, while the smooth instances of the registered chains are."""
+    derivative (its sign, or F' = f) at a symbol of the domain, and the Taylor lemmas use F on a segment; SymPy
+    differentiates a kink or a step away and does not see a pole there.  Their hypotheses now include
+    ``smooth_conditions`` (``segment_conditions`` for Taylor): a probe's counterexamples (Dec 2026) are no longer
+    proved, while the smooth instances of the registered chains are."""
     u = L._u
     kink = sp.Piecewise((sp.Rational(1, 2) - u, u < sp.Rational(1, 2)), (u - sp.Rational(1, 2), True))   # |u - 1/2|
     bad = [
@@ -378,6 +379,9 @@ def test_lemmas_that_read_a_derivative_sign_need_a_smooth_function():
         (L.convex_tangent(), {"g": sp.Lambda(u, -sp.Abs(u - 1)), "x": sp.Rational(1, 2), "x0": sp.Rational(3, 2)}),
         (L.concave_chord(), {"h": sp.Lambda(u, -sp.Heaviside(u)), "x": sp.Rational(1, 4)}),  # a step at 0
         (L.convex_tangent(), {"g": sp.Lambda(u, 1 / (u - 1) ** 2), "x": sp.Rational(1, 2), "x0": 2}),   # a pole at 1
+        # Taylor across a pole: "-1 = 3 + 4/(1 - 2/(t + 1))^3" and "-1 = 1 + 2/(theta + 1)^2" had no solution
+        (L.taylor2(), {"F": sp.Lambda(u, 1 / u), "Y": -1, "Y0": 1, "T": sp.Symbol("t", positive=True)}),
+        (L.taylor_n(0), {"F": sp.Lambda(u, 1 / (1 + u)), "Y": -2, "XI": sp.Symbol("theta")}),
     ]
     for lemma, subs in bad:
         res = _lemma_step_result(lemma, subs)
