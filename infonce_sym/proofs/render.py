@@ -81,7 +81,9 @@ def render_index(derivations, results) -> str:
              "*certified* = some step holds by a numerical (interval) certificate; *failed* = a step or link fails.",
              "'assumed' counts the assumptions marked as consequences of the paper's hypotheses that the chain",
              "assumes rather than derives (own / including every derivation cited, transitively); 'generality'",
-             "says where only a special case is checked.", "",
+             "says where only a special case is checked.  Each file lists the statement's assumptions and, after them,",
+             "the conditions stated in words by the derivations it cites, transitively (they discharge nothing: a",
+             "citation checks the relational assumptions of what it cites and carries the rest).", "",
              "| id | result | paper | verdict | steps (proved / certified / failed) | cites | undischarged | assumed | generality |",
              "|---|---|---|---|---|---|---|---|---|"]
     for d, r in zip(derivations, results):
