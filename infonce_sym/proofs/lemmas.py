@@ -510,15 +510,6 @@ def minkowski_mean():
 
 
 @_lib('mean value theorem / FTC')
-def ftc_path():
-    """Fundamental theorem of calculus on [0, 1]: F(1) - F(0) = int_0^1 F'(c) dc (F continuously differentiable)."""
-    return Lemma(
-        "fundamental theorem of calculus", "F(1) - F(0) = int_0^1 F'(c) dc for F in C^1[0, 1]",
-        {"F": sp.Lambda(_u, sp.Function("F")(_u))},
-        lambda F: eq(F(1) - F(0), sp.Integral(sp.Derivative(F(_c), _c), (_c, 0, 1))))
-
-
-@_lib('mean value theorem / FTC')
 def ftc_antiderivative():
     """int_0^U f = F(U) when F' = f on (0, U], F is smooth on (0, oo) (``smooth_conditions``; so f, its derivative, is
     continuous on (0, U]) and F(0+) = 0 (hypotheses checked by the CAS): the improper Riemann integral."""
