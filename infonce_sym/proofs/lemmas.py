@@ -88,7 +88,7 @@ _y_closed = sp.Symbol("y", nonnegative=True)     # a point of [0, oo)
 def smooth_conditions(f, point):
     """Hypotheses that make f (a Lambda of one variable) infinitely differentiable at ``point``, a symbol standing
     for every point of the domain (``_y``: (0, oo); ``_y_closed``: [0, oo); ``lo + _y``: (lo, oo)).  f must be
-    built from +, *, exp, log and powers (of what does not involve the variable, anything): then each log's
+    built from +, *, exp, log, powers and finite sums (of what does not involve the variable, anything): each log's
     argument and each base of a power with an exponent that is not a nonnegative integer must be > 0 there, and
     these are the hypotheses, for the CAS to discharge.  Anything else that involves the variable (Abs, Piecewise,
     Heaviside, sign, Min, an undefined function...) gives 0 = 1, a hypothesis nothing discharges: the lemmas that
@@ -107,6 +107,8 @@ def smooth_conditions(f, point):
         elif isinstance(e, sp.log):
             conds.append(gt(e.args[0], 0))
             visit(e.args[0])
+        elif isinstance(e, sp.Sum) and not any(lim.has(var) for lim in e.limits):
+            visit(e.function)                   # a finite sum of smooth terms (its range does not move)
         elif isinstance(e, sp.Pow):
             base, expo = e.args
             if not (expo.is_integer and expo.is_nonnegative) and base.has(var):
@@ -858,11 +860,12 @@ def abs_scale_le():
 
 @_lib('mean value theorem / FTC')
 def ftc_unit_interval():
-    """Fundamental theorem of calculus on [0, 1] with a real variable c: F(1) - F(0) = int_0^1 F'(c) dc (F in C^1[0, 1])."""
+    """Fundamental theorem of calculus on [0, 1] with a real variable c: F(1) - F(0) = int_0^1 F'(c) dc (F in C^1[0, 1]: F smooth on [0, oo), ``smooth_conditions``)."""
     return Lemma(
         "fundamental theorem of calculus", "F(1) - F(0) = int_0^1 F'(c) dc for F in C^1[0, 1]",
         {"F": sp.Lambda(_u, sp.Function("F")(_u))},
-        lambda F: eq(F(1) - F(0), sp.Integral(sp.Derivative(F(_ci), _ci), (_ci, 0, 1))))
+        lambda F: eq(F(1) - F(0), sp.Integral(sp.Derivative(F(_ci), _ci), (_ci, 0, 1))),
+        lambda F: smooth_conditions(F, _y_closed))
 
 
 # ---------------------------------------------------------------- for the search-ratio remainder bound (asymptotics), appended

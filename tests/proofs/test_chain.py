@@ -382,6 +382,9 @@ def test_lemmas_that_read_a_derivative_sign_need_a_smooth_function():
         # Taylor across a pole: "-1 = 3 + 4/(1 - 2/(t + 1))^3" and "-1 = 1 + 2/(theta + 1)^2" had no solution
         (L.taylor2(), {"F": sp.Lambda(u, 1 / u), "Y": -1, "Y0": 1, "T": sp.Symbol("t", positive=True)}),
         (L.taylor_n(0), {"F": sp.Lambda(u, 1 / (1 + u)), "Y": -2, "XI": sp.Symbol("theta")}),
+        # the FTC on [0, 1] across a pole ("4 = int_0^1 F'", divergent) and across a step ("1 = 0")
+        (L.ftc_unit_interval(), {"F": sp.Lambda(u, 1 / (u - sp.Rational(1, 2)))}),
+        (L.ftc_unit_interval(), {"F": sp.Lambda(u, sp.Heaviside(u - sp.Rational(1, 2)))}),
     ]
     for lemma, subs in bad:
         res = _lemma_step_result(lemma, subs)
