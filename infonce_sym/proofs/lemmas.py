@@ -454,7 +454,7 @@ def sum_monotone(index=_j):
         {"U": sp.Lambda(index, sp.Function("U")(index)), "V": sp.Lambda(index, sp.Function("V")(index)),
          "k": sp.Symbol("k")},
         lambda U, V, k: le(sp.Sum(U(index), (index, 1, k)), sp.Sum(V(index), (index, 1, k))),
-        lambda U, V, k: [ge(V(index) - U(index), 0)], bound=(index,))
+        lambda U, V, k: [ge(V(index) - U(index), 0), ge(k, 0)], bound=(index,))
 
 
 @_lib('mean value theorem / FTC')
@@ -468,7 +468,7 @@ def logsumexp_lipschitz(index=_j):
          "m": sp.Symbol("m", nonnegative=True), "k": sp.Symbol("k")},
         lambda v, w, m, k: le(sp.Abs(sp.log(1 + sp.Sum(sp.exp(-v(index)), (index, 1, k)))
                                      - sp.log(1 + sp.Sum(sp.exp(-w(index)), (index, 1, k)))), m),
-        lambda v, w, m, k: [ge(m - sp.Abs(v(index) - w(index)), 0)], bound=(index,))
+        lambda v, w, m, k: [ge(m - sp.Abs(v(index) - w(index)), 0), ge(k, 0)], bound=(index,))
 
 
 @_lib('triangle')
@@ -485,7 +485,8 @@ def triangle_sum(index=_j):
     return Lemma(
         "triangle inequality (finite sums)", "|sum_j x_j| <= sum_j |x_j|",
         {"x": sp.Lambda(index, sp.Function("x", real=True)(index)), "k": sp.Symbol("k")},
-        lambda x, k: le(sp.Abs(sp.Sum(x(index), (index, 1, k))), sp.Sum(sp.Abs(x(index)), (index, 1, k))))
+        lambda x, k: le(sp.Abs(sp.Sum(x(index), (index, 1, k))), sp.Sum(sp.Abs(x(index)), (index, 1, k))),
+        lambda x, k: [ge(k, 0)])
 
 
 @_lib('Cauchy-Schwarz')
@@ -508,7 +509,8 @@ def minkowski_mean():
         "(n^-1 sum_i (sum_r x_r(i))^2)^{1/2} <= sum_r (n^-1 sum_i x_r(i)^2)^{1/2}, x_r(i) >= 0",
         {"xs": [sp.Lambda(i, sp.Function("x")(i))], "n": sp.Symbol("n")},
         lambda xs, n: le(sp.sqrt(sp.Sum(sp.Add(*[x(i) for x in xs]) ** 2, (i, 1, n)) / n),
-                         sp.Add(*[sp.sqrt(sp.Sum(x(i) ** 2, (i, 1, n)) / n) for x in xs])))
+                         sp.Add(*[sp.sqrt(sp.Sum(x(i) ** 2, (i, 1, n)) / n) for x in xs])),
+        lambda xs, n: [gt(n, 0)])
 
 
 @_lib('mean value theorem / FTC')
@@ -825,7 +827,7 @@ def norm_convex_sum(index=_j):
          "v": sp.Lambda((index, _l), sp.Function("v", real=True)(index, _l)), "k": sp.Symbol("k"), "d": _dim},
         lambda p, v, k, d: le(sp.sqrt(sp.Sum(sp.Sum(p(index) * v(index, _l), (index, 1, k)) ** 2, (_l, 1, d))),
                               sp.Sum(p(index) * sp.sqrt(sp.Sum(v(index, _l) ** 2, (_l, 1, d))), (index, 1, k))),
-        lambda p, v, k, d: [ge(p(index), 0)], bound=(index,))
+        lambda p, v, k, d: [ge(p(index), 0), ge(k, 0), ge(d, 0)], bound=(index,))
 
 
 @_lib('triangle')

@@ -400,3 +400,20 @@ def test_lemmas_that_read_a_derivative_sign_need_a_smooth_function():
         smooth = L.smooth_conditions(subs.get("h") or subs.get("g") or subs.get("F"), L._y)
         assert smooth and all(c != sp.Eq(0, 1) for c in smooth)
         assert res.ok and not [p for p in res.premises if p.kind == "hypothesis"], (lemma.name, res.detail, res.premises)
+
+
+def test_finite_sum_lemmas_need_a_nonnegative_number_of_terms():
+    """SymPy sums sum_{j=1}^{k} with k < 1 by Karr's convention (minus the sum over k + 1..0), so with k = -2 the
+    monotonicity of finite sums 'proved' 0 <= sum_{j=1}^{-2} 1 = -2, and the triangle inequality likewise (a probe,
+    Dec 2026); the finite-sum lemmas now ask k >= 0.  With k = 3 they stand."""
+    j = L._j
+    bad = [(L.sum_monotone(), {"U": sp.Lambda(j, 0), "V": sp.Lambda(j, 1), "k": -2}),
+           (L.triangle_sum(), {"x": sp.Lambda(j, -1), "k": -1})]
+    for lemma, subs in bad:
+        res = _lemma_step_result(lemma, subs)
+        assert not res.ok or res.premises, (lemma.name, subs)
+    good = [(L.sum_monotone(), {"U": sp.Lambda(j, 0), "V": sp.Lambda(j, 1), "k": 3}),
+            (L.triangle_sum(), {"x": sp.Lambda(j, -1), "k": 3})]
+    for lemma, subs in good:
+        res = _lemma_step_result(lemma, subs)
+        assert res.ok and not res.premises, (lemma.name, res.detail)
