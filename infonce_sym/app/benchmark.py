@@ -244,12 +244,10 @@ def section_exact_table(quick: bool, state) -> dict:
     points = BENCHMARK_POINTS[:3] if quick else BENCHMARK_POINTS
     out = benchmark_exact(digits=30, points=points, sweep=EXACT_SWEEPS[0], out=lambda line: None,
                           every_single=not quick, repeat=1 if quick else 3)
-    out["sweep"]["model"] = EXACT_SWEEPS[0]
     # S^2 at kappa >= 10: the search CE on per-c cells, where the 3x is hardest to meet
     _progress(state, "exact values: a k sweep on S^2")
     out["sweep_sphere2"] = benchmark_exact(digits=30, points=(), sweep=EXACT_SWEEPS[1], out=lambda line: None,
                                            every_single=not quick, repeat=1 if quick else 3)["sweep"]
-    out["sweep_sphere2"]["model"] = EXACT_SWEEPS[1]
     return out
 
 

@@ -1465,24 +1465,30 @@ class Derivation:
                                 [c.id for c in cites], lemmas, definitions, defined)
 
 
+def cited_transitively(d) -> list:
+    """The derivations ``d`` cites, and those they cite, transitively (each once, nearest first)."""
+    out, seen = [], set()
+    queue = [c for r in cited_result(d).steps for c in r.cites]
+    while queue:
+        c = queue.pop(0)
+        if id(c) not in seen:
+            seen.add(id(c))
+            out.append(c)
+            queue += [cc for r in cited_result(c).steps for cc in r.cites]
+    return out
+
+
 def carried_assumptions(d) -> list:
     """[(id, text)]: the assumptions stated in words (named conditions, discharging nothing) of every
     derivation that ``d`` cites, transitively, which ``d`` does not state itself: a citation carries its
     relational assumptions as hypotheses, checked at the instance, but a condition in words (e.g. "(C)",
     what a symbol means) can only be carried, so the citing statement lists it (one entry per text)."""
-    own = {a.text for a in d.structured_assumptions() if a.rel is None}
-    out, texts, seen = [], set(own), set()
-    queue = [c for r in cited_result(d).steps for c in r.cites]
-    while queue:
-        c = queue.pop(0)
-        if id(c) in seen:
-            continue
-        seen.add(id(c))
+    out, texts = [], {a.text for a in d.structured_assumptions() if a.rel is None}
+    for c in cited_transitively(d):
         for a in c.structured_assumptions():
             if a.rel is None and a.text not in texts:
                 texts.add(a.text)
                 out.append((c.id, a.text))
-        queue += [cc for r in cited_result(c).steps for cc in r.cites]
     return out
 
 

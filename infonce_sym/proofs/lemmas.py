@@ -101,7 +101,7 @@ def smooth_conditions(f, point):
     def visit(e):
         if not e.has(var):
             return
-        if isinstance(e, (sp.Add, sp.Mul)) or isinstance(e, sp.exp):
+        if isinstance(e, (sp.Add, sp.Mul, sp.exp)):
             for a in e.args:
                 visit(a)
         elif isinstance(e, sp.log):

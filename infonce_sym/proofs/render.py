@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .chain import carried_assumptions, cited_result, failed_steps, render_markdown
+from .chain import carried_assumptions, cited_result, cited_transitively, failed_steps, render_markdown
 from .errata import ERRATA
 from .lemmas import LIBRARY
 from . import all_derivations
@@ -21,16 +21,9 @@ def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _assumed_through_citations(d, seen=None):
+def _assumed_through_citations(d):
     """Assumed consequences of ``d`` and of every derivation it cites, transitively: {(id, text)}."""
-    seen = set() if seen is None else seen
-    out = {(d.id, a.text) for a in d.structured_assumptions() if a.derived}
-    for st in d.steps:
-        for c in cited_derivations(st.check):
-            if id(c) not in seen:
-                seen.add(id(c))
-                out |= _assumed_through_citations(c, seen)
-    return out
+    return {(c.id, a.text) for c in [d, *cited_transitively(d)] for a in c.structured_assumptions() if a.derived}
 
 
 def cited_derivations(check):

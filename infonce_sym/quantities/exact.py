@@ -3076,7 +3076,7 @@ def benchmark_exact(digits: int = 30, points=BENCHMARK_POINTS, sweep=(16, 8.0, "
         return min(times)
     singles = {k: best(k=k) for k in (ks if every_single else (ks[-1], ks[10]))}
     many = best(ks=ks)
-    figures = {"k_2_19_seconds": singles[ks[-1]],
+    figures = {"model": [dim, kappa, tau], "k_2_19_seconds": singles[ks[-1]],
                "k_2_10_seconds": singles[ks[10]], "twenty_values_seconds": many}
     line = (f"  sweep d={dim} kappa={kappa:g} tau={tau}: 20 values {many:.2f} s CPU = "
             f"{many / singles[ks[-1]]:.1f}x k=2^19 alone ({singles[ks[-1]]:.2f} s), "
