@@ -903,7 +903,7 @@ GROW_CAP = 4.0
 
 
 def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y_past=None,
-                    max_panel=MAX_PANEL, scale_floor=None, grade_about=(), watch=None):
+                    max_panel=MAX_PANEL, scale_floor=None, grade_about=(), watch=None, first_width=4):
     """int_0^oo of ``count`` integrands, as int G(e^y) dy with Gauss-Legendre panels in y = log t.
 
     ``integrand(t)`` returns the list of G_i(t) = t f_i(t) (the integrands against dt/t).
@@ -954,7 +954,7 @@ def _outer_integral(integrand, count, decay_floor, refinement, dps, heads, t0, y
 
     y = t0.log().mid()
     h_min, h_max = (MIN_PANEL / refinement).mid(), (max_panel / refinement).mid()
-    width = (4 / refinement).mid()
+    width = (arb(first_width) / refinement).mid()
     last = None
     while y.mid() < y_end.mid():
         for y_b in grade_about:         # graded about y_b: a quarter of the distance below, the distance above
@@ -2689,8 +2689,12 @@ def _ratio_bias_cells(an, ks, refinement, dps):
     tolerances = [eps * p / 100 for p in peaks]
     cut = _ratio_cells_cut(cells, kks, tolerances, log_ts, step, y_c1)
     c_s = min((tol / (2 * kk) for tol, kk in zip(tolerances, kks)), key=lambda v: v.mid()).mid()
-    if cut is not None:
-        c_s = _arb_max(c_s, cut.exp()).mid()
+    first_width = 4
+    if cut is not None and cut.exp().mid() > c_s.mid():
+        # the panels start at the cut, as wide as the scan's step (the scale on which the integrands
+        # change, far below their peaks there); 4 wide, they took 4 panels to grow to it: at 100
+        # digits (768, 5000, 0.05, 65536) 3.16 -> 2.8 s, (768, 10^4, 0.01, 10^9) 3.54 -> 3.4 s
+        c_s, first_width = cut.exp().mid(), step
     if c_s.mid() > c1.mid():
         heads, c1 = [arb(0)] * len(kks), c_s
     else:
@@ -2702,30 +2706,74 @@ def _ratio_bias_cells(an, ks, refinement, dps):
             heads = [h + wi * half * v for h, v in zip(heads, values(half * (1 + xi)))]
     return _outer_integral(integrand, len(kks), floor, refinement, dps, heads, c1, y_past=y_past,
                            max_panel=_arb_max(MAX_PANEL, cells.kappa / 4),
-                           scale_floor=[p / 100 for p in peaks], grade_about=(float((-log_r_min).mid()),))
+                           scale_floor=[p / 100 for p in peaks], grade_about=(float((-log_r_min).mid()),),
+                           first_width=first_width)
 
 
 def _ratio_cells_cut(cells, kks, tolerances, log_ts, step, y_c1):
-    """The highest y = log c of the scan (``log_ts``: its (y, log T) from the lowest up) below which the
-    ratio integrals are within ``tolerances``, 2 (1 - T(c)^k) < tolerance for every k as balls (see
-    ``_ratio_bias_cells``), scanning on down from the lowest in steps of ``step`` to y_c1 if no scan
-    node is; None if none is."""
-    def negligible_below(log_transform):
-        return log_transform is not None and all(
-            2 * -(kk * log_transform).expm1() < tol for kk, tol in zip(kks, tolerances))
+    """A y = log c below which the ratio integrals are within ``tolerances``, 2 (1 - T(c)^k) < tolerance
+    for every k as balls (see ``_ratio_bias_cells``), from the scan's (y, log T) (``log_ts``, from the
+    lowest up); None if there is none above y_c1.  The highest scan node where it holds (it holds below:
+    T decreases), or, if none does, a point below the lowest, extrapolated from the two lowest and then
+    stepping on down by ``step``; then moved up towards the next node by up to CUT_SECANTS secant steps
+    on the margin log(2 (1 - T^k)/tolerance), which changes smoothly with y (cells below pi's range
+    cost 10-50 times those above; at (768, 5000, 0.05, 65536) and 100 digits the scan's nodes lay 255
+    units apart, the cut at the lower of two nodes 0.68 s of cells below the bound's own)."""
+    def margin(log_transform):
+        """(the bound holds as balls, max over k of log(2 (1 - T^k)/tolerance) as a float or +-inf)."""
+        if log_transform is None:
+            return False, math.inf
+        bounds = [2 * -(kk * log_transform).expm1() for kk in kks]
+        holds = all(b < tol for b, tol in zip(bounds, tolerances))
+        logs = [float((b / tol).log().mid()) if b.mid() > 0 else -math.inf for b, tol in zip(bounds, tolerances)]
+        return holds, max(logs)
 
-    cut = None
+    def at(y):
+        return margin(cells.transforms(y.exp())[0])
+
+    below, above = None, None          # (y, margin) of the highest node where the bound holds, the next up
     for y, log_transform in log_ts:
-        if not negligible_below(log_transform):
+        holds, g = margin(log_transform)
+        if not holds:
+            above = (y, g)
             break
-        cut = y
-    y = log_ts[0][0] - step if log_ts else y_c1
-    while cut is None and y.mid() > y_c1.mid():
-        if negligible_below(cells.transforms(y.exp())[0]):
-            cut = y
-        y -= step
-    return cut
+        below = (y, g)
+    if below is None:
+        if not log_ts:
+            return None
+        y = log_ts[0][0]
+        if len(log_ts) > 1 and math.isfinite(above[1]):
+            # the margin's slope between the two lowest nodes, extrapolated down to a margin of -2
+            g2 = margin(log_ts[1][1])[1]
+            slope = (g2 - above[1]) / float((log_ts[1][0] - y).mid())
+            if math.isfinite(slope) and slope > 0:
+                y = y - min(float(step), max(1.0, (above[1] + 2) / slope))
+        else:
+            y = y - step
+        while y.mid() > y_c1.mid():
+            holds, g = at(y)
+            if holds:
+                below = (y, g)
+                break
+            above, y = (y, g), y - step
+        if below is None:
+            return None
+    for _ in range(CUT_SECANTS if above is not None else 0):
+        (y0, g0), (y1, g1) = below, above
+        if not (math.isfinite(g0) and math.isfinite(g1)) or g1 <= g0 or float((y1 - y0).mid()) < 2:
+            break
+        # aim at a margin of -1 (e^-1 below the tolerance), at least a unit inside the interval
+        y = y0 + min(float((y1 - y0).mid()) - 1, max(1.0, (-1 - g0) / (g1 - g0) * float((y1 - y0).mid())))
+        holds, g = at(y)
+        if holds:
+            below = (y, g)
+        else:
+            above = (y, g)
+    return below[0]
 
+
+# secant steps that move the cells' cut up between two scan nodes (``_ratio_cells_cut``)
+CUT_SECANTS = 2
 
 def _guard_bits():
     """Bits above the working digits: 32, plus the at most e^(2 TAYLOR_CUT) that the alternating

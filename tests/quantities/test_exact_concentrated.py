@@ -1229,3 +1229,31 @@ def test_ratio_cells_cut_against_the_route_without_it(monkeypatch, dim, kappa, t
     assert cuts and all(c is not None and c.mid() > 0 for c in cuts), cuts
     monkeypatch.setattr(exact, "_ratio_cells_cut", lambda *args: None)
     assert exact_values(SphereModel(dim, kappa), tau, k, digits=30).as_strings() == with_cut
+
+
+class _QuadraticTransforms:
+    """A stand-in for ``_RatioCells`` with 1 - T(c) = 10^-50 c^2 (log T only), counting its evaluations."""
+    def __init__(self):
+        self.calls = 0
+
+    def transforms(self, c):
+        import flint
+        self.calls += 1
+        return (-(c * c) * flint.arb(10) ** -50).log1p(), None
+
+
+@pytest.mark.parametrize("first_y", [-30, -10])
+def test_ratio_cells_cut_moves_to_the_threshold(first_y):
+    """``_ratio_cells_cut`` on 1 - T = 10^-50 c^2, k = 10, tolerance 10^-60: the bound 2 (1 - T^k) holds below
+    y* = log sqrt(5e-12) = -12.99.  From scan nodes 10 apart starting below y* (the highest passing node,
+    -20, moved up by secant steps) or above it (extrapolated down from the two lowest), the cut lies in
+    [y* - 2, y*) and the bound holds there as balls."""
+    import flint
+    k, tol = flint.arb(10), flint.arb(10) ** -60
+    cells = _QuadraticTransforms()
+    log_ts = [(flint.arb(y), cells.transforms(flint.arb(y).exp())[0]) for y in range(first_y, 10, 10)]
+    cut = exact._ratio_cells_cut(cells, [k], [tol], log_ts, 10.0, flint.arb(-40))
+    y_star = 0.5 * math.log(5e-12)
+    assert y_star - 2 <= float(cut.mid()) < y_star, (float(cut.mid()), y_star)
+    log_t = cells.transforms(cut.exp())[0]
+    assert 2 * -(k * log_t).expm1() < tol
