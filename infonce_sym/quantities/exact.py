@@ -2683,8 +2683,9 @@ def _ratio_bias_cells(an, ks, refinement, dps):
     # where it holds (it holds below it: T decreases), scanning on down to c1 if none does.  And
     # 1 - T(c) <= c E r = c gives c_s >= the cut where 2 k c_s is that small, which also serves.  At large
     # kappa, pi's mass lies far below r's top and 1 - T stays tiny for thousands of units of y above
-    # the 2 k c cut: at 100 digits (768, 5000, 0.05, 65536) 4.9 -> 3.4 s and (768, 10^4, 0.01, 10^9) 6.1 -> 3.8 s
-    # (CPU, both passes, with the scan's start above; 18 points, 15-100 digits, the same strings)
+    # the 2 k c cut: at 100 digits (768, 5000, 0.05, 65536) 4.9 -> 3.0 s and (768, 10^4, 0.01, 10^9) 6.1 -> 3.4 s
+    # (CPU, both passes, with the scan's start above and the cut's secant steps and the first panel's
+    # width below; 102 points, 5-100 digits, the same strings)
     eps = arb(10) ** (-dps) * arb(-10).exp()
     tolerances = [eps * p / 100 for p in peaks]
     cut = _ratio_cells_cut(cells, kks, tolerances, log_ts, step, y_c1)
@@ -2731,6 +2732,8 @@ def _ratio_cells_cut(cells, kks, tolerances, log_ts, step, y_c1):
     def at(y):
         return margin(cells.transforms(y.exp())[0])
 
+    if not all(tol > 0 for tol in tolerances):
+        return None                    # no peak seen: nothing to measure negligible against
     below, above = None, None          # (y, margin) of the highest node where the bound holds, the next up
     for y, log_transform in log_ts:
         holds, g = margin(log_transform)
@@ -2774,6 +2777,7 @@ def _ratio_cells_cut(cells, kks, tolerances, log_ts, step, y_c1):
 
 # secant steps that move the cells' cut up between two scan nodes (``_ratio_cells_cut``)
 CUT_SECANTS = 2
+
 
 def _guard_bits():
     """Bits above the working digits: 32, plus the at most e^(2 TAYLOR_CUT) that the alternating
