@@ -349,6 +349,12 @@ SPECS = {
                       "pi[0]: 1E+999 is beyond the range of a double"),
     "overflow_row.json": ('{"pi": [0.5, 0.5], "M": [[1, 0], [0, 1]], "embedding": [[1, 0], [0, 1e999]]}',
                           "embedding[1][1]: 1E+999 is beyond"),
+    # found by a probe (Dec 2026): pi(0) = 1e-400 was 0 to the supports of dM/dpi (search CE 'undefined:
+    # pi(0) = 0') and 1e-400 to the exact route, whose integral CE came out 43 % off
+    "underflow.json": ('{"pi": [1e-400, 1], "M": [[1, 0], [0, 1]], "embedding": [[1, 0], [0, 1]]}',
+                       "pi[0]: 1E-400 is below the smallest normal double"),
+    "underflow_M.json": ('{"pi": [0.5, 0.5], "M": [[1, "1e-320"], [0, 1]], "embedding": [[1, 0], [0, 1]]}',
+                         "M[0][1]: 1E-320 is below the smallest normal double"),
 }
 
 

@@ -2,6 +2,8 @@
 resultant and density-ratio moment against quadrature and d = 3 closed forms; its samplers against
 those moments; the quadrature rules against exact integrals; the finite models' laws."""
 import math
+import re
+from fractions import Fraction
 
 import flint
 import mpmath
@@ -191,6 +193,22 @@ def test_finite_model_names_the_true_norm_of_a_huge_row_without_a_warning():
         with pytest.raises(InputError, match=r"row 0 has norm 1\.41421356237309\d*e\+300"):
             FiniteModel([0.5, 0.5], [[0.9, 0.1], [0.1, 0.9]], [[1e300, 1e300], [0.0, 1.0]])
         FiniteModel([0.5, 0.5], [[0.9, 0.1], [0.1, 0.9]], [[0.6, 0.8], [0.0, 1.0]])     # unit rows pass
+
+
+@pytest.mark.parametrize("pi,M,where", [
+    (np.array([5e-324, 1.0]), np.eye(2), "pi[0]"),                       # a subnormal double
+    (["1e-400", "1"], [[1, 0], [0, 1]], "pi[0]"),                        # a decimal no double holds
+    ([0.5, 0.5], [[1, 0], [Fraction(1, 10 ** 320), 1 - Fraction(1, 10 ** 320)]], "M[1][0]"),
+])
+def test_finite_model_refuses_probabilities_below_the_normal_doubles(pi, M, where):
+    """A probability that is not 0 but below 2.2e-308 is 0 (or overflows M/pi) on the float routes and not
+    on the exact one: refused, naming the entry; 0 and 1e-300 pass."""
+    from infonce_sym.errors import InputError
+    from infonce_sym.models.laws import FiniteModel
+    with pytest.raises(InputError, match=re.escape(where) + ".*below the smallest normal double"):
+        FiniteModel(pi, M, np.eye(2))
+    FiniteModel([0.0, 1.0], np.eye(2), np.eye(2))
+    FiniteModel(["1e-300", "1"], [[1, 0], [0, 1]], np.eye(2))
 
 
 def test_mpmath_closed_forms_at_the_largest_order_and_argument():
