@@ -1725,7 +1725,9 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
     # where Rad < 4.3e-4, Prop. 5's bound); with every sign vector the two means agree exactly
     cen = np.concatenate(centres)
     up = np.concatenate(ups) - cen
-    lo = np.concatenate(los) - cen
+    # sup f_sigma >= f_sigma(theta0), theta0 in Theta: an increment below 0 is the rounding of the two
+    # evaluations (-5.6e-17 at R = 1e-300; a probe), and f_sigma(theta0) is itself a lower value
+    lo = np.maximum(np.concatenate(los) - cen, 0.0)
     gm = np.concatenate(gms) - cen
     est, low = float(up.mean()), float(lo.mean())
     return {
@@ -1748,6 +1750,8 @@ def rademacher_estimate(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, rad
         "evaluations": int(evals),
         "certificate": float(L_cert * final_r),
         "certified_gap": float((up - lo).mean()),
+        "float_margin": float_margin(tau, k),
+        "tolerance": 1e-4 * min(1.0, radius) / tau if tol is None else tol,
         "samples": samples, "n": n, "k": k, "tau": tau, "data": data, "radius": radius,
         "seconds": time.time() - t0, "tuples": (za, zp, zn),
     }

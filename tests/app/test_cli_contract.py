@@ -2,6 +2,7 @@
 refused before any work with exit 2 and one line naming the option and the value as typed, no
 traceback, no warning; closed pipes and Ctrl-C end quietly."""
 import io
+import math
 import json
 import os
 import signal
@@ -848,6 +849,24 @@ def test_rademacher_stops_refining_at_max_seconds(capsys, monkeypatch):
     results = json.loads(out)["results"]
     assert results["complete"] is False and results["stopped_at_max_seconds"] is True
     assert float(results["estimate"]) >= float(results["lower_estimate"])
+
+
+def test_rademacher_at_a_tiny_radius_says_the_rounding_margin_dominates(capsys):
+    """R = 1e-300 (a probe, Dec 2026): the certified upper values carry the float64 margin 1e-10 (1 + 2/tau +
+    log(k + 1)) = 2.17e-9 at tau = 0.1, k = 1, far above the refinement's tolerance 1e-4 R/tau; stderr says so
+    and the estimate is that margin (the increments are ~1e-300), while lower_estimate, an increment over
+    f_sigma(theta0) that rounding made -5.6e-17, is now 0 <= it <= the estimate.  At R = 1 no such line."""
+    code, out, err = run(["rademacher", "--tau", "0.1", "--k", "1", "--n", "1", "--samples", "2",
+                          "--radius", "1e-300", "--json"], capsys)
+    assert code == 0, err
+    assert "every certified upper value carries the float64 rounding margin 2.17e-09" in err
+    results = json.loads(out)["results"]
+    margin = 1e-10 * (1 + 2 / 0.1 + math.log(2))
+    assert float(results["float_margin"]) == pytest.approx(margin, rel=1e-12)
+    assert float(results["estimate"]) == pytest.approx(margin, rel=1e-6)
+    assert 0 <= float(results["lower_estimate"]) <= 1e-290
+    code, _, err = run(["rademacher", "--tau", "0.1", "--k", "1", "--n", "1", "--samples", "2", "--json"], capsys)
+    assert code == 0 and "rounding margin" not in err
 
 
 def test_rademacher_brackets_the_sup_above_d_theta_3(capsys):
