@@ -34,8 +34,8 @@ def add_parser(subparsers):
         "embeddings", help="finite-k bias of InfoNCE on your own embeddings (n anchor/positive pairs)",
         description="The empirical model: pi-hat uniform on the n anchors, the positive of anchor i is "
                     "row i of --positives, k negatives i.i.d. with replacement from the pool. Exact "
-                    "R(k) (float64, with an error bound), the limit ∫CE, Prop. 1, c1 and c2, the k at "
-                    "which the gap falls below 0.1/0.01/0.001, a tau sweep and a Monte Carlo check.")
+                    "R(k) (float64, with an error bound), the limit ∫CE, Prop. 1, c1 and c2, the k "
+                    "beyond which |gap| stays below 0.1/0.01/0.001, a tau sweep and a Monte Carlo check.")
     e.add_argument("--anchors", metavar="FILE", required=True,
                    help="n x d anchor embeddings: .npy or .safetensors (memory-mapped), .npz, .parquet or .pt (required)")
     e.add_argument("--positives", metavar="FILE", required=True,
@@ -367,7 +367,7 @@ def _print_text(r):
               f"{row['prop1_lower']:>10.4g} {up:>10.4g} "
               f"{exp if isinstance(exp, str) else format(exp, '.6g'):>12} "
               f"{'—' if row['dcl_gap'] is None else format(row['dcl_gap'], '.6g'):>12}")
-    print(f"k at which |∫CE - {'R~' if r['k_for_gap_loss'] == 'dcl' else 'R'}| falls below " + ", ".join(
+    print(f"k beyond which |∫CE - {'R~' if r['k_for_gap_loss'] == 'dcl' else 'R'}| stays below " + ", ".join(
         f"{t}: {v if v is not None else '> 2^39'}" for t, v in r["k_for_gap"].items()))
     if r.get("dcl_note"):
         print(r["dcl_note"])

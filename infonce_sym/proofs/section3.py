@@ -14,7 +14,8 @@ from functools import lru_cache
 import sympy as sp
 
 from .chain import (AsGap, Assumption as As, Derivation, Ea, Ex, Expm1, ByLemma, Identity, NonNegative,
-                    Step, Var, eq, ge, gt, le, lt, parameter, random_family, random_symbol, relation_kind, split)
+                    Step, Var, eq, ge, gt, le, lt, numeric_form, parameter, random_family, random_symbol, relation_kind,
+                    split)
 from . import errata as _errata
 from . import lemmas as L
 from .register import cite, derivation, register
@@ -722,4 +723,4 @@ def bound_function(id, which, module="numpy"):
     """``STATEMENTS[id][which]`` lambdified for ``module`` ("numpy" or "mpmath");
     arguments in the order of :func:`bound_args` (e.g. ``(k, tau)`` for P1)."""
     expr = _statements()[id][which]
-    return sp.lambdify(bound_args(id, which), expr, modules=module)
+    return sp.lambdify(bound_args(id, which), numeric_form(expr), modules=module)

@@ -30,7 +30,7 @@ from sympy.core.function import AppliedUndef
 
 from ..errors import InputError
 from . import register as _register
-from .chain import interval_value
+from .chain import interval_value, numeric_form
 
 __all__ = ["registry", "derivation", "statement", "Statement", "ALIASES", "interval_value"]
 
@@ -166,7 +166,7 @@ def _iv(v):
 @lru_cache(maxsize=None)
 def _lambdified(id, module):
     s = statement(id)
-    return sp.lambdify(s.symbols, s.expr, modules=module)
+    return sp.lambdify(s.symbols, numeric_form(s.expr), modules=module)
 
 
 @lru_cache(maxsize=None)

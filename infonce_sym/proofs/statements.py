@@ -56,6 +56,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import InputError, check_k, check_positive, check_probability, check_tau
+from .chain import numeric_form
 from .symbols import D2, k, tau     # shared with Section 3
 
 __all__ = [
@@ -177,7 +178,7 @@ def bound(bound_id: str, module: str = "numpy"):
         return g
     key = (bound_id, module)
     if key not in _CACHE:
-        _CACHE[key] = sp.lambdify(BOUND_ARGS[bound_id], expr, modules=module)
+        _CACHE[key] = sp.lambdify(BOUND_ARGS[bound_id], numeric_form(expr), modules=module)
     return _CACHE[key]
 
 

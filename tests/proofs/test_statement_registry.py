@@ -120,3 +120,22 @@ def test_the_package_functions_survive_the_submodule_import():
         importlib.import_module(f"infonce_sym.proofs.{m.name}")
     assert callable(proofs.registry) and callable(proofs.statement) and callable(proofs.derivation)
     assert proofs.registry()[0] == registry()[0]
+
+
+@pytest.mark.parametrize("id,values", [
+    ("P1.lower", {"k": 10 ** 12, "tau": 1}),         # -log(1 + e^2/k): log1p
+    ("P1.upper", {"k": 10 ** 12, "tau": 100}),       # (e^{2/tau} - 1)^2/(8k): expm1 at 2/tau = 0.02
+    ("P2", {"D2": 1, "k": 10 ** 15, "tau": 2}),
+])
+def test_float_evaluation_keeps_its_digits_where_the_log_argument_is_near_1(id, values):
+    """The numpy evaluator (lambdify of ``chain.numeric_form``) against mpmath at 50 digits of the same
+    expression: within 4 ulp, where log(1 + x) and exp(x) - 1 evaluated as written lost 5 digits at
+    k = 10^12, tau = 1 (a probe of `embeddings`, Dec 2026)."""
+    import mpmath
+    from infonce_sym.proofs.chain import numeric_form
+    s = statement(id)
+    assert numeric_form(s.expr) != s.expr
+    got = s.evaluate("numpy", **{n: float(v) for n, v in values.items()})
+    with mpmath.workdps(50):
+        want = s.evaluate("mpmath", **values)
+        assert abs(got / want - 1) < 1e-15, (got, want)
