@@ -21,7 +21,8 @@ MARGIN_MEANING = {
              "(the exact formula per check is in its 'margin is' entry); >= 0 means the bound holds at "
              "every point, 0 is equality.",
     "consistent": "how far the statistic lies inside its acceptance region, in the statistic's own unit "
-                  "(standard errors for Monte Carlo against exact values, a probability for a coverage); "
+                  "(standard errors for Monte Carlo against exact values, a probability for a coverage, "
+                  "relative to the bound for Prop. 5's; each check's 'margin is' entry says which); "
                   ">= 0 means consistent.",
     "certified": "the certified slack (interval arithmetic) at the worst box; >= 0 means certified.",
     "proved": "not used: every step is a CAS identity or a cited lemma (no margin).",

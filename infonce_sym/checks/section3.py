@@ -106,13 +106,17 @@ def q_bounds_check(taus) -> CheckResult:
                 lz = SphereModel(dim, 0.0).log_partition(ctx, 1 / t)
                 logs += [1 / t - lz, -1 / t - lz]
             hi, lo = max(logs), min(logs)
-            worst = min(worst, float((2 / t - hi) * t / 2), float((lo + 2 / t) * t / 2))
-            tight = max(tight, float(hi * t / 2), float(-lo * t / 2))
+            # the registered statements at pi(A) = 1: log of the bounds on dQ/dpi (2/tau and -2/tau)
+            log_upper = ctx.log(statement("Q-bounds.upper").evaluate("mpmath", piA=1, tau=t))
+            log_lower = ctx.log(statement("Q-bounds.lower").evaluate("mpmath", piA=1, tau=t))
+            worst = min(worst, float((log_upper - hi) / log_upper), float((lo - log_lower) / -log_lower))
+            tight = max(tight, float(hi / log_upper), float(lo / log_lower))
     return CheckResult("Q-bounds", "eq. (8)", "e^{-2/tau} pi(A) <= Q(z, A) <= e^{2/tau} pi(A)",
                        "holds" if worst >= 0 else "violated", "holds", margin=worst,
                        seconds=time.perf_counter() - t0,
                        details={"taus": list(taus), "largest_log_ratio_over_2_over_tau": tight,
-                                "margin_is": "(2/tau - max |log dQ/dpi|) / (2/tau)"})
+                                "margin_is": "(log b - log dQ/dpi)/|log b| at the nearer bound b (the registered "
+                                             "Q-bounds at pi(A) = 1, b = e^{+-2/tau})"})
 
 
 def lemma2_check(seed: int = 0, laws: int = 30) -> CheckResult:

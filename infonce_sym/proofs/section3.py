@@ -667,6 +667,14 @@ def _ratio13(d_lim, assumptions, hyp, liminf):
 
 
 # ---------------------------------------------------------------- statements for numerics
+def _registered_expr(rid):
+    """The registered statement's expression in the numeric symbols (``statement_registry``: Lemma 3's
+    E_pi|dnu/dpi|^2 as D2), not a typed twin (a probe changed L3's derivation and the check followed the
+    typed 4 D2/m, Dec 2026)."""
+    from .statement_registry import statement
+    return statement(rid).expr
+
+
 @lru_cache(maxsize=1)
 def _statements():
     st = lambda rid: derivation(rid).statement  # noqa: E731
@@ -674,7 +682,7 @@ def _statements():
         "Q-bounds": {"lower": st("Q-bounds.lower"), "upper": st("Q-bounds.upper")},
         "L2": {"lower": st("L2.lower"), "upper": st("L2.upper")},
         "P1": {"lower": st("P1.lower"), "upper": st("P1.upper")},
-        "L3": {"upper": 4 * D2 / m},
+        "L3": {"upper": _registered_expr("L3")},
         "P2": {"upper": st("P2")},
         "DCL-11": {"lower": st("DCL-11.lower"), "upper": st("DCL-11.upper")},
         "DCL-12": {"upper": st("DCL-12")},
