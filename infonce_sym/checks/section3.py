@@ -32,7 +32,8 @@ __all__ = ["grid_checks", "q_bounds_check", "lemma2_check", "lemma3_check", "a2_
 def _bounds():
     return {
         "P1.lower": bound_function("P1", "lower"), "P1.upper": bound_function("P1", "upper"),
-        "DCL-11.upper": bound_function("DCL-11", "upper"), "L4": bound_function("L4", "upper"),
+        "DCL-11.lower": bound_function("DCL-11", "lower"), "DCL-11.upper": bound_function("DCL-11", "upper"),
+        "L4": bound_function("L4", "upper"),
         "P2": bound_function("P2", "upper"), "DCL-12": bound_function("DCL-12", "upper"),
     }
 
@@ -72,7 +73,8 @@ def grid_checks(rows):
                         lambda r: r["info_gap"], lambda r: b["P1.lower"](r["k"], r["tau"]),
                         lambda r: b["P1.upper"](r["k"], r["tau"])),
         _interval_check("DCL-11", "eq. (11)", "0 <= ∫CE - R~ <= (e^{2/tau}-1)^2/(8k)", rows,
-                        lambda r: r["dcl_gap"], lambda r: 0.0, lambda r: b["DCL-11.upper"](r["k"], r["tau"])),
+                        lambda r: r["dcl_gap"], lambda r: float(b["DCL-11.lower"]()),
+                        lambda r: b["DCL-11.upper"](r["k"], r["tau"])),
         _interval_check("L4", "Lemma 4", "∫CE - R~ <= 2/tau for every k", rows,
                         lambda r: r["dcl_gap"], None, lambda r: b["L4"](r["tau"])),
         _interval_check("P2", "Prop. 2", "|search CE - R| <= 4 E|dM/dpi|^2/(tau k) + log(1+e^{2/tau}/k)", rows,
