@@ -258,8 +258,17 @@ def theorem1_check(sizes):
     se = math.sqrt(delta * (1 - delta) / repeats)
     margin = coverage - (1 - delta - 2 * se)
     details = {key: r[key] for key in r if not isinstance(r[key], (list, dict))}
+    if r["vacuous"]:
+        # the right-hand side exceeds 2/tau, the largest value the search CE can take, at every repeat: the
+        # coverage is 1 for any data, so the numbers cannot decide (n of millions would be needed at tau = 0.5)
+        details["why_inconclusive"] = (f"the right-hand side (mean {r['terms']['rhs']:.4g}) exceeds 2/tau = "
+                                       f"{r['lhs_max']:.4g}, the largest value the left-hand side can take, at "
+                                       "every repeat: coverage 1 for any data")
+        verdict = "inconclusive"
+    else:
+        verdict = "consistent" if margin >= 0 else "violated"
     return CheckResult("T1", "Theorem 1", "search CE <= empirical risk + complexity + variability + finite-k bias, w.p. >= 1 - delta",
-                       "consistent" if margin >= 0 else "violated", "consistent", margin=margin,
+                       verdict, "inconclusive", margin=margin,
                        seconds=time.perf_counter() - t0,
                        details=details | {"delta": delta, "repeats": repeats,
                                           "margin_is": "coverage - (1 - delta - 2 binomial standard errors)",

@@ -79,6 +79,11 @@ def test_theorem1_experiment_small():
     assert seen == [(1, 3), (2, 3), (3, 3)]
     assert a["coverage"] == b["coverage"] and a["per_repeat"][0]["lhs"] == b["per_repeat"][0]["lhs"]
     assert 0 <= a["coverage"] <= 1 and a["target"] == 0.9
+    # the search CE lies in [-2/tau, 2/tau]; the right-hand side is above 2/tau at every repeat here, so the
+    # coverage cannot fall below 1 (vacuous)
+    assert a["lhs_max"] == 2 / 0.5 and a["vacuous"]
+    assert all(-4 <= r["lhs"] <= 4 < r["rhs"] for r in a["per_repeat"])
+    assert t1.theorem1_experiment(n=60, k=8, tau=0.5, repeats=1, samples=50, seed=2, delta=0.7)["target"] == 0.3
     n, k, tau, delta, d = 60, 8, 0.5, 0.1, 2
     for r in a["per_repeat"]:
         # Theorem 1's right-hand side typed here from the paper (Props. 2, 3, 5; A = e R B_tau C_Phi,
