@@ -574,7 +574,7 @@ def _mp_str(x, digits):
 def compare_versions(model, other, tau, ks, samples: int = 2048, seed: int = 0, loss="infonce") -> dict:
     """Prop. 4 over sampled tuples: |l(phi) - l(phi')| against (c_a Da + c_p Dp + c_n e^{2/(beta tau)} PM)/tau
     with the paper's [4, 1, 3] and the sharpened [2, 1, 1] (the registered statements P4, P4.sharp)."""
-    from ..proofs.statements import CONSTANTS, continuity_bound
+    from ..proofs.statements import continuity_bound, displayed_constants
     rows = []
     for k in ks:
         if k > MC_MAX_K:
@@ -587,7 +587,7 @@ def compare_versions(model, other, tau, ks, samples: int = 2048, seed: int = 0, 
                 b = np.asarray(continuity_bound(which, float(tau), cs["Da"], cs["Dp"], cs["PM"], cs["beta"]), float)
             ratio = np.where(b > 0, cs["change"] / np.where(b > 0, b, 1.0), np.where(cs["change"] > 0, np.inf, 0.0))
             worst = int(np.argmax(ratio))
-            row[which] = {"constants": list(CONSTANTS[which]), "worst_ratio": float(ratio[worst]),
+            row[which] = {"constants": displayed_constants(which)[0], "worst_ratio": float(ratio[worst]),
                           "mean_bound": float(b.mean()), "violations": int(np.count_nonzero(ratio > 1 + 1e-12)),
                           "worst_tuple": {"change": float(cs["change"][worst]), "bound": float(b[worst]),
                                           "Da": float(cs["Da"][worst]), "Dp": float(cs["Dp"][worst]),

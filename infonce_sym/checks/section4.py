@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import time
 
-from ..proofs.statements import CONSTANTS
+from ..proofs.statements import displayed_constants
 from . import attacks
 from .rademacher import rademacher_experiment
 from .results import CheckResult
@@ -68,7 +68,7 @@ def continuity_checks(sizes: dict):
                    "adversarial_worst_ratios": adversarial, "evaluations": evaluations,
                    "random_configurations_per_tau": n_configs, "witness": witness if worst > 1 else None}
         if const_key is not None:
-            details["constants"] = CONSTANTS[const_key]
+            details["constants"], details["constants_source"] = displayed_constants(const_key)
         else:
             details["form"] = _FORMS[cid]
         verdict = "violated" if worst > 1 + attacks.VIOLATION_TOL else "holds"
@@ -128,7 +128,8 @@ def lemma1_checks(sizes):
         verdict = "violated" if worst > 1 + attacks.VIOLATION_TOL else "holds"
         out.append(CheckResult(cid, ref, title, verdict, "holds", margin=1 - worst, seconds=seconds,
                                details={"worst_ratio_actual_over_bound": worst, "worst_ratio_per_tau": per,
-                                        "evaluations": evaluations, "constants": CONSTANTS[key],
+                                        "evaluations": evaluations, "constants": displayed_constants(key)[0],
+                                        "constants_source": displayed_constants(key)[1],
                                         "form": "(c_a Ra + c_p Rp + c_n Nn) C_Phi ||theta - theta'|| / tau",
                                         "class": "Fourier features, m = 1, d_in = 2 (C_Phi = 1)",
                                         "witness": by_tau[tau_w]["results"][key]["witness"]}))

@@ -60,7 +60,7 @@ from .chain import numeric_form
 from .symbols import D2, k, tau     # shared with Section 3
 
 __all__ = [
-    "SYMBOLS", "BOUNDS", "BOUND_ARGS", "CONSTANTS", "bound", "expression",
+    "SYMBOLS", "BOUNDS", "BOUND_ARGS", "CONSTANTS", "displayed_constants", "bound", "expression",
     "continuity_bound", "dudley_integral", "dudley_integral_cs", "rademacher_bound_from_L",
     "prop5_bound", "lipschitz_constants", "theorem1_terms",
 ]
@@ -89,6 +89,31 @@ CONSTANTS = {
     "lemma1_proof": [4, 1, 3 * math.e],              # what (50)-(52) actually give
     "lemma1_sharp": [2, 1, math.e],                  # with [2, 1, 1]
 }
+
+
+# the continuity forms whose constants a registered statement states (``displayed_constants``)
+_REGISTERED_FORMS = {"prop4": "P4", "prop4_sharp": "P4.sharp", "lemma1_sharp": "L1.sharp"}
+
+
+def displayed_constants(key):
+    """(constants, source) of a continuity form for display: (c_a, c_p, c_n) read off the registered
+    statement where one has the form ((c_a Da + c_p Dp + c_n e^{2/(beta tau)} PM)/tau for Prop. 4,
+    C_Phi Dtheta (c_a Ra + c_p Rp + c_n Nn)/tau for Lemma 1's sharpened form), else the typed
+    :data:`CONSTANTS`, labelled as such (the forms no registered statement states)."""
+    rid = _REGISTERED_FORMS.get(key)
+    if rid is None:
+        return list(CONSTANTS[key]), "typed (statements.CONSTANTS): not read off a registered statement"
+    from .statement_registry import statement
+    s = statement(rid)
+    sym = {x.name: x for x in s.symbols}
+    if key.startswith("prop4"):
+        e = sp.expand(s.expr * sym["tau"])
+        values = [e.coeff(sym["Da"]), e.coeff(sym["Dp"]),
+                  sp.simplify(e.coeff(sym["PM"]) / sp.exp(2 / (sym["tau"] * sym["beta"])))]
+    else:
+        e = sp.expand(s.expr * sym["tau"] / (sym["C_Phi"] * sym["Dtheta"]))
+        values = [e.coeff(sym["Ra"]), e.coeff(sym["Rp"]), e.coeff(sym["Nn"])]
+    return [int(v) if v.is_Integer else float(v) for v in values], f"registered statement {rid}"
 
 
 def _cont(c):

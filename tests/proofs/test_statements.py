@@ -94,3 +94,22 @@ def test_input_errors_name_the_parameter():
         b4.theorem1_terms(-1, 16, 200, 0.1, 2, 1.0, 1.0, 4.0, 25.0)
     with pytest.raises(InputError, match="^delta"):
         b4.theorem1_terms(1, 16, 200, 1.5, 2, 1.0, 1.0, 4.0, 25.0)
+
+
+def test_displayed_constants_are_read_off_the_registered_statements(monkeypatch):
+    """Prop. 4's, its sharpened form's and Lemma 1's sharpened constants as the checks and `embeddings` show
+    them come from the registered statements: [4, 1, 3], [2, 1, 1], [2, 1, e]; a statement with other
+    constants shows those (a probe, Dec 2026: the checks showed the typed CONSTANTS)."""
+    import math
+    from infonce_sym.proofs import statement_registry
+    assert b4.displayed_constants("prop4") == ([4, 1, 3], "registered statement P4")
+    assert b4.displayed_constants("prop4_sharp")[0] == [2, 1, 1]
+    assert b4.displayed_constants("lemma1_sharp")[0] == [2, 1, math.e]
+    assert b4.displayed_constants("lipschitz18")[1].startswith("typed")
+    real = statement_registry.statement
+
+    class Doubled:
+        def __init__(self, s):
+            self.expr, self.symbols = 2 * s.expr, s.symbols
+    monkeypatch.setattr(statement_registry, "statement", lambda rid: Doubled(real(rid)))
+    assert b4.displayed_constants("prop4")[0] == [8, 2, 6]
