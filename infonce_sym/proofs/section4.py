@@ -380,6 +380,27 @@ def _lipschitz_route_18():
                       errata=[_errata.get("18-sqrt6")]))
 
 
+@register("L17.linear")
+def _lipschitz_route_linear():
+    """(17) with (18)'s linear companion: |l(phi) - l(phi')| <= (2 Da + Dp + max_j ||Delta(z_j^-)||)/tau, the
+    form the LIP-17-linear check attacks (its bound was an unregistered expression; a probe, Dec 2026)."""
+    l17, lin = derivation("L17"), derivation("L18.linear")
+    Dm = sp.Symbol("Dm", nonnegative=True)
+    s18 = Step("(18) linear at the maximising j*", "(18)", le(Mv / tau, lin.statement / tau),
+               "Mv = |dv_{j*}| tau for a maximising j*; derivation L18.linear with Dm = ||Delta(z_{j*}^-)||",
+               ByLemma(cite("L18.linear"), {}, context=sp.Lambda(u_, u_ / tau), defs={Mv: lin.quantity}))
+    s_mx = Step("Dm <= max_j", "(18)", le(lin.statement / tau, B4.BOUNDS["lipschitz17_linear"]),
+                "||Delta(z_{j*}^-)|| <= Mx = max_j ||Delta(z_j^-)||",
+                ByLemma(_quoted("Dm <= Mx", "||Delta(z_{j*}^-)|| <= max_j ||Delta(z_j^-)||", le(Dm, Mx)), {},
+                        context=sp.Lambda(up, (2 * Da + Dp + up) / tau)))
+    return _declared(Derivation("L17.linear", "(17) with (18)'s linear form: |l(phi) - l(phi')| <= (2 Da + Dp + max_j "
+                                "||Delta(z_j^-)||)/tau", "(15)-(18)", l17.quantity, "le",
+                                B4.BOUNDS["lipschitz17_linear"], l17.steps + [s18, s_mx],
+                                l17.assumptions + [a_ for a_ in lin.structured_assumptions() if a_.rel is not None]
+                                + [As("Dm = ||Delta(z_{j*}^-)|| at a maximising j*, Mx = max_j ||Delta(z_j^-)||, so "
+                                      "Dm <= Mx", le(Dm, Mx))]))
+
+
 # ================================================================ Lemma 1: (50)-(52), both temperature cases
 dth = sp.Symbol("Dtheta", positive=True)          # ||theta - theta'||
 naf, npf = sp.Function("n_a", nonnegative=True), sp.Function("n_p", nonnegative=True)   # ||z_i^a||, ||z_i^+||
@@ -975,7 +996,7 @@ sqrt_conf = _sqrt_conf
 
 IDS = [i_ for f_ in (_chaining, _lemma5, _prop3, _lemma6, _lemma6_path, _lemma7, _lemma8, _norm_lemmas, _softmax_norms, build_prop4,
                      _lemma18, _lipschitz_route,
-                     _lipschitz_route_18, _lemma1_tuple, _lemma1_tuple_sharp, _lemma1, _lemma1_sharp, _prop5, _theorem1)
+                     _lipschitz_route_18, _lipschitz_route_linear, _lemma1_tuple, _lemma1_tuple_sharp, _lemma1, _lemma1_sharp, _prop5, _theorem1)
        for i_ in f_.registered_ids]
 
 

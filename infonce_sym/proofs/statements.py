@@ -92,7 +92,8 @@ CONSTANTS = {
 
 
 # the continuity forms whose constants a registered statement states (``displayed_constants``)
-_REGISTERED_FORMS = {"prop4": "P4", "prop4_sharp": "P4.sharp", "lemma1_sharp": "L1.sharp"}
+_REGISTERED_FORMS = {"prop4": "P4", "prop4_sharp": "P4.sharp", "lemma1_sharp": "L1.sharp",
+                     "lipschitz17_linear": "L17.linear"}
 
 
 def displayed_constants(key):
@@ -110,6 +111,9 @@ def displayed_constants(key):
         e = sp.expand(s.expr * sym["tau"])
         values = [e.coeff(sym["Da"]), e.coeff(sym["Dp"]),
                   sp.simplify(e.coeff(sym["PM"]) / sp.exp(2 / (sym["tau"] * sym["beta"])))]
+    elif key == "lipschitz17_linear":
+        e = sp.expand(s.expr * sym["tau"])
+        values = [e.coeff(sym["Da"]), e.coeff(sym["Dp"]), e.coeff(sym["Mx"])]
     else:
         e = sp.expand(s.expr * sym["tau"] / (sym["C_Phi"] * sym["Dtheta"]))
         values = [e.coeff(sym["Ra"]), e.coeff(sym["Rp"]), e.coeff(sym["Nn"])]
@@ -221,7 +225,7 @@ def evaluate(bound_id: str, **values):
 def continuity_bound(which: str, tau_, Da_, Dp_, PM_, beta_, Mx_=None):
     """Numeric value of a continuity bound (vectorised over numpy arrays): Prop. 4 and its
     sharpened form (derivations P4, P4.sharp), (18) (derivation L17-18) and the linear form of
-    (17) (an expression of :data:`BOUNDS`, not a registered derivation)."""
+    (17) (derivation L17.linear)."""
     tau_ = np.asarray(tau_, float)
     if which in ("prop4", "prop4_sharp"):
         return _registered({"prop4": "P4", "prop4_sharp": "P4.sharp"}[which], tau=tau_, Da=Da_, Dp=Dp_,
@@ -229,7 +233,7 @@ def continuity_bound(which: str, tau_, Da_, Dp_, PM_, beta_, Mx_=None):
     if which == "lipschitz18":
         return _registered("L17-18", tau=tau_, Da=Da_, Dp=Dp_, Mx=Mx_)
     if which == "lipschitz17_linear":
-        return evaluate("lipschitz17_linear", tau=tau_, Da=Da_, Dp=Dp_, Mx=Mx_)
+        return _registered("L17.linear", tau=tau_, Da=Da_, Dp=Dp_, Mx=Mx_)
     raise InputError("which", f"unknown continuity bound {which!r}")
 
 

@@ -221,6 +221,7 @@ def test_new_chains_state_the_bounds_section4_expressions():
     assert _same(by["P5.sharp.a-ge-1"].statement, Bd["prop5_sharp"])
     assert _same(by["P5.sharp.a-le-1"].statement, Bd["prop5_sharp"])
     assert by["L17"].statement == Bd["lipschitz17"] and by["L17-18"].statement == Bd["lipschitz18"]
+    assert by["L17.linear"].statement == Bd["lipschitz17_linear"]
     for case in ("tau-lt-1", "tau-ge-1"):
         assert _same(by[f"L1.{case}"].statement, Bd["lemma1_L"] * dth)
         assert _same(by[f"L1.sharp.{case}"].statement, Bd["lemma1_sharp_L"] * dth)
@@ -457,3 +458,19 @@ def test_dudley_instance_takes_a_constant_radius():
     assert [t.endswith(": U >= U") for t, _ in dudley] == [True, False]
     assert dudley[1][0].endswith("<= U") and "sqrt(Sum(dl_0(i)**2" in dudley[1][0]
     assert dudley[1][1].startswith("assumption: the class lies within U of phi_theta0")
+
+
+def test_the_linear_lipschitz_route_is_proved_citing_the_linear_companion_of_18():
+    """L17.linear: (17) with L18.linear at the maximising negative, then Dm <= Mx (an assumption, listed):
+    proved, it cites L18.linear, and the LIP-17-linear check and `embeddings` evaluate it (not an expression
+    of BOUNDS typed beside it; a probe, Dec 2026); its mutants are `derivations --mutate`'s."""
+    import numpy as np
+    from infonce_sym.proofs import statements
+    from infonce_sym.proofs.register import derivation
+    d = derivation("L17.linear")
+    assert d.run().verdict == "proved"
+    from infonce_sym.proofs.chain import cited_transitively
+    assert [c.id for c in cited_transitively(d)] == ["L18.linear"]
+    assert any(a.text.startswith("Dm = ||Delta(z_{j*}^-)||") for a in d.structured_assumptions())
+    got = statements.continuity_bound("lipschitz17_linear", 0.5, np.array([0.1]), np.array([0.2]), None, None, 0.3)
+    assert got[0] == (2 * 0.1 + 0.2 + 0.3) / 0.5
