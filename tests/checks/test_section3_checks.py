@@ -33,3 +33,15 @@ def test_q_bounds_check_follows_the_registered_statements(monkeypatch):
 def test_lemma3_numeric_statement_is_the_registered_one():
     """Lemma 3's numeric bound is the registry's statement (4 D2/m in the numeric symbols), not a typed twin."""
     assert section3._statements()["L3"]["upper"] == statement("L3").expr
+
+
+def test_a2_check_tests_the_limits_the_statements_are_about():
+    """App. A.2's liminf and limsup are checked at the limits, c1~ and |d1~|/c1~ from the expansions' closed
+    forms, which the exact values at k = 10^6 approach (an independent route: the exact engine at finite k)
+    to within 1e-4 relatively; both are inside the bounds."""
+    r = checks.a2_check(taus=(0.5, 1.0))
+    assert r.verdict == "holds"
+    for p in r.details["points"]:
+        assert abs(p["k_times_dcl_gap_at_k"] / p["limit_k_times_dcl_gap"] - 1) < 1e-4, p
+        assert abs(p["ratio_13_at_k"] / p["limit_ratio_13"] - 1) < 1e-4, p
+        assert p["liminf_lower_bound"] <= p["limit_k_times_dcl_gap"] and p["limit_ratio_13"] <= p["bound_13"]
