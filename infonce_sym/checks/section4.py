@@ -26,10 +26,14 @@ _CONTINUITY = (  # (check id, paper ref, bound key in continuity, constants key,
     ("LIP-18", "eq. (18)", "lipschitz18", None, "(sqrt 6/tau)(Da^2 + Dp^2 + max_j ||Delta phi(z_j^-)||^2)^{1/2}"),
     ("L8", "Lemma 8 (with Lemma 7)", "lemma8", None, "||G_tau(f, phi - phi')|| <= e^{2/(beta tau)} PM_beta"),
     ("L5", "Lemma 5", "lemma5", None, "|l(phi) - l(phi')| <= 4/tau"),
+    # the exact range of l (derivation L5.exact), which random tuples nearly reach: a check with power
+    ("L5-exact", "Lemma 5 (exact range, Prop. 3's b - a)", "lemma5_exact", None,
+     "|l(phi) - l(phi')| <= log((1 + k e^{2/tau})/(1 + k e^{-2/tau}))"),
 )
 _FORMS = {"LIP-17": "(1/tau) * max_j |<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'(z^a), phi'(z^+) - phi'(z_j^-)>|",
           "LIP-18": "(sqrt(6)/tau) * (Da^2 + Dp^2 + max_j Dn_j^2)^(1/2)",
-          "L8": "e^{2/(beta tau)} * (1/k sum_j Dn_j^beta)^(1/beta)", "L5": "4/tau"}
+          "L8": "e^{2/(beta tau)} * (1/k sum_j Dn_j^beta)^(1/beta)", "L5": "4/tau",
+          "L5-exact": "log((1 + k e^{2/tau})/(1 + k e^{-2/tau})) (registered statement L5.exact)"}
 
 
 def continuity_checks(sizes: dict):

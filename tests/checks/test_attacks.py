@@ -123,3 +123,13 @@ def test_lemma1_ratios_one_tuple_per_row_against_the_shared_tuple_route():
         for v in ct.LEMMA1_VARIANTS:
             assert batched[v][b] == pytest.approx(one[v][0], rel=1e-12)
             assert batched[v][b] > 0
+
+
+def test_lemma5_exact_range_is_nearly_attained_so_its_check_has_power():
+    """Lemma 5's exact range log((1 + k e^{2/tau})/(1 + k e^{-2/tau})) (registered L5.exact), checked as
+    L5-exact: random tuples reach more than 0.9 of it at tau = 0.5 (4/tau: under 0.6), never more than it,
+    so a statement 10 % smaller would fail (a probe, Dec 2026: it was computed and never checked)."""
+    from infonce_sym.checks import attacks
+    res = attacks.random_attack(0.5, n_configs=20000, seed=7)["results"]
+    assert 0.9 < res["lemma5_exact"]["worst_ratio"] <= 1 + attacks.VIOLATION_TOL
+    assert res["lemma5"]["worst_ratio"] < 0.6
