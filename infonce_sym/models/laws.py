@@ -397,7 +397,7 @@ class FiniteModel:
             raise _bad_entry("pi", pi, self.exact[0], nonnegative=True)
         if abs(pi.sum() - 1) > 1e-12:
             raise InputError("pi", f"must sum to 1, sums to {pi.sum():.17g}")
-        _refuse_underflow("pi", self.exact[0] if self.exact[0] is not None else tuple(pi))
+        _refuse_underflow("pi", self.exact[0], pi)
         n = pi.size
         if M.shape != (n, n):
             raise InputError("M", f"must be {n}x{n} to match pi, got shape {M.shape}")
@@ -406,7 +406,7 @@ class FiniteModel:
         bad = np.flatnonzero(np.abs(M.sum(axis=1) - 1) > 1e-12)
         if bad.size:
             raise InputError("M", f"rows must sum to 1 (stochastic matrix); row {bad[0]} sums to {M[bad[0]].sum():.17g}")
-        _refuse_underflow("M", self.exact[1] if self.exact[1] is not None else tuple(map(tuple, M)))
+        _refuse_underflow("M", self.exact[1], M)
         if emb.ndim != 2 or emb.shape[0] != n:
             raise InputError("embedding", f"must have {n} rows (one per point of pi), got shape {emb.shape}")
         if emb.shape[1] < 1:
@@ -654,32 +654,43 @@ def _bad_entry(name, floats, exact, nonnegative):
     return InputError(where, f"must be finite, got {typed}")
 
 
-# the smallest normal double, 2^-1022, rounded up to 17 digits
-_TINY_NORMAL = Decimal("2.2250738585072014e-308")
+def _refuse_underflow(name, exact, floats):
+    """An InputError for the first entry of pi or M that is not 0 but lies below the smallest normal double
+    (``floats``: the entries' doubles; ``exact``: as given, a vector or rows, or None for float arrays): the
+    float routes (Monte Carlo, the supports of dM/dpi, dM/dpi = M/pi itself) would read it as 0 or overflow
+    on it, where the exact route reads the decimal typed, so the two would describe different models
+    (pi(0) = 1e-400 gave a search CE 'undefined: pi(0) = 0' and an integral CE off by 43 %; a probe,
+    Dec 2026).  Only the entries whose double is 0 or subnormal are read exactly."""
+    floats = np.asarray(floats, dtype=float)
+    small = np.abs(floats) < np.finfo(float).tiny
+    if not small.any():
+        return
+    if exact is None:
+        candidates = small & (floats != 0)
+    else:
+        given = np.empty(floats.shape, dtype=object)
+        given[...] = exact if floats.ndim == 2 else list(exact)
+        candidates = small & (given != 0)         # elementwise ==, in C; strings are confirmed below
+    for index in np.argwhere(candidates):
+        index = tuple(int(v) for v in index)
+        x = floats[index] if exact is None else given[index]
+        if not _is_zero(x):
+            where = name + "".join(f"[{v}]" for v in index)
+            raise InputError(where, f"{x} is below the smallest normal double (2.2e-308) but not 0: give 0 "
+                                    "or a probability of at least 2.3e-308")
 
 
-def _refuse_underflow(name, exact):
-    """An InputError for the first entry of pi or M (``exact``: as given, a vector or rows) that is
-    not 0 but lies below the smallest normal double: the float routes (Monte Carlo, the supports of
-    dM/dpi, dM/dpi = M/pi itself) would read it as 0 or overflow on it, where the exact route reads the
-    decimal typed, so the two would describe different models (pi(0) = 1e-400 gave a search CE
-    'undefined: pi(0) = 0' and an integral CE off by 43 %; a probe, Dec 2026)."""
-    matrix = bool(exact) and isinstance(exact[0], tuple)
-    for i, row in enumerate(exact if matrix else (exact,)):
-        for j, x in enumerate(row):
-            try:
-                if isinstance(x, Fraction):
-                    value = Decimal(x.numerator) / Decimal(x.denominator)
-                elif isinstance(x, (str, Decimal)):
-                    value = Decimal(str(x).strip())
-                else:
-                    value = Decimal(float(x))
-            except (ArithmeticError, ValueError, TypeError):
-                continue                  # not a number: the checks before name it
-            if value.is_finite() and value != 0 and abs(value) < _TINY_NORMAL:
-                where = f"{name}[{i}][{j}]" if matrix else f"{name}[{j}]"
-                raise InputError(where, f"{x} is below the smallest normal double (2.2e-308) but not 0: give 0 "
-                                        "or a probability of at least 2.3e-308")
+def _is_zero(x):
+    """x (a number as given: Decimal, str, Fraction, int or float) is exactly 0; a string that is not a
+    number counts as 0 here (the checks before name it)."""
+    if isinstance(x, Decimal):
+        return x.is_zero()
+    if isinstance(x, str):
+        try:
+            return Decimal(x.strip()).is_zero()
+        except ArithmeticError:
+            return True
+    return x == 0
 
 
 def _exact_copy(x):
