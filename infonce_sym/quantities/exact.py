@@ -2638,11 +2638,13 @@ def _ratio_bias_cells(an, ks, refinement, dps):
         return _ratio_bias_march(cells.transforms, ks, r_max, r_min, arb(0), heads, c0, refinement, dps, span)
     kks = [arb(k) for k in ks]
 
-    def values(c):
-        log_transform, first = cells.transforms(c)
+    def values_of(log_transform, first):
         if log_transform is None:
             return [arb(0)] * len(kks)
         return [kk * first * ((kk - 1) * log_transform).exp() for kk in kks]
+
+    def values(c):
+        return values_of(*cells.transforms(c))
 
     def integrand(c):
         return [c * v for v in values(c)]
@@ -2671,8 +2673,7 @@ def _ratio_bias_cells(an, ks, refinement, dps):
     while y.mid() < y_end.mid():
         log_transform, first = cells.transforms(y.exp())
         log_ts.append((y, log_transform))
-        got = ([arb(0)] * len(kks) if log_transform is None else
-               [abs(y.exp() * kk * first * ((kk - 1) * log_transform).exp()) for kk in kks])
+        got = [abs(y.exp() * v) for v in values_of(log_transform, first)]
         peaks = [_arb_max(p, v) for p, v in zip(peaks, got)]
         if y.mid() > y_past.mid() and all((v * 1000).mid() < p.mid() for p, v in zip(peaks, got)):
             break
