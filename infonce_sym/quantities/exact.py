@@ -1961,6 +1961,23 @@ E1_LOST_BITS = 2 / LOG_TWO
 EIN_LOST_BITS = 1 / LOG_TWO
 
 
+def _expint1_small(z):
+    """``_expint1(z)`` for 0 < z: below 2^-(prec + 4) as -gamma - log z + Ein(z), 0 <= Ein(z) <= z
+    (Ein(z) = int_0^z (1 - e^{-t}) dt/t), which is then within 2^-prec of E1(z) >= 1; arb's own elsewhere.
+    (7 us against 1 us at 156 bits, on every node of the S^2 ratio integral's long middle stretch.)"""
+    if z.upper() < arb(2) ** (-flint.ctx.prec - 4):
+        return -arb.const_euler() - z.log() + arb(0).union(z)
+    return _expint1(z)
+
+
+def _expint1_beside(z, a, bits):
+    """E1(z) to be subtracted from E1(a), 0 < a < z: the enclosure [0, e^{-z}/z] when z - a > bits log 2 + 8,
+    where it is below 2^-bits e^-8 of E1(a) (E1(a) > e^{-a}/(a + 1)); ``_expint1(z)`` otherwise."""
+    if (z - a).lower() > bits * LOG_TWO + 8:
+        return arb(0).union((-z).exp() / z)
+    return _expint1(z)
+
+
 def _expint1_raised(z, bits_per_unit):
     """``_expint1(z)`` with ``bits_per_unit`` z more bits below the fraction's window (E1_LOST_BITS,
     EIN_LOST_BITS), rounded back to the working precision."""
@@ -2098,6 +2115,7 @@ class _RatioCells:
         self.u_mean = float(self.kappa_f * (1 - float(m.mid())))
         self._cells = {}
         self._drops = {}
+        self._sphere2_at = {}
         self._finite_moments = None
         self._diverges_up_to = -math.inf
         self._power_mats = {}
@@ -2453,8 +2471,8 @@ class _RatioCells:
             log_transform, first = self._sphere2_transforms(arb(c.mid()))
             if log_transform is None:
                 return None, first
-            kappa, radius = self.kappa, c.rad()
-            r_top, decay, one_minus_m = _sphere2_constants(kappa)
+            radius = c.rad()
+            kappa, r_top, decay, one_minus_m = self._sphere2_exact_constants()
             big_a = c * r_top
             a0 = big_a * decay
             u_bound = (((-a0).exp() - (-big_a).exp()) / (2 * kappa * c)).upper()
@@ -2476,9 +2494,8 @@ class _RatioCells:
             # 2 kappa/(1 - e^{-2 kappa}), so that the cancellations below meet exact inputs
             flint.ctx.prec = prec + extra
             try:
-                kappa = arb(self.kappa_text)
+                kappa, r_top, decay, one_minus_m = self._sphere2_exact_constants()
                 two_kappa = 2 * kappa
-                r_top, decay, one_minus_m = _sphere2_constants(kappa)
                 big_a = c * r_top
                 a0 = big_a * decay
                 one_plus_m = 2 - one_minus_m
@@ -2497,14 +2514,19 @@ class _RatioCells:
                     # alternating terms decreasing in j (A <= 1): the rest is below the last
                     first = -(total + arb(0, abs(piece).upper())) / (two_kappa * c)
                 else:
-                    e1_gap = _expint1(a0) - _expint1(big_a)                      # 2 kappa T
+                    e1_big = _expint1_beside(big_a, a0, flint.ctx.prec)
+                    e1_gap = _expint1_small(a0) - e1_big                        # 2 kappa T
                     if not (e1_gap.is_finite() and e1_gap > 0):
                         # T below what FLINT's E1 represents (a0 ~ e^1000): as the cells, log T = -oo
                         return None, arb(0)
                     numerator = e1_gap / kappa - one_plus_m * (-a0).exp() - one_minus_m * (-big_a).exp()
                     transform = e1_gap / two_kappa
                     if transform.mid() > 0.5:
-                        log_transform = (-(_ein(big_a) - _ein(a0)) / two_kappa).log1p()
+                        # Ein(A) = E1(A) + gamma + log A from the E1(A) above where _ein would compute the
+                        # same (A at or past arb's lossy window, prec/6); else _ein raises the precision
+                        ein_big = (e1_big + arb.const_euler() + big_a.log()
+                                   if big_a.mid() >= flint.ctx.prec / E1_FRACTION_WINDOW[0] else _ein(big_a))
+                        log_transform = (-(ein_big - _ein(a0)) / two_kappa).log1p()
                     else:
                         log_transform = transform.log()
                     first = numerator / (two_kappa * c)
@@ -2515,6 +2537,17 @@ class _RatioCells:
                 flint.ctx.prec = prec
             extra *= 2
         return +log_transform, +first
+
+    def _sphere2_exact_constants(self):
+        """(kappa, r_top, e^{-2 kappa}, 1 - m) on S^2 from kappa's decimal at the current precision
+        (``_sphere2_constants``), once per precision: parsing and forming them took 8 of the 30 us of a
+        node of ``_sphere2_transforms``."""
+        prec = flint.ctx.prec
+        got = self._sphere2_at.get(prec)
+        if got is None:
+            kappa = arb(self.kappa_text)
+            got = self._sphere2_at[prec] = (kappa, *_sphere2_constants(kappa))
+        return got
 
     def cell_transforms(self, c):
         """``transforms(c)`` on the cells."""

@@ -409,6 +409,39 @@ def test_exponential_integral_by_its_continued_fraction_encloses_mpmath(prec):
         flint.ctx.prec = saved
 
 
+@pytest.mark.parametrize("prec", [64, 156, 436])
+def test_exponential_integral_shortcuts_enclose_mpmath(prec):
+    """_expint1_small (tiny z: -gamma - log z + [0, z]) holds mpmath's E1 (100 bits more) to the working precision
+    where it takes the shortcut, and arb's own just above; _expint1_beside(z, a) holds E1(z) and, where it takes
+    the enclosure [0, e^{-z}/z] (z - a past prec log 2 + 8), is within 2^-prec of E1(a), not where it does not."""
+    import flint
+    from infonce_sym.quantities import exact as ex
+    saved = flint.ctx.prec
+    try:
+        flint.ctx.prec = prec
+        tiny = 2.0 ** (-prec - 4)
+        for z in (tiny * 0.99, tiny * 1e-30, 1e-300, tiny * 1.01, 1e-3, 0.5):
+            with mpmath.workprec(prec + 100):
+                text = mpmath.nstr(mpmath.e1(mpmath.mpf(z)), int((prec + 100) * 0.30103))
+            got = ex._expint1_small(flint.arb(z))
+            assert got.overlaps(flint.arb(text)), (prec, z)
+            if z < tiny:
+                assert got.rel_accuracy_bits() >= prec - 3, (prec, z)
+        edge = prec * math.log(2) + 8
+        for a, z, shortcut in ((1e-20, edge * 1.01, True), (3.0, 3.0 + edge * 1.01, True), (1e-20, edge * 0.99, False),
+                               (40.0, 40.0 + edge * 0.99, False)):
+            with mpmath.workprec(prec + 100):
+                e1_z, e1_a = mpmath.e1(mpmath.mpf(z)), mpmath.e1(mpmath.mpf(a))
+                digits = int((prec + 100) * 0.30103)
+            got = ex._expint1_beside(flint.arb(z), flint.arb(a), prec)
+            assert got.overlaps(flint.arb(mpmath.nstr(e1_z, digits))), (prec, a, z)
+            assert got.contains(0) is shortcut, (prec, a, z)          # the enclosure [0, e^{-z}/z] holds 0
+            if shortcut:
+                assert got.rad() < flint.arb(mpmath.nstr(e1_a, 20)) * flint.arb(2) ** (-prec), (prec, a, z)
+    finally:
+        flint.ctx.prec = saved
+
+
 @pytest.mark.parametrize("prec", [64, 200, 436])
 def test_upper_gamma_by_its_continued_fraction_encloses_mpmath(prec):
     """_gamma_upper: Gamma(s, z) by A&S 6.5.31's S-fraction for 0 <= s < 1 in its window, arb's gamma_upper
