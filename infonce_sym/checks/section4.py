@@ -109,7 +109,7 @@ def lemma7_check(sizes):
 
 
 _LEMMA1 = (("L1", "Lemma 1", "lemma1", "rho_n <= (4e/tau) B_tau C_Phi ||theta - theta'|| (as stated)"),
-           ("L1-proof", "Lemma 1 (as its proof gives it)", "lemma1_proof",
+           ("L1-proof", "Lemma 1 (its proof with Prop. 4's constants [4, 1, 3])", "lemma1_proof",
             "rho_n <= (C_Phi/tau)(4 Ra + Rp + 3e Nn) ||theta - theta'||"),
            ("L1-sharp", "Lemma 1 (sharpened)", "lemma1_sharp",
             "rho_n <= (C_Phi/tau)(2 Ra + Rp + e Nn) ||theta - theta'||"))

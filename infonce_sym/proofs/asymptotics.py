@@ -430,6 +430,7 @@ def a2_liminf(d_ratio, assumptions, errata=(), x=None, a=None):
         Step("A2.ratio", "A.2", ge(ratio / 2, liminf), "A2.ratio", ByLemma(Lr, {}, context=sp.Lambda(_u, _u / 2))),
     ]
     ass = list(assumptions) + [
+        Assumption("m2 = Var/E^2 >= 0 (m2 is a nonnegative name: a variance over a square)", ge(ratio, 0), derived=True),
         Assumption("E V = 0 (V = X/mu - 1)", eq(Ex(V(0)), 0)),
         Assumption("1 + V_j = X_j/mu >= e^{-2/tau}: |s| <= 1", ge(1 + V(j), e2)),
         "V_j = X_j/mu - 1, X_j = e^{s_j/tau}, s_j the similarity of the j-th negative under the A.2 law; "

@@ -783,8 +783,9 @@ class Lemma:
             return _MAKE[d.relation](subst(d.quantity, kw), subst(d.statement, kw))
 
         def hyps(**kw):
-            return [_MAKE[relation_kind(a.rel)](subst(a.rel.lhs, kw), subst(a.rel.rhs, kw))
-                    for a in d.structured_assumptions() if a.rel is not None and not a.derived]
+            return ([_MAKE[relation_kind(a.rel)](subst(a.rel.lhs, kw), subst(a.rel.rhs, kw))
+                     for a in d.structured_assumptions() if a.rel is not None and not a.derived]
+                    + _domain_conditions(params, kw))
 
         def definitions(**kw):
             # a name of the cited statement (its two sides, its hypotheses) that the cited chain defines is
@@ -796,6 +797,29 @@ class Lemma:
                     for val in vals if any(key.has(old) or val.has(old) for old in moved)]
         return cls(d.title, d.paper_ref, dict(params), conclusion, hyps, source=d.id, derivation=d,
                    definitions=definitions)
+
+
+def _domain_conditions(params, kw):
+    """What a cited chain declares of its parameter symbols (``positive=True``, ``nonnegative``, ``negative``,
+    ``nonpositive``, ``integer``), as hypotheses on the values an instance puts there: the CAS used those
+    declarations inside the cited chain, so an instance must meet them (L2.22 cited at ell < 0 would
+    otherwise pass).  A parameter left as it is (or a function) carries nothing to check."""
+    out = []
+    for name, old in params.items():
+        new = kw[name]
+        if not isinstance(old, sp.Symbol) or new is old or new == old:
+            continue
+        if old.is_positive:
+            out.append(gt(new, 0))
+        elif old.is_nonnegative:
+            out.append(ge(new, 0))
+        elif old.is_negative:
+            out.append(lt(new, 0))
+        elif old.is_nonpositive:
+            out.append(le(new, 0))
+        if old.is_integer and not getattr(new, "is_integer", False):
+            out.append(eq(sp.floor(new), new))
+    return out
 
 
 def _lemma_kind(lemma, concl, claim_like):
@@ -1049,6 +1073,30 @@ class ExactInstance:
         return _how(self.lemma).replace("by ", "", 1) + self.lemma.name
 
 
+class PositiveMultiple:
+    """For ``expr > 0`` (or ``0 < expr``): expr = factor * g with factor > 0 by the CAS's assumptions (after
+    ``defs``); ``g > 0`` stays a premise (a hypothesis matched against the derivation's assumptions)."""
+
+    def __init__(self, g, defs=None):
+        self.g, self.defs = sp.sympify(g), defs
+
+    def __call__(self, claim):
+        small, big, kind = _oriented(claim)
+        if kind != "lt":
+            return _fail("a positivity check needs a strict inequality")
+        gap = Identity(defs=self.defs).difference(big - small, 0)
+        factor = sp.simplify(gap / self.g)
+        if not _pos(factor):
+            return _fail(f"the gap over {_short(self.g, 60)} is not positive by assumptions: {_short(factor, 80)}")
+        res = StepResult(True, "proved", f"CAS: gap = ({_short(factor, 60)}) * ({_short(self.g, 60)}), the factor > 0",
+                         premises=_fd_premises(defs=self.defs))
+        res.premises.append(Premise("hypothesis", gt(self.g, 0), f"{_short(self.g, 120)} > 0"))
+        return res
+
+    def describe(self):
+        return f"CAS: a positive multiple of {_short(self.g, 60)}"
+
+
 class AsGap:
     """A hypothesis ``X >= 0`` shown as ``X = big - small`` (CAS) where ``small <= big`` is what the
     wrapped check (a :class:`ByLemma`) proves."""
@@ -1160,8 +1208,17 @@ def numeric_form(expr):
         return (isinstance(e, sp.Add) and len(e.args) == 2 and sp.S.NegativeOne in e.args
                 and any(isinstance(a, sp.exp) for a in e.args))
 
+    def log_of_product(e):
+        # log(2/delta) as log 2 - log delta: 2/delta overflows a double for delta < 1.1e-308 (Theorem 1's
+        # sample term came out inf at delta = 5e-324; a probe, Dec 2026); every factor positive by assumptions
+        return (isinstance(e, sp.log) and isinstance(e.args[0], sp.Mul)
+                and all(f.is_positive for f in sp.Mul.make_args(e.args[0])))
+
     expr = sp.sympify(expr).replace(lambda e: isinstance(e, Expm1), lambda e: expm1(e.args[0]))
     expr = expr.replace(exp_minus_one, lambda e: expm1(next(a for a in e.args if isinstance(a, sp.exp)).args[0]))
+    expr = expr.replace(log_of_product, lambda e: sp.Add(*[sp.log(f, evaluate=False) if not isinstance(f, sp.Pow)
+                                                            else f.exp * sp.log(f.base)
+                                                            for f in sp.Mul.make_args(e.args[0])], evaluate=False))
     return expr.replace(log_one_plus, lambda e: log1p(e.args[0] - 1))
 
 
@@ -1312,6 +1369,38 @@ def _zero(e):
     return Identity().zero(e)
 
 
+_SIGN_WORD = {"gt": "positive", "ge": "nonnegative", "lt": "negative", "le": "nonpositive"}
+
+
+def _declared_sign(sym, expr):
+    """The relational ``expr > 0`` (>= 0, < 0, <= 0) that the declaration of ``sym`` (a Symbol, positive=True etc.)
+    asks of its definition ``expr``, if the CAS's assumptions do not already give it; else None."""
+    if not isinstance(sym, sp.Symbol):
+        return None
+    for flag, make, kind in (("positive", gt, "gt"), ("nonnegative", ge, "ge"), ("negative", lt, "lt"),
+                             ("nonpositive", le, "le")):
+        if getattr(sym, "is_" + flag):
+            got = getattr(expr, "is_" + flag)
+            if got is None:
+                got = getattr(sp.factor(expr), "is_" + flag)
+            return None if got else make(expr, 0)
+    return None
+
+
+def _bounds_away(rel, sym, sign):
+    """Whether the assumption ``rel`` bounds ``sym`` itself by a number on the side ``sign`` asks for
+    (a >= 1 gives a > 0 and a >= 0; a <= -1 gives a < 0)."""
+    if rel is None or relation_kind(rel) == "eq":
+        return False
+    small, big, kind = _oriented(rel)
+    want = relation_kind(sign)
+    if big == sym and small.is_number and want in ("gt", "ge"):
+        return bool(small > 0 or (small >= 0 and (kind == "lt" or want == "ge")))
+    if small == sym and big.is_number and want in ("lt", "le"):
+        return bool(big < 0 or (big <= 0 and (kind == "lt" or want == "le")))
+    return False
+
+
 def premise_matches(prem, ass) -> bool:
     """An assumption ``ass`` (relational) gives the premise ``prem`` (relational): the same
     equation, or the same gap ``big - small`` (an equation gives both inequalities; a strict
@@ -1403,6 +1492,16 @@ class Derivation:
             first = uses[0][1].rel.rhs
             defined[sym] = [first]
             definitions.append(f"{sym} := {_short(first, 160)}")
+            sign = _declared_sign(sym, first)
+            if sign is not None:
+                # a name declared positive (nonnegative, ...) that the CAS then treats as such: its definition must be
+                # so, by the CAS or by an assumption (B_tau := Ra + Rp + Nn is positive only if some norm is not 0)
+                hit = next((a for a in ass if premise_matches(sign, a.rel) or _bounds_away(a.rel, sym, sign)), None)
+                if hit is None:
+                    undischarged.append((uses[0][0], f"{sym} is declared {_SIGN_WORD[relation_kind(sign)]} but is defined as "
+                                                     f"{_short(first, 100)}, not shown {_SIGN_WORD[relation_kind(sign)]}"))
+                else:
+                    discharged.append((uses[0][0], f"{_short(sign, 120)}", f"assumption: {hit.text}"))
             for name, p in uses[1:]:
                 if p.rel.rhs != first and not _zero(canon(p.rel.rhs - first)):
                     undischarged.append((name, f"conflicting definitions of {sym}: {_short(first, 80)} and "

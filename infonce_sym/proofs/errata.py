@@ -111,9 +111,10 @@ ERRATA += [
          proved_by="L6"),
     dict(id="L1-loose", paper_ref="Lemma 1 and the last display of its proof", kind="looser than its proof",
          paper_says="rho_n <= (4e/tau) B_tau C_Phi ||theta - theta'||",
-         corrected="the proof's own (50)-(52) give rho_n <= (C_Phi/tau)(4 Ra + Rp + 3e Nn) ||theta - theta'|| (the "
-                   "statement multiplies every term by 4e); Prop. 4 sharpened to [2, 1, 1] gives "
-                   "(C_Phi/tau)(2 Ra + Rp + e Nn) ||theta - theta'||. The statement as printed is true",
+         corrected="the proof's own first display and (50)-(52), with 4/tau on every term, give rho_n <= (4/tau) C_Phi "
+                   "(Ra + Rp + e Nn) ||theta - theta'|| (the statement puts a further e on Ra and Rp); the same steps "
+                   "with Prop. 4's constants [4, 1, 3] in place of that 4 give (C_Phi/tau)(4 Ra + Rp + 3e Nn), and "
+                   "with Prop. 4 sharpened to [2, 1, 1] (C_Phi/tau)(2 Ra + Rp + e Nn). The statement as printed is true",
          proved_by="L1.tau-lt-1"),
 ]
 ERRATA += [

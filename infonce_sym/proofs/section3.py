@@ -28,7 +28,7 @@ c = parameter("c", positive=True)
 ell = parameter("ell", r"\ell", nonnegative=True)
 a = parameter("a", positive=True)
 N = parameter("N", positive=True, integer=True)
-piA = parameter("piA", r"\pi(A)", positive=True)
+piA = parameter("piA", r"\pi(A)", nonnegative=True)    # (8) holds at pi(A) = 0 too (then Q = 0)
 j = sp.Symbol("j", integer=True, positive=True)
 
 X = random_family("X", real=True)          # Lemma 2: i.i.d. X(j) in [-c, c]
@@ -39,7 +39,7 @@ t_xi = random_symbol("t_xi", "t", positive=True)  # Taylor's point y0 + (y - y0)
 A = random_symbol("A", real=True)                  # Lemma 3 numerator mean
 B = random_symbol("B", positive=True)              # Lemma 3 denominator mean (> 0: erratum)
 P = sp.Symbol("P", real=True)                      # positive similarity (anchor level)
-NA = sp.Symbol("N_A", positive=True)               # int_A e^{s/tau} dpi
+NA = sp.Symbol("N_A", nonnegative=True)            # int_A e^{s/tau} dpi
 Dn = sp.Symbol("D", positive=True)                 # int e^{s/tau} dpi
 IA = random_family("1_A", nonnegative=True)        # the indicator of A at z' ~ pi (Q-bounds)
 

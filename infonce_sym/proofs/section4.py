@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .chain import (AsGap, Assumption as As, ByCases, ByLemma, Derivation, DoitIdentity, ExactInstance, Expm1, Identity, Lemma,
-                    NonNegative, Step, eq, ge, le, lt)
+                    NonNegative, PositiveMultiple, Step, eq, ge, gt, le, lt)
 from . import errata as _errata
 from . import statements as B4
 from . import continuity as C
@@ -178,6 +178,9 @@ def _prop3():
     s7_ = Step("confidence term", "Prop. 3", eq(R_hat + 2 * Radl + 12 / tau * c, (R_hat + 2 * Radl + 12 / tau * c).subs(cdef)),
                "c_delta = sqrt(log(2/delta)/(2n))", Identity(defs=cdef))
     ass = [As("0 < delta < 1", lt(delta, 1)),
+           # positive names: c_delta (then log(2/delta) > 0) and W = b - a (log increasing, e^{2/tau} > e^{-2/tau})
+           As("c_delta = sqrt(log(2/delta)/(2n)) > 0 (delta < 1)", gt(_sqrt_conf(), 0), derived=True),
+           As("W = b - a > 0 (log is increasing)", gt(hi - lo, 0), derived=True),
            "with probability >= 1 - delta (the event of Mohri's theorem), simultaneously for all phi in Phi",
            "R_pop = R(phi; k, tau) = E R_hat_n; Rad = E[sup_phi n^-1 sum sigma_i l(phi, Z_i) | Z_1..Z_n]",
            "(A): Z_1, ..., Z_n i.i.d. (Mohri et al., Thm 3.3, needs an i.i.d. sample)",
@@ -347,12 +350,17 @@ def _lipschitz_route():
                "l^log is 1-Lipschitz for the sup norm [Lei et al. 2019]",
                ByLemma(L.logsumexp_lipschitz(), {"v": v, "w": w, "m": Vinf, "k": k},
                        hyp_checks={0: NonNegative([s1], {s1: Vinf - sp.Abs(v(j) - w(j))})}))
+    # (17) is an assumption of the statement, not a definition the CAS checks: s_+, s_j are opaque functions here,
+    # and v_j - v'_j = (<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'(z^a), ...>)/tau is the meaning of the names
     s17 = Step("(17)", "(17)", eq(Vinf, Mv / tau), "v_j - v'_j = (<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'(z^a), ...>)/tau",
-               Identity(defs={Vinf: Mv / tau}))
+               Identity(facts={Vinf: Mv / tau}))
     ass = ["(14): l = log(1/k + k^-1 sum_j e^{(s_j - s_+)/tau}), s_+ = <phi(z^a), phi(z^+)>, s_j = <phi(z^a), phi(z_j^-)>; "
            "s'_+, s'_j the same for phi'",
            As("V_inf = max_j |v_j - v'_j|, so V_inf >= |v_j - v'_j| for every j (definition of the max)",
-              ge(Vinf, sp.Abs(v(j) - w(j)))), "Mv = tau V_inf"]
+              ge(Vinf, sp.Abs(v(j) - w(j)))),
+           As("(17): V_inf = Mv/tau with Mv = max_j |<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'(z^a), phi'(z^+) - phi'(z_j^-)>| "
+              "(assumed: it is what s_+ = <phi(z^a), phi(z^+)> and s_j = <phi(z^a), phi(z_j^-)> make of v_j - v'_j, which "
+              "this chain's opaque s_+, s_j do not carry)", eq(Vinf, Mv / tau), derived=True)]
     l17 = Derivation("L17", "(15)-(17): |l(phi) - l(phi')| <= (1/tau) max_j |<phi(z^a), phi(z^+) - phi(z_j^-)> - <phi'...>|",
                      "(15), (16), (17)", q, "le", B4.BOUNDS["lipschitz17"], [s15, s16, s17], ass)
     return l17
@@ -491,7 +499,8 @@ def build_lemma1_tuple(p4, consts, tag):
                NonNegative([ca * s1 / tau, cp * s2 / tau, cn * _pmf * s3 / tau],
                            {s1: C_Phi * dth * na - Da, s2: C_Phi * dth * npos - Dp, s3: C_Phi * dth * m - PM},
                            by={s3: _pm_at_most(m, _PM_OF_TUPLE)}))
-    d = Derivation(f"L1.50{tag}", f"(50) for one tuple, constants {list(consts)}", "(50)", dl, "le", stmt, [s_p4, s_c],
+    d = Derivation(f"L1.50{tag}", f"(50) for one tuple, with Prop. 4's constants {list(consts)} (the paper's (50) puts "
+                   f"4/tau on every term)", "(50), with Prop. 4's constants", dl, "le", stmt, [s_p4, s_c],
                    [As("(C) at z^a: ||Delta(z^a)|| <= C_Phi ||z^a|| ||theta - theta'||", le(Da, C_Phi * dth * na)),
                     As("(C) at z^+", le(Dp, C_Phi * dth * npos)),
                     As("beta >= 1", ge(beta, 1)),
@@ -581,7 +590,7 @@ def build_lemma1(l50, consts, case, tag, paper):
         nn_def = sp.sqrt(sp.Sum(sp.Sum(zf(i, j) ** 2, (j, 1, k)), (i, 1, n)) / (n * k))
         steps.append(Step("Nn", "(52), Lemma 1", eq(head + cn * E * pre * m2, head + cn * E * pre * Nn),
                           "Nn = ((nk)^-1 sum_ij ||z_ij^-||^2)^{1/2} (1 ^ tau = 1)", Identity(defs={Nn: nn_def})))
-        ass_case = ["tau >= 1 and beta = 1 v 2/tau", As("beta >= 1", ge(beta, 1)), As("beta <= 2", le(beta, 2)),
+        ass_case = [As("tau >= 1", ge(tau, 1)), "beta = 1 v 2/tau", As("beta >= 1", ge(beta, 1)), As("beta <= 2", le(beta, 2)),
                     As("beta tau = tau v 2 >= 2", ge(beta * tau, 2))]
     last = head + cn * E * pre * Nn
     proof_form = C_Phi / tau * (ca * Ra + cp * Rp + cn * E * Nn) * dth
@@ -605,7 +614,7 @@ def build_lemma1(l50, consts, case, tag, paper):
                        _c_at_negatives(at_tuple_i=True),
                        "(C); n tuples z_i, dl(i) = |l(phi_theta, z_i) - l(phi_theta', z_i)|, rho_n = (n^-1 sum_i dl(i)^2)^{1/2}",
                        "n_a(i) = ||z_i^a||, n_p(i) = ||z_i^+||, z(i, j) = ||z_ij^-||; Dtheta = ||theta - theta'||"] + ass_case
-                      + _unit_norms_of_tuple_i(),
+                      + ([_b_tau_positive()] if paper else []) + _unit_norms_of_tuple_i(),
                       errata=[_errata.get("L1-beta")] + ([_errata.get("L1-loose")] if paper else [])))
     # for all theta, theta': Prop. 5 instantiates theta' = theta0 (its own names for that pair)
     d.params = {"dl": dlf, "Dtheta": dth, "Da": Daf, "Dp": Dpf, **{nm: TUPLE_EMBEDDINGS[nm] for nm in AT_THETA0}}
@@ -637,6 +646,12 @@ def _rho_n():
 def _rho0_n():
     """rho_n(phi_theta, phi_theta0) = (n^-1 sum_i dl_0(i)^2)^{1/2}: the distance to the centre of the class."""
     return _rms(dl0f(i))
+
+
+def _b_tau_positive():
+    """B_tau = Ra + Rp + Nn > 0, which the paper's Lemma 1 and Prop. 5 use (B_tau is a positive name there)."""
+    return As("B_tau = Ra + Rp + Nn > 0: some input norm is not 0 (if every one is, (C) makes the class one "
+              "function and rho_n = 0)", gt(Ra + Rp + Nn, 0))
 
 
 def _l1_hypotheses():
@@ -878,7 +893,8 @@ def _prop5():
     def cov(Lv):     # not an assumption: the hypothesis of P5.dudley is discharged by citing Lemma 1 (below)
         return None
 
-    def cases(Lval, adef, stmt, tag, what, lemma_ref, l1s):
+    def cases(Lval, adef, stmt, tag, what, lemma_ref, l1s, l_positive=None, extra=()):
+        extra = list(extra)
         # (53): rho_n <= L ||theta - theta'|| is Lemma 1 (both temperature cases of (52))
         beta_facts = {1: _beta_facts()}
         l1_cases = ByCases([(lt(tau, 1), ByLemma(cite(l1s[0]), {})),
@@ -894,7 +910,10 @@ def _prop5():
                            [Step("Dudley, U = 4/tau", "(54)", le(Rad, B4.BOUNDS["dudley_cs"].subs({U: 4 / tau, Lc: Lval})),
                                  f"derivation P5.dudley with U = 4/tau, L = {lemma_ref}",
                                  ByLemma(Ld, {"U": 4 / tau, "L": Lval},
-                                         hyp_checks={0: l1_cases, 1: ByLemma(cite(radius), {})})),
+                                         hyp_checks={0: l1_cases, 1: ByLemma(cite(radius), {}),
+                                                     # L > 0 (P5.dudley's L is positive): L = 4a/(R tau), a >= 1
+                                                     3: NonNegative([4 / (R * tau), 4 * s1 / (R * tau)], {s1: a - 1},
+                                                                    defs=adef)})),
                             Step("a = tau R L/4", "Prop. 5", eq(B4.BOUNDS["dudley_cs"].subs({U: 4 / tau, Lc: Lval}), big * lg),
                                  "2RL/(4/tau) = 2a", Identity(defs=adef)),
                             Step("min branch", "Sec. 4.2", eq(big * lg, stmt), "a sqrt(log 3 + 1) >= sqrt(log(1+2a)+1) (P5.branch.ge1)",
@@ -902,13 +921,16 @@ def _prop5():
                                          hyp_checks={0: ByLemma(Lemma.from_derivation(bge, {"a": a}),
                                                                 {"a": a}, context=sp.Lambda(up, sp.sqrt(up)),
                                                                 hyp_checks={0: NonNegative([s1], {s1: a - 1})})}))],
-                           [As(f"a = {adef[a]} >= 1, i.e. 4/tau <= LR", ge(a, 1)), dl_def] + l1_ass
+                           [As(f"a = {adef[a]} >= 1, i.e. 4/tau <= LR", ge(a, 1)), dl_def] + l1_ass + extra
                            + _unit_norms_of_tuple_i(at_theta0=True))
         caseB = Derivation(f"P5{tag}.a-le-1", f"{what}, case a <= 1 (U = LR)", "Prop. 5, proof", Rad, "le", stmt,
                            [Step("Dudley, U = LR", "(54)", le(Rad, B4.BOUNDS["dudley_cs"].subs({U: Lval * R, Lc: Lval})),
                                  "derivation P5.dudley with U = LR; the radius: Lemma 1 at theta' = theta0 and "
                                  "||theta - theta0|| <= R",
-                                 ByLemma(Ld, {"U": Lval * R, "L": Lval}, hyp_checks={0: l1_cases, 1: ball_radius})),
+                                 ByLemma(Ld, {"U": Lval * R, "L": Lval},
+                                         hyp_checks={0: l1_cases, 1: ball_radius,
+                                                     **({2: PositiveMultiple(adef[a]), 3: PositiveMultiple(adef[a])}
+                                                        if l_positive is not None else {})})),
                             Step("a = tau R L/4", "Prop. 5", eq(B4.BOUNDS["dudley_cs"].subs({U: Lval * R, Lc: Lval}), big * al),
                                  "LR = 4a/tau", Identity(defs=adef)),
                             Step("min branch", "Sec. 4.2", eq(big * al, stmt), "a sqrt(log 3 + 1) <= sqrt(log(1+2a)+1) (P5.branch.le1)",
@@ -916,14 +938,20 @@ def _prop5():
                                          hyp_checks={0: ByLemma(Lemma.from_derivation(ble, {"a": a}),
                                                                 {"a": a}, context=sp.Lambda(up, sp.sqrt(up)),
                                                                 hyp_checks={0: NonNegative([s1], {s1: 1 - a})})}))],
-                           [As(f"a = {adef[a]} <= 1, i.e. LR <= 4/tau", le(a, 1)), ball] + l1_ass + _l1_hypotheses_at_theta0())
+                           [As(f"a = {adef[a]} <= 1, i.e. LR <= 4/tau", le(a, 1)), ball]
+                           + ([l_positive] if l_positive is not None else []) + l1_ass + extra + _l1_hypotheses_at_theta0())
         return caseA, caseB
 
-    caseA, caseB = cases(Lval, adef, B4.BOUNDS["prop5"], "", "Proposition 5", "4e B C/tau (Lemma 1)", l1s)
+    caseA, caseB = cases(Lval, adef, B4.BOUNDS["prop5"], "", "Proposition 5", "4e B C/tau (Lemma 1)", l1s,
+                         extra=[_b_tau_positive()])
     L_sharp = C_Phi / tau * (2 * Ra + Rp + E * Nn)
     sharpA, sharpB = cases(L_sharp, {a: R * C_Phi * (2 * Ra + Rp + E * Nn) / 4}, B4.BOUNDS["prop5_sharp"], ".sharp",
                            "Proposition 5 with the sharpened Lemma 1 (L = (C_Phi/tau)(2 Ra + Rp + e Nn))",
-                           "(C_Phi/tau)(2 Ra + Rp + e Nn) (derivations L1.sharp.*)", l1s_sharp)
+                           "(C_Phi/tau)(2 Ra + Rp + e Nn) (derivations L1.sharp.*)", l1s_sharp,
+                           # P5.dudley needs L > 0 (U = LR > 0): Ra, Rp, Nn are only >= 0 (with a >= 1 it follows)
+                           l_positive=As("a > 0, i.e. L = (C_Phi/tau)(2 Ra + Rp + e Nn) > 0: some input norm is not 0 "
+                                         "(if every one is, rho_n vanishes on the class and Rad = 0)",
+                                         gt(R * C_Phi * (2 * Ra + Rp + E * Nn) / 4, 0)))
     return _declared([dud, radius, bge, ble, caseA, caseB, sharpA, sharpB])
 
 

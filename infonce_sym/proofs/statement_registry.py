@@ -169,6 +169,45 @@ def _lambdified(id, module):
     return sp.lambdify(s.symbols, numeric_form(s.expr), modules=module)
 
 
+def case_conditions(id: str) -> tuple:
+    """The condition under which each case of ``ALIASES[id]`` is proved, in the same order."""
+    from .chain import ge, le, lt
+    from .statements import a, tau
+    split_a, split_tau = (ge(a, 1), le(a, 1)), (lt(tau, 1), ge(tau, 1))
+    return {"P5": split_a, "P5.sharp": split_a, "L1": split_tau, "L1.sharp": split_tau}[id]
+
+
+def _case_assumptions(id, cases):
+    """The assumptions of a statement proved by cases: each case must assume its condition (``case_conditions``),
+    the conditions must cover the split variable's whole domain (its declared sign), and the statement then
+    assumes what every case assumes besides its condition (each once), and says how it splits."""
+    from .chain import Assumption, premise_matches
+    conds = case_conditions(id)
+    for d, cond in zip(cases, conds):
+        if not any(a.rel is not None and premise_matches(cond, a.rel) for a in d.structured_assumptions()):
+            raise ValueError(f"{id}: the case {d.id} does not assume its condition {cond}")
+    (x,) = set().union(*(c.free_symbols for c in conds))
+    domain = sp.Interval.open(0, sp.oo) if x.is_positive else sp.Reals
+    covered = sp.Union(*(c.as_set() for c in conds))
+    if not domain.is_subset(covered):
+        raise ValueError(f"{id}: the cases {ids_text(cases)} cover {covered}, not every {x} in {domain}")
+    out, seen = [], set()
+    for d in cases:
+        for a in d.structured_assumptions():
+            if a.rel is not None and any(premise_matches(c, a.rel) and premise_matches(a.rel, c) for c in conds):
+                continue
+            if a.text not in seen:
+                seen.add(a.text)
+                out.append(a)
+    split = " or ".join(f"{c} ({d.id})" for c, d in zip(conds, cases))
+    out.append(Assumption(f"by cases: {split}, which cover every {x} in {domain} (checked)"))
+    return tuple(out)
+
+
+def ids_text(cases):
+    return ", ".join(d.id for d in cases)
+
+
 @lru_cache(maxsize=None)
 def statement(id: str) -> Statement:
     """The proved statement ``id`` as data (see the module docstring)."""
@@ -179,7 +218,7 @@ def statement(id: str) -> Statement:
             if sp.simplify(d.statement - first.statement) != 0 or d.relation != first.relation:
                 raise ValueError(f"{id}: the cases {ALIASES[id]} prove different statements")
         ids = ALIASES[id]
-        assumptions = tuple(a for d in cases for a in d.assumptions)
+        assumptions = _case_assumptions(id, cases)
     else:
         first = derivation(id)
         ids = (id,)

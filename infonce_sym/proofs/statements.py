@@ -66,7 +66,8 @@ __all__ = [
 ]
 
 # ----------------------------------------------------------------------------- symbols
-beta, n, delta = sp.symbols("beta n delta", positive=True)
+beta, delta = sp.symbols("beta delta", positive=True)
+n = sp.Symbol("n", positive=True, integer=True)           # the sample size: its sums over i = 1..n are of n >= 1 terms
 d_Theta, R, C_Phi, B_tau = sp.symbols("d_Theta R C_Phi B_tau", positive=True)
 a, A = sp.symbols("a A", positive=True)
 Da, Dp, PM, Mx, Mv = sp.symbols("Da Dp PM Mx Mv", nonnegative=True)
@@ -86,7 +87,7 @@ CONSTANTS = {
     "lipschitz17_linear": [2, 1, 1],  # (17) with |dv_j| <= 2Da + Dp + ||Delta(z_j^-)||, max over j
     "lipschitz18": [math.sqrt(6), math.sqrt(6), math.sqrt(6)],  # l2-combination, max over j
     "lemma1": [4 * math.e, 4 * math.e, 4 * math.e],   # (4e/tau) B_tau C_Phi
-    "lemma1_proof": [4, 1, 3 * math.e],              # what (50)-(52) actually give
+    "lemma1_proof": [4, 1, 3 * math.e],              # (50)-(52) with Prop. 4's [4, 1, 3] (the paper's (50): 4 on each)
     "lemma1_sharp": [2, 1, math.e],                  # with [2, 1, 1]
 }
 

@@ -417,3 +417,77 @@ def test_finite_sum_lemmas_need_a_nonnegative_number_of_terms():
     for lemma, subs in good:
         res = _lemma_step_result(lemma, subs)
         assert res.ok and not res.premises, (lemma.name, res.detail)
+
+
+def test_a_citation_checks_what_the_cited_chain_declares_of_its_parameters():
+    """The cited chain's CAS used ell >= 0 (a nonnegative symbol) and b, c > 0: an instance must meet them.
+    The probe's counterexample: L2.22 at ell = -1/e + 1e-8 (b = c = 1) was 'proved', and is false there."""
+    from infonce_sym.proofs.register import cite, derivation
+    d = derivation("L2.22")
+    params = {"b": sp.Symbol("b", positive=True), "c": sp.Symbol("c", positive=True), "ell": sp.Symbol("ell", nonnegative=True)}
+    lem = cite("L2.22", {n: next(s for s in d.statement.free_symbols | d.quantity.free_symbols if s.name == n)
+                         for n in params} | {"X": next(iter(d.quantity.atoms(sp.core.function.AppliedUndef))).func})
+    concl, hyps = lem.instantiate({"b": 1, "c": 1, "ell": -sp.exp(-1) + sp.Rational(1, 10 ** 8),
+                                   "X": next(iter(d.quantity.atoms(sp.core.function.AppliedUndef))).func})
+    assert ge(-sp.exp(-1) + sp.Rational(1, 10 ** 8), 0) in hyps
+    res = ByLemma(lem, {"b": 1, "c": 1, "ell": -sp.exp(-1) + sp.Rational(1, 10 ** 8),
+                        "X": next(iter(d.quantity.atoms(sp.core.function.AppliedUndef))).func})(concl)
+    assert not res.ok and "is false" in res.detail
+    # at ell = 0, b = 1, c = 1/tau (DCL-11.upper's instance) the conditions hold by the CAS
+    tau_ = sp.Symbol("tau", positive=True)
+    _, hyps0 = lem.instantiate({"b": 1, "c": 1 / tau_, "ell": 0,
+                                "X": next(iter(d.quantity.atoms(sp.core.function.AppliedUndef))).func})
+    assert gt(1 / tau_, 0) in hyps0 and ge(sp.Integer(0), 0) in hyps0
+
+
+def test_a_name_declared_positive_needs_its_definition_positive():
+    """B := p + q with p, q >= 0 and B declared positive: the CAS would use B > 0, which its definition does not
+    give; the chain is conditional until an assumption (p + q > 0, or B >= 1) gives it."""
+    p, q = sp.symbols("p q", nonnegative=True)
+    B = sp.Symbol("B", positive=True)
+    claim = eq(B * x, (p + q) * x)
+    step = Identity(defs={B: p + q})
+    assert _toy(step, claim).run().verdict == "conditional"
+    assert _toy(step, claim, [Assumption("p + q > 0", gt(p + q, 0))]).run().verdict == "proved"
+    assert _toy(step, claim, [Assumption("B >= 1", ge(B, 1))]).run().verdict == "proved"
+    assert _toy(step, claim, [Assumption("p + q >= 0", ge(p + q, 0))]).run().verdict == "conditional"   # not strict
+    assert _toy(Identity(defs={B: x + 1}), eq(B * x, (x + 1) * x)).run().verdict == "proved"           # x + 1 > 0 by the CAS
+
+
+def test_a_positive_multiple_check():
+    from infonce_sym.proofs.chain import PositiveMultiple
+    p = sp.Symbol("p", nonnegative=True)
+    res = PositiveMultiple(p + 1)(gt(3 * x * (p + 1), 0))
+    assert res.ok and res.premises[-1].rel == gt(p + 1, 0)
+    assert not PositiveMultiple(p + 1)(gt((x - 1) * (p + 1), 0)).ok         # the factor x - 1 has no sign
+    assert not PositiveMultiple(p + 1)(ge(3 * x * (p + 1), 0)).ok           # not strict
+
+
+def test_a_statement_proved_by_cases_needs_its_cases_to_cover(monkeypatch):
+    from infonce_sym.proofs import statement_registry as SR
+    from infonce_sym.proofs.statements import a
+    SR.statement.cache_clear()
+    try:
+        s = SR.statement("P5")
+        assert s.assumptions[-1].text.startswith("by cases: a >= 1 (P5.a-ge-1) or a <= 1 (P5.a-le-1)")
+        assert not any(getattr(x_, "rel", None) in (ge(a, 1), le(a, 1)) for x_ in s.assumptions)
+        SR.statement.cache_clear()
+        monkeypatch.setattr(SR, "case_conditions", lambda id: (ge(a, 2), le(a, 1)))
+        try:
+            SR.statement("P5")
+            raised = None
+        except ValueError as exc:
+            raised = str(exc)
+        assert raised and "does not assume its condition a >= 2" in raised
+        SR.statement.cache_clear()
+        monkeypatch.setattr(SR, "case_conditions", lambda id: (ge(a, 1), le(a, sp.Rational(1, 2))))
+        import infonce_sym.proofs.chain as C
+        monkeypatch.setattr(C, "premise_matches", lambda prem, ass: True)      # every case 'assumes' anything
+        try:
+            SR.statement("P5")
+            raised = None
+        except ValueError as exc:
+            raised = str(exc)
+        assert raised and "not every a" in raised
+    finally:
+        SR.statement.cache_clear()

@@ -298,7 +298,9 @@ def test_a2_13_is_the_paper_13_from_its_citations():
     assert {"limsup and liminf", "Fatou"} <= set(res.lemmas)
     rec = audit_record(d, res)
     assert rec["assumed_consequences"] == 0
-    assert rec["assumed_consequences_with_citations"] == []      # Lemma 3's two were shown (this was {L3.24, L3.25})
+    # Lemma 3's two were shown (this was {L3.24, L3.25}); A2.liminf assumes m2 = Var/E^2 >= 0, which its declared
+    # sign (m2 is a nonnegative name) asks of the variance ratio it is defined as
+    assert [t.split(":")[0] for t in rec["assumed_consequences_with_citations"]] == ["A2.liminf"]
 
 
 def test_limsup_lemmas_refuse_false_hypotheses():
@@ -406,7 +408,13 @@ def test_the_assumed_consequences_left_are_these():
         for a in derivation(rid).structured_assumptions():
             if a.derived:
                 left.setdefault(rid, []).append(a.text.split(" (")[0][:20])
-    assert left == {}
+    # the signs of three names that their chains declare (W, c_delta > 0; m2 >= 0) and the CAS cannot read off
+    # their definitions: assumed since the check of declared signs (before it, the declarations hid them)
+    # and (17), the meaning of v_j - v'_j in terms of the vectors, which L17's opaque similarities do not carry (its
+    # step was a definition, Identity(defs=...), that checked Mv/tau against itself)
+    assert left == {"A2.liminf": ["m2 = Var/E^2 >= 0"], "P3.exact": ["c_delta = sqrt(log(2", "W = b - a > 0"],
+                    "P3": ["c_delta = sqrt(log(2", "W = b - a > 0"], "L17": ["(17): V_inf = Mv/tau"],
+                    "L17-18": ["(17): V_inf = Mv/tau"], "L17.linear": ["(17): V_inf = Mv/tau"]}
 
 
 def test_lemma3_shows_its_two_range_facts():
