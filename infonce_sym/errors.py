@@ -14,7 +14,7 @@ from decimal import Decimal
 __all__ = [
     "InputError", "check_positive", "check_tau", "check_k", "check_digits",
     "check_dim", "check_kappa", "check_finite_real", "check_probability",
-    "read_real", "read_int", "read_decimal", "read_int_list", "read_real_list", "read_list", "read_choice", "shown", "shown_path", "read_json_file", "DIGITS_RANGE", "MAX_NUMBER_CHARS",
+    "read_real", "read_int", "read_decimal", "read_int_list", "read_real_list", "read_list", "read_choice", "shown", "shown_path", "read_json_file", "missing_file", "DIGITS_RANGE", "MAX_NUMBER_CHARS",
 ]
 
 DIGITS_RANGE = (5, 100)
@@ -56,6 +56,22 @@ def shown_path(path) -> str:
     if not text or not text.isprintable() or text != text.strip() or " " in text:
         return repr(text)
     return text
+
+
+def missing_file(path) -> str | None:
+    """Why ``path`` names no file to read, or None: "file not found", or a symbolic link that loops or dangles
+    (``Path.exists`` says False for both, and the message should say which)."""
+    import errno
+    import os
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return "a symbolic link to a missing file" if os.path.islink(path) else "file not found"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a loop of symbolic links"
+        return f"cannot read it: {exc.strerror}"
+    return None
 
 
 def _bound(x) -> str:
@@ -307,10 +323,11 @@ def read_json_file(name: str, path, max_bytes: int = MAX_FILE_BYTES, max_depth: 
     import os
     import stat
     where = shown_path(path)
+    problem = missing_file(path)
+    if problem is not None:
+        raise InputError(name, f"{problem}: {where}")
     try:
         st = os.stat(path)
-    except FileNotFoundError:
-        raise InputError(name, f"file not found: {where}") from None
     except OSError as exc:
         raise InputError(name, f"cannot read {where}: {exc.strerror}") from None
     if stat.S_ISDIR(st.st_mode):
@@ -342,8 +359,19 @@ def read_json_file(name: str, path, max_bytes: int = MAX_FILE_BYTES, max_depth: 
             raise InputError(name, f"{where}: duplicate key {shown(dup)}")
         return obj
 
+    def number(literal):
+        # the limits of a number typed on the command line hold in a file too (a 5000-digit integer would
+        # otherwise reach int <-> str conversions and messages whole)
+        if len(literal) > MAX_NUMBER_CHARS:
+            raise InputError(name, f"{where}: a number of {len(literal)} characters ({literal[:12]}...), more than "
+                                   f"the limit of {MAX_NUMBER_CHARS}")
+        exponent = re.search(r"[eE]([+-]?\d+)$", literal)
+        if exponent is not None and abs(int(exponent.group(1))) > MAX_EXPONENT:
+            raise InputError(name, f"{where}: the number {shown(literal)} has an exponent beyond +-{MAX_EXPONENT}")
+        return Decimal(literal)
+
     try:
-        data = json.loads(text, parse_float=Decimal, parse_int=Decimal, parse_constant=constant,
+        data = json.loads(text, parse_float=number, parse_int=number, parse_constant=constant,
                           object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
         raise InputError(name, f"cannot read {where} as JSON ({exc.msg} at line {exc.lineno} "

@@ -22,7 +22,7 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
-from ..errors import (DIGITS_RANGE, InputError, read_list, range_text, read_choice, read_int, read_int_list,
+from ..errors import (DIGITS_RANGE, InputError, missing_file, read_list, range_text, read_choice, read_int, read_int_list,
                       read_json_file, read_real, shown, shown_path)
 from .report import REPORT_FILES             # verify's files (report.py imports only the standard library at load)
 
@@ -136,6 +136,10 @@ def _real_reader(flag, lo, hi, lo_open, hi_open, in_floats):
             except InputError:
                 raise InputError(flag, f"must be a decimal in {rng} as a double too (this command computes in "
                                        f"doubles), got {shown(text)}, whose double is {float(value)!r}") from None
+            if value != 0 and abs(float(value)) < sys.float_info.min:
+                # a subnormal double (5e-324) has lost its digits, and R/12 of a radius R of 5e-324 is 0
+                raise InputError(flag, f"must be a decimal in {rng} whose double is not subnormal (0 or at least "
+                                       f"2.2250738585072014e-308; this command computes in doubles), got {shown(text)}")
         return value
     return reader
 
@@ -175,8 +179,9 @@ def _input_file(flag, text) -> Path:
     if not text:
         raise InputError(flag, "must be a file path, got ''")
     path = Path(text)
-    if not path.exists():
-        raise InputError(flag, f"file not found: {shown(text)}")
+    problem = missing_file(path)
+    if problem is not None:
+        raise InputError(flag, f"{problem}: {shown(text)}")
     if path.is_dir():
         raise InputError(flag, f"is a directory, not a file: {shown(text)}")
     return path
@@ -673,6 +678,9 @@ def cmd_risk(args):
             print(f"  {key:<34} {value}")
         for key, value in gaps.items():
             print(f"  {key:<34} {value}")
+        for key, reason in ev.undefined.items():
+            if key not in QUANTITIES:          # a gap beneath the working precision, not 0
+                print(f"  {key:<34} undefined: {reason}")
     return 0
 
 
@@ -775,8 +783,14 @@ def cmd_rademacher(args):
         return _rademacher_sweep(args)
     # the up-front estimate cannot see how far the branch and bound must refine (d_Theta = 3 at
     # small tau refines far more), so the run also stops refining at --max-seconds
-    out = rademacher_experiment(**_section4_kwargs(args), max_seconds=float(args.max_seconds),
-                                progress=getattr(args, "progress", None))
+    kw = dict(_section4_kwargs(args), max_seconds=float(args.max_seconds))
+    if args.scheduler is not None:
+        # one work unit, on the cluster asked for (it was run here, the address never read); seeded by --seed
+        # alone, it gives the numbers of a local run
+        with _work_executor(args, 1) as executor:
+            out = executor.submit(rademacher_experiment, **kw).result()
+    else:
+        out = rademacher_experiment(**kw, progress=getattr(args, "progress", None))
     if out["d_Theta"] > 3:
         print(f"infonce-sym rademacher: d_Theta = {out['d_Theta']} > 3: the sup is bracketed, not pinned: "
               f"estimate {out['estimate']:.6g} is an upper value certified on a coarse cover, lower_estimate "
@@ -967,7 +981,14 @@ def _work_executor(args, workers):
     for), or None (this process).  The units seed their own streams: the numbers do not depend on it."""
     from . import verify
     if args.scheduler is not None:
-        yield verify.dask_executor(args.scheduler)
+        executor = verify.dask_executor(args.scheduler)
+        try:
+            yield executor
+        finally:
+            # the client this command opened (a test's cluster closing under it logged connection errors)
+            client = getattr(executor, "_client", None)
+            if client is not None:
+                client.close()
         return
     if workers <= 1:
         yield None

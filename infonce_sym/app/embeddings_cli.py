@@ -386,7 +386,7 @@ def _print_text(r):
               ", ".join(f"k={x['k']}: {x['gap']:.4g}" for x in row["by_k"]) + dcl)
     if r.get("compare"):
         for row in r["compare"]["by_k"]:
-            print(f"Prop. 4, k = {row['k']}: max |change| {row['max_change']:.4g}; worst ratio to the bound "
+            print(f"Prop. 4, k = {row['k']}, over {row['samples']} sampled tuples: max |change| {row['max_change']:.4g}; worst ratio to the bound "
                   f"{row['prop4']['worst_ratio']:.3g} (paper [4,1,3]), {row['prop4_sharp']['worst_ratio']:.3g} "
                   f"(sharpened [2,1,1])")
     for row in r.get("digits", []):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, missing_file
 from ..models.laws import row_norms
 
 __all__ = ["load_matrix", "FORMATS", "check_matrix", "rescaled_rows"]
@@ -276,8 +276,9 @@ def load_matrix(option: str, text, key: str | None = None, column: str | None = 
     path = Path(text)
     if not str(text):
         raise InputError(option, "must be a file path, got ''")
-    if not path.exists():
-        _fail(option, path, "file not found")
+    problem = missing_file(path)
+    if problem is not None:
+        _fail(option, path, problem)
     if path.is_dir():
         _fail(option, path, "is a directory, not a file")
     if not path.is_file():                  # a named pipe or a device would block or stream forever

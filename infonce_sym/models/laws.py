@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from pathlib import Path
 
@@ -396,7 +396,7 @@ class FiniteModel:
         if not np.all(np.isfinite(pi)) or np.any(pi < 0):
             raise _bad_entry("pi", pi, self.exact[0], nonnegative=True)
         if abs(pi.sum() - 1) > 1e-12:
-            raise InputError("pi", f"must sum to 1, sums to {pi.sum():.17g}")
+            raise InputError("pi", f"must sum to 1 (within 1e-12), sums to {_sum_text(self.exact[0], pi)}")
         _refuse_underflow("pi", self.exact[0], pi)
         n = pi.size
         if M.shape != (n, n):
@@ -405,7 +405,9 @@ class FiniteModel:
             raise _bad_entry("M", M, self.exact[1], nonnegative=True)
         bad = np.flatnonzero(np.abs(M.sum(axis=1) - 1) > 1e-12)
         if bad.size:
-            raise InputError("M", f"rows must sum to 1 (stochastic matrix); row {bad[0]} sums to {M[bad[0]].sum():.17g}")
+            row = None if self.exact[1] is None else self.exact[1][bad[0]]
+            raise InputError("M", f"rows must sum to 1 within 1e-12 (stochastic matrix); row {bad[0]} sums to "
+                                  f"{_sum_text(row, M[bad[0]])}")
         _refuse_underflow("M", self.exact[1], M)
         if emb.ndim != 2 or emb.shape[0] != n:
             raise InputError("embedding", f"must have {n} rows (one per point of pi), got shape {emb.shape}")
@@ -676,8 +678,46 @@ def _refuse_underflow(name, exact, floats):
         x = floats[index] if exact is None else given[index]
         if not _is_zero(x):
             where = name + "".join(f"[{v}]" for v in index)
-            raise InputError(where, f"{x} is below the smallest normal double (2.2e-308) but not 0: give 0 "
+            raise InputError(where, f"{_compact(x)} is below the smallest normal double (2.2e-308) but not 0: give 0 "
                                     "or a probability of at least 2.3e-308")
+
+
+_SMALLEST_NORMAL = Fraction(np.finfo(float).tiny)     # 2^-1022, exactly
+
+
+def _sum_text(exact, floats) -> str:
+    """The sum of a vector for a message: of the decimals as given when they are decimals (1.1, not the float
+    sum 1.0999999999999999), else of the floats."""
+    try:
+        if exact is not None and all(isinstance(x, (Decimal, str, int)) and not isinstance(x, bool) for x in exact):
+            with localcontext() as ctx:
+                ctx.prec = 400
+                return _compact(format(sum((Decimal(str(x).strip()) for x in exact), Decimal(0)).normalize(), "f"))
+    except (ArithmeticError, ValueError):
+        pass
+    return f"{float(np.sum(floats)):.17g}"
+
+
+def _decimal_label(text) -> str:
+    """A decimal as written, trailing zeros dropped and never rounded (``Decimal.normalize`` rounds to 28
+    digits: 0.99999999999999999999999999999 became 1); in E notation when its exponent passes +-30 (1e-999999
+    was written out in a million characters)."""
+    value = Decimal(text)
+    if value.is_zero():
+        return "0"
+    sign, digits, exponent = value.as_tuple()
+    digits = "".join(map(str, digits)).rstrip("0") or "0"
+    value = Decimal((sign, tuple(map(int, digits)), exponent + len("".join(map(str, value.as_tuple()[1]))) - len(digits)))
+    return format(value, "f") if abs(value.adjusted()) <= 30 else format(value, "E")
+
+
+def _compact(x) -> str:
+    """A number for a message: short, whatever its size (a Fraction of 5000-digit integers is not printed whole)."""
+    if isinstance(x, Fraction):
+        with mpmath.workdps(6):
+            return mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator, 4)
+    text = str(x)
+    return text if len(text) <= 40 else text[:20] + "..." + text[-12:]
 
 
 def _is_zero(x):
@@ -763,6 +803,10 @@ def example_a2(tau, delta=0, mixing="0.5") -> FiniteModel:
         raise InputError("mixing", f"must lie in [0, 1], got {mixing_text}")
     pi = [Fraction(1, n)] * n
     off, diag = mix / n, 1 - mix + mix / n
+    if 0 < off < _SMALLEST_NORMAL:
+        # M's entries mixing/N would be subnormal doubles or 0 on the float routes (FiniteModel refuses them)
+        raise InputError("mixing", f"must be 0 or at least N x 2.2250738585072014e-308 = {float(n * _SMALLEST_NORMAL):.4g} "
+                                   f"(N = {n} points; M's off-diagonal entries are mixing/N), got {_compact(mixing_text)}")
     M = [[diag if i == j else off for j in range(n)] for i in range(n)]
     if d == 0:
         emb = [[1 if i == j else 0 for j in range(n)] for i in range(n)]
@@ -771,7 +815,7 @@ def example_a2(tau, delta=0, mixing="0.5") -> FiniteModel:
             a = mpmath.nstr(mpmath.sqrt(1 - mpmath.mpf(delta_text)), 200)
             b = mpmath.nstr(mpmath.sqrt(mpmath.mpf(delta_text)), 200)
         emb = [[b] + [a if i == j else 0 for j in range(n)] for i in range(n)]
-    label = lambda t: format(Decimal(t).normalize(), "f")
+    label = _decimal_label
     return FiniteModel(pi, M, emb, name="example-a2",
                        description=f"example-a2(tau={label(tau_text)}, delta={label(delta_text)}, "
                                    f"mixing={label(mixing_text)}, 1/eps={n})")

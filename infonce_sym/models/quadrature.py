@@ -111,8 +111,9 @@ def sphere_mode_theta(dim: int, b: float) -> float:
     """The mode of l: (d - 2) cot(theta) = b sin(theta), i.e. b c^2 + (d - 2) c - b = 0, c = cos theta."""
     if b == 0:
         return math.pi / 2 if dim > 2 else 0.0
-    c = 2 * b / ((dim - 2) + math.sqrt((dim - 2) ** 2 + 4 * b * b))
-    return math.acos(min(1.0, c))
+    # hypot: (d - 2)^2 + 4 b^2 underflows to 0 at d = 2 and |b| < 1e-162 (then 0/0; c = sign b there)
+    c = 2 * b / ((dim - 2) + math.hypot(dim - 2, 2 * b))
+    return math.acos(max(-1.0, min(1.0, c)))
 
 
 def sphere_theta_range(dim: int, b: float, digits: float):

@@ -1565,6 +1565,8 @@ class _SphereAnchor:
         self.cells = None
         if self.r_constant or k_min == 1:
             return
+        # 1/kappa as a double: infinite for a kappa below the smallest double (1e-400 is a decimal, not 0)
+        inv_kappa = 1 / kappa_f if kappa_f > 0 else math.inf
         # the ratio's rule
         lo_m, hi_m = sphere_theta_range(dim, kappa_f, dps + 12)
         lo_p, hi_p = sphere_theta_range(dim, 0.0, dps + 12)
@@ -1574,7 +1576,7 @@ class _SphereAnchor:
             upper = (dps + 5) * math.log(10) / k_min
             if upper < 0.5:
                 s_q = _pi_upper_quantile(dim, upper)
-                s_cut = s_q - (dps * math.log(10) + math.log(k_min) + 10) / kappa_f
+                s_cut = s_q - (dps * math.log(10) + math.log(k_min) + 10) * inv_kappa
                 if s_cut > -1:
                     theta_cut = min(theta_cut, math.acos(s_cut))
         theta_hi = max(hi_m, theta_cut)
@@ -1591,7 +1593,7 @@ class _SphereAnchor:
             return
         # the ratio's integrands weigh pi by e^{-cr} and by r = e^{kappa s}/Z (M's law)
         theta_fine = _ratio_fine_theta(dim, kappa_f, dps, k_min, theta_lo, theta_hi)
-        sr, ar = map(_arbs_mid, sphere_density_rule(dim, "0", min(1 / kappa_f, 0.5), dps, refinement,
+        sr, ar = map(_arbs_mid, sphere_density_rule(dim, "0", min(inv_kappa, 0.5), dps, refinement,
                                                      theta_lo, theta_fine, True, tilts=(kappa_f,),
                                                      widen=RULE_WIDEN))
         if theta_fine < theta_hi:
@@ -1599,7 +1601,7 @@ class _SphereAnchor:
             # needs pi r^j integrated only for the first few j, functions of rate j kappa in s: s-steps of
             # 8/kappa (8x fewer atoms) do that to ~1e-65 for j <= 3 (against steps of 1/kappa, at d = 2,
             # 256, 512), and (c r)^4 < e^-4C makes the rest negligible
-            s2, a2 = map(_arbs_mid, sphere_density_rule(dim, "0", min(8 / kappa_f, 0.5), dps, refinement, theta_fine,
+            s2, a2 = map(_arbs_mid, sphere_density_rule(dim, "0", min(8 * inv_kappa, 0.5), dps, refinement, theta_fine,
                                                          theta_hi, True, tilts=(kappa_f,)))
             sr, ar = sr + s2, ar + a2
         if covers:
@@ -3073,7 +3075,8 @@ def exact_values(model, tau, k=None, digits: int = 30, loss: str = "infonce", ve
             first = _compute(model, tau, order, loss, dps, 1, rule)
             second = _compute(model, tau, order, loss, dps + CHECK_DIGITS, REFINED, rule + CHECK_DIGITS)
             agreements = [_agreement(a, b, dps) for a, b in zip(first, second)]
-        second = [_zero_below_floor(a, b, dps, digits) for a, b in zip(first, second)]
+        second = [_zero_below_floor(a, b, dps, digits, _known_nonzero(model, tau, kv))
+                  for a, b, kv in zip(first, second, order)]
         for kv, agreement in zip(order, agreements):
             if agreement < digits:
                 worst = _worst_quantity(first[order.index(kv)], second[order.index(kv)])
@@ -3110,11 +3113,15 @@ def _cancelled_digits(result, dps, risk_direct=False):
     return worst
 
 
-def _zero_below_floor(first, second, dps, digits):
+def _zero_below_floor(first, second, dps, digits, known_nonzero=None):
     """``second`` with every value that lies below 10^-dps in both passes and on which the two passes do
     not agree to ``digits`` (rounding noise of a quantity that is 0, e.g. R~ of a one-state model) set to
-    exactly 0: 0 is what both passes confirm to 10^-dps. A tiny value both passes agree on is kept."""
+    exactly 0: 0 is what both passes confirm to 10^-dps. A tiny value both passes agree on is kept.
+    ``known_nonzero`` ({key: reason}): quantities the model makes nonzero, which are then not set to 0 but
+    reported undefined with the reason (their digits are beneath the working precision)."""
     floor = mpmath.mpf(10) ** (-dps)
+    known_nonzero = known_nonzero or {}
+    undefined = dict(second[2])
     out = []
     for a, b in ((first[0], second[0]), (first[1], second[1])):
         fixed = dict(b)
@@ -3123,9 +3130,31 @@ def _zero_below_floor(first, second, dps, digits):
             if x == y or max(abs(x), abs(y)) >= floor:
                 continue
             if _agreement(({key: x}, {}), ({key: y}, {}), floor_digits=10 * dps + 1000) < digits:
-                fixed[key] = mpmath.mpf(0)
+                if key in known_nonzero:
+                    del fixed[key]
+                    undefined[key] = f"{known_nonzero[key]}; its size is below 10^-{dps}, the working precision"
+                else:
+                    fixed[key] = mpmath.mpf(0)
         out.append(fixed)
-    return (out[0], out[1], second[2])
+    return (out[0], out[1], undefined)
+
+
+def _known_nonzero(model, tau, k):
+    """{gap: reason} for the gaps ``model`` makes nonzero though they may lie below the working precision: on
+    the sphere with 0 < kappa, search CE - R~ = kappa/(d k tau) + O(kappa^3) (odd in kappa; for kappa below
+    ~10^-dps the quadrature's O(1) terms cancel to it only within 10^-dps)."""
+    from ..models.laws import SphereModel as _Sphere
+    if not isinstance(model, _Sphere) or k == 1:
+        return {}
+    kappa = mpmath.mpf(_kappa_text(model))
+    if kappa == 0:
+        return {}
+    first_order = kappa / (model.dim * k * mpmath.mpf(str(tau)))
+    needed = int(-mpmath.log10(first_order)) + 10
+    how = (f"raise --digits past {needed} to resolve it" if needed <= 100 else
+           f"resolving it needs about {needed} digits, beyond the 100 of --digits")
+    return {"search_minus_dcl_risk": f"not 0 (about kappa/(d k tau) = {mpmath.nstr(first_order, 3)} to first order "
+                                     f"in kappa): {how}"}
 
 
 def _worst_quantity(first, second):

@@ -1132,3 +1132,89 @@ def test_theorem1_text_shows_the_terms_and_the_repeats(capsys):
     for row, line in zip(results["per_repeat"], lines[header + 2:header + 4]):
         cells = dict(zip(cols, line.split()))
         assert all(abs(float(cells[c]) - float(row[c])) <= 1e-5 * abs(float(row[c])) for c in cols), (cells, row)
+
+
+# ------------------------------------------------------------------ a probe's cases (Dec 2026)
+@pytest.mark.parametrize("mixing", ["1e-5000", "1e-400", "1e-320"])
+def test_a_mixing_whose_entries_underflow_names_mixing_in_one_short_line(mixing, capsys):
+    """M's off-diagonal entries are mixing/N: below the smallest normal double they were refused as
+    'M[0][1]: 1/7000...' (536 bytes) or, past 4300 digits, an internal error of int -> str conversion."""
+    line = refused(["risk", "--model", "example-a2", "--tau", "0.5", "--k", "10", "--mixing", mixing, "--digits", "5"], capsys)
+    assert line.startswith("infonce-sym: error: mixing: must be 0 or at least") and len(line) < 300, line
+
+
+def test_the_example_label_keeps_the_decimals_typed(capsys):
+    """delta = 0.99999999999999999999999999999 was labelled 1 (Decimal.normalize rounds to 28 digits), and
+    1e-999999 was written out in a million characters."""
+    code, out, _ = run(["risk", "--model", "example-a2", "--tau", "0.5", "--k", "10", "--digits", "5",
+                        "--delta", "0.99999999999999999999999999999"], capsys)
+    assert code == 0 and "delta=0.99999999999999999999999999999," in out.splitlines()[0]
+    code, out, _ = run(["risk", "--model", "example-a2", "--tau", "0.5", "--k", "10", "--digits", "5",
+                        "--delta", "1e-999999"], capsys)
+    assert code == 0 and "delta=1E-999999," in out.splitlines()[0] and len(out.splitlines()[0]) < 200
+
+
+@pytest.mark.parametrize("dim, kappa", [(3, "1e-400"), (3, "1e-5000"), (2, "1e-200"), (2, "1e-400")])
+def test_a_kappa_below_the_smallest_double_is_the_decimal_typed(dim, kappa, capsys):
+    """kappa = 1e-400 (in range) failed with 'ZeroDivisionError: float division by zero' (1/kappa as a double),
+    and at d = 2 any kappa below 1e-162 (sphere_mode_theta's (d - 2)^2 + 4 kappa^2 underflowed to 0/0).  Independent
+    route: at such kappa every value agrees with kappa = 0 to the digits asked (the kappa-dependence is O(kappa))."""
+    def values(k_text):
+        code, out, err = run(["risk", "--dim", str(dim), "--kappa", k_text, "--tau", "0.5", "--k", "10", "--digits", "12",
+                              "--json"], capsys)
+        assert code == 0, err
+        return json.loads(out)["results"]
+    assert values(kappa) == values("0")
+
+
+@pytest.mark.parametrize("argv", [["rademacher", "--samples", "2", "--n", "2", "--k", "1", "--radius", "5e-324"],
+                                  ["theorem1", "--n", "2", "--k", "2", "--samples", "2", "--repeats", "1", "--radius", "5e-324"],
+                                  ["theorem1", "--n", "2", "--k", "2", "--samples", "2", "--repeats", "1", "--delta", "1e-320"]])
+def test_a_subnormal_double_is_refused_where_a_command_computes_in_doubles(argv, capsys):
+    """radius 5e-324 passed '(0, 10] as a double too' and then divided by R/12 = 0."""
+    line = refused(argv, capsys)
+    assert "not subnormal" in line and argv[-2] in line
+
+
+def test_theorem1_at_the_smallest_normal_delta_has_a_finite_sample_term(capsys):
+    """log(2/delta) was evaluated as a double 2/delta, inf for delta < 1.1e-308 (a silently wrong 'inf' rhs);
+    now as log 2 - log delta.  Independent route: sqrt(log(2/delta)/(2n)) in mpmath, times 12/tau."""
+    delta = "2.2250738585072014e-308"
+    code, out, _ = run(["theorem1", "--n", "2", "--k", "2", "--samples", "2", "--repeats", "1", "--delta", delta,
+                        "--json"], capsys)
+    got = float(json.loads(out)["results"]["terms"]["sample_variability"])
+    want = 12 / 0.5 * mpmath.sqrt(mpmath.log(2 / mpmath.mpf(delta)) / 4)
+    assert code == 0 and math.isfinite(got) and abs(got - float(want)) < 1e-12 * float(want), (got, want)
+
+
+def test_json_numbers_keep_the_limits_of_typed_numbers(tmp_path, capsys):
+    """A JSON number of 500 digits, or with exponent 999999999, was read (its string form was refused), and a
+    5000-digit integer came back whole in a 5 KB message."""
+    base = {"M": [[0.5, 0.5], [0.5, 0.5]], "embedding": [[1, 0], [0, 1]]}
+    for pi_text, words in (("[0.5" + "0" * 300 + ", 0.5]", "more than the limit of 200"),
+                           ("[1" + "0" * 5000 + ", 0.5]", "more than the limit of 200"),
+                           ("[0.5, 0.5e-999999999]", "exponent beyond")):
+        spec = tmp_path / "spec.json"
+        spec.write_text('{"pi": ' + pi_text + ', "M": [[0.5, 0.5], [0.5, 0.5]], "embedding": [[1, 0], [0, 1]]}')
+        line = refused(["risk", "--model", "finite", "--spec", str(spec), "--tau", "0.5", "--k", "2"], capsys)
+        assert words in line and len(line) < 300, line
+    assert base
+
+
+def test_a_loop_of_symbolic_links_is_named_as_such(tmp_path, capsys):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.symlink_to(b)
+    b.symlink_to(a)
+    line = refused(["risk", "--model", "finite", "--spec", str(a), "--tau", "0.5", "--k", "2"], capsys)
+    assert "a loop of symbolic links" in line
+    c = tmp_path / "c.npy"
+    c.symlink_to(tmp_path / "missing.npy")
+    line = refused(["embeddings", "--anchors", str(c), "--positives", str(c), "--tau", "0.5"], capsys)
+    assert "a symbolic link to a missing file" in line
+
+
+def test_sums_are_shown_as_the_decimals_typed(tmp_path, capsys):
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"pi": [0.5, 0.6], "M": [[0.5, 0.5], [0.5, 0.5]], "embedding": [[1, 0], [0, 1]]}')
+    line = refused(["risk", "--model", "finite", "--spec", str(spec), "--tau", "0.5", "--k", "2"], capsys)
+    assert line.endswith("sums to 1.1"), line

@@ -8,6 +8,7 @@ import warnings
 from decimal import Decimal
 from pathlib import Path
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -389,8 +390,15 @@ def test_digits_route_on_a_tiny_model(tmp_path, capsys):
     code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.5",
                           "--k", "2,100", "--digits", "20", "--samples", "0", "--no-tau-sweep", "--json")
     assert code == 0, err
-    rows = json.loads(out)["digits"]
+    got = json.loads(out)
+    rows = got["digits"]
     assert len(rows) == 2 and all(abs(r["float64_gap_minus_exact"]) < 1e-13 for r in rows)
+    # the double's own value minus the exact one (it was float(exact) first: 0.0 for any difference below an ulp)
+    by_k = {r["k"]: r for r in got["by_k"]}
+    for r in rows:
+        with mpmath.workdps(40):
+            want = mpmath.mpf(float(by_k[r["k"]]["gap"])) - mpmath.mpf(r["gap"])
+        assert abs(r["float64_gap_minus_exact"] - float(want)) < 1e-19 and "precision_check_digits" in r   # "gap": 20 digits
     model = emp.make_pairs(a, p)
     assert abs(float(rows[0]["risk"]) - emp.brute_force_risk(model, 0.5, 2)) < 1e-13
 
@@ -833,3 +841,22 @@ def test_digits_are_those_of_the_rows_as_given(tmp_path, capsys):
     for key in ("risk", "cross_entropy_limit"):
         a, b = Decimal(ours[key]), Decimal(theirs["results"][key] if "results" in theirs else theirs[key])
         assert abs(a - b) <= abs(b) * Decimal("1e-29"), (key, a, b)
+
+
+def test_float64_gap_minus_exact_sees_below_an_ulp(tmp_path, capsys):
+    """A probe's model (Dec 2026): at k = 1 the double gap -0.5001231806283992 is 2.4e-17 from the exact one,
+    below an ulp (1.1e-16); float(exact) rounded that away and printed 0.0.  Independent route: the 40-digit
+    exact gap (the arb route's own string) against the double, in mpmath."""
+    r = np.random.default_rng(21)
+    np.save(tmp_path / "a.npy", r.normal(size=(4, 3)))
+    np.save(tmp_path / "p.npy", r.normal(size=(4, 3)))
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "1",
+                          "--k", "1,2,3", "--digits", "40", "--samples", "0", "--no-tau-sweep", "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    by_k = {row["k"]: row for row in got["by_k"]}
+    for row in got["digits"]:
+        with mpmath.workdps(60):
+            want = mpmath.mpf(float(by_k[row["k"]]["gap"])) - mpmath.mpf(row["gap"])
+        assert 0 < abs(want) < 1.2e-16
+        assert abs(row["float64_gap_minus_exact"] - float(want)) <= 1e-38 + 1e-12 * abs(float(want))

@@ -71,3 +71,16 @@ def test_the_estimate_of_a_sweep_is_the_sum_of_its_points_shared_by_the_workers(
     assert estimate("--k", "16,256", "--tau", "0.05,0.5") == pytest.approx(singles, rel=1e-12)
     assert estimate("--k", "16,256", "--tau", "0.05,0.5", "--workers", "4") == pytest.approx(singles / 4, rel=1e-12)
     assert estimate("--k", "16,256", "--tau", "0.05,0.5", "--workers", "8") == pytest.approx(singles / 4, rel=1e-12)
+
+
+def test_one_point_with_a_scheduler_runs_there_and_gives_the_local_numbers(capsys):
+    """--scheduler with a single (tau, k) ran the point here and never read the address (a probe: exit 0 with
+    '--scheduler foo'); now the point is a work unit on the cluster, with the numbers of the local run."""
+    distributed = pytest.importorskip("distributed")
+    argv = ["rademacher", "--k", "2", "--tau", "0.5", *SIZES]
+    here = _json(argv, capsys)["results"]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        there = _json(argv + ["--scheduler", cluster.scheduler_address], capsys)["results"]
+    assert {key: here[key] for key in NUMBERS} == {key: there[key] for key in NUMBERS}
+    assert main(argv + ["--scheduler", "foo"]) == 2
+    assert "--scheduler" in capsys.readouterr().err

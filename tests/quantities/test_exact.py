@@ -820,3 +820,19 @@ def test_k_sweep_retirement_keeps_the_single_values(monkeypatch):
     except ArithmeticError:
         missed = True
     assert missed
+
+
+def test_a_search_gap_beneath_the_working_precision_is_undefined_not_zero():
+    """On the sphere with 0 < kappa, search CE - R~ = kappa/(d k tau) + O(kappa^3): at kappa = 1e-60 and 12 digits
+    it lies below the working precision, and was printed 0.0 (a probe, Dec 2026); now it is undefined with the
+    reason, and at 75 digits it is resolved.  Independent route: the first-order term, whose relative remainder
+    O(kappa^2) = 1e-120 is far below the 75 digits compared."""
+    model = SphereModel(3, "1e-60")
+    ev = exact_values(model, "0.5", k=10, digits=12)
+    assert "search_minus_dcl_risk" not in ev.gaps
+    assert ev.undefined["search_minus_dcl_risk"].startswith("not 0 (about kappa/(d k tau) = 6.67e-62")
+    assert ev.values["search_cross_entropy"] == exact_values(SphereModel(3, 0), "0.5", k=10, digits=12).values["search_cross_entropy"]
+    fine = exact_values(model, "0.5", k=10, digits=75)
+    with mpmath.workdps(80):
+        want = mpmath.mpf("1e-60") / (3 * 10 * mpmath.mpf("0.5"))
+        assert abs(fine.gaps["search_minus_dcl_risk"] / want - 1) < mpmath.mpf(10) ** -70
