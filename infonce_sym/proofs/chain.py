@@ -782,10 +782,12 @@ class Lemma:
         def conclusion(**kw):
             return _MAKE[d.relation](subst(d.quantity, kw), subst(d.statement, kw))
 
+        def relational(**kw):
+            return [_MAKE[relation_kind(a.rel)](subst(a.rel.lhs, kw), subst(a.rel.rhs, kw))
+                    for a in d.structured_assumptions() if a.rel is not None and not a.derived]
+
         def hyps(**kw):
-            return ([_MAKE[relation_kind(a.rel)](subst(a.rel.lhs, kw), subst(a.rel.rhs, kw))
-                     for a in d.structured_assumptions() if a.rel is not None and not a.derived]
-                    + _domain_conditions(params, kw))
+            return relational(**kw) + _domain_conditions(params, kw)
 
         def definitions(**kw):
             # a name of the cited statement (its two sides, its hypotheses) that the cited chain defines is
@@ -795,8 +797,12 @@ class Lemma:
                                                        if a.rel is not None and not a.derived])
             return [eq(subst(key, kw), subst(val, kw)) for key, vals in d.defined().items() if seen.has(key)
                     for val in vals if any(key.has(old) or val.has(old) for old in moved)]
-        return cls(d.title, d.paper_ref, dict(params), conclusion, hyps, source=d.id, derivation=d,
-                   definitions=definitions)
+        lemma = cls(d.title, d.paper_ref, dict(params), conclusion, hyps, source=d.id, derivation=d,
+                    definitions=definitions)
+        # the cited chain's own assumptions, without the domain conditions of the values (mutants.py: two instances
+        # with the same conclusion and these are the same step, whatever true domain conditions they add)
+        lemma.relational_hypotheses = relational
+        return lemma
 
 
 def _domain_conditions(params, kw):
@@ -1625,6 +1631,36 @@ def _tex(e):
     return sp.latex(e)
 
 
+def declared_domains(d) -> list:
+    """What the declarations of the symbols of ``d``'s statement say (``tau > 0``, ``k a positive integer``,
+    ``Da >= 0``), grouped: the CAS reads them as facts, so the reader sees them beside the assumptions."""
+    symbols = sorted((s for s in (sp.sympify(d.quantity).free_symbols | sp.sympify(d.statement).free_symbols)
+                      if isinstance(s, sp.Symbol)), key=lambda s: s.name)
+    groups = {}
+    for s in symbols:
+        integer = " integers" if s.is_integer else ""
+        if s.is_positive:
+            key = f"positive{integer}" if integer else "> 0"
+        elif s.is_nonnegative:
+            key = f"nonnegative{integer}" if integer else ">= 0"
+        elif s.is_negative:
+            key = "< 0"
+        elif s.is_nonpositive:
+            key = "<= 0"
+        elif s.is_integer:
+            key = "integers"
+        elif s.is_real:
+            key = "real"
+        else:
+            continue
+        groups.setdefault(key, []).append(s.name)
+    out = []
+    for key, names in groups.items():
+        joined = ", ".join(names)
+        out.append(f"{joined} {key}" if key[0] in "<>" else f"{joined}: {key}")
+    return out
+
+
 def render_markdown(d: Derivation, result: DerivationResult | None = None) -> str:
     """Markdown with LaTeX: the statement, its assumptions, then one line per step (ref, reason,
     check verdict, the facts it used and what discharges each), then the audit."""
@@ -1636,6 +1672,10 @@ def render_markdown(d: Derivation, result: DerivationResult | None = None) -> st
     if d.exists:
         lines += ["The statement holds for some " + ", ".join(f"${sp.latex(w)}$" for w in d.exists)
                   + " (chosen by the Taylor step's lemma).", ""]
+    domains = declared_domains(d)
+    if domains:
+        lines += ["Domains (the declarations of the statement's symbols, which the CAS uses): "
+                  + "; ".join(domains) + ".", ""]
     if d.assumptions:
         lines += ["Assumptions:", ""] + [f"- {a.render()}" for a in d.structured_assumptions()] + [""]
     carried = carried_assumptions(d)

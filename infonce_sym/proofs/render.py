@@ -74,9 +74,12 @@ def render_index(derivations, results) -> str:
              "*certified* = some step holds by a numerical (interval) certificate; *failed* = a step or link fails.",
              "'assumed' counts the assumptions marked as consequences of the paper's hypotheses that the chain",
              "assumes rather than derives (own / including every derivation cited, transitively); 'generality'",
-             "says where only a special case is checked.  Each file lists the statement's assumptions and, after them,",
+             "says where only a special case is checked.  Each file lists the domains its symbols are declared on",
+             "(tau > 0, k a positive integer: the CAS reads them as facts), the statement's assumptions and, after them,",
              "the conditions stated in words by the derivations it cites, transitively (they discharge nothing: a",
-             "citation checks the relational assumptions of what it cites and carries the rest).", "",
+             "citation checks the relational assumptions of what it cites and carries the rest).  A citation also",
+             "checks that the values it puts in the cited chain's symbols lie in their declared domains, and a name",
+             "declared positive (or nonnegative) must be defined by an expression the CAS or an assumption shows so.", "",
              "| id | result | paper | verdict | steps (proved / certified / failed) | cites | undischarged | assumed | generality |",
              "|---|---|---|---|---|---|---|---|---|"]
     for d, r in zip(derivations, results):

@@ -491,3 +491,14 @@ def test_a_statement_proved_by_cases_needs_its_cases_to_cover(monkeypatch):
         assert raised and "not every a" in raised
     finally:
         SR.statement.cache_clear()
+
+
+def test_the_declared_domains_are_rendered():
+    """The CAS reads a symbol's declaration (positive, integer) as a fact: the rendered derivation shows them, so a
+    reader sees L2.22's ell >= 0 and b, c > 0 (a probe found them only in the code, Dec 2026)."""
+    from infonce_sym.proofs.chain import declared_domains
+    from infonce_sym.proofs.register import derivation
+    d = derivation("L2.22")
+    assert declared_domains(d) == ["b, c > 0", "ell >= 0", "k: positive integers"]
+    assert "Domains (the declarations of the statement's symbols, which the CAS uses): b, c > 0; ell >= 0; " \
+           "k: positive integers." in render_markdown(d)
