@@ -469,8 +469,11 @@ def _refuse_if_too_costly(args, seconds, what, memory_bytes=0):
     args.estimated_seconds = seconds
     limit = float(args.max_seconds)
     if seconds > limit:
-        raise InputError(what, f"estimated cost about {seconds:.2g} s on this machine exceeds --max-seconds "
-                         f"{args.typed['max_seconds']}; make the run smaller or raise --max-seconds")
+        # the estimate to 3 digits (2 showed 'about 1 s ... exceeds --max-seconds 1'); at the top of the range
+        # raising the limit is no way out
+        raise InputError(what, f"estimated cost about {seconds:.3g} s on this machine exceeds --max-seconds "
+                         f"{args.typed['max_seconds']}; make the run smaller"
+                         + (" or raise --max-seconds" if limit < 10**9 else ""))
     if memory_bytes:
         total = _physical_memory()
         if total and memory_bytes > LIMITS["max_memory_fraction"] * total:
@@ -486,7 +489,8 @@ class MaxSecondsReached(BaseException):
 # the stop message per command: what was not reached, and what to ask for instead
 _STOPPED = {"risk": ("confirmed", "ask for fewer --digits (or fewer k)"), "expand": ("confirmed", "ask for fewer --digits"),
             "mc": ("complete", "ask for fewer --samples or a smaller --k"),
-            "theorem1": ("complete", "ask for fewer --repeats or --samples, or a smaller --n or --k")}
+            "theorem1": ("complete", "ask for fewer --repeats or --samples, or a smaller --n or --k"),
+            "embeddings": ("complete", "ask for fewer k, fewer --digits or --samples, or a smaller model")}
 
 
 class _StopAtMaxSeconds:
@@ -633,7 +637,13 @@ def _build_model(args):
         return SphereModel(args.dim, args.kappa)
     if args.model == "finite":
         return args.finite_model
-    return example_a2(args.tau, delta=args.delta, mixing=args.mixing)
+    try:
+        return example_a2(args.tau, delta=args.delta, mixing=args.mixing)
+    except InputError as exc:
+        # the library names its arguments (mixing); on the command line they are options (--mixing)
+        if exc.parameter in ("tau", "delta", "mixing"):
+            raise InputError(f"--{exc.parameter}", str(exc).split(": ", 1)[1]) from None
+        raise
 
 
 def _model_inputs(args):

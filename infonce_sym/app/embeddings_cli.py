@@ -97,6 +97,10 @@ def add_parser(subparsers):
                         "blocks sized to fit, the inputs memory-mapped (.npy, .safetensors), nothing n x pool held; a size "
                         "like 2GB, 500MB, 1.5GiB, at least the processes' own reserve and one block (a smaller "
                         "limit is refused, saying how much this model needs) (default 2GB)")
+    from .cli import LIMITS, real_option
+    real_option(e, "--max-seconds", "stop a run that reaches this many seconds of wall time (exit 1, nothing printed; "
+                "the exact route at --digits and a long Monte Carlo check have no estimate up front)", 1, 10**9,
+                default=str(LIMITS["max_seconds"]))
     e.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run the blocks on a running dask.distributed scheduler (tcp://host:8786); the workers "
                         "read the files themselves, so the paths must be valid on them; same numbers as the "
@@ -322,13 +326,14 @@ def run(args) -> int:
         if workers > 1:                 # the workers shielded from Ctrl-C and ended at once on one (cli.local_pool)
             from .cli import local_pool
             pool, label = local_pool(workers), f"process pool ({workers})"
-    with pool as executor:
+    from .cli import _StopAtMaxSeconds
+    with _StopAtMaxSeconds(args), pool as executor:
         result = app.analyse(source, tau_text, ks, loss,
                              tau_sweep=not args.no_tau_sweep, mc_samples=samples, seed=seed, digits=digits,
                              workers=workers, executor=executor, memory_limit=memory_limit, executor_label=label,
                              progress=getattr(args, "progress", None))
-    if other is not None:
-        result["compare"] = app.compare_versions(model, other, tau_text, ks, max(2, samples or 2048), seed, loss)
+        if other is not None:
+            result["compare"] = app.compare_versions(model, other, tau_text, ks, max(2, samples or 2048), seed, loss)
     result.pop("_tables", None)
     if out_dir is not None:
         command = "infonce-sym embeddings " + " ".join(_argv_shown())

@@ -772,13 +772,30 @@ class _Anchor:
             self.r_zero_mass = sum((w for w, v in zip(a, r) if v.is_zero()), arb(0))
             self.r_constant = all(v.mid() == r[0].mid() for v in r)
             if self.r_zero_mass.is_zero():
-                factors = [ri * (si - self.m) for ri, si in zip(r, s)]
+                factors = [ri * d for ri, d in zip(r, _centred_similarities(s, a, r, self.m))]
                 self.ratio = _Atoms(r, {"ratio": a, "num": list(map(_mul, a, factors))}, terms, big,
                                     scaled={"num": ("ratio", factors)})
                 self.r_min = self.ratio.x_min("ratio")
 
 
 Anchor = _Anchor      # public for exact_finite, which builds the finite models' anchors
+
+
+def _centred_similarities(s, a, r, m):
+    """s_i - m, m = sum_j a_j r_j s_j (sum_j a_j r_j = 1): where the subtraction cancels (s_i within a few
+    bits of m, e.g. s = 1 against m = 1 - 6e-101 in App. A.2 at mixing 1e-100, whose search CE then agreed
+    to 0 digits), as sum_j a_j r_j (s_i - s_j) / sum_j a_j r_j, which has no cancellation of that size."""
+    total = None
+    out = []
+    for si in s:
+        d = si - m
+        if d.is_zero() or d.rel_accuracy_bits() >= flint.ctx.prec - 24:
+            out.append(d)
+            continue
+        if total is None:
+            total = sum(map(_mul, a, r), arb(0))
+        out.append(sum((aj * rj * (si - sj) for aj, rj, sj in zip(a, r, s)), arb(0)) / total)
+    return out
 
 
 def _log_mgf_series(atoms, name, centre, scale, terms=None):

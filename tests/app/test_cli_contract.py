@@ -293,7 +293,7 @@ def test_risk_with_several_k_on_a_finite_model_is_refused_on_their_joint_estimat
     limit = f"{(alone[costliest] + joint) / 2:.3g}"
     monkeypatch.setattr(cli, "cmd_risk", lambda args: 0)
     argv = ["risk", "--model", "finite", "--spec", str(path), "--tau", "0.5", "--digits", "10", "--max-seconds", limit]
-    assert f"estimated cost about {joint:.2g} s" in refused(argv + ["--k", "2,8,1e6"], capsys)
+    assert f"estimated cost about {joint:.3g} s" in refused(argv + ["--k", "2,8,1e6"], capsys)
     code, _, err = run(argv + ["--k", str(costliest)], capsys)
     assert code == 0, err
 
@@ -1140,7 +1140,7 @@ def test_a_mixing_whose_entries_underflow_names_mixing_in_one_short_line(mixing,
     """M's off-diagonal entries are mixing/N: below the smallest normal double they were refused as
     'M[0][1]: 1/7000...' (536 bytes) or, past 4300 digits, an internal error of int -> str conversion."""
     line = refused(["risk", "--model", "example-a2", "--tau", "0.5", "--k", "10", "--mixing", mixing, "--digits", "5"], capsys)
-    assert line.startswith("infonce-sym: error: mixing: must be 0 or at least") and len(line) < 300, line
+    assert line.startswith("infonce-sym: error: --mixing: must be 0 or at least") and len(line) < 300, line
 
 
 def test_the_example_label_keeps_the_decimals_typed(capsys):

@@ -860,3 +860,16 @@ def test_float64_gap_minus_exact_sees_below_an_ulp(tmp_path, capsys):
             want = mpmath.mpf(float(by_k[row["k"]]["gap"])) - mpmath.mpf(row["gap"])
         assert 0 < abs(want) < 1.2e-16
         assert abs(row["float64_gap_minus_exact"] - float(want)) <= 1e-38 + 1e-12 * abs(float(want))
+
+
+def test_max_seconds_stops_a_long_run(tmp_path, capsys):
+    """embeddings had no --max-seconds: --digits 50 at n x pool = 141 x 141, tau = 0.01 and seven k ran past two
+    minutes with nothing printed (a probe, Dec 2026); now the run stops at the limit, exit 1, one line."""
+    r = np.random.default_rng(1)
+    np.save(tmp_path / "a.npy", r.normal(size=(141, 16)))
+    np.save(tmp_path / "p.npy", r.normal(size=(141, 16)))
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.01",
+                          "--k", "1,2,3,5,8,13,1e9", "--digits", "50", "--no-tau-sweep", "--samples", "0",
+                          "--max-seconds", "1")
+    assert code == 1 and out == "" and err.strip().splitlines() == [err.strip()], err
+    assert "stopped at --max-seconds 1" in err

@@ -836,3 +836,17 @@ def test_a_search_gap_beneath_the_working_precision_is_undefined_not_zero():
     with mpmath.workdps(80):
         want = mpmath.mpf("1e-60") / (3 * 10 * mpmath.mpf("0.5"))
         assert abs(fine.gaps["search_minus_dcl_risk"] / want - 1) < mpmath.mpf(10) ** -70
+
+
+@pytest.mark.parametrize("mixing", ["1e-100", "1e-300"])
+def test_a2_with_a_tiny_mixing_against_enumeration(mixing):
+    """App. A.2 at mixing 1e-100: M's diagonal is 1 - 6e-101 of its row, so s - m = 1 - E_M s cancelled to 0 digits
+    at the working precision and the search CE 'agreed to 0.0 digits' (exit 1; a probe, Dec 2026).  Independent
+    route: every (anchor, positive, 3 negatives) enumerated in mpmath (no s - m formed)."""
+    from infonce_sym.models import example_a2
+    model = example_a2("0.5", mixing=mixing)
+    R, _, S = _brute_force(model, "0.5", 3)
+    got = exact_values(model, "0.5", 3, digits=20)
+    with mpmath.workdps(40):
+        assert abs(got.values["search_cross_entropy"] - S) < mpmath.mpf(10) ** -20 * abs(S)
+        assert abs(got.values["risk"] - R) < mpmath.mpf(10) ** -20 * abs(R)
