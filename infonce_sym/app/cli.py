@@ -493,8 +493,8 @@ _STOPPED = {"risk": ("confirmed", "ask for fewer --digits (or fewer k)"), "expan
             "embeddings": ("complete", "ask for fewer k, fewer --digits or --samples, or a smaller model")}
 
 
-class _StopAtMaxSeconds:
-    """``with _StopAtMaxSeconds(args):`` the computation of risk, expand, mc or theorem1, stopped by
+class StopAtMaxSeconds:
+    """``with StopAtMaxSeconds(args):`` the computation of risk, expand, mc or theorem1, stopped by
     SIGALRM when it has run --max-seconds of wall time.  For risk and expand the up-front estimate
     covers finite models only (their cost grows like N^2); on the sphere the cost grows with the
     digits, d and 1/tau in ways no estimate from the sizes sees (100 digits at d = 128, tau = 0.02:
@@ -655,7 +655,7 @@ def cmd_risk(args):
     import mpmath
     from ..quantities.exact import QUANTITIES, exact_values
     model = _build_model(args)
-    with _StopAtMaxSeconds(args):
+    with StopAtMaxSeconds(args):
         values = exact_values(model, str(args.tau), ks=args.k, digits=args.digits, loss=args.loss)
     rows = []
     for ev in values:
@@ -697,7 +697,7 @@ def cmd_risk(args):
 def cmd_mc(args):
     from ..quantities.montecarlo import MIN_INTERVAL_SAMPLES, interval_doubt, monte_carlo
     model = _build_model(args)
-    with _StopAtMaxSeconds(args):
+    with StopAtMaxSeconds(args):
         result = monte_carlo(model, args.tau, args.k, args.samples, args.seed, loss=args.loss)   # tau as typed
     keys = [key for key, value in result.items() if isinstance(value, dict)]
     if args.json:
@@ -745,7 +745,7 @@ def cmd_expand(args):
     # the search CE is undefined at every k where dM/dpi vanishes on positive mass: no d constants then
     vanishes = model.kernel_vanishes_reason
     wanted = [name for key, name in names.items() if not (vanishes and key.startswith("d"))]
-    with _StopAtMaxSeconds(args):
+    with StopAtMaxSeconds(args):
         consts = confirmed_constants(model, str(args.tau), args.digits, tuple(wanted))
     with mpmath.workdps(args.digits + 15):
         results = {key: (mpmath.nstr(consts[name], args.digits, strip_zeros=False) if name in consts else None)
@@ -871,7 +871,7 @@ def cmd_theorem1(args):
     from ..checks.theorem1 import theorem1_experiment
     kw = _section4_kwargs(args)
     kw.update(delta=float(args.delta), repeats=args.repeats, progress=getattr(args, "progress", None))
-    with _StopAtMaxSeconds(args), _work_executor(args, args.workers) as executor:
+    with StopAtMaxSeconds(args), _work_executor(args, args.workers) as executor:
         out = theorem1_experiment(**kw, executor=executor)
     if out["D2"] == float("inf"):       # models.fourier_class: E Z^4 = +inf under t_3
         print("infonce-sym theorem1: E|dM/dpi|^2 = +inf for Student-t data (the density ratio's square grows "

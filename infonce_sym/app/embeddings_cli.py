@@ -326,8 +326,8 @@ def run(args) -> int:
         if workers > 1:                 # the workers shielded from Ctrl-C and ended at once on one (cli.local_pool)
             from .cli import local_pool
             pool, label = local_pool(workers), f"process pool ({workers})"
-    from .cli import _StopAtMaxSeconds
-    with _StopAtMaxSeconds(args), pool as executor:
+    from .cli import StopAtMaxSeconds
+    with StopAtMaxSeconds(args), pool as executor:
         result = app.analyse(source, tau_text, ks, loss,
                              tau_sweep=not args.no_tau_sweep, mc_samples=samples, seed=seed, digits=digits,
                              workers=workers, executor=executor, memory_limit=memory_limit, executor_label=label,

@@ -567,6 +567,20 @@ def _merge(into, res):
     return into
 
 
+def _rename_premises(rename):
+    """Premises of a NonNegative's ``rename`` (expression -> name): a symbol is the expression's name (a definition,
+    checked against the name's declared sign); any other target is a fact to discharge (a rename to 2 B, or one
+    without a witness, was no premise at all: x - 1 renamed to a positive B proved x - 1 > 0; a probe, Dec 2026)."""
+    out = []
+    for old, new in (rename or {}).items():
+        old, new = sp.sympify(old), sp.sympify(new)
+        if new.is_Symbol:
+            out.append(Premise("definition", eq(new, old), f"{new} := {_short(old, 120)}"))
+        else:
+            out.append(Premise("fact", eq(old, new), f"{_short(old, 80)} = {_short(new, 80)}"))
+    return out
+
+
 def _fd_premises(facts=None, defs=None):
     """Premises of the ``facts`` / ``defs`` a check substitutes.  ``defs`` with a symbol key, and
     facts whose value is a symbol (a name for a moment, e.g. ``E r^2 = D2``), are definitions."""
@@ -689,7 +703,7 @@ class NonNegative:
         gap = (big - small).xreplace(self.rename)
         if self.witness is None:
             if _nonneg(gap) and (kind == "le" or _pos(gap)):
-                return StepResult(True, "proved", "CAS assumptions: gap >= 0")
+                return StepResult(True, "proved", "CAS assumptions: gap >= 0", premises=_rename_premises(self.rename))
             return _fail(f"assumptions do not decide gap >= 0: gap = {gap}")
         terms = [sp.sympify(t) for t in self.witness]
         total = sp.Add(*terms).subs(list(self.hyps.items()))
@@ -704,9 +718,7 @@ class NonNegative:
         hyp = "; ".join(f"{s} = {e} >= 0" for s, e in self.hyps.items())
         res = StepResult(True, "proved", f"CAS: gap = sum of {len(terms)} nonnegative term(s)"
                          + (f" [hypotheses {hyp}]" if hyp else ""),
-                         premises=_fd_premises(self.facts, self.defs)
-                         + [Premise("definition", eq(v, k_), f"{v} := {_short(k_, 120)}") for k_, v in self.rename.items()
-                            if sp.sympify(v).is_Symbol])
+                         premises=_fd_premises(self.facts, self.defs) + _rename_premises(self.rename))
         used = sp.Add(*terms).free_symbols
         for s_, e_ in self.hyps.items():
             if s_ not in used:
@@ -774,9 +786,16 @@ class Lemma:
         carries the cited statement's own assumptions, never a hand-written list).  Assumed
         consequences (``Assumption.derived``) are not hypotheses: they follow from the others."""
         def subst(e, kw):
-            for n in params:
-                old, new = params[n], kw[n]
-                e = e.replace(old, new) if isinstance(old, sp.FunctionClass) else e.subs(old, new)
+            # every parameter at once: one after another, a later one rewrote part of an earlier value
+            # ({x: y, y: -1} put x = -1 while the conditions read x = y; a probe, Dec 2026)
+            e = sp.sympify(e)
+            symbols = {params[n]: kw[n] for n in params if not isinstance(params[n], sp.FunctionClass)}
+            functions = {params[n]: kw[n] for n in params if isinstance(params[n], sp.FunctionClass)}
+            if symbols:
+                e = e.subs(symbols, simultaneous=True)
+            if functions:
+                e = e.replace(lambda x: isinstance(x, AppliedUndef) and x.func in functions,
+                              lambda x: functions[x.func](*x.args))
             return e
 
         def conclusion(**kw):
@@ -805,26 +824,56 @@ class Lemma:
         return lemma
 
 
+def _declared_conditions(decl, value):
+    """Relationals saying that ``value`` meets what ``decl`` (a symbol, or a function applied to fresh symbols)
+    is declared to be: positive, nonnegative, negative, nonpositive, nonzero, real, integer, even, odd."""
+    out = []
+    if decl.is_positive:
+        out.append(gt(value, 0))
+    elif decl.is_nonnegative:
+        out.append(ge(value, 0))
+    elif decl.is_negative:
+        out.append(lt(value, 0))
+    elif decl.is_nonpositive:
+        out.append(le(value, 0))
+    elif decl.is_nonzero:
+        out.append(gt(sp.Abs(value), 0))
+    if decl.is_real and not (decl.is_positive or decl.is_nonnegative or decl.is_negative or decl.is_nonpositive):
+        imaginary = sp.im(value)
+        if imaginary != 0:              # a real value's part is 0 at once: no condition to show
+            out.append(eq(imaginary, 0))
+    if decl.is_even:
+        out.append(eq(sp.floor(value / 2), value / 2))
+    elif decl.is_odd:
+        out.append(eq(sp.floor((value - 1) / 2), (value - 1) / 2))
+    elif decl.is_integer and sp.sympify(value).is_integer is not True:
+        out.append(eq(sp.floor(value), value))
+    return out
+
+
 def _domain_conditions(params, kw):
-    """What a cited chain declares of its parameter symbols (``positive=True``, ``nonnegative``, ``negative``,
-    ``nonpositive``, ``integer``), as hypotheses on the values an instance puts there: the CAS used those
-    declarations inside the cited chain, so an instance must meet them (L2.22 cited at ell < 0 would
-    otherwise pass).  A parameter left as it is (or a function) carries nothing to check."""
+    """What a cited chain declares of its parameters (``positive=True``, ``nonnegative``, ``nonzero``, ``real``,
+    ``integer``, ``even`` ...: of a symbol, or of a function's values), as hypotheses on what an instance puts
+    there: the CAS used those declarations inside the cited chain, so an instance must meet them (L2.22 cited
+    at ell < 0 would otherwise pass).  A function replaced by a Lambda must meet them at its body (for every
+    value of its variables), one replaced by another function through that function's own declaration."""
     out = []
     for name, old in params.items():
         new = kw[name]
-        if not isinstance(old, sp.Symbol) or new is old or new == old:
+        if new is old or new == old:
             continue
-        if old.is_positive:
-            out.append(gt(new, 0))
-        elif old.is_nonnegative:
-            out.append(ge(new, 0))
-        elif old.is_negative:
-            out.append(lt(new, 0))
-        elif old.is_nonpositive:
-            out.append(le(new, 0))
-        if old.is_integer and not getattr(new, "is_integer", False):
-            out.append(eq(sp.floor(new), new))
+        if isinstance(old, sp.Symbol):
+            out += _declared_conditions(old, sp.sympify(new))
+        elif isinstance(old, sp.FunctionClass):
+            args = sp.symbols(f"_{name}_arg0:4", real=True)
+            probe = old(*args[:1])
+            if isinstance(new, sp.Lambda):
+                value = new(*args[:len(new.variables)])
+            elif isinstance(new, sp.FunctionClass):
+                value = new(*args[:1])
+            else:
+                continue
+            out += _declared_conditions(probe, value)
     return out
 
 
@@ -1379,10 +1428,12 @@ _SIGN_WORD = {"gt": "positive", "ge": "nonnegative", "lt": "negative", "le": "no
 
 
 def _declared_sign(sym, expr):
-    """The relational ``expr > 0`` (>= 0, < 0, <= 0) that the declaration of ``sym`` (a Symbol, positive=True etc.)
-    asks of its definition ``expr``, if the CAS's assumptions do not already give it; else None."""
-    if not isinstance(sym, sp.Symbol):
+    """The relational ``expr > 0`` (>= 0, < 0, <= 0) that the declaration of ``sym`` (a Symbol, or a function
+    applied, declared positive=True etc.) asks of its definition ``expr``, if the CAS's assumptions do not
+    already give it; else None."""
+    if not isinstance(sym, (sp.Symbol, AppliedUndef)):
         return None
+    expr = sp.sympify(expr)
     for flag, make, kind in (("positive", gt, "gt"), ("nonnegative", ge, "ge"), ("negative", lt, "lt"),
                              ("nonpositive", le, "le")):
         if getattr(sym, "is_" + flag):
@@ -1391,6 +1442,12 @@ def _declared_sign(sym, expr):
                 got = getattr(sp.factor(expr), "is_" + flag)
             return None if got else make(expr, 0)
     return None
+
+
+def _declared_integer(sym, expr) -> bool:
+    """Whether ``sym`` is declared an integer and its definition ``expr`` is not one by the CAS."""
+    return (isinstance(sym, (sp.Symbol, AppliedUndef)) and bool(sym.is_integer)
+            and sp.sympify(expr).is_integer is not True)
 
 
 def _bounds_away(rel, sym, sign):
@@ -1409,7 +1466,7 @@ def _bounds_away(rel, sym, sign):
 
 def premise_matches(prem, ass) -> bool:
     """An assumption ``ass`` (relational) gives the premise ``prem`` (relational): the same
-    equation, or the same gap ``big - small`` (an equation gives both inequalities; a strict
+    equation, or the same gap ``big - small`` (an equation gives both weak inequalities; a strict
     inequality gives the weak one)."""
     pk, ak = relation_kind(prem), relation_kind(ass)
     if pk == "eq":
@@ -1419,6 +1476,8 @@ def premise_matches(prem, ass) -> bool:
             _zero(canon(prem.lhs - prem.rhs) + canon(ass.lhs - ass.rhs))
     pg, pkind = _gap(prem)
     if ak == "eq":
+        if pkind == "lt":          # an equation gives both weak inequalities, never a strict one (gap = 0)
+            return False
         ag = canon(ass.rhs - ass.lhs)
         return _zero(pg - ag) or _zero(pg + ag)
     ag, akind = _gap(ass)
@@ -1498,6 +1557,9 @@ class Derivation:
             first = uses[0][1].rel.rhs
             defined[sym] = [first]
             definitions.append(f"{sym} := {_short(first, 160)}")
+            if _declared_integer(sym, first):
+                undischarged.append((uses[0][0], f"{sym} is declared an integer but is defined as {_short(first, 100)}, "
+                                                 "not shown an integer"))
             sign = _declared_sign(sym, first)
             if sign is not None:
                 # a name declared positive (nonnegative, ...) that the CAS then treats as such: its definition must be
@@ -1634,10 +1696,18 @@ def _tex(e):
 def declared_domains(d) -> list:
     """What the declarations of the symbols of ``d``'s statement say (``tau > 0``, ``k a positive integer``,
     ``Da >= 0``), grouped: the CAS reads them as facts, so the reader sees them beside the assumptions."""
-    symbols = sorted((s for s in (sp.sympify(d.quantity).free_symbols | sp.sympify(d.statement).free_symbols)
-                      if isinstance(s, sp.Symbol)), key=lambda s: s.name)
+    exprs = [sp.sympify(d.quantity), sp.sympify(d.statement)] + [a.rel for a in d.structured_assumptions()
+                                                                  if a.rel is not None]
+    free = set().union(*(e.free_symbols for e in exprs))
+    symbols = sorted((s for s in free if isinstance(s, sp.Symbol)), key=lambda s: s.name)
+    # functions too, by their values (dl(i) >= 0, n_a(i) >= 0): the CAS reads those declarations as well
+    functions = {}
+    for e in exprs:
+        for app in e.atoms(AppliedUndef):
+            functions.setdefault(str(app.func), app.func(*[sp.Dummy() for _ in app.args]))
+    decls = [(s.name, s) for s in symbols] + [(f"{name}(.)", probe) for name, probe in sorted(functions.items())]
     groups = {}
-    for s in symbols:
+    for name, s in decls:
         integer = " integers" if s.is_integer else ""
         if s.is_positive:
             key = f"positive{integer}" if integer else "> 0"
@@ -1653,7 +1723,7 @@ def declared_domains(d) -> list:
             key = "real"
         else:
             continue
-        groups.setdefault(key, []).append(s.name)
+        groups.setdefault(key, []).append(name)
     out = []
     for key, names in groups.items():
         joined = ", ".join(names)

@@ -782,7 +782,7 @@ def _prop5():
     l1s = ["L1.tau-lt-1", "L1.tau-ge-1"]
     l1s_sharp = ["L1.sharp.tau-lt-1", "L1.sharp.tau-ge-1"]
     Rad = sp.Symbol("Rad", real=True)
-    logN = sp.Function("logN")
+    logN = _P5_LOGN          # log N(eps, Phi, rho_n) >= 0 (N >= 1), as P5.chaining declares it
     c0 = 24 / sp.sqrt(n)
     e = eps
     Jint = sp.Integral(sp.sqrt(logN(e)), (e, 0, U))

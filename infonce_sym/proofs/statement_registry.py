@@ -184,8 +184,15 @@ def _case_assumptions(id, cases):
     from .chain import Assumption, premise_matches
     conds = case_conditions(id)
     for d, cond in zip(cases, conds):
-        if not any(a.rel is not None and premise_matches(cond, a.rel) for a in d.structured_assumptions()):
+        # the condition itself (both ways: a case that assumed tau > 1, or tau = 1, for tau >= 1 left tau = 1 to none)
+        if not any(a.rel is not None and premise_matches(cond, a.rel) and premise_matches(a.rel, cond)
+                   for a in d.structured_assumptions()):
             raise ValueError(f"{id}: the case {d.id} does not assume its condition {cond}")
+        stray = [a.text for a in d.structured_assumptions() if a.rel is not None and a.rel.free_symbols == cond.free_symbols
+                 and not (premise_matches(cond, a.rel) and premise_matches(a.rel, cond))
+                 and not _implied_by(cond, a.rel)]
+        if stray:
+            raise ValueError(f"{id}: the case {d.id} also restricts {cond.free_symbols.pop()}: {stray[0]}")
     (x,) = set().union(*(c.free_symbols for c in conds))
     domain = sp.Interval.open(0, sp.oo) if x.is_positive else sp.Reals
     covered = sp.Union(*(c.as_set() for c in conds))
@@ -202,6 +209,16 @@ def _case_assumptions(id, cases):
     split = " or ".join(f"{c} ({d.id})" for c, d in zip(conds, cases))
     out.append(Assumption(f"by cases: {split}, which cover every {x} in {domain} (checked)"))
     return tuple(out)
+
+
+def _implied_by(cond, rel):
+    """Whether the one-symbol relation ``rel`` holds wherever ``cond`` does (and the symbol's declared domain)."""
+    (x,) = cond.free_symbols
+    domain = sp.Interval.open(0, sp.oo) if x.is_positive else sp.Reals
+    try:
+        return bool(cond.as_set().intersect(domain).is_subset(rel.as_set()))
+    except (NotImplementedError, TypeError, ValueError):
+        return False
 
 
 def ids_text(cases):

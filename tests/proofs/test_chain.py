@@ -499,6 +499,92 @@ def test_the_declared_domains_are_rendered():
     from infonce_sym.proofs.chain import declared_domains
     from infonce_sym.proofs.register import derivation
     d = derivation("L2.22")
-    assert declared_domains(d) == ["b, c > 0", "ell >= 0", "k: positive integers"]
+    assert declared_domains(d) == ["b, c > 0", "ell >= 0", "j, k: positive integers", "X(.): real"]
     assert "Domains (the declarations of the statement's symbols, which the CAS uses): b, c > 0; ell >= 0; " \
-           "k: positive integers." in render_markdown(d)
+           "j, k: positive integers; X(.): real." in render_markdown(d)
+    # functions by their values, and the symbols of the assumptions (a probe: dl(i) >= 0 was not shown)
+    assert "dl(.)" in declared_domains(derivation("L1.tau-ge-1"))[1]
+
+
+
+def _cited(base, params, values, claim, assumptions=()):
+    return _toy(ByLemma(Lemma.from_derivation(base, params), values), claim, assumptions).run()
+
+
+def test_a_citation_checks_every_declaration_of_its_parameters():
+    """A probe's toy derivations (Dec 2026), each false or resting on an unstated fact, were 'proved': the values
+    a citation puts in the cited chain's parameters must meet their declarations, real, nonzero, even and
+    integer (a float too) as well as the signs; a function by its values; and all parameters at once."""
+    z, t = sp.Symbol("z", positive=True), sp.Symbol("t", positive=True)
+    yr = sp.Symbol("y", real=True)
+    base = Derivation("b", "b", "none", yr ** 2, "ge", sp.Integer(0), [Step("s", "", ge(yr ** 2, 0), "", NonNegative())])
+    assert _cited(base, {"y": yr}, {"y": sp.I * z}, ge(-z ** 2, 0)).verdict != "proved"        # y real, at i z
+    w = sp.Symbol("w", nonzero=True, real=True)
+    base = Derivation("b", "b", "none", w ** 2, "gt", sp.Integer(0), [Step("s", "", gt(w ** 2, 0), "", NonNegative())])
+    assert _cited(base, {"w": w}, {"w": t - 1}, gt((t - 1) ** 2, 0)).verdict != "proved"     # w nonzero, at t - 1
+    ne = sp.Symbol("n", even=True)
+    base = Derivation("b", "b", "none", sp.cos(sp.pi * ne), "eq", sp.Integer(1),
+                      [Step("s", "", eq(sp.cos(sp.pi * ne), 1), "", Identity())])
+    assert _cited(base, {"n": ne}, {"n": 1}, eq(sp.Integer(-1), 1)).verdict != "proved"       # n even, at 1
+    ni = sp.Symbol("n", integer=True, positive=True)
+    base = Derivation("b", "b", "none", sp.cos(2 * sp.pi * ni), "eq", sp.Integer(1),
+                      [Step("s", "", eq(sp.cos(2 * sp.pi * ni), 1), "", Identity())])
+    assert _cited(base, {"n": ni}, {"n": 0.5}, eq(sp.Integer(-1), 1)).verdict != "proved"     # an integer, at 0.5
+    f = sp.Function("f", positive=True)
+    base = Derivation("b", "b", "none", f(yr), "gt", sp.Integer(0), [Step("s", "", gt(f(yr), 0), "", NonNegative())])
+    assert _cited(base, {"f": f}, {"f": sp.Lambda(yr, yr - 5)}, gt(yr - 5, 0)).verdict != "proved"
+    G = sp.Function("G", nonpositive=True)
+    assert _cited(base, {"f": f}, {"f": G}, gt(G(yr), 0)).verdict != "proved"
+    # at once: {x: y, y: -1} is x = y, not x = -1 (the conclusion read x = -1 while the condition read y > 0)
+    xp, yy = sp.Symbol("x", positive=True), sp.Symbol("yy", real=True)
+    base = Derivation("b", "b", "none", xp, "gt", sp.Integer(0), [Step("s", "", gt(xp, 0), "", NonNegative())])
+    lem = Lemma.from_derivation(base, {"x": xp, "y": yy})
+    assert lem.instantiate({"x": yy, "y": -1})[0] == gt(yy, 0)
+
+
+def test_declared_names_renames_and_equations_are_not_free_facts():
+    """A definition carried onto a function declared positive, an integer name defined as a non-integer, a
+    NonNegative rename (without a witness, or to 2 B) and an equation assumption y = 0 discharging y > 0 all
+    passed unstated facts (a probe, Dec 2026)."""
+    from infonce_sym.proofs.chain import PositiveMultiple, premise_matches
+    xr = sp.Symbol("x", real=True)
+    B = sp.Symbol("B", positive=True)
+    assert _toy(NonNegative(rename={xr - 1: B}), gt(xr - 1, 0)).run().verdict != "proved"
+    assert _toy(NonNegative([2 * B], rename={xr - 1: 2 * B}), gt(xr - 1, 0)).run().verdict != "proved"
+    n = sp.Symbol("n", integer=True, positive=True)
+    r = _toy(Identity(defs={n: x + sp.Rational(1, 2)}), eq(n * x, (x + sp.Rational(1, 2)) * x)).run()
+    assert r.verdict != "proved" and "declared an integer" in r.undischarged[0][1]
+    F = sp.Function("F", positive=True)
+    r = _toy(Identity(defs={F(x): -1}), eq(F(x) * x, -x)).run()
+    assert r.verdict != "proved"
+    yr = sp.Symbol("y", real=True)
+    assert not premise_matches(gt(yr, 0), eq(yr, 0)) and premise_matches(ge(yr, 0), eq(yr, 0))
+    assert _toy(PositiveMultiple(yr), gt(3 * yr, 0), [Assumption("y = 0", eq(yr, 0))]).run().verdict != "proved"
+    assert _toy(PositiveMultiple(yr), gt(3 * yr, 0), [Assumption("y > 0", gt(yr, 0))]).run().verdict == "proved"
+
+
+def test_a_case_must_assume_exactly_its_condition():
+    """tau > 1 or tau = 1 for the case tau >= 1 left tau = 1 to no case, and the statement said the cases cover
+    every tau (a probe, Dec 2026)."""
+    from infonce_sym.proofs import statement_registry as SR
+    from infonce_sym.proofs.statements import tau
+
+    def case(id, ass):
+        return Derivation(id, id, "none", tau ** 2 + 1, "ge", sp.Integer(0),
+                          [Step("s", "", ge(tau ** 2 + 1, 0), "", NonNegative())], ass)
+    lt1 = case("c.lt", [Assumption("tau < 1", lt(tau, 1))])
+    for bad in (Assumption("tau > 1", gt(tau, 1)), Assumption("tau = 1", eq(tau, 1))):
+        try:
+            SR._case_assumptions("L1", [lt1, case("c.ge", [bad])])
+            raised = False
+        except ValueError:
+            raised = True
+        assert raised, bad.text
+    ok = SR._case_assumptions("L1", [lt1, case("c.ge", [Assumption("tau >= 1", ge(tau, 1))])])
+    assert ok[-1].text.startswith("by cases: tau < 1 (c.lt) or tau >= 1 (c.ge)")
+    try:
+        SR._case_assumptions("L1", [lt1, case("c.ge", [Assumption("tau >= 1", ge(tau, 1)), Assumption("tau = 2", eq(tau, 2))])])
+        raised = False
+    except ValueError as exc:
+        raised = "also restricts" in str(exc)
+    assert raised

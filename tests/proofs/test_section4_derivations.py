@@ -453,9 +453,10 @@ def test_dudley_instance_takes_a_constant_radius():
     from infonce_sym.proofs.register import derivation
     r = cited_result(derivation("P5.dudley"))
     dudley = [(t, how) for name, t, how in r.discharged if name == "Dudley (54)"]
-    # P5.chaining declares D > 0 and rho_0 >= 0: at D = rho_0 = U the CAS shows U > 0 and U >= 0 (domain conditions)
-    domain = [(t, how) for t, how in dudley if t.endswith((": U > 0", ": U >= 0"))]
-    assert [how for _, how in domain] == ["CAS", "CAS"]
+    # P5.chaining declares D > 0, rho_0 >= 0 and log N >= 0: at D = rho_0 = U the CAS shows U > 0, U >= 0 and, P5.dudley's
+    # logN declared the same, logN(.) >= 0 (domain conditions)
+    domain = [(t, how) for t, how in dudley if t.endswith((": U > 0", ": U >= 0", ": logN(_logN_arg0) >= 0"))]
+    assert [how for _, how in domain] == ["CAS", "CAS", "CAS"]
     dudley = [x_ for x_ in dudley if x_ not in domain]
     assert len(dudley) == 2
     # D >= rho_0 is U >= U (D = U too); rho_n(phi, phi_0) <= rho_0 is the assumption, not x <= x
