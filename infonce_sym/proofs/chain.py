@@ -571,14 +571,7 @@ def _rename_premises(rename):
     """Premises of a NonNegative's ``rename`` (expression -> name): a symbol is the expression's name (a definition,
     checked against the name's declared sign); any other target is a fact to discharge (a rename to 2 B, or one
     without a witness, was no premise at all: x - 1 renamed to a positive B proved x - 1 > 0; a probe, Dec 2026)."""
-    out = []
-    for old, new in (rename or {}).items():
-        old, new = sp.sympify(old), sp.sympify(new)
-        if new.is_Symbol:
-            out.append(Premise("definition", eq(new, old), f"{new} := {_short(old, 120)}"))
-        else:
-            out.append(Premise("fact", eq(old, new), f"{_short(old, 80)} = {_short(new, 80)}"))
-    return out
+    return _fd_premises(defs={new: old for old, new in (rename or {}).items()})
 
 
 def _fd_premises(facts=None, defs=None):
