@@ -560,6 +560,8 @@ class StepResult:
 def _merge(into, res):
     """Add the premises, citations, library lemmas, discharges and witnesses of ``res`` to ``into``."""
     into.premises += res.premises
+    if res.verdict == "certified" and into.verdict == "proved":
+        into.verdict = "certified"          # a sub-check's numerical certificate is no proof of the whole
     into.witnesses += res.witnesses
     into.cites += [c for c in res.cites if all(c is not x for x in into.cites)]
     into.lemmas += [n for n in res.lemmas if n not in into.lemmas]
@@ -718,13 +720,16 @@ class NonNegative:
                 continue
             text = f"{s_} = {_short(e_, 120)} >= 0"
             if s_ in self.by:
-                sub = self.by[s_](ge(e_, 0))
+                sub = self.by[s_](gt(e_, 0) if s_.is_positive else ge(e_, 0))
                 if not sub.ok:
                     return _fail(f"hypothesis {text} not shown: {sub.detail}")
                 _merge(res, sub)
                 res.discharges.append((text, self.by[s_].describe()))
             else:
-                res.premises.append(Premise("slack", ge(e_, 0), text))
+                # a slack declared positive is used as > 0 (a strict claim leans on it): its premise says so
+                strict = s_.is_positive
+                res.premises.append(Premise("slack", gt(e_, 0) if strict else ge(e_, 0),
+                                            text.replace(">= 0", "> 0") if strict else text))
         return res
 
     def describe(self):
@@ -935,6 +940,14 @@ def _check_witnesses(res, lemma, subs):
         others = [v for k_, v in subs.items() if k_ != w]
         if not isinstance(inst, sp.Symbol) or any(v.has(inst) for v in others if isinstance(v, sp.Basic)):
             return _fail(f"{lemma.name}: its witness {w} must be a fresh symbol, got {_short(inst, 60)}")
+        # and declared no narrower than the lemma's (a positive-integer T for Taylor's t > 0 claimed more)
+        declared = lemma.params.get(w)
+        if isinstance(declared, sp.Symbol):
+            given = {k for k, v in inst.assumptions0.items() if v}
+            allowed = {k for k, v in declared.assumptions0.items() if v}
+            if given - allowed:
+                return _fail(f"{lemma.name}: its witness {w} is declared {sorted(allowed)}; {inst} adds "
+                             f"{sorted(given - allowed)}")
         res.witnesses.append(inst)
     return res
 
@@ -956,6 +969,9 @@ class ByLemma:
     ``hyp_checks`` checks the lemma's hypotheses (default :class:`NonNegative`)."""
 
     def __init__(self, lemma, subs, context=None, under=None, hyp_checks=None, facts=None, defs=None):
+        if under is not None and not (isinstance(under, type) and issubclass(under, Expectation)):
+            # an expectation is monotone and linear; another map need not be (lambda e: -e flipped the relation)
+            raise TypeError(f"under= takes an expectation (Ex, Ea), got {under!r}")
         self.lemma, self.subs, self.context, self.under = lemma, subs, context, under
         self.hyp_checks, self.facts, self.defs = hyp_checks or {}, facts, defs
 
@@ -964,6 +980,15 @@ class ByLemma:
         kind, a, b = relation_kind(concl), concl.lhs, concl.rhs
         if self.context is not None:
             (u,), body = self.context.variables, self.context.expr
+            if kind != "eq" and (u.is_positive or u.is_nonnegative or u.is_negative or u.is_nonpositive):
+                # a slope whose sign holds only on u's declared domain (u^2 for u > 0) needs both sides there
+                # ((y + 1)^2 <= y^2 followed from y + 1 <= y; a probe, Dec 2026); an affine one needs nothing
+                free = sp.Dummy("u_any", real=True)
+                slope_anywhere = sp.diff(body.xreplace({u: free}), free)
+                if not (_pos(slope_anywhere) or _pos(-slope_anywhere)):
+                    # the closed half-line: the contexts are continuous there (sqrt, powers), so monotone on it too
+                    on = ge if (u.is_positive or u.is_nonnegative) else le
+                    hyps = list(hyps) + [on(side, 0) for side in (a, b)]
             a, b = body.xreplace({u: a}), body.xreplace({u: b})
             if kind != "eq":
                 slope = sp.diff(body, u)
@@ -1155,11 +1180,13 @@ class AsGap:
     def __call__(self, claim):
         if relation_kind(claim) == "eq":
             return _fail("needs an inequality")
-        small, big, _ = _oriented(claim)
+        small, big, kind = _oriented(claim)
         want, _ = self.check.expected()
         if want is None:
             return _fail("lemma context is not monotone")
-        ls, lb, _ = _oriented(want)
+        ls, lb, want_kind = _oriented(want)
+        if kind == "lt" and want_kind != "lt":
+            return _fail("a strict claim needs a strict lemma (0 <= x^2 gave x^2 > 0)")
         ident = Identity(defs=self.defs)
         d = ident.difference(big - small, lb - ls)
         if _numerically_zero(d, trials=1) is False or not ident.zero(d):
@@ -1264,8 +1291,8 @@ def numeric_form(expr):
 
     expr = sp.sympify(expr).replace(lambda e: isinstance(e, Expm1), lambda e: expm1(e.args[0]))
     expr = expr.replace(exp_minus_one, lambda e: expm1(next(a for a in e.args if isinstance(a, sp.exp)).args[0]))
-    expr = expr.replace(log_of_product, lambda e: sp.Add(*[sp.log(f, evaluate=False) if not isinstance(f, sp.Pow)
-                                                            else f.exp * sp.log(f.base)
+    expr = expr.replace(log_of_product, lambda e: sp.Add(*[f.exp * sp.log(f.base) if isinstance(f, sp.Pow) and f.base.is_positive
+                                                            else sp.log(f, evaluate=False)
                                                             for f in sp.Mul.make_args(e.args[0])], evaluate=False))
     return expr.replace(log_one_plus, lambda e: log1p(e.args[0] - 1))
 
@@ -1353,11 +1380,12 @@ class IntervalCertificate:
                 done += 1
                 if done > self.max_boxes:
                     return _fail(f"inconclusive after {self.max_boxes} boxes")
-                env = {s: iv.mpf([mpmath.mpf(lo.p) / lo.q, mpmath.mpf(hi.p) / hi.q]) for s, (lo, hi) in b.items()}
+                # the ends as intervals of their own (1/10 is no double), outward rounded by iv
+                env = {s: iv.mpf([(iv.mpf(lo.p) / lo.q).a, (iv.mpf(hi.p) / hi.q).b]) for s, (lo, hi) in b.items()}
                 val = interval_value(gap, env)
                 if val.a > 0 or (kind == "le" and val.a >= 0):
                     continue
-                mid_env = {s: iv.mpf(mpmath.mpf(((lo + hi) / 2).p) / ((lo + hi) / 2).q) for s, (lo, hi) in b.items()}
+                mid_env = {s: iv.mpf(((lo + hi) / 2).p) / ((lo + hi) / 2).q for s, (lo, hi) in b.items()}
                 if interval_value(gap, mid_env).b < 0:
                     return _fail(f"violated at {dict((str(s), float((lo + hi) / 2)) for s, (lo, hi) in b.items())}")
                 s = max(b, key=lambda t: b[t][1] - b[t][0])
@@ -1367,7 +1395,12 @@ class IntervalCertificate:
         finally:
             iv.dps = old
         boxes = ", ".join(f"{s} in [{lo}, {hi}]" for s, (lo, hi) in self.box.items())
-        return StepResult(True, "certified", f"numerical certificate: interval arithmetic on {done} boxes, {boxes}")
+        # the box is what the certificate covers: each end a premise the statement must assume (the claim
+        # held for every x while only x in [1, 2] was certified; a probe, Dec 2026)
+        premises = [Premise("hypothesis", rel, f"the certificate's box: {rel}")
+                    for s, (lo, hi) in self.box.items() for rel in (ge(s, lo), le(s, hi)) if not NonNegative()(rel).ok]
+        return StepResult(True, "certified", f"numerical certificate: interval arithmetic on {done} boxes, {boxes}",
+                          premises=premises)
 
     def describe(self):
         return "numerical certificate (interval arithmetic)"
@@ -1550,9 +1583,25 @@ class Derivation:
             first = uses[0][1].rel.rhs
             defined[sym] = [first]
             definitions.append(f"{sym} := {_short(first, 160)}")
+            if sp.sympify(first).has(sym):
+                # y := 2 y is no definition: it would let 2 y = y pass (a probe, Dec 2026)
+                undischarged.append((uses[0][0], f"circular definition {sym} := {_short(first, 100)}"))
             if _declared_integer(sym, first):
                 undischarged.append((uses[0][0], f"{sym} is declared an integer but is defined as {_short(first, 100)}, "
                                                  "not shown an integer"))
+            for cond in _declared_conditions(sym, first) if isinstance(sym, (sp.Symbol, AppliedUndef)) else []:
+                # the rest of the declaration (nonzero, real, even, odd): by the CAS or an assumption (the signs and
+                # integrality are above)
+                if relation_kind(cond) == "eq" and "floor" not in str(cond.lhs) or (sym.is_nonzero and not (
+                        sym.is_positive or sym.is_negative or sym.is_nonnegative or sym.is_nonpositive)
+                        and relation_kind(cond) == "gt"):
+                    shown = (Identity() if relation_kind(cond) == "eq" else NonNegative())(cond).ok
+                    if not shown and not any(premise_matches(cond, a.rel) for a in ass):
+                        undischarged.append((uses[0][0], f"{sym} is declared so that {_short(cond, 80)}, but is defined as "
+                                                         f"{_short(first, 100)}"))
+                elif relation_kind(cond) == "eq" and (sym.is_even or sym.is_odd) and not Identity()(cond).ok:
+                    undischarged.append((uses[0][0], f"{sym} is declared {'even' if sym.is_even else 'odd'} but is defined "
+                                                     f"as {_short(first, 100)}"))
             sign = _declared_sign(sym, first)
             if sign is not None:
                 # a name declared positive (nonnegative, ...) that the CAS then treats as such: its definition must be

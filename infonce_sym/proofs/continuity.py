@@ -581,7 +581,7 @@ def build_lemma6_path(l6):
 
 # ================================================================ Lemma 7, Lemma 8
 xf = sp.Function("x", real=True)              # x_j in [-1, 1]
-af = sp.Function("a", real=True)              # a_j >= 0
+af = sp.Function("a", nonnegative=True)       # a_j >= 0 (norms): declared, the sides of the 1/beta context are then >= 0
 Tden = sp.Symbol("T", positive=True)          # sum_l e^{x_l/tau} (a sum of k >= 1 exponentials)
 _Tsum = sp.Sum(sp.exp(xf(j) / tau), (j, 1, k))
 s1, s2, s3, s4, s5, s6 = sp.symbols("s1:7", nonnegative=True)

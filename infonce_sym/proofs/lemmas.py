@@ -111,7 +111,9 @@ def smooth_conditions(f, point):
             visit(e.function)                   # a finite sum of smooth terms (its range does not move)
         elif isinstance(e, sp.Pow):
             base, expo = e.args
-            if not (expo.is_integer and expo.is_nonnegative) and base.has(var):
+            # a base that involves the variable, or any base under an exponent that does (0**u is not smooth at 0)
+            if (not (expo.is_integer and expo.is_nonnegative) and base.has(var)) or (expo.has(var) and not base.has(var)
+                                                                                     and not base.is_positive):
                 conds.append(gt(base, 0))
             visit(base)
             visit(expo)
@@ -147,7 +149,20 @@ def jensen_concave(E):
         "Jensen's inequality (concave F)", "E[F(Y)] <= F(E[Y]) for F concave on [0, oo) and Y >= 0",
         {"F": sp.Lambda(_u, sp.Function("F")(_u)), "Y": sp.Symbol("Y")},
         lambda F, Y: le(E(F(Y)), F(E(Y))),
-        lambda F, Y: [ge(-sp.diff(F(_y), _y, 2), 0), ge(Y, 0)] + smooth_conditions(F, _y), bound=(_y,))
+        lambda F, Y: [ge(-sp.diff(F(_y), _y, 2), 0), ge(Y, 0)] + smooth_conditions(F, _y) + _continuous_at_zero(F),
+        bound=(_y,))
+
+
+def _continuous_at_zero(F):
+    """F continuous at 0 from the right, with values in [-oo, oo) (log: -oo there): the limit equals F(0), or both are
+    -oo (SymPy writes log 0 as zoo).  0**u (1 at 0, 0 beyond) is smooth on (0, oo) and concave there, and Jensen's
+    E[0^Y] <= 0^(E Y) is false for Y in {0, 1} (a probe, Dec 2026)."""
+    u = sp.Symbol("u_zero", nonnegative=True)
+    at = F(sp.Integer(0))
+    limit = sp.limit(F(u), u, 0, "+")
+    if limit == -sp.oo and at in (sp.zoo, -sp.oo):
+        return []
+    return [eq(limit, at)]
 
 
 @_lib('Taylor (Lagrange remainder)')
@@ -188,7 +203,8 @@ def taylor_n(order):
     return Lemma(
         f"Taylor's theorem with Lagrange remainder (order {order})",
         f"F(y) = sum_(n<={order}) F^(n)(0) y^n/n! + F^({order + 1})(theta) y^{order + 1}/({order + 1})!",
-        {"F": sp.Lambda(u, sp.Function("F")(u)), "Y": sp.Symbol("y"), "XI": sp.Symbol("theta")},
+        # theta lies between 0 and y (a real point: the theorem is about real y)
+        {"F": sp.Lambda(u, sp.Function("F")(u)), "Y": sp.Symbol("y"), "XI": sp.Symbol("theta", real=True)},
         lambda F, Y, XI: eq(F(Y), sp.Add(*[sp.diff(F(u), u, n).subs(u, 0) * Y ** n / sp.factorial(n)
                                             for n in range(order + 1)])
                             + sp.diff(F(u), u, order + 1).subs(u, XI) * Y ** (order + 1) / sp.factorial(order + 1)),
