@@ -850,3 +850,19 @@ def test_a2_with_a_tiny_mixing_against_enumeration(mixing):
     with mpmath.workdps(40):
         assert abs(got.values["search_cross_entropy"] - S) < mpmath.mpf(10) ** -20 * abs(S)
         assert abs(got.values["risk"] - R) < mpmath.mpf(10) ** -20 * abs(R)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_near_deterministic_m_against_enumeration(k):
+    """M = [[1e-150, 1 - 1e-150], [1 - 1e-150, 1e-150]]: the search CE's ratio integral rises again near c = 1/r for
+    r = 2e-150, where every negative has the tiny ratio; the march stopped before it and the numerator's
+    E[r(s - m)(e^{-cr} - 1)] cancelled to the working precision there.  The search CE came out 0.9454 against
+    0.5454, both passes agreeing (a probe, Dec 2026).  Independent route: enumeration in mpmath."""
+    from infonce_sym.models import FiniteModel
+    one = "0." + "9" * 150
+    model = FiniteModel(["0.5", "0.5"], [["1e-150", one], [one, "1e-150"]], [["1", "0"], ["-0.6", "0.8"]])
+    R, _, S = _brute_force(model, "1", k)
+    got = exact_values(model, "1", k, digits=25)
+    with mpmath.workdps(40):
+        assert abs(got.values["search_cross_entropy"] - S) < mpmath.mpf(10) ** -24 * abs(S)
+        assert abs(got.values["risk"] - R) < mpmath.mpf(10) ** -24 * abs(R)
