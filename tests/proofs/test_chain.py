@@ -150,7 +150,11 @@ def test_derivation_composition_and_verdicts():
     broken = Step("b", "(2)", le(x ** 2 + 2 * x, x ** 2 + 2 * x + 2), "", NonNegative())
     assert _chain([s1, broken]).run().verdict == "failed"                             # link broken
     cert = Step("c", "", le(t * (1 - t), sp.Rational(26, 100)), "", IntervalCertificate({t: (0, 1)}))
-    assert _chain([cert]).run().verdict == "certified"
+    # the certificate covers its box only: t in [0, 1] is a premise the statement must assume
+    assert _chain([cert]).run().verdict == "conditional"
+    boxed = Derivation("toy", "toy", "none", cert.claim.lhs, "le", cert.claim.rhs, [cert],
+                       [Assumption("t >= 0", ge(t, 0)), Assumption("t <= 1", le(t, 1))])
+    assert boxed.run().verdict == "certified"
 
 
 def test_lemma_from_derivation_and_render():
