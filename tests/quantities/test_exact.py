@@ -866,3 +866,16 @@ def test_near_deterministic_m_against_enumeration(k):
     with mpmath.workdps(40):
         assert abs(got.values["search_cross_entropy"] - S) < mpmath.mpf(10) ** -24 * abs(S)
         assert abs(got.values["risk"] - R) < mpmath.mpf(10) ** -24 * abs(R)
+
+
+def test_the_failing_quantity_is_named_with_the_check_s_own_floor():
+    """The precision check at 101 digits saw a search CE of -1.4e-101 against 0 disagree; naming the quantity with a
+    floor of 60 digits counted it as agreeing and blamed E|dM/dpi|^2, which agreed to 101 digits (a probe, Dec 2026)."""
+    from infonce_sym.quantities import exact as ex
+    with mpmath.workdps(120):
+        first = ({"density_ratio_second_moment": mpmath.mpf("2.6883960956562422517449785098e307"),
+                  "search_cross_entropy": mpmath.mpf("-1.4287342391028437e-101")}, {})
+        second = ({"density_ratio_second_moment": first[0]["density_ratio_second_moment"] * (1 + mpmath.mpf(10) ** -105),
+                   "search_cross_entropy": mpmath.mpf(0)}, {})
+        assert ex._agreement(first, second, 101) == 0.0
+        assert ex._worst_quantity(first, second, 101) == "search_cross_entropy"
