@@ -385,7 +385,7 @@ def _expect(cls, arg):
 def _canon_log(arg):
     n, d = sp.fraction(sp.together(arg))
     n, d = sp.factor(sp.expand(n)), sp.factor(sp.expand(d))
-    return sp.expand_log(sp.log(n), force=True) - sp.expand_log(sp.log(d), force=True)
+    return sp.expand_log(sp.log(n), force=False) - sp.expand_log(sp.log(d), force=False)
 
 
 def _canon_sum(s):
@@ -641,7 +641,7 @@ class Identity:
     def zero(self, d):
         for f in ([self.simplifier] if self.simplifier else []) + [
                 lambda e: e, _rational_zero, sp.expand, sp.simplify,
-                lambda e: sp.simplify(sp.expand(sp.expand_log(sp.powsimp(e), force=True)))]:
+                lambda e: sp.simplify(sp.expand(sp.expand_log(sp.powsimp(e), force=False)))]:
             try:
                 if f(d) == 0:
                     return True

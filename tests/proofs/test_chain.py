@@ -589,3 +589,14 @@ def test_a_case_must_assume_exactly_its_condition():
     except ValueError as exc:
         raised = "also restricts" in str(exc)
     assert raised
+
+
+def test_logs_are_split_only_where_their_factors_are_positive():
+    """canon split log(x y) into log x + log y whatever the signs (expand_log with force=True): for x, y < 0 a toy
+    chain 'proved' log(x y) = log x + log y, and |log(x^2) - 2 log(-x)| = 2 pi (a probe, Dec 2026)."""
+    xn, yn = sp.Symbol("x", negative=True), sp.Symbol("y", negative=True)
+    assert not Identity()(eq(sp.log(xn * yn), sp.log(xn) + sp.log(yn))).ok
+    assert not Identity()(eq(sp.Abs(sp.log(xn ** 2) - 2 * sp.log(-xn)), 2 * sp.pi)).ok
+    assert Identity()(eq(sp.log(xn ** 2), 2 * sp.log(-xn))).ok                      # true: -x > 0
+    xp, yp = sp.Symbol("x", positive=True), sp.Symbol("y", positive=True)
+    assert Identity()(eq(sp.log(xp * yp / 3), sp.log(xp) + sp.log(yp) - sp.log(3))).ok
