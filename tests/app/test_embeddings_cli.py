@@ -868,8 +868,14 @@ def test_max_seconds_stops_a_long_run(tmp_path, capsys):
     r = np.random.default_rng(1)
     np.save(tmp_path / "a.npy", r.normal(size=(141, 16)))
     np.save(tmp_path / "p.npy", r.normal(size=(141, 16)))
-    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.01",
-                          "--k", "1,2,3,5,8,13,1e9", "--digits", "50", "--no-tau-sweep", "--samples", "0",
-                          "--max-seconds", "1")
+    # in a process of its own: the stop raises from a signal handler wherever the run is, and an in-process run
+    # could leave a numba thread pool mid-launch for the next test in this worker
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", "import sys; from infonce_sym.app.cli import main; sys.exit(main())",
+                           "embeddings", "--anchors", str(tmp_path / "a.npy"), "--positives", str(tmp_path / "p.npy"),
+                           "--tau", "0.01", "--k", "1,2,3,5,8,13,1e9", "--digits", "50", "--no-tau-sweep", "--samples", "0",
+                           "--max-seconds", "1"], capture_output=True, text=True, timeout=300)
+    code, out, err = done.returncode, done.stdout, done.stderr
     assert code == 1 and out == "" and err.strip().splitlines() == [err.strip()], err
     assert "stopped at --max-seconds 1" in err
