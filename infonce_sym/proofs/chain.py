@@ -1450,39 +1450,13 @@ def _zero(e):
     return Identity().zero(e)
 
 
-_SIGN_WORD = {"gt": "positive", "ge": "nonnegative", "lt": "negative", "le": "nonpositive"}
-
-
-def _declared_sign(sym, expr):
-    """The relational ``expr > 0`` (>= 0, < 0, <= 0) that the declaration of ``sym`` (a Symbol, or a function
-    applied, declared positive=True etc.) asks of its definition ``expr``, if the CAS's assumptions do not
-    already give it; else None."""
-    if not isinstance(sym, (sp.Symbol, AppliedUndef)):
-        return None
-    expr = sp.sympify(expr)
-    for flag, make, kind in (("positive", gt, "gt"), ("nonnegative", ge, "ge"), ("negative", lt, "lt"),
-                             ("nonpositive", le, "le")):
-        if getattr(sym, "is_" + flag):
-            got = getattr(expr, "is_" + flag)
-            if got is None:
-                got = getattr(sp.factor(expr), "is_" + flag)
-            return None if got else make(expr, 0)
-    return None
-
-
-def _declared_integer(sym, expr) -> bool:
-    """Whether ``sym`` is declared an integer and its definition ``expr`` is not one by the CAS."""
-    return (isinstance(sym, (sp.Symbol, AppliedUndef)) and bool(sym.is_integer)
-            and sp.sympify(expr).is_integer is not True)
-
-
 def _bounds_away(rel, sym, sign):
     """Whether the assumption ``rel`` bounds ``sym`` itself by a number on the side ``sign`` asks for
     (a >= 1 gives a > 0 and a >= 0; a <= -1 gives a < 0)."""
-    if rel is None or relation_kind(rel) == "eq":
+    want = relation_kind(sign)
+    if rel is None or relation_kind(rel) == "eq" or want == "eq":
         return False
     small, big, kind = _oriented(rel)
-    want = relation_kind(sign)
     if big == sym and small.is_number and want in ("gt", "ge"):
         return bool(small > 0 or (small >= 0 and (kind == "lt" or want == "ge")))
     if small == sym and big.is_number and want in ("lt", "le"):
@@ -1586,32 +1560,18 @@ class Derivation:
             if sp.sympify(first).has(sym):
                 # y := 2 y is no definition: it would let 2 y = y pass (a probe, Dec 2026)
                 undischarged.append((uses[0][0], f"circular definition {sym} := {_short(first, 100)}"))
-            if _declared_integer(sym, first):
-                undischarged.append((uses[0][0], f"{sym} is declared an integer but is defined as {_short(first, 100)}, "
-                                                 "not shown an integer"))
             for cond in _declared_conditions(sym, first) if isinstance(sym, (sp.Symbol, AppliedUndef)) else []:
-                # the rest of the declaration (nonzero, real, even, odd): by the CAS or an assumption (the signs and
-                # integrality are above)
-                if relation_kind(cond) == "eq" and "floor" not in str(cond.lhs) or (sym.is_nonzero and not (
-                        sym.is_positive or sym.is_negative or sym.is_nonnegative or sym.is_nonpositive)
-                        and relation_kind(cond) == "gt"):
-                    shown = (Identity() if relation_kind(cond) == "eq" else NonNegative())(cond).ok
-                    if not shown and not any(premise_matches(cond, a.rel) for a in ass):
-                        undischarged.append((uses[0][0], f"{sym} is declared so that {_short(cond, 80)}, but is defined as "
-                                                         f"{_short(first, 100)}"))
-                elif relation_kind(cond) == "eq" and (sym.is_even or sym.is_odd) and not Identity()(cond).ok:
-                    undischarged.append((uses[0][0], f"{sym} is declared {'even' if sym.is_even else 'odd'} but is defined "
-                                                     f"as {_short(first, 100)}"))
-            sign = _declared_sign(sym, first)
-            if sign is not None:
-                # a name declared positive (nonnegative, ...) that the CAS then treats as such: its definition must be
-                # so, by the CAS or by an assumption (B_tau := Ra + Rp + Nn is positive only if some norm is not 0)
-                hit = next((a for a in ass if premise_matches(sign, a.rel) or _bounds_away(a.rel, sym, sign)), None)
+                # a name declared positive (integer, nonzero, real, even ...), which the CAS then treats as such: its
+                # definition must be so, by the CAS or by an assumption (B_tau := Ra + Rp + Nn is positive only if
+                # some norm is not 0; an assumption a >= 1 bounds the name itself away from 0)
+                if (Identity() if relation_kind(cond) == "eq" else NonNegative())(cond).ok:
+                    continue
+                hit = next((a for a in ass if premise_matches(cond, a.rel) or _bounds_away(a.rel, sym, cond)), None)
                 if hit is None:
-                    undischarged.append((uses[0][0], f"{sym} is declared {_SIGN_WORD[relation_kind(sign)]} but is defined as "
-                                                     f"{_short(first, 100)}, not shown {_SIGN_WORD[relation_kind(sign)]}"))
+                    undischarged.append((uses[0][0], f"{sym} is declared so that {_short(cond, 80)}, but is defined as "
+                                                     f"{_short(first, 100)}, not shown so"))
                 else:
-                    discharged.append((uses[0][0], f"{_short(sign, 120)}", f"assumption: {hit.text}"))
+                    discharged.append((uses[0][0], _short(cond, 120), f"assumption: {hit.text}"))
             for name, p in uses[1:]:
                 if p.rel.rhs != first and not _zero(canon(p.rel.rhs - first)):
                     undischarged.append((name, f"conflicting definitions of {sym}: {_short(first, 80)} and "
