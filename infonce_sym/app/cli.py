@@ -797,7 +797,7 @@ def cmd_rademacher(args):
     if args.scheduler is not None:
         # one work unit, on the cluster asked for (it was run here, the address never read); seeded by --seed
         # alone, it gives the numbers of a local run
-        with _work_executor(args, 1) as executor:
+        with work_executor(args, 1) as executor:
             out = executor.submit(rademacher_experiment, **kw).result()
     else:
         out = rademacher_experiment(**kw, progress=getattr(args, "progress", None))
@@ -839,7 +839,7 @@ def _rademacher_sweep(args):
     ks = sorted({k for _, k in args.points})
     progress = getattr(args, "progress", None)
     on_point = None if progress is None else (lambda done: progress(done, len(args.points), "points"))
-    with _work_executor(args, args.workers) as executor:
+    with work_executor(args, args.workers) as executor:
         rows = rademacher_sweep(ks=ks, taus=taus, datas=(args.data.replace("-", "_"),), executor=executor,
                                 stop_at=time.time() + float(args.max_seconds), on_point=on_point, **kw)
     for row, (tau, _) in zip(rows, args.points):
@@ -871,7 +871,7 @@ def cmd_theorem1(args):
     from ..checks.theorem1 import theorem1_experiment
     kw = _section4_kwargs(args)
     kw.update(delta=float(args.delta), repeats=args.repeats, progress=getattr(args, "progress", None))
-    with StopAtMaxSeconds(args), _work_executor(args, args.workers) as executor:
+    with StopAtMaxSeconds(args), work_executor(args, args.workers) as executor:
         out = theorem1_experiment(**kw, executor=executor)
     if out["D2"] == float("inf"):       # models.fourier_class: E Z^4 = +inf under t_3
         print("infonce-sym theorem1: E|dM/dpi|^2 = +inf for Student-t data (the density ratio's square grows "
@@ -985,7 +985,7 @@ class _Progress:
 
 
 @contextlib.contextmanager
-def _work_executor(args, workers):
+def work_executor(args, workers):
     """Where a command's work units run: a running dask scheduler's executor (--scheduler), a local
     process pool of ``workers`` (> 1; its workers ended at once on an error or Ctrl-C rather than waited
     for), or None (this process).  The units seed their own streams: the numbers do not depend on it."""
@@ -1010,7 +1010,7 @@ def _work_executor(args, workers):
 def cmd_verify(args):
     from . import report, verify
     mode = "quick" if args.quick else "full"
-    with _Progress(quiet=args.json) as progress, _work_executor(args, args.workers) as executor:
+    with _Progress(quiet=args.json) as progress, work_executor(args, args.workers) as executor:
         results, rows, meta = verify.run(mode, executor, on_stage=progress.stage_done, progress=progress.within)
     paths = report.write(args.out, results, rows, meta)
     if args.json:

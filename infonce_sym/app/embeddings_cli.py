@@ -182,14 +182,6 @@ _UNITS = {"": 1, "B": 1, "KB": 10 ** 3, "MB": 10 ** 6, "GB": 10 ** 9, "TB": 10 *
 KEYED_SUFFIXES = frozenset({".npz", ".safetensors", ".pt"})
 
 
-@contextlib.contextmanager
-def _shut_down_after(executor):
-    try:
-        yield executor
-    finally:
-        executor.shutdown()
-
-
 def read_memory(text, floor: int = 10 ** 8) -> int:
     """--memory-limit: a size such as 2GB, 500MB, 1.5GiB (bytes without a unit), at least ``floor`` bytes
     (the command passes the processes' own reserve: no model fits below it)."""
@@ -316,8 +308,8 @@ def run(args) -> int:
     if args.scheduler is not None:
         if args.workers is not None:
             raise InputError("--workers", "is for the local process pool; with --scheduler the cluster's workers are used")
-        from .verify import dask_executor
-        pool, label = _shut_down_after(dask_executor(args.scheduler)), f"dask ({args.scheduler})"
+        from .cli import work_executor        # the cluster's executor, its client closed after the run
+        pool, label = work_executor(args, 1), f"dask ({args.scheduler})"
         workers = 1
     else:
         if workers is None:

@@ -25,7 +25,7 @@ import mpmath
 import numpy as np
 
 from .quadrature import arb_to_mpf, sphere_rule, sphere_rule_arb
-from ..errors import InputError, check_dim, check_kappa, check_tau, read_real
+from ..errors import InputError, check_dim, check_kappa, check_tau, read_real, shown
 
 __all__ = [
     "AnchorLaw", "SphereModel", "FiniteModel", "example_a2", "load_finite_model",
@@ -716,8 +716,7 @@ def _compact(x) -> str:
     if isinstance(x, Fraction):
         with mpmath.workdps(6):
             return mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator, 4)
-    text = str(x)
-    return text if len(text) <= 40 else text[:20] + "..." + text[-12:]
+    return shown(str(x))
 
 
 def _is_zero(x):
