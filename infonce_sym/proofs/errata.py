@@ -40,14 +40,15 @@ ERRATA = [
          paper_says="no condition on sum_j dnu/dpi(xi_j)",
          corrected="on the event {sum_j dnu/dpi(xi_j) = 0} the self-normalised ratio A/B is 0/0 (e.g. nu not "
                    "equivalent to pi gives P(all ratios = 0) = P(r = 0)^m > 0). The clean statement sets A/B := 0 "
-                   "there (then M_k(z, .) := 0 too); on that event A = (1/m) sum_j r_j (f_j - E_nu f) = 0 as well, "
-                   "since every r_j = 0. Under this convention the identity 1/B = 2 - B + (B - 1)^2/B is used only "
-                   "on {B > 0}, and (23) holds on all of the space: on {B = 0} its left side A/B := 0 and its right "
-                   "side A (2 - B) + A (B - 1)^2/B, read with A = 0 and the same convention A/B := 0, is 0; "
-                   "(24) and (25) bound E[A B] and E[A (B - 1)^2 / B] with the integrand 0 on {B = 0}. The CAS "
-                   "checks (23)-(25) with B a positive symbol, i.e. on {B > 0}; the {B = 0} part is this remark "
-                   "(not CAS-checked). The paper's 'convention that this event has probability 0' is replaced by "
-                   "this one, which needs no assumption",
+                   "there (the self-normalised average of f is read as E_nu f); on that event A = (1/m) sum_j r_j "
+                   "(f_j - E_nu f) = 0 as well, since every r_j = 0. Under this convention the identity "
+                   "1/B = 2 - B + (B - 1)^2/B is used only on {B > 0}, and (23) holds on all of the space: on {B = 0} "
+                   "its left side A/B := 0 and its right side A (2 - B) + A (B - 1)^2/B, read with A = 0 and the same "
+                   "convention A/B := 0, is 0; (24) and (25) bound E[A B] and E[A (B - 1)^2 / B] with the integrand 0 "
+                   "on {B = 0}. The CAS checks (23)-(25) with B a positive symbol, i.e. on {B > 0}; the {B = 0} part "
+                   "is this remark (not CAS-checked). The convention needs no assumption. (The empirical kernel M_k "
+                   "of Prop. 2 is itself undefined on that event; where it has positive probability the companion "
+                   "reports the search cross-entropy undefined.)",
          proved_by="L3"),
     dict(id="S3.4-appendix-ref", paper_ref="Section 3.4, before (13)", kind="slip",
          paper_says="it is shown in appendix A.1 that ... an example can be constructed",
@@ -84,8 +85,10 @@ ERRATA += [
                    "is right, the text's '6-Lipschitz' would give the factor 6",
          proved_by="L18"),
     dict(id="P5-diameter", paper_ref="proof of Prop. 5, after (54)", kind="slip",
-         paper_says="the integral upper limit LR appears since rho(phi_theta, phi_theta') <= LR",
-         corrected="rho(phi_theta, phi_theta') <= 2LR (Theta has diameter 2R); what holds is rho(phi_theta, phi_theta0) <= LR, "
+         paper_says="the integral upper-limit LR appears since by combining (53) with the definition of Theta "
+                    "we have rho(phi_theta, phi_theta') <= LR",
+         corrected="(53) with the definition of Theta (diameter 2R) gives rho(phi_theta, phi_theta') <= 2LR, not LR: "
+                   "the reason given does not yield the limit LR. What (53) gives is rho(phi_theta, phi_theta0) <= LR, "
                    "so one ball of radius LR about phi_theta0 (an element of Phi) covers Phi, N(eps, Phi, rho) = 1 and the "
                    "integrand of Dudley's integral vanishes for eps >= LR (likewise for eps >= 4/tau by Lemma 5); the upper "
                    "limit 4/tau ^ LR and all constants of Prop. 5 stand",
