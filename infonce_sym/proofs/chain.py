@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import functools
 import random
+import weakref
 from dataclasses import dataclass, field
 
 import mpmath
@@ -267,7 +268,8 @@ class Var(sp.Function):
     nargs = 1
 
     def _eval_is_nonnegative(self):
-        return True
+        # of a real quantity only: canon reads Var(Y) as E Y^2 - (E Y)^2, which is -Var(X) at Y = i X
+        return True if self.args[0].is_extended_real else None
 
     def _latex(self, printer, exp=None):
         t = r"\mathrm{Var}\left[%s\right]" % printer._print(self.args[0])
@@ -359,7 +361,8 @@ def _expect_term(cls, factors):
     pows = [_sum_power(f) for f in factors]
     if cls is Ex and all(pows) and all(_iid_ok(x) for x, _ in pows):
         limits = {(lo, hi) for x, _ in pows for (_, lo, hi) in [_iid_family_index(x)]}
-        if len(limits) == 1 and next(iter(limits))[0] == 1:
+        if len(limits) == 1 and next(iter(limits))[0] == 1 and next(iter(limits))[1].is_nonnegative:
+            # K >= 0 copies (a backward range K < 0 is no sample: SymPy sums it with the opposite sign)
             K = next(iter(limits))[1]
             summands = []
             for x, n in pows:
@@ -383,8 +386,12 @@ def _expect(cls, arg):
 
 
 def _canon_log(arg):
+    """log(n/d) as log n - log d where both are positive (else log(1/y) + log y = 0 passed for y < 0: it is
+    2 pi i there; a probe, Dec 2026), each log split further by ``expand_log`` (positive factors only)."""
     n, d = sp.fraction(sp.together(arg))
     n, d = sp.factor(sp.expand(n)), sp.factor(sp.expand(d))
+    if d != 1 and not (n.is_positive and d.is_positive):
+        return sp.expand_log(sp.log(n / d), force=False)
     return sp.expand_log(sp.log(n), force=False) - sp.expand_log(sp.log(d), force=False)
 
 
@@ -491,7 +498,13 @@ def _sums_as_symbols(e):
         if x not in memo:
             memo[x] = sp.Dummy("S", nonnegative=True)
         return memo[x]
-    return e.replace(lambda x: isinstance(x, sp.Sum) and x.function.is_nonnegative, dummy)
+    return e.replace(lambda x: isinstance(x, sp.Sum) and x.function.is_nonnegative and _forwards(x), dummy)
+
+
+def _forwards(s):
+    """Every range of the sum ``s`` runs forwards or is empty (hi - lo + 1 >= 0 by the CAS): SymPy sums a
+    backward range with the opposite sign (Karr), sum_{j=1}^{-1} 1 = -1 (a probe, Dec 2026)."""
+    return all((hi - lo + 1).is_nonnegative for _, lo, hi in s.limits)
 
 
 def _nonneg(e) -> bool:
@@ -523,8 +536,10 @@ class Premise:
     """A fact a check used without proving it: ``kind`` is "slack" (``rel`` is ``expr >= 0``),
     "fact" (an expectation or other atom given a value), "definition" (``rel`` is ``Eq(symbol, expr)``),
     "hypothesis" (a hypothesis of a lemma or of a cited derivation that no check showed),
-    "quoted" (the conclusion of a lemma outside the library) or "circular" (a quoted lemma whose
-    conclusion is the claim it justifies: never dischargeable)."""
+    "quoted" (the conclusion of a lemma outside the library), "circular" (a quoted lemma whose
+    conclusion is the claim it justifies: never dischargeable) or "bound" (``rel`` is ``Eq(name, expr)``: a
+    name of a cited statement, left as it is by the citation, means there what the cited chain defines it as;
+    the citing chain may not define it otherwise)."""
     kind: str
     rel: object
     text: str
@@ -701,7 +716,8 @@ class NonNegative:
                 return StepResult(True, "proved", "CAS assumptions: gap >= 0", premises=_rename_premises(self.rename))
             return _fail(f"assumptions do not decide gap >= 0: gap = {gap}")
         terms = [sp.sympify(t) for t in self.witness]
-        total = sp.Add(*terms).subs(list(self.hyps.items()))
+        # all slacks at once: one after another, s -> t -> x - 1 checked only t >= 0 (a probe, Dec 2026)
+        total = sp.Add(*terms).subs(self.hyps, simultaneous=True)
         d = Identity(facts=self.facts, defs=self.defs).difference(gap, total)
         if _numerically_zero(d, trials=1) is False or not Identity().zero(d):
             return _fail(f"gap != witness sum: difference {_short(d, failure=True)}")
@@ -782,7 +798,9 @@ class Lemma:
         functions of ``d`` that may be substituted.  Its hypotheses are the relational
         assumptions of ``d`` under the same substitution (``hypotheses`` is ignored: a citation
         carries the cited statement's own assumptions, never a hand-written list).  Assumed
-        consequences (``Assumption.derived``) are not hypotheses: they follow from the others."""
+        consequences (``Assumption.derived``) are hypotheses too: that they follow from the others is not
+        shown by ``d``, so an instance must meet them (x >= 1 assumed as derived, cited at x = 0, proved
+        0 >= 1; a probe, Dec 2026)."""
         def subst(e, kw):
             # every parameter at once: one after another, a later one rewrote part of an earlier value
             # ({x: y, y: -1} put x = -1 while the conditions read x = y; a probe, Dec 2026)
@@ -801,7 +819,7 @@ class Lemma:
 
         def relational(**kw):
             return [_MAKE[relation_kind(a.rel)](subst(a.rel.lhs, kw), subst(a.rel.rhs, kw))
-                    for a in d.structured_assumptions() if a.rel is not None and not a.derived]
+                    for a in d.structured_assumptions() if a.rel is not None]
 
         def hyps(**kw):
             return relational(**kw) + _domain_conditions(params, kw)
@@ -811,11 +829,13 @@ class Lemma:
             # bound, not free: substituting it, or what its definition mentions, carries the definition
             moved = [old for n, old in params.items() if kw[n] is not old and kw[n] != old]
             seen = sp.Tuple(d.quantity, d.statement, *[a.rel for a in d.structured_assumptions()
-                                                       if a.rel is not None and not a.derived])
+                                                       if a.rel is not None])
             return [eq(subst(key, kw), subst(val, kw)) for key, vals in d.defined().items() if seen.has(key)
                     for val in vals if any(key.has(old) or val.has(old) for old in moved)]
+        # the cited statement's "for some t" (``Derivation.exists``) is the citation's witness, named, never set
+        # (a cited Taylor remainder at t = 1 proved e^y = 1 + y + e^{y/2} y^2/2; a probe, Dec 2026)
         lemma = cls(d.title, d.paper_ref, dict(params), conclusion, hyps, source=d.id, derivation=d,
-                    definitions=definitions)
+                    definitions=definitions, witnesses=tuple(n for n, old in params.items() if old in d.exists))
         # the cited chain's own assumptions, without the domain conditions of the values (mutants.py: two instances
         # with the same conclusion and these are the same step, whatever true domain conditions they add)
         lemma.relational_hypotheses = relational
@@ -846,7 +866,18 @@ def _declared_conditions(decl, value):
         out.append(eq(sp.floor((value - 1) / 2), (value - 1) / 2))
     elif decl.is_integer and sp.sympify(value).is_integer is not True:
         out.append(eq(sp.floor(value), value))
+    for key in _UNTRANSLATED:
+        # a declaration with no relational form (prime, rational ...): the value must carry it itself, else the
+        # condition stays as an opaque relation nothing discharges (p >= 2 for a prime p cited at p = 1 proved
+        # 1 >= 2; a probe, Dec 2026)
+        if getattr(decl, f"is_{key}") is True and getattr(sp.sympify(value), f"is_{key}") is not True:
+            out.append(eq(sp.Function(f"is_{key}")(value), 1))
     return out
+
+
+# declarations that ``_declared_conditions`` cannot state as a relation
+_UNTRANSLATED = ("zero", "prime", "composite", "rational", "irrational", "algebraic", "transcendental",
+                 "noninteger", "imaginary", "infinite")
 
 
 def _domain_conditions(params, kw):
@@ -869,10 +900,44 @@ def _domain_conditions(params, kw):
                 value = new(*args[:len(new.variables)])
             elif isinstance(new, sp.FunctionClass):
                 value = new(*args[:1])
+            elif callable(new):
+                # a Python function in the instance: its value at a fresh argument (skipped once, it let
+                # f >= 0 be cited at f = -1 - z^2; a probe, Dec 2026)
+                value = sp.sympify(new(*args[:1]))
             else:
                 continue
             out += _declared_conditions(probe, value)
     return out
+
+
+# the lemmas made by the library's factories (``lemmas._lib``), by identity: a ``library`` label set anywhere
+# else is no library entry (Lemma(..., lambda: 1 <= 0, library="elementary") proved 1 <= 0; a probe, Dec 2026)
+_LIBRARY_MADE = weakref.WeakValueDictionary()
+
+
+def library_lemma(lemma, key):
+    """``lemma`` as the library entry ``key`` (for ``lemmas._lib`` only)."""
+    lemma.library = key
+    _LIBRARY_MADE[id(lemma)] = lemma
+    return lemma
+
+
+def _in_library(lemma) -> bool:
+    return bool(lemma.library) and _LIBRARY_MADE.get(id(lemma)) is lemma
+
+
+def _checked_identity(lemma) -> bool:
+    """A lemma of source "checked" is an algebraic identity whose hypotheses (checked by the CAS at every
+    citation) include the identity itself, at symbols of the same names: else "checked" is a bare label."""
+    if lemma.source != "checked" or not lemma.hypotheses:
+        return False
+    def plain(e):
+        return e.xreplace({x: sp.Symbol(x.name) for x in e.free_symbols if isinstance(x, sp.Symbol)})
+    try:
+        template = plain(lemma.template())
+        return any(plain(h) == template for h in lemma.hypotheses(**lemma.params))
+    except Exception:  # pragma: no cover - a lemma whose template cannot be built is no checked identity
+        return False
 
 
 def _lemma_kind(lemma, concl, claim_like):
@@ -880,8 +945,8 @@ def _lemma_kind(lemma, concl, claim_like):
     res = StepResult(True, "proved", "")
     if lemma.derivation is not None:
         res.cites.append(lemma.derivation)
-    elif lemma.library or lemma.source == "checked":
-        res.lemmas.append(lemma.library or ("algebraic identity: " + lemma.name))
+    elif _in_library(lemma) or _checked_identity(lemma):
+        res.lemmas.append(lemma.library if _in_library(lemma) else ("algebraic identity: " + lemma.name))
     elif claim_like:
         res.premises.append(Premise("circular", concl, f"quoted lemma '{lemma.name}' whose conclusion is the claim"))
     else:
@@ -889,12 +954,14 @@ def _lemma_kind(lemma, concl, claim_like):
     return res
 
 
-def _check_hypotheses(res, lemma, hyps, hyp_checks):
+def _check_hypotheses(res, lemma, hyps, hyp_checks, concl=None):
     """Each hypothesis: by its given check (which must pass), else by the CAS's assumptions, else
-    it stays a premise of the step (to be matched against the derivation's assumptions)."""
+    it stays a premise of the step (to be matched against the derivation's assumptions).  A check that reads
+    the lemma's conclusion (``continuity.OnUnitInterval``: the range of its integral) is given ``concl``."""
     for i, h in enumerate(hyps):
         if i in hyp_checks:
-            sub = hyp_checks[i](h)
+            reads = getattr(hyp_checks[i], "reads_conclusion", False)
+            sub = hyp_checks[i](h, integral=concl) if reads else hyp_checks[i](h)
             if not sub.ok:
                 return _fail(f"hypothesis {i} of {lemma.name} ({_short(h, 120)}) not shown: {sub.detail}")
             _merge(res, sub)
@@ -930,6 +997,21 @@ def _carry_definitions(res, lemma, subs):
     return res
 
 
+def _bound_names(res, lemma, subs):
+    """The names of a cited statement that the cited chain defines and the citation leaves as they are (a
+    "bound" premise each): the instance then speaks of them as defined there, and the citing chain may not give
+    them another meaning (y := -1 here and y >= 0 cited from a chain where y := x^2 proved -1 >= 0; a probe,
+    Dec 2026)."""
+    if lemma.derivation is None:
+        return res
+    moved = {old for n, old in lemma.params.items() if n in subs and subs[n] is not old and subs[n] != old}
+    for sym, val in statement_definitions(lemma.derivation):
+        if sym not in moved:
+            res.premises.append(Premise("bound", eq(sym, val), f"{sym} := {_short(val, 120)} "
+                                                                f"(as defined in {lemma.derivation.id})"))
+    return res
+
+
 def _check_witnesses(res, lemma, subs):
     """A witness parameter (the t of "for some t > 0") is chosen by the lemma: the citation must put a bare
     symbol there, one that no other parameter of the instance mentions (a value, or a symbol the instance
@@ -949,17 +1031,61 @@ def _check_witnesses(res, lemma, subs):
                 return _fail(f"{lemma.name}: its witness {w} is declared {sorted(allowed)}; {inst} adds "
                              f"{sorted(given - allowed)}")
         res.witnesses.append(inst)
+    if lemma.derivation is not None:
+        # a witness of the cited statement that the citation cannot name stays the cited chain's symbol
+        named = {lemma.params[w] for w in lemma.witnesses}
+        res.witnesses += [w for w in lemma.derivation.exists if w not in named]
     return res
 
 
 def _how(lemma):
     if lemma.derivation is not None:
         return f"by derivation {lemma.derivation.id}: "
-    if lemma.library:
+    if _in_library(lemma):
         return "by library lemma "
-    if lemma.source == "checked":
+    if _checked_identity(lemma):
         return "by the algebraic identity "
     return "by quoted lemma (outside the library) "
+
+
+def _through_context(context, kind, a, b, hyps):
+    """(kind, a', b', hyps') for ``a kind b`` mapped through ``context`` (a ``Lambda`` u -> body): an equation
+    always; an inequality when the body is monotone on the domain of u, i.e. continuous there (a body affine in
+    u is; a pole or a jump is not: -1/u, whose slope 1/u^2 > 0, gave 1 <= -1/3 from -1 <= 1, and a Piecewise
+    with a jump likewise; a probe, Dec 2026) with a slope of one sign (the relation flips where it is
+    negative).  A slope whose sign holds only on u's declared half-line (u^2 for u > 0) needs both sides there
+    (hypotheses; (y + 1)^2 <= y^2 followed from y + 1 <= y), on the closed half-line where the body is
+    continuous at its end, else the open one.  kind None: not monotone."""
+    (u,), body = context.variables, context.expr
+    if kind == "eq":
+        return kind, body.xreplace({u: a}), body.xreplace({u: b}), hyps
+    signed = u.is_positive or u.is_nonnegative or u.is_negative or u.is_nonpositive
+    upper = u.is_positive or u.is_nonnegative
+    closed = (sp.Interval(0, sp.oo) if upper else sp.Interval(-sp.oo, 0)) if signed else sp.S.Reals
+    affine = body.is_polynomial(u) and sp.degree(body, u) <= 1 if body.has(u) else True
+    if not affine:
+        try:
+            if sp.calculus.util.continuous_domain(body, u, closed) == closed:
+                domain_end = "closed"
+            elif signed and sp.calculus.util.continuous_domain(body, u, closed) == closed - sp.FiniteSet(0):
+                domain_end = "open"
+            else:
+                return None, a, b, hyps
+        except (NotImplementedError, ValueError, TypeError):
+            return None, a, b, hyps
+        if signed:
+            free = sp.Dummy("u_any", real=True)
+            slope_anywhere = sp.diff(body.xreplace({u: free}), free)
+            if not (_pos(slope_anywhere) or _pos(-slope_anywhere)):
+                on = (ge if upper else le) if domain_end == "closed" else (gt if upper else lt)
+                hyps = list(hyps) + [on(side, 0) for side in (a, b)]
+    slope = sp.diff(body, u)
+    a, b = body.xreplace({u: a}), body.xreplace({u: b})
+    if _pos(slope):
+        return kind, a, b, hyps
+    if _pos(-slope):
+        return _FLIP[kind], a, b, hyps
+    return None, a, b, hyps
 
 
 class ByLemma:
@@ -979,25 +1105,9 @@ class ByLemma:
         concl, hyps = self.lemma.instantiate(self.subs)
         kind, a, b = relation_kind(concl), concl.lhs, concl.rhs
         if self.context is not None:
-            (u,), body = self.context.variables, self.context.expr
-            if kind != "eq" and (u.is_positive or u.is_nonnegative or u.is_negative or u.is_nonpositive):
-                # a slope whose sign holds only on u's declared domain (u^2 for u > 0) needs both sides there
-                # ((y + 1)^2 <= y^2 followed from y + 1 <= y; a probe, Dec 2026); an affine one needs nothing
-                free = sp.Dummy("u_any", real=True)
-                slope_anywhere = sp.diff(body.xreplace({u: free}), free)
-                if not (_pos(slope_anywhere) or _pos(-slope_anywhere)):
-                    # the closed half-line: the contexts are continuous there (sqrt, powers), so monotone on it too
-                    on = ge if (u.is_positive or u.is_nonnegative) else le
-                    hyps = list(hyps) + [on(side, 0) for side in (a, b)]
-            a, b = body.xreplace({u: a}), body.xreplace({u: b})
-            if kind != "eq":
-                slope = sp.diff(body, u)
-                if _pos(slope):
-                    pass
-                elif _pos(-slope):
-                    kind = _FLIP[kind]
-                else:
-                    return None, hyps
+            kind, a, b, hyps = _through_context(self.context, kind, a, b, hyps)
+            if kind is None:
+                return None, hyps
         if self.under is not None:
             a, b = self.under(a), self.under(b)
         return _MAKE[kind](a, b), hyps
@@ -1027,10 +1137,11 @@ class ByLemma:
         concl, _ = self.lemma.instantiate(self.subs)
         res = _lemma_kind(self.lemma, concl, plain and not self.lemma.params)
         res.premises += _fd_premises(self.facts, self.defs)
-        res = _check_hypotheses(res, self.lemma, hyps, self.hyp_checks)
+        res = _check_hypotheses(res, self.lemma, hyps, self.hyp_checks, concl)
         if not res.ok:
             return res
         res = _carry_definitions(res, self.lemma, self.subs)
+        res = _bound_names(res, self.lemma, self.subs)
         res = _check_witnesses(res, self.lemma, self.subs)
         if not res.ok:
             return res
@@ -1123,19 +1234,21 @@ class ExactInstance:
         concl, hyps = self.lemma.instantiate(self.subs)
         kind, lhs, rhs = relation_kind(concl), concl.lhs, concl.rhs
         if self.context is not None:
-            (v,), body = self.context.variables, self.context.expr
-            lhs, rhs = body.xreplace({v: lhs}), body.xreplace({v: rhs})
-            if kind != "eq" and not _pos(sp.diff(body, v)):
+            # the same rule as ByLemma's (a context on a declared half-line needs both sides there: v^2 for
+            # v > 0 at -3 <= -1 gave 9 <= 1; a probe, Dec 2026), increasing contexts only
+            mapped, lhs, rhs, hyps = _through_context(self.context, kind, lhs, rhs, hyps)
+            if mapped != kind:
                 return _fail("context is not increasing")
         if relation_kind(claim) != kind:
             return _fail("relation differs from the lemma's")
         if not (claim.lhs == lhs and claim.rhs == rhs):
             return _fail(f"claim is not the instance of {self.lemma.name}")
         res = _lemma_kind(self.lemma, concl, self.context is None and not self.lemma.params)
-        res = _check_hypotheses(res, self.lemma, hyps, self.hyp_checks)
+        res = _check_hypotheses(res, self.lemma, hyps, self.hyp_checks, concl)
         if not res.ok:
             return res
         res = _carry_definitions(res, self.lemma, self.subs)
+        res = _bound_names(res, self.lemma, self.subs)
         res = _check_witnesses(res, self.lemma, self.subs)
         if not res.ok:
             return res
@@ -1202,7 +1315,7 @@ class AsGap:
 
 def _by_condition(p, cond):
     """A premise that the condition of a case gives."""
-    return p.kind not in ("definition", "circular") and p.rel is not None and premise_matches(p.rel, cond)
+    return p.kind not in ("definition", "circular", "bound") and p.rel is not None and premise_matches(p.rel, cond)
 
 
 class ByCases:
@@ -1237,6 +1350,9 @@ class ByCases:
         g2, k2 = _gap(c2)
         if not _zero(g1 + g2) or (k1 == "lt" and k2 == "lt") or "eq" in (relation_kind(c1), relation_kind(c2)):
             return _fail("the cases are not exhaustive")
+        if not (g1.is_extended_real and g2.is_extended_real):
+            # x >= c or x <= c covers every real x only: sqrt(x) >= 0 / sqrt(x) <= 0 missed x < 0 (a probe, Dec 2026)
+            return _fail("the cases are not exhaustive: a condition's sides are not known to be real")
         res = StepResult(True, "proved", "")
         for idx, (cond, chk) in enumerate(self.cases):
             sub = chk(claim)
@@ -1247,7 +1363,7 @@ class ByCases:
                 return _fail(why)
             keep, used = [], []
             for p in sub.premises:
-                usable = p.kind not in ("definition", "circular") and p.rel is not None
+                usable = p.kind not in ("definition", "circular", "bound") and p.rel is not None
                 fact = next(((t, fr) for r, t, fr in facts if usable and premise_matches(p.rel, r)), None)
                 if _by_condition(p, cond):
                     sub.discharges.append((p.text, f"case {cond}"))
@@ -1464,6 +1580,27 @@ def _bounds_away(rel, sym, sign):
     return False
 
 
+def _definition_cycles(defined):
+    """The cycles (lists of names) among definitions {name: [expression, ...]} that mention each other through
+    their first expressions (a name defined through itself is reported on its own, by ``discharge``)."""
+    names = list(defined)
+    edges = {n: [m for m in names if m != n and sp.sympify(defined[n][0]).has(m)] for n in names}
+    cycles, state = [], {}
+
+    def visit(n, path):
+        state[n] = "open"
+        for m in edges[n]:
+            if state.get(m) == "open":
+                cycles.append(path[path.index(m):] + [n] if m in path else [m, n])
+            elif m not in state:
+                visit(m, path + [n])
+        state[n] = "done"
+    for n in names:
+        if n not in state:
+            visit(n, [])
+    return cycles
+
+
 def premise_matches(prem, ass) -> bool:
     """An assumption ``ass`` (relational) gives the premise ``prem`` (relational): the same
     equation, or the same gap ``big - small`` (an equation gives both weak inequalities; a strict
@@ -1543,9 +1680,13 @@ class Derivation:
         for st, r in zip(self.steps, results):
             prem += [(st.name, p) for p in r.premises]
             discharged += [(st.name, t, how) for t, how in r.discharges]
+        bound = []
         for name, p in prem:
             if p.kind == "definition":
                 defs.setdefault(p.rel.lhs, []).append((name, p))
+                continue
+            if p.kind == "bound":
+                bound.append((name, p))
                 continue
             hit = None if p.kind == "circular" else next((a for a in ass if premise_matches(p.rel, a.rel)), None)
             if hit is None:
@@ -1576,6 +1717,16 @@ class Derivation:
                 if p.rel.rhs != first and not _zero(canon(p.rel.rhs - first)):
                     undischarged.append((name, f"conflicting definitions of {sym}: {_short(first, 80)} and "
                                                f"{_short(p.rel.rhs, 80)}"))
+        for cycle in _definition_cycles(defined):
+            # x := y + 1 and y := x define neither (x = x + 1 followed; a probe, Dec 2026)
+            undischarged.append((defs[cycle[0]][0][0], "circular definitions " + ", ".join(
+                f"{sym} := {_short(defined[sym][0], 60)}" for sym in cycle)))
+        for name, p in bound:
+            # a cited name used with its cited meaning: this chain's own definition of it must agree
+            mine = defined.get(p.rel.lhs)
+            if mine is not None and p.rel.rhs != mine[0] and not _zero(canon(p.rel.rhs - mine[0])):
+                undischarged.append((name, f"{p.rel.lhs} is defined here as {_short(mine[0], 80)} but the cited "
+                                           f"statement means {p.text}"))
         return undischarged, discharged, definitions, defined
 
     def defined(self):
@@ -1620,7 +1771,11 @@ class Derivation:
         chosen = [w for r in results for w in r.witnesses]
         fixed = sp.Tuple(self.quantity, self.statement,
                          *[a.rel for a in self.structured_assumptions() if a.rel is not None])
-        for w in dict.fromkeys(chosen):
+        for w in dict.fromkeys(chosen + list(self.exists)):
+            if w in defined:
+                # a witness is the cited lemma's choice: a definition would choose it (t := 1 in Taylor's
+                # remainder at t/(1 + t) proved e^y = 1 + y + e^{y/2} y^2/2; a probe, Dec 2026)
+                undischarged.append(("(witness)", f"the witness {w} is defined ({w} := {_short(defined[w][0], 60)})"))
             if chosen.count(w) > 1:
                 undischarged.append(("(witness)", f"the witness {w} is chosen by {chosen.count(w)} citations"))
             if fixed.has(w) and w not in self.exists:
@@ -1733,12 +1888,28 @@ def declared_domains(d) -> list:
     return out
 
 
+def statement_definitions(d: Derivation, result: DerivationResult | None = None) -> list:
+    """[(name, expression)]: the names in ``d``'s statement (its two sides, its relational assumptions) that the
+    chain or a derivation it cites defines, each with its (first) definition, sorted by name."""
+    result = result or cited_result(d)
+    fixed = sp.Tuple(sp.sympify(d.quantity), sp.sympify(d.statement),
+                     *[a.rel for a in d.structured_assumptions() if a.rel is not None])
+    return [(sym, vals[0]) for sym, vals in sorted(result.defined.items(), key=lambda kv: str(kv[0]))
+            if fixed.has(sym)]
+
+
 def render_markdown(d: Derivation, result: DerivationResult | None = None) -> str:
     """Markdown with LaTeX: the statement, its assumptions, then one line per step (ref, reason,
     check verdict, the facts it used and what discharges each), then the audit."""
     result = result or d.run()
     lines = [f"# {d.id}: {d.title}", "", f"Paper: {d.paper_ref}. Overall verdict: **{result.verdict}**.", ""]
     lines += ["$$", f"{_tex(d.quantity)} \\;{_SYMBOL[d.relation]}\\; {_tex(d.statement)}", "$$", ""]
+    names = statement_definitions(d, result)
+    if names:
+        # a name of the statement that the chain defines is bound by that definition, not free (x >= 0 proved
+        # through x := 1 says nothing of every real x; a probe, Dec 2026): the statement is read with them
+        lines += ["where (names of the statement defined by the chain): "
+                  + "; ".join(f"${_tex(sym)} := {_tex(val)}$" for sym, val in names) + ".", ""]
     if d.generality:
         lines += [f"Generality: only a special case is checked -- {d.generality}.", ""]
     if d.exists:

@@ -112,6 +112,10 @@ def _limits_key(lim):
 
 def _normal_sum(f, limits):
     vars_ = {lim[0] for lim in limits}
+    if any((lo.free_symbols | hi.free_symbols) & vars_ for _, lo, hi in limits):
+        # a range that depends on another index (sum_{d<=k} sum_{l<=d}): no product of range lengths counts it
+        # (it gave d k for k (k + 1)/2; a probe, Dec 2026), so the sum is kept as it is
+        return sp.Sum(f, *limits)
     out = []
     for t in sp.Add.make_args(sp.expand(f)):
         const, dep, inner = [], [], None
@@ -284,6 +288,12 @@ class SumIdentity:
         if relation_kind(claim) != "eq":
             return StepResult(False, "failed", "identity check needs '='")
         dlt = self.difference(claim.lhs, claim.rhs)
+        named = sorted({str(v) for x in dlt.atoms(sp.Sum) for v in x.variables if v in SIZES}
+                       | {str(v) for x in (claim.lhs, claim.rhs) for s_ in sp.sympify(x).atoms(sp.Sum)
+                          for v in s_.variables if v in SIZES})
+        if named:
+            # the spot check writes the sizes out as numbers, a bound index of that name too
+            return StepResult(False, "failed", f"a summation index is named like a size ({', '.join(named)})")
         if not spot_zero(dlt):
             return StepResult(False, "failed", "lhs - rhs is not 0 (numeric spot check at d = 3, k = m = 3)")
         nf = sp.expand(sum_normal(dlt))
@@ -499,11 +509,19 @@ class OnUnitInterval(AsGap):
     integral over [0, 1]): the wrapped check's premises ``c >= 0`` and ``1 - c >= 0`` are discharged by the
     range of integration."""
 
+    reads_conclusion = True                  # ``chain._check_hypotheses`` passes the lemma's conclusion
+
     def __init__(self, check, var=c):        # an AsGap subclass only so that the mutants reach the wrapped check
         self.check, self.var, self.defs = check, var, None
 
-    def __call__(self, claim):
+    def __call__(self, claim, integral=None):
+        """``integral``: the conclusion of the lemma whose hypothesis this is (``chain._check_hypotheses`` passes
+        it); it must integrate over var in [0, 1], else 0 <= var <= 1 is no fact (c >= 0 for a real c passed
+        as a step of its own; a probe, Dec 2026)."""
         from .chain import premise_matches
+        if integral is None or not any(I.limits == ((self.var, 0, 1),) for I in sp.sympify(integral).atoms(sp.Integral)):
+            return StepResult(False, "failed", f"{self.var} in [0, 1] holds only for the pointwise hypothesis of an "
+                                               f"integral over {self.var} in [0, 1]")
         res = self.check(claim)
         if not res.ok:
             return res

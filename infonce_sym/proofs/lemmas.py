@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .chain import Lemma, eq, ge, gt, le, relation_kind
+from .chain import Lemma, eq, ge, gt, le, library_lemma, relation_kind
 
 #: The library: key -> (what it states, where it is from).  Nothing else counts as a standard lemma.
 LIBRARY = {
@@ -73,9 +73,7 @@ def _lib(key):
 
     def wrap(factory):
         def make(*args, **kw):
-            lem = factory(*args, **kw)
-            lem.library = key
-            return lem
+            return library_lemma(factory(*args, **kw), key)
         make.__name__, make.__doc__ = factory.__name__, factory.__doc__
         return make
     return wrap

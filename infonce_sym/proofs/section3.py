@@ -662,7 +662,10 @@ def _ratio13(d_lim, assumptions, hyp, liminf):
          Step("a <= 1/65", "(13)", le(r64, b13), "64/(1-a) <= 65",
               NonNegative([65 * D2 * h65 / (a1_pos * tau * t_pos)], {**hyp, h65: sp.Rational(1, 65) - a}))],
         assumptions + [As("a <= 1/65", le(a, sp.Rational(1, 65))), anchor_law]
-        + [a_ for a_ in d12.assumptions if all(a_.text != b_.text for b_ in assumptions)],
+        + [a_ for a_ in d12.assumptions if all(a_.text != b_.text for b_ in assumptions)]
+        # A2.liminf's assumed consequences at each anchor (V_j = X_j/mu - 1), which its citation checks
+        + [As(a_.text, h_, derived=True) for a_, h_ in zip([b_ for b_ in d_lim.structured_assumptions()
+                                                             if b_.rel is not None], hyps_lim) if a_.derived],
         errata=[_errata.get("S3.4-appendix-ref")])
 
 

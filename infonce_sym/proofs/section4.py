@@ -990,8 +990,9 @@ def _theorem1():
     ass = [As("0 < delta < 1", lt(delta, 1)),
            "(A), (B), (C); on the event of Prop. 3 (probability >= 1 - delta), for all phi in Phi",
            "SCE = similarity search expected cross-entropy; R_pop = R(phi; k, tau); A = a = e R B_tau(Z_1..Z_n) C_Phi"]
+    # the cited chains' relational assumptions, their assumed consequences too (a citation checks those as well)
     ass += [a_ for a_ in p2.structured_assumptions() + p3.structured_assumptions()
-            if a_.rel is not None and not a_.derived and a_.text != "0 < delta < 1"]
+            if a_.rel is not None and a_.text != "0 < delta < 1"]
     for case in ("P5.a-ge-1", "P5.a-le-1"):
         ass += [a_ for a_ in derivation(case).structured_assumptions()
                 if (a_.rel is None or not a_.text.startswith("a = ")) and all(a_.text != b_.text for b_ in ass if hasattr(b_, "text"))]

@@ -317,7 +317,11 @@ def test_a_citation_carries_the_definitions_of_the_names_it_substitutes():
     assert clash.verdict == "conditional" and "conflicting definitions of z_def" in clash.undischarged[0][1]
     assert citing({"y": z_, "r": a_}, {"y": z_, "r": a_}).verdict == "proved"
     unmoved = ByLemma(Lemma.from_derivation(base, {"y": y_}), {"y": y_})(ge(y_, 0))
-    assert unmoved.ok and not unmoved.premises       # nothing substituted, nothing carried
+    # nothing substituted, nothing carried: y keeps its cited meaning (a "bound" name, which this chain may not redefine)
+    assert unmoved.ok and [(p.kind, p.rel) for p in unmoved.premises] == [("bound", eq(y_, r_ ** 2))]
+    assert Derivation("cites-unmoved", "", "none", y_, "ge", sp.Integer(0),
+                      [Step("cite", "", ge(y_, 0), "", ByLemma(Lemma.from_derivation(base, {"y": y_}), {"y": y_}))]
+                      ).run().verdict == "proved"
 
 
 def test_a_witness_is_named_by_the_citation_never_chosen():

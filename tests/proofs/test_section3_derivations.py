@@ -297,10 +297,10 @@ def test_a2_13_is_the_paper_13_from_its_citations():
     assert {"DCL-12", "A2.liminf"} <= set(res.cites)
     assert {"limsup and liminf", "Fatou"} <= set(res.lemmas)
     rec = audit_record(d, res)
-    assert rec["assumed_consequences"] == 0
-    # Lemma 3's two were shown (this was {L3.24, L3.25}); A2.liminf assumes m2 = Var/E^2 >= 0, which its declared
-    # sign (m2 is a nonnegative name) asks of the variance ratio it is defined as
-    assert [t.split(":")[0] for t in rec["assumed_consequences_with_citations"]] == ["A2.liminf"]
+    # Lemma 3's two were shown (this was {L3.24, L3.25}); A2.liminf assumes E V^2 = Var/E^2 of the A.2 law, which a
+    # citation checks at its instance like any hypothesis: A2.13 assumes it at each anchor (V_j = X_j/mu - 1)
+    assert rec["assumed_consequences"] == 1
+    assert [t.split(":")[0] for t in rec["assumed_consequences_with_citations"]] == ["A2.13", "A2.liminf"]
 
 
 def test_limsup_lemmas_refuse_false_hypotheses():
@@ -408,12 +408,16 @@ def test_the_assumed_consequences_left_are_these():
         for a in derivation(rid).structured_assumptions():
             if a.derived:
                 left.setdefault(rid, []).append(a.text.split(" (")[0][:20])
-    # the signs of three names that their chains declare (W, c_delta > 0; m2 >= 0) and the CAS cannot read off
-    # their definitions: assumed since the check of declared signs (before it, the declarations hid them)
-    # and (17), the meaning of v_j - v'_j in terms of the vectors, which L17's opaque similarities do not carry (its
-    # step was a definition, Identity(defs=...), that checked Mv/tau against itself)
-    assert left == {"A2.liminf": ["m2 = Var/E^2 >= 0"], "P3.exact": ["c_delta = sqrt(log(2", "W = b - a > 0"],
-                    "P3": ["c_delta = sqrt(log(2", "W = b - a > 0"], "L17": ["(17): V_inf = Mv/tau"],
+    # the signs of two names that their chains declare (W, c_delta > 0) and the CAS cannot read off their
+    # definitions: assumed since the check of declared signs (before it, the declarations hid them); A.2's
+    # E V^2 = Var/E^2, the moment A2.32.lower's m2 names (A2.liminf once defined m2 as the ratio itself, a second
+    # meaning of a cited name; a probe, Dec 2026); and (17), the meaning of v_j - v'_j in terms of the vectors, which
+    # L17's opaque similarities do not carry (its step was a definition, Identity(defs=...), that checked Mv/tau
+    # against itself).  A citation checks a cited assumed consequence at its instance: T1 and A2.13 assume them too
+    assert left == {"A2.liminf": ["E V^2 = Var(X)/mu^2,"], "A2.13": ["E V^2 = Var(X)/mu^2,"],
+                    "P3.exact": ["c_delta = sqrt(log(2", "W = b - a > 0"],
+                    "P3": ["c_delta = sqrt(log(2", "W = b - a > 0"], "T1": ["c_delta = sqrt(log(2", "W = b - a > 0"],
+                    "L17": ["(17): V_inf = Mv/tau"],
                     "L17-18": ["(17): V_inf = Mv/tau"], "L17.linear": ["(17): V_inf = Mv/tau"]}
 
 
