@@ -10,8 +10,8 @@ from scipy import stats
 from infonce_sym.errors import InputError
 from infonce_sym.models import FiniteModel, SphereModel, example_a2, nonreversible_model
 from infonce_sym.models.laws import KERNEL_VANISHES
-from infonce_sym.quantities.montecarlo import (GAPS, QUANTITIES, SimilaritySampler, closed_forms, monte_carlo,
-                                              naive_vector_monte_carlo)
+from infonce_sym.quantities.montecarlo import (GAPS, QUANTITIES, SimilaritySampler, closed_forms, interval_doubt,
+                                              monte_carlo, naive_vector_monte_carlo)
 
 SIGMA = 4.0
 
@@ -474,3 +474,24 @@ def test_a_constant_sample_has_no_skewness_from_rounding():
     model = FiniteModel([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])
     r = monte_carlo(model, 0.5, 4, 40, seed=1)["risk"]
     assert r["skewness"] == 0.0 and r["ci95_reliable"] is True
+
+
+def test_an_interval_that_never_saw_a_rare_anchor_group_is_not_called_reliable():
+    """pi = (0.97, 0.01, 0.01, 0.01), k = 10^9: about 22% of 50-sample runs draw no anchor from the rare states, and
+    their intervals, with standard errors near 1e-6, missed the exact R by 0.14 while called reliable (a probe,
+    Dec 2026).  Over 40 seeds, every interval called reliable must cover the exact value (exact route, 20 digits),
+    and the runs that drew no rare anchor are called unreliable, with the unseen mass named."""
+    from infonce_sym.quantities.exact import exact_values
+    model = FiniteModel([0.97, 0.01, 0.01, 0.01], [[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 0]],
+                        [[1, 0, 0], [0, 1, 0], [-1, 0, 0], [0, -1, 0]])
+    exact = float(exact_values(model, 0.05, 10 ** 9, digits=20).values["risk"])
+    unseen_runs = 0
+    for seed in range(40):
+        r = monte_carlo(model, 0.05, 10 ** 9, 50, seed)["risk"]
+        lo, hi = r["ci95"]
+        if r["ci95_reliable"]:
+            assert lo <= exact <= hi, (seed, r)
+        if "unseen_anchors" in r and abs(r["unseen_anchors"]["mass"] - 0.03) < 1e-12:
+            unseen_runs += 1
+            assert not r["ci95_reliable"] and "pi-mass 0.03" in interval_doubt(r)
+    assert unseen_runs >= 3          # 0.97^50 = 0.22 of the runs: about 9 of 40
