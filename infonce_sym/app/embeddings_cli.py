@@ -71,7 +71,8 @@ def add_parser(subparsers):
                         "(default: the file's only column)")
     e.add_argument("--compare", nargs=2, metavar=("A2", "P2"), default=None,
                    help="Prop. 4: the same items embedded by a second model version (anchors, positives); "
-                        "reports |change of the loss| against the continuity bound (default off)")
+                        "reports |change of the loss| against the continuity bound over sampled tuples, at the "
+                        "k <= 4096 of --k (default off)")
     e.add_argument("--compare-key", metavar="KEY[,KEY]", default=None,
                    help="array names inside the --compare files (default: as --key)")
     e.add_argument("--digits", metavar="N", default=None,
@@ -347,9 +348,9 @@ def _argv_shown():
 
 
 def _print_text(r):
-    from .embeddings import shown
+    from .embeddings import MC_MAX_K, pool_text, shown
     print(f"empirical model: n = {r['n']} pairs, d = {r['dim']}, tau = {r['tau']}, pool = {r['pool']} "
-          f"({r['pool_size']} rows per anchor, own row {'excluded' if r['exclude_own'] else 'included'}); "
+          f"({pool_text(r)}); "
           f"rows normalised ({r['rows_rescaled']} had norm != 1)")
     print(f"k -> oo limit ∫CE = {shown(r['cross_entropy_limit'], r['cross_entropy_limit_error_bound'])} "
           f"± {r['cross_entropy_limit_error_bound']:.1e}   c1 = {r['c1']:.6g}   c2 = "
@@ -386,6 +387,9 @@ def _print_text(r):
             print(f"Prop. 4, k = {row['k']}, over {row['samples']} sampled tuples: max |change| {row['max_change']:.4g}; worst ratio to the bound "
                   f"{row['prop4']['worst_ratio']:.3g} (paper [4,1,3]), {row['prop4_sharp']['worst_ratio']:.3g} "
                   f"(sharpened [2,1,1])")
+        if r["compare"].get("skipped_k"):
+            print("Prop. 4: not at k = " + ", ".join(map(str, r["compare"]["skipped_k"]))
+                  + f" (its tuples are sampled, at k <= {MC_MAX_K})")
     for row in r.get("digits", []):
         print(f"arb route k = {row['k']}: R = {row['risk']} (float64 gap - exact = {row['float64_gap_minus_exact']:.1e})")
     if r.get("digits_skipped_k"):

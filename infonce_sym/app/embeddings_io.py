@@ -42,7 +42,9 @@ def _pick_key(option, path, keys, key, what="key", holder=""):
     if key is None:
         if len(keys) == 1:
             return keys[0]
-        _fail(option, path, f"{holder}holds {len(keys)} arrays ({', '.join(map(str, keys[:8]))}); choose one with --{what}")
+        # the --compare files take their names from --compare-key (a probe, Dec 2026: "--key" sent users astray)
+        flag = "compare-key" if option == "--compare" and what == "key" else what
+        _fail(option, path, f"{holder}holds {len(keys)} arrays ({', '.join(map(str, keys[:8]))}); choose one with --{flag}")
     if key not in keys:
         _fail(option, path, f"has no {what} {key!r} (it has: {', '.join(map(str, keys[:8])) or 'none'})")
     return key

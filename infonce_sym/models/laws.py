@@ -765,7 +765,7 @@ def load_finite_model(path) -> FiniteModel:
 
 # App. A.2's temperatures: e^{1/tau} > 2 and at most 400 points (1/eps = ceil(e^{1/tau} - 1) <= 400), both
 # ends exact, with their decimals rounded inward
-A2_TAU_RANGE_TEXT = "[1/log 401 = 0.16683458..., 1/log 2 = 1.44269504...)"
+A2_TAU_RANGE_TEXT = "[1/log 401 = 0.16683457..., 1/log 2 = 1.44269504...)"
 
 
 def a2_points(tau_text) -> int:

@@ -23,6 +23,7 @@ EXP.dcl.lower/upper, EXP.infonce.lower/upper, EXP.search-dcl.lower/upper.
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import flint
@@ -327,32 +328,50 @@ def _has_closed_forms(model):
     return getattr(model, "expansion_moments_arb", None) is not None
 
 
-def confirmed_constants(model, tau_value, digits: int, names=CONSTANT_NAMES):
+def confirmed_constants(model, tau_value, digits: int, names=CONSTANT_NAMES, shown=None):
     """The constants ``names`` of :func:`model_constants` at ``digits`` significant digits, as mpf of a
     15-digit wider context.  The closed forms (the sphere) are certified by their balls; the atoms' sums
     (finite models) are recomputed 20 digits wider, and every constant must agree to ``digits`` across the
-    two passes (the difference measures the rounding of the first), else ArithmeticError names it.  A
-    constant below 10^-(digits+10) in the first pass and 10^-(digits+30) in the second, the rounding floors
-    of the two passes, is 0 (as ``exact_values`` takes a value that both passes put below their floor): a
-    constant that is 0 (all similarities equal, say) is rounding noise in both, and no precision makes its
-    noise agree."""
+    two passes (the difference measures the rounding of the first).  A constant that cancels (terms of 1e598
+    leaving 5e558, at pi = (1e-300, 1); a probe, Dec 2026) loses the digits the passes then disagree by: both
+    passes are raised by that shortfall and run again, up to CONFIRM_RAISES times, else ArithmeticError names the
+    constant (by ``shown``: internal name -> the name printed).  A constant below 10^-(p1 - 5) in the first
+    pass (p1 digits) and 10^-(p2 - 5) in the second, the rounding floors of the two passes, is 0 (as
+    ``exact_values`` takes a value that both passes put below their floor): a constant that is 0 (all
+    similarities equal, say) is rounding noise in both, and no precision makes its noise agree."""
     import mpmath
     with mpmath.workdps(digits + 15):
         first = model_constants(model, tau_value, mpmath.mp, names)
     if _has_closed_forms(model):
         return first
-    with mpmath.workdps(digits + 35):
-        second = model_constants(model, tau_value, mpmath.mp, names)
-        for name, value in second.items():
-            gap = abs(first[name] - value)
-            if gap > abs(value) * mpmath.mpf(10) ** -(digits + 1):
-                if abs(first[name]) <= mpmath.mpf(10) ** -(digits + 10) and abs(value) <= mpmath.mpf(10) ** -(digits + 30):
-                    second[name] = mpmath.mpf(0)
-                    continue
-                agree = -float(mpmath.log10(gap / abs(value))) if value else 0.0
-                raise ArithmeticError(f"{model.label}, tau = {tau_value}: {name} agrees to only {agree:.1f} digits "
-                                      f"between the passes at {digits + 15} and {digits + 35} digits")
-    return second
+    extra = 15
+    for attempt in range(CONFIRM_RAISES + 1):
+        p1, p2 = digits + extra, digits + extra + 20
+        if attempt:
+            with mpmath.workdps(p1):
+                first = model_constants(model, tau_value, mpmath.mp, names)
+        with mpmath.workdps(p2):
+            second = model_constants(model, tau_value, mpmath.mp, names)
+            short = {}
+            for name, value in second.items():
+                gap = abs(first[name] - value)
+                if gap > abs(value) * mpmath.mpf(10) ** -(digits + 1):
+                    if abs(first[name]) <= mpmath.mpf(10) ** -(p1 - 5) and abs(value) <= mpmath.mpf(10) ** -(p2 - 5):
+                        second[name] = mpmath.mpf(0)
+                        continue
+                    short[name] = -float(mpmath.log10(gap / abs(value))) if value else 0.0
+        if not short:
+            return second
+        name, agree = min(short.items(), key=lambda item: item[1])
+        extra += int(math.ceil(digits + 1 - agree)) + 10
+    label = (shown or {}).get(name, name)
+    raise ArithmeticError(f"{model.label}, tau = {tau_value}: {label} agrees to only {agree:.1f} digits between "
+                          f"the passes at {p1} and {p2} digits (cancellation beyond {CONFIRM_RAISES} raises of the "
+                          f"precision)")
+
+
+# raises of both passes' precision by their shortfall in ``confirmed_constants``
+CONFIRM_RAISES = 4
 
 
 def _arb_value(expr, values):

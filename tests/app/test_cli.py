@@ -113,3 +113,30 @@ def test_expand_matches_the_gap_at_large_k(capsys):
     k = mpmath.mpf(10) ** 6
     approx = mpmath.mpf(consts["c1"]) / k + mpmath.mpf(consts["c2"]) / k ** 2
     assert abs(gap - approx) < 1e-16 * 100         # O(k^-3) = 1e-18 times a modest constant
+
+
+def test_expand_raises_its_precision_past_a_cancellation(tmp_path, capsys):
+    """Finite models whose constants cancel by 30-40 digits gave exit 1 ("c2t agrees to only 28.4 digits"), at every
+    --digits (a probe, Dec 2026): the passes are raised by their shortfall.  References from the probe's own formulas
+    (c1 = -E e^Y/m + E v/2 ..., the self-normalised bias for d1, d2) in mpmath at 300 and 600 digits, the same
+    strings at both: a rare state of mass 3.4e-18 (dcl) and pi = (1e-300, 1) (d1 = -(40/27) 10^299).  (The exact gap
+    cannot confirm them: at k <= 10^9 the rare state's terms are far from their 1/k regime.)"""
+    rare = tmp_path / "rare.json"
+    rare.write_text(json.dumps({"pi": ["3.39868340423327118471233894407626935076438909e-18",
+                                       "0.999999999999999996601316595766728815287661055923730649235611"],
+                                "M": [["0.5", "0.5"], ["0.5", "0.5"]], "embedding": [[1, 0], [-1, 0]]}))
+    assert main(["expand", "--model", "finite", "--spec", str(rare), "--tau", "0.05", "--loss", "dcl",
+                 "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    reference = {"c1": "0.098765432098765432623253611764394", "c2": "-0.007315957933241882608166373847169",
+                 "d1": "-1471157917731374898.7993744421815", "d2": "-1.0821528094518574174312281265596e+35"}
+    for key, value in reference.items():
+        assert abs(mpmath.mpf(results[key]) / mpmath.mpf(value) - 1) < mpmath.mpf(10) ** -29, (key, results[key])
+    tiny = tmp_path / "tiny.json"
+    tiny.write_text(json.dumps({"pi": ["1e-300", "1"], "M": [[0.5, 0.5], ["0.3333333333333333333333333333333333333333",
+                                                                        "0.6666666666666666666666666666666666666667"]],
+                                "embedding": [[1, 0], [0, 1]]}))
+    assert main(["expand", "--model", "finite", "--spec", str(tiny), "--tau", "0.5", "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert results["d1"] == "-1.48148148148148148148148148148e+299"
+    assert results["d2"] == "4.93827160493827160493827160494e+558"
