@@ -24,11 +24,13 @@ MARGIN_MEANING = {
                   "(standard errors for Monte Carlo against exact values, a probability for a coverage, "
                   "relative to the bound for Prop. 5's; each check's 'margin is' entry says which); "
                   ">= 0 means consistent.",
-    "certified": "the certified slack (interval arithmetic) at the worst box; >= 0 means certified.",
+    "certified": "a derivation's verdict when a step is an interval certificate (not a CAS proof): the certified "
+                 "slack at the worst box; >= 0 means certified.",
     "proved": "not used: every step is a CAS identity or a cited lemma (no margin).",
-    "conditional": "not used: proved under the hypotheses listed in the derivation (no margin).",
+    "conditional": "a derivation's verdict when facts are used that nothing discharges (listed with it); no margin.",
     "violated": "negative: the amount by which the statement fails at the witness point.",
-    "inconclusive": "none: no point could be checked.",
+    "inconclusive": "the numbers cannot decide, and the check says why (no point could be checked, a vacuous "
+                    "bound ...); a margin, where given, is the statistic's, as for consistent.",
 }
 
 #: checks whose id is not the registry id of their statement
@@ -118,9 +120,10 @@ def statement_latex(id: str):
 def tightness(r):
     """(ratio, how): the check's own tightness, else bound/value at its worst point, else
     1/(actual/bound) of an attack; None where the bound has no exact counterpart."""
-    if r.tightness is not None:
-        return r.tightness, "bound / exact at the tightest point"
     d = r.details if isinstance(r.details, dict) else {}
+    if r.tightness is not None:
+        # the check's own reading where it gives one (P5's is a bound over a Monte Carlo estimate, not an exact value)
+        return r.tightness, (d.get("tightness_is") or "bound / exact at the tightest point").split(":")[0]
     w = d.get("worst_point")
     if isinstance(w, dict) and _number(w.get("bound")) and _number(w.get("value")):
         b, v = float(w["bound"]), float(w["value"])
@@ -166,7 +169,8 @@ def write(out_dir, results, rows, meta) -> dict:
           "Each check ends in a verdict; its margin is defined once per kind of verdict:", ""]
     md += [f"- **{v}**: {MARGIN_MEANING[v]}" for v in MARGIN_MEANING]
     md += ["", "Tightness is bound / exact value where the bound has an exact counterpart (1 = the bound is "
-           "attained; larger = looser); '-' where it has none (Monte Carlo, coverage).", "",
+           "attained; larger = looser), or the check's own reading, named beside it (P5: bound / a Monte Carlo "
+           "estimate); '-' where it has none (Monte Carlo against exact values, coverage).", "",
            "## Numeric checks", "",
            "| check | paper | asserts | verdict | expected | worst margin | margin is | worst point | "
            "tightness | time |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -182,15 +186,17 @@ def write(out_dir, results, rows, meta) -> dict:
     if derivations:
         md += ["", "## Derivations", "",
                "Each derivation is a chain of named CAS-checked steps (rendered in `derivations/`).", "",
-               "| derivation | paper | statement | verdict | expected | steps | failed steps | time |",
-               "|---|---|---|---|---|---|---|---|"]
+               "| derivation | paper | statement | verdict | expected | generality | steps | failed steps | time |",
+               "|---|---|---|---|---|---|---|---|---|"]
         for r in derivations:
             sid = r.id.removeprefix("derivation:")
             latex = statement_latex(sid)
             d = r.details if isinstance(r.details, dict) else {}
             failed = d.get("failed_steps") or []
             md.append(f"| {sid} | {_md(r.paper_ref)} | {'$' + latex + '$' if latex else _md(r.title)} | "
-                      f"{r.verdict} | {r.expected} | {d.get('steps', '-')} | "
+                      f"{r.verdict} | {r.expected} | "
+                      f"{_md('only a special case: ' + d['generality']) if d.get('generality') else 'the paper' + chr(39) + 's'} | "
+                      f"{d.get('steps', '-')} | "
                       f"{_md(', '.join(map(str, failed))) if failed else '-'} | {r.seconds:.1f}s |")
     md += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]
     md += ["", "Rendered derivations: `derivations/` in the repository; errata: `derivations/README.md`."]

@@ -20,6 +20,8 @@ def derivation_check(d) -> CheckResult:
                        seconds=time.perf_counter() - t0,
                        details={"steps": len(d.steps), "failed_steps": failed_steps(d, result),
                                 "chain_verdict": result.verdict,
+                                # what a special-case chain covers (empty: the paper's generality)
+                                "generality": d.generality,
                                 "undischarged": [f"{n}: {t}" for n, t in result.undischarged]})
 
 

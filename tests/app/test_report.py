@@ -88,3 +88,19 @@ def test_progress_within_a_stage_on_a_terminal():
         p.within("Section 4", 3, 10)
         p.stage_done("Section 4", 1.5)
     assert terminal_json.getvalue() == ""
+
+
+def test_report_names_a_special_case_and_a_check_s_own_tightness(tmp_path):
+    """L6 is proved for finitely supported mu only: its row says so (the report said "proved" alone); P5's tightness
+    is bound / a Monte Carlo estimate, not "exact" (a probe, Dec 2026)."""
+    from infonce_sym.checks.derivations import derivation_check
+    from infonce_sym.proofs.register import derivation
+    l6 = derivation_check(derivation("L6"))
+    assert derivation("L6").generality and l6.details["generality"] == derivation("L6").generality
+    p5 = CheckResult("P5", "Prop. 5", "Rademacher", "consistent", "consistent", margin=0.5, tightness=651.0,
+                     details={"tightness_is": "the smallest bound/estimate over the points: more words"})
+    md = report.write(tmp_path, [p5, l6], [], {"mode": "quick", "checks": 2, "differ": 0})["markdown"].read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| L6 |"))
+    assert "only a special case: " + derivation("L6").generality.split(",")[0] in row.replace("\\|", "|")
+    p5_row = next(line for line in md.splitlines() if line.startswith("| P5 |"))
+    assert "651 (the smallest bound/estimate over the points)" in p5_row and "exact at" not in p5_row
