@@ -112,7 +112,9 @@ def _limits_key(lim):
 
 def _normal_sum(f, limits):
     vars_ = {lim[0] for lim in limits}
-    if any((lo.free_symbols | hi.free_symbols) & vars_ for _, lo, hi in limits):
+    if any((lo.free_symbols | hi.free_symbols) & vars_ for _, lo, hi in limits) \
+            or not all((hi - lo + 1).is_nonnegative for _, lo, hi in limits):
+        # ... nor a range not known to run forwards (sum_{j=3}^k 1 counted k - 2, -1 at k = 1 for an empty sum)
         # a range that depends on another index (sum_{d<=k} sum_{l<=d}): no product of range lengths counts it
         # (it gave d k for k (k + 1)/2; a probe, Dec 2026), so the sum is kept as it is
         return sp.Sum(f, *limits)
@@ -284,7 +286,7 @@ class SumIdentity:
         return dlt
 
     def __call__(self, claim):
-        from .chain import relation_kind, Premise
+        from .chain import Premise, opaque_atoms, relation_kind
         if relation_kind(claim) != "eq":
             return StepResult(False, "failed", "identity check needs '='")
         dlt = self.difference(claim.lhs, claim.rhs)
@@ -297,7 +299,9 @@ class SumIdentity:
         if not spot_zero(dlt):
             return StepResult(False, "failed", "lhs - rhs is not 0 (numeric spot check at d = 3, k = m = 3)")
         nf = sp.expand(sum_normal(dlt))
-        if nf != 0 and sp.simplify(nf) != 0:
+        # a sum left in the normal form (a range not known to run forwards) stays an atom: simplify would sum it
+        # by SymPy's signed convention
+        if nf != 0 and sp.simplify(opaque_atoms(nf)) != 0:
             return StepResult(False, "failed", f"lhs - rhs does not reduce to 0: {str(nf)[:200]}")
         prem = [Premise("definition", eq(x, v), f"{x} := {str(v)[:120]}") for x, v in self.defs.items()]
         return StepResult(True, "proved", f"CAS: {self.reason}, lhs - rhs = 0 in sum normal form (every d, k, m); "
@@ -519,7 +523,10 @@ class OnUnitInterval(AsGap):
         it); it must integrate over var in [0, 1], else 0 <= var <= 1 is no fact (c >= 0 for a real c passed
         as a step of its own; a probe, Dec 2026)."""
         from .chain import premise_matches
-        if integral is None or not any(I.limits == ((self.var, 0, 1),) for I in sp.sympify(integral).atoms(sp.Integral)):
+        # ... and var bound by it there, free nowhere else in the conclusion (|c int_0^1 1| <= |int_0^1 1| for
+        # every real c passed; a probe, Dec 2026)
+        if integral is None or not any(I.limits == ((self.var, 0, 1),) for I in sp.sympify(integral).atoms(sp.Integral)) \
+                or self.var in sp.sympify(integral).free_symbols:
             return StepResult(False, "failed", f"{self.var} in [0, 1] holds only for the pointwise hypothesis of an "
                                                f"integral over {self.var} in [0, 1]")
         res = self.check(claim)

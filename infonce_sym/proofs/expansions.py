@@ -185,7 +185,7 @@ def _geometric(order):
     def concl(x):
         return eq(1 / (1 + x), sp.Add(*[(-x) ** n for n in range(order)]) + (-x) ** order / (1 + x))
     return Lemma(f"finite geometric series (order {order})", "1/(1+x) = sum_(n<N) (-x)^n + (-x)^N/(1+x)",
-                 {"x": sp.Symbol("x")}, concl, lambda x: [concl(sp.Symbol("x", positive=True))], source="checked")
+                 {"x": sp.Symbol("x")}, concl, lambda x: [concl(x)], source="checked")
 
 
 def _search_derivation(const1, const2):

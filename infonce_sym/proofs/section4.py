@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .chain import (AsGap, Assumption as As, ByCases, ByLemma, Derivation, DoitIdentity, ExactInstance, Expm1, Identity, Lemma,
-                    NonNegative, PositiveMultiple, Step, eq, ge, gt, le, lt)
+                    LimitCheck, NonNegative, PositiveMultiple, Step, eq, ge, gt, le, lt)
 from . import errata as _errata
 from . import statements as B4
 from . import continuity as C
@@ -812,7 +812,7 @@ def _prop5():
     s_a = Step("antiderivative", "proof of Prop. 5", eq(c0 * sp.sqrt(d_Theta) * csc.rhs, pre * sp.sqrt(anti)),
                "int_0^U log(1 + 2RL/eps) = U log(1 + 2RL/U) + 2RL log(1 + U/(2RL)): derivative checked, value 0 at 0+",
                ExactInstance(ftc, {"F": Fa, "f": fa, "U": U}, context=sp.Lambda(up, pre * sp.sqrt(up)),
-                             hyp_checks={0: DoitIdentity(), 1: DoitIdentity()}))
+                             hyp_checks={0: DoitIdentity(), 1: LimitCheck()}))
     s_l = Step("log(1+x) <= x", "proof of Prop. 5", le(pre * sp.sqrt(anti), pre * sp.sqrt(U * sp.log(1 + 2 * R * Lc / U) + U)),
                "x = U/(2RL)", ByLemma(L.log1p_le(), {"x": U / (2 * R * Lc)},
                                       context=sp.Lambda(up, pre * sp.sqrt(U * sp.log(1 + 2 * R * Lc / U) + 2 * R * Lc * up))))

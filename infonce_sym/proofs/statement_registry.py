@@ -232,7 +232,10 @@ def statement(id: str) -> Statement:
         cases = [derivation(i) for i in ALIASES[id]]
         first = cases[0]
         for d in cases[1:]:
-            if sp.simplify(d.statement - first.statement) != 0 or d.relation != first.relation:
+            # the same bound of the same quantity (a case proving tau <= 1 beside one proving 0 <= 1 read as
+            # tau <= 1 for every tau; a probe, Dec 2026)
+            if (sp.simplify(d.statement - first.statement) != 0 or d.relation != first.relation
+                    or sp.simplify(sp.sympify(d.quantity) - sp.sympify(first.quantity)) != 0):
                 raise ValueError(f"{id}: the cases {ALIASES[id]} prove different statements")
         ids = ALIASES[id]
         assumptions = _case_assumptions(id, cases)

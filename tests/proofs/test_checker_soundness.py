@@ -199,3 +199,170 @@ def test_a_citation_at_a_bound_name_carries_its_definition():
     cited = statement_symbol_defined()
     result = _one("cites-H14", -5, "ge", 0, ge(-5, 0), ByLemma(Lemma.from_derivation(cited, {"x": x}), {"x": -5})).run()
     assert result.verdict == "conditional" and any("-5" in text for _, text in result.undischarged)
+
+
+# ------------------------------------------------------------------ a second probe (Dec 2026), after the fixes above
+from infonce_sym.proofs.chain import DoitIdentity, SameIntegrand  # noqa: E402
+from infonce_sym.proofs.continuity import c as _c  # noqa: E402
+
+a_, n_ = sp.Symbol("a", real=True), sp.Symbol("n", positive=True, integer=True)
+_LIM = sp.Limit(sp.Abs(a_) / (sp.Abs(a_) + 1 / n_), n_, sp.oo)          # 1 for a != 0, 0 at a = 0
+
+
+def library_parameters_declared_real_at_i():
+    return _one("R1", 1, "le", -1, le(1, -1), ByLemma(L.cauchy_schwarz(Ex), {"X": sp.I, "Y": sp.I}))
+
+
+def checked_identity_hypothesis_at_another_symbol():
+    xp = sp.Symbol("x", positive=True)
+    lem = Lemma("id", "id", {"x": x}, lambda x: ge(x, 0), lambda x: [ge(xp, 0)], source="checked")
+    return _one("R2", -1, "ge", 0, ge(-1, 0), ByLemma(lem, {"x": -1}))
+
+
+def checked_identity_hypothesis_only_at_symbols():
+    lem = Lemma("id", "id", {"x": x}, lambda x: ge(x, 0),
+                lambda x: [ge(x, 0)] if isinstance(x, sp.Symbol) else [], source="checked")
+    return _one("R2b", -1, "ge", 0, ge(-1, 0), ByLemma(lem, {"x": -1}))
+
+
+def library_lemma_edited_in_place():
+    lem = L.le_abs_difference()
+    lem.conclusion = lambda x, y: le(1, 0)
+    return _one("R3", 1, "le", 0, le(1, 0), ByLemma(lem, {"x": 0, "y": 0}))
+
+
+def limit_special_value_off_the_list():
+    lim = sp.Limit((a_ - 2) ** 2 / ((a_ - 2) ** 2 + 1 / n_), n_, sp.oo)      # 0 at a = 2
+    return _one("R4", lim, "eq", 1, eq(lim, 1), LimitCheck())
+
+
+def limit_by_identity():
+    return _one("R5a", _LIM, "eq", 1, eq(_LIM, 1), Identity())
+
+
+def limit_by_doit_identity():
+    return _one("R5b", _LIM, "eq", 1, eq(_LIM, 1), DoitIdentity())
+
+
+def limit_by_same_integrand():
+    i1, i2 = sp.Integral(_LIM, (x, 0, 1)), sp.Integral(1, (x, 0, 1))
+    return _one("R5c", i1, "eq", i2, eq(i1, i2), SameIntegrand())
+
+
+def limit_as_the_chain_quantity():
+    return Derivation("R5d", "", "", _LIM, "ge", sp.Rational(1, 2),
+                      [Step("a", "", ge(1, sp.Rational(1, 2)), "", NonNegative())])
+
+
+def limit_in_a_library_hypothesis():
+    v = sp.Abs(a_) / (sp.Abs(a_) + 1 / n_)
+    return _one("R5e", L.Liminf(v, n_), "eq", 1, eq(L.Liminf(v, n_), 1),
+                ByLemma(L.liminf_of_limit(), {"V": v, "n": n_, "L": 1}))
+
+
+def integral_with_a_parameter_by_doit():
+    integral = sp.Integral(1 / (x ** 2 - a_), (x, 0, 1))       # pi/4 at a = -1; SymPy says 0
+    return _one("R6", integral, "eq", 0, eq(integral, 0), DoitIdentity())
+
+
+def backward_range_in_identity():
+    m = sp.Symbol("m", integer=True)
+    total = sp.Sum(1, (j, 1, m))                                 # 0, not -1, at m = -1
+    return _one("R7a", total, "eq", m, eq(total, m), Identity())
+
+
+def backward_range_in_sum_identity():
+    k = next(s for s in SIZES if s.name == "k")
+    jp = sp.Symbol("j", integer=True, positive=True)
+    total = sp.Sum(1, (jp, 3, k))                                # 0, not -1, at k = 1
+    return _one("R7b", total, "eq", k - 2, eq(total, k - 2), SumIdentity())
+
+
+def two_citations_bind_one_name_twice():
+    cited_b = Derivation("B", "", "", y, "ge", 0, [Step("a", "", eq(y, x ** 2), "", Identity(defs={y: x ** 2})),
+                                                   Step("b", "", ge(x ** 2, 0), "", NonNegative())])
+    cited_c = _one("C", -1, "eq", y, eq(-1, y), Identity(defs={y: -1}))
+    return Derivation("R8", "", "", -1, "ge", 0,
+                      [Step("a", "", eq(-1, y), "", ByLemma(Lemma.from_derivation(cited_c, {}), {})),
+                       Step("b", "", ge(y, 0), "", ByLemma(Lemma.from_derivation(cited_b, {}), {}))])
+
+
+def extended_real_declaration():
+    q = sp.Symbol("q", extended_real=True)
+    im = sp.im(q, evaluate=False)
+    cited = _one("Q0", im, "eq", 0, eq(im, 0), Identity())
+    return _one("R9", 1, "eq", 0, eq(1, 0), ByLemma(Lemma.from_derivation(cited, {"q": q}), {"q": sp.I}))
+
+
+def callable_that_inspects_its_argument():
+    f = sp.Function("f", positive=True)
+    cited = _one("F0", f(x), "ge", 0, ge(f(x), 0), NonNegative())
+    g = lambda t: sp.Integer(-1) if t.is_number else t ** 2 + 1          # noqa: E731
+    return _one("R10", -1, "ge", 0, ge(-1, 0), ByLemma(Lemma.from_derivation(cited, {"f": f, "x": x}), {"f": g, "x": 3}))
+
+
+def taylor_witness_not_random():
+    big_x = random_symbol("X", real=True)
+    theta, e = sp.Symbol("theta", real=True), sp.Symbol("e")
+    subs = {"F": sp.Lambda(e, sp.exp(e)), "Y": big_x, "XI": theta}
+    taylor = L.taylor_n(2).instantiate(subs)[0].rhs
+    return Derivation("R11", "", "", Ex(sp.exp(big_x)), "eq", sp.Rational(3, 2),     # cosh 1 = 1.543 for X = +-1
+                      [Step("taylor", "", eq(Ex(sp.exp(big_x)), Ex(taylor)), "",
+                            ByLemma(L.taylor_n(2), subs, context=sp.Lambda(e, Ex(e)))),
+                       Step("moments", "", eq(Ex(taylor), sp.Rational(3, 2)), "",
+                            Identity(facts={Ex(big_x): 0, Ex(big_x ** 2): 1, Ex(big_x ** 3): 0}))],
+                      assumptions=[Assumption("E X = 0", eq(Ex(big_x), 0)), Assumption("E X^2 = 1", eq(Ex(big_x ** 2), 1)),
+                                   Assumption("E X^3 = 0", eq(Ex(big_x ** 3), 0))])
+
+
+def every_m_defined_in_a_hypothesis_check():
+    big_m, half = sp.Symbol("M", positive=True, integer=True), sp.Rational(1, 2)
+    return _one("R12", 1, "le", half, le(1, half), ByLemma(L.limit_geometric(), {"x": 1, "y": half, "b": 2},
+                                                             hyp_checks={0: NonNegative([half], defs={big_m: 1})}))
+
+
+def unit_interval_variable_free_outside_the_integral():
+    integral = sp.Integral(1, (_c, 0, 1))
+    s0, s1 = sp.Symbol("s0", nonnegative=True), sp.Symbol("s1", nonnegative=True)
+    claim = L.abs_scale_le().instantiate({"w": _c, "x": integral})[0]          # |c int 1| <= |int 1|: 2 <= 1 at c = 2
+    return _one("R13", claim.lhs, "le", claim.rhs, claim, ByLemma(L.abs_scale_le(), {"w": _c, "x": integral}, hyp_checks={
+        0: OnUnitInterval(NonNegative([s0], {s0: _c})), 1: OnUnitInterval(NonNegative([s1], {s1: 1 - _c}))}))
+
+
+ROUND_TWO = [library_parameters_declared_real_at_i, checked_identity_hypothesis_at_another_symbol,
+             checked_identity_hypothesis_only_at_symbols, library_lemma_edited_in_place,
+             limit_special_value_off_the_list, limit_by_identity, limit_by_doit_identity, limit_by_same_integrand,
+             limit_as_the_chain_quantity, limit_in_a_library_hypothesis, integral_with_a_parameter_by_doit,
+             backward_range_in_identity, backward_range_in_sum_identity, two_citations_bind_one_name_twice,
+             extended_real_declaration, callable_that_inspects_its_argument, taylor_witness_not_random,
+             every_m_defined_in_a_hypothesis_check, unit_interval_variable_free_outside_the_integral]
+
+
+@pytest.mark.parametrize("build", ROUND_TWO, ids=lambda f: f.__name__)
+def test_a_false_toy_chain_of_the_second_probe_is_not_proved(build):
+    result = build().run()
+    assert result.verdict != "proved", (result.verdict, result.undischarged)
+    if result.verdict == "conditional":
+        assert result.undischarged
+
+
+def test_a_case_split_statement_needs_the_same_quantity_in_every_case(monkeypatch):
+    """Two proved cases, tau <= 1 under tau < 1 and 0 <= 1 under tau >= 1, were read as tau <= 1 for every tau
+    (the registry compared the bounds, not the quantities; a probe, Dec 2026)."""
+    from infonce_sym.proofs import statement_registry as registry
+    from infonce_sym.proofs.chain import lt
+    from infonce_sym.proofs.statements import tau
+    s = sp.Symbol("s", nonnegative=True)
+    below = Derivation("L1.tau-lt-1", "", "", tau, "le", 1, [Step("a", "", le(tau, 1), "", NonNegative([s], {s: 1 - tau}))],
+                       assumptions=[Assumption("tau < 1", lt(tau, 1))])
+    above = Derivation("L1.tau-ge-1", "", "", 0, "le", 1, [Step("a", "", le(0, 1), "", NonNegative([1]))],
+                       assumptions=[Assumption("tau >= 1", ge(tau, 1))])
+    assert below.run().verdict == above.run().verdict == "proved"
+    toy = {"L1.tau-lt-1": below, "L1.tau-ge-1": above}
+    monkeypatch.setattr(registry, "derivation", lambda rid: toy[rid])
+    registry.statement.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="different statements"):
+            registry.statement("L1")
+    finally:
+        registry.statement.cache_clear()
