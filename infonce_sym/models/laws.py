@@ -770,10 +770,24 @@ A2_TAU_RANGE_TEXT = "[1/log 401 = 0.16683457..., 1/log 2 = 1.44269504...)"
 
 def a2_points(tau_text) -> int:
     """App. A.2's number of points 1/eps = ceil(e^(1/tau) - 1) (eq. (33)) for tau as a decimal string; 0 when
-    e^(1/tau) <= 2, where the construction does not exist."""
-    with mpmath.workdps(40):
-        e = mpmath.exp(1 / mpmath.mpf(str(tau_text)))
-        return int(mpmath.ceil(e - 1)) if e > 2 else 0
+    e^(1/tau) <= 2, where the construction does not exist.  Decided in ball arithmetic, the precision doubled
+    until the ball of e^(1/tau) - 1 lies strictly between two integers (at 40 digits tau = 1/log 2 - 1e-42 was
+    refused; a probe, Dec 2026).  e^(1/tau) is transcendental for a decimal tau > 0, never an integer."""
+    fraction = Fraction(Decimal(str(tau_text)))
+    saved, prec = flint.ctx.prec, 128
+    try:
+        while True:
+            flint.ctx.prec = prec
+            e_minus_one = (flint.arb(fraction.denominator) / fraction.numerator).exp() - 1
+            lower = e_minus_one.lower().floor()
+            if e_minus_one.upper() < lower + 1 and e_minus_one.lower() > lower:
+                n = int(lower.unique_fmpz()) + 1          # ceil of a number strictly inside (lower, lower + 1)
+                return n if n >= 2 else 0                 # e^(1/tau) > 2 iff e^(1/tau) - 1 > 1 iff ceil >= 2
+            if prec > 1 << 16:                            # pragma: no cover - a decimal tau never needs this
+                raise ArithmeticError(f"tau = {tau_text}: e^(1/tau) not separated from an integer")
+            prec *= 2
+    finally:
+        flint.ctx.prec = saved
 
 
 def example_a2(tau, delta=0, mixing="0.5") -> FiniteModel:

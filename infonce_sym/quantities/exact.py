@@ -3076,8 +3076,15 @@ def exact_values(model, tau, k=None, digits: int = 30, loss: str = "infonce", ve
     dps = working_digits(digits, max(ks))
     rule = _rule_digits(digits)
     order = sorted(set(ks))
+
+    def floor(kv):
+        # each k's floor digits are those a run of that k alone would have (plus any raise below): the shared
+        # precision of a sweep's largest k put a small k's exact 0 (rounding noise at its rules' 10^-39) above a
+        # floor of 10^-61, and the passes' noise then "disagreed" (exit 1 at --k 7,10^9; a probe, Dec 2026)
+        return working_digits(digits, kv) + (dps - working_digits(digits, max(ks)))
+
     first = _compute(model, tau, order, loss, dps, 1, rule)
-    lost = max(_cancelled_digits(result, dps, k == 1 and loss == "infonce") for result, k in zip(first, order))
+    lost = max(_cancelled_digits(result, floor(k), k == 1 and loss == "infonce") for result, k in zip(first, order))
     if lost > (rule - digits) / 2:
         # R = ∫CE - gap (or the search CE) is much smaller than its parts: its parts are needed to
         # the digits lost more (rules), and beyond the guard digits (arithmetic)
@@ -3088,7 +3095,7 @@ def exact_values(model, tau, k=None, digits: int = 30, loss: str = "infonce", ve
     agreements = [math.inf] * len(order)
     if verify:
         second = _compute(model, tau, order, loss, dps + CHECK_DIGITS, REFINED, rule + CHECK_DIGITS)
-        agreements = [_agreement(a, b, dps) for a, b in zip(first, second)]
+        agreements = [_agreement(a, b, floor(kv)) for a, b, kv in zip(first, second, order)]
         if min(agreements) < digits:
             # once more with more digits (twice the shortfall, and the guard): a part of the
             # route lost more than the cancellation measured above; the result still stands
@@ -3097,12 +3104,12 @@ def exact_values(model, tau, k=None, digits: int = 30, loss: str = "infonce", ve
             dps, rule = dps + more, rule + more
             first = _compute(model, tau, order, loss, dps, 1, rule)
             second = _compute(model, tau, order, loss, dps + CHECK_DIGITS, REFINED, rule + CHECK_DIGITS)
-            agreements = [_agreement(a, b, dps) for a, b in zip(first, second)]
-        second = [_zero_below_floor(a, b, dps, digits, _known_nonzero(model, tau, kv))
+            agreements = [_agreement(a, b, floor(kv)) for a, b, kv in zip(first, second, order)]
+        second = [_zero_below_floor(a, b, floor(kv), digits, _known_nonzero(model, tau, kv))
                   for a, b, kv in zip(first, second, order)]
         for kv, agreement in zip(order, agreements):
             if agreement < digits:
-                worst = _worst_quantity(first[order.index(kv)], second[order.index(kv)], dps)
+                worst = _worst_quantity(first[order.index(kv)], second[order.index(kv)], floor(kv))
                 raise ArithmeticError(
                     f"{worst}: exact values agree to only {agreement:.1f} digits when the precision is "
                     f"raised (k = {kv}); asked for {digits}")

@@ -243,3 +243,17 @@ def test_uniform_points_of_theta_fill_the_ball_uniformly():
         se = np.sqrt(p * (1 - p) / 200000)
         assert abs(np.mean(dist <= frac * 1.5) - p) < 4 * se
     assert np.abs(pts.mean(axis=0) - E.theta0).max() < 4 * 1.5 / np.sqrt(6 * 200000)   # sd R/sqrt(d + 2)
+
+
+def test_example_a2_s_number_of_points_is_decided_at_any_precision_of_tau():
+    """1/eps = ceil(e^(1/tau) - 1), e^(1/tau) > 2: at 40 digits tau = 1/log 2 - 1e-42 was refused (a probe, Dec 2026).
+    Reference: mpmath at 120 digits, far beyond the 45 digits that separate these taus from the cut-offs."""
+    from infonce_sym.models.laws import a2_points
+    with mpmath.workdps(120):
+        for cut, points in ((1 / mpmath.log(2), 2), (1 / mpmath.log(8), 8), (1 / mpmath.log(401), 401)):
+            for shift in ("1e-42", "1e-45"):
+                below = mpmath.nstr(cut - mpmath.mpf(shift), 110)
+                above = mpmath.nstr(cut + mpmath.mpf(shift), 110)
+                assert a2_points(below) == points                      # e^(1/tau) just above the integer
+                assert a2_points(above) == (points - 1 if points > 2 else 0)
+    assert [a2_points(t) for t in ("0.4", "1", "2", "0.1")] == [12, 2, 0, 22026]

@@ -210,3 +210,19 @@ def test_memory_estimate_bounds_the_measured_growth():
     assert small < estimate[45] and large < estimate[90], (small, large, estimate)
     slope = (estimate[90] - estimate[45]) / (large - small)
     assert 1 < slope < 3, (small, large, estimate, slope)
+
+
+def test_a_sweep_with_a_huge_k_keeps_a_small_k_s_exact_zero():
+    """One state (or all similarities equal): the search CE and R~ are exactly 0 at every k.  With k = 10^9 beside
+    k = 7 the shared precision put k = 7's rounding noise above its floor and the passes "disagreed" (exit 1; a
+    probe, Dec 2026).  Each k in the list gives the strings of that k alone."""
+    one = FiniteModel(["1"], [["1"]], [["0.6", "0.8"]])
+    same = FiniteModel(["0.2", "0.3", "0.5"], [["0.6", "0.3", "0.1"], ["0.1", "0.7", "0.2"], ["0.25", "0.05", "0.7"]],
+                       [["1"], ["1"], ["1"]])
+    for model, ks, loss, zero in ((one, [7, 10 ** 9], "infonce", "search_cross_entropy"),
+                                  (same, [2, 10 ** 9], "dcl", "risk")):
+        swept = exact_values(model, "0.5", ks=ks, digits=30, loss=loss)
+        for ev in swept:
+            alone = exact_values(model, "0.5", ev.k, digits=30, loss=loss)
+            assert ev.as_strings() == alone.as_strings()
+            assert ev.values[zero] == 0
