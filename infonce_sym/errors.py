@@ -286,13 +286,13 @@ MAX_JSON_DEPTH = 32               # and its JSON nested at most this deep
 PIPE_IDLE_SECONDS = 30           # a pipe given as a file: the longest wait for its next bytes
 
 
-def _read_pipe(name, path, where, limit):
+def _read_pipe(name, path, where, limit, idle=None):
     """Up to ``limit`` bytes from a pipe (a named one, or bash's <(...)), waiting at most PIPE_IDLE_SECONDS
     for each chunk: a named pipe that no writer ever opens would otherwise block the command before any of
     its own time limits starts."""
     import os
     import select
-    idle = PIPE_IDLE_SECONDS
+    idle = PIPE_IDLE_SECONDS if idle is None else min(PIPE_IDLE_SECONDS, float(idle))
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)      # opening a pipe with no writer would block
     try:
         chunks, size = [], 0
@@ -313,8 +313,9 @@ def _read_pipe(name, path, where, limit):
         os.close(fd)
 
 
-def read_json_file(name: str, path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_JSON_DEPTH):
-    """A JSON file, bounded: at most ``max_bytes`` read, nesting at most ``max_depth``.
+def read_json_file(name: str, path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_JSON_DEPTH, idle=None):
+    """A JSON file, bounded: at most ``max_bytes`` read, nesting at most ``max_depth``; a pipe waited on at most
+    ``idle`` seconds (at most PIPE_IDLE_SECONDS) for each chunk.
 
     Numbers become ``decimal.Decimal`` (the decimal written, exactly); NaN/Infinity and
     duplicate keys are refused.  Any problem is an ``InputError`` naming ``name`` and the file.
@@ -336,7 +337,7 @@ def read_json_file(name: str, path, max_bytes: int = MAX_FILE_BYTES, max_depth: 
         raise InputError(name, f"must be a regular file (or a pipe), got a device or socket: {where}")
     try:
         if stat.S_ISFIFO(st.st_mode) and os.name == "posix":
-            raw = _read_pipe(name, path, where, max_bytes + 1)
+            raw = _read_pipe(name, path, where, max_bytes + 1, idle)
         else:
             with open(path, "rb") as f:
                 raw = f.read(max_bytes + 1)

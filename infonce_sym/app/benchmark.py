@@ -445,7 +445,9 @@ def main(argv=None) -> int:
         bad = [n for n in names if n not in SECTIONS]
         problem = (f"no section named in {args.only!r}" if not names      # "--only ," is not every section (minutes)
                    else f"an empty section name in {args.only!r}" if "" in parts
-                   else f"unknown section {bad[0]!r}" if bad else None)
+                   else f"unknown section {bad[0]!r}" if bad
+                   else f"section {next(n for n in names if names.count(n) > 1)!r} named twice"
+                   if len(set(names)) < len(names) else None)
         if problem is not None:           # as the command line's other refusals: one line, exit 2
             print(f"infonce-sym: error: --only: {problem} (one of {', '.join(SECTIONS)})", file=sys.stderr)
             return 2

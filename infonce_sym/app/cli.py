@@ -266,7 +266,9 @@ def _check_model(args):
     if model == "finite":
         if args.spec is None:
             raise InputError("--spec", "--model finite needs --spec FILE.json")
-        args.finite_model = finite_model_from_spec(args.spec, "--spec")
+        # a pipe's wait for its bytes is bounded by --max-seconds too (a FIFO with no writer waited 30 s past
+        # --max-seconds 2; a probe, Dec 2026)
+        args.finite_model = finite_model_from_spec(args.spec, "--spec", idle=getattr(args, "max_seconds", None))
     if model == "example-a2" and args.tau is not None:
         _check_a2_tau(args.typed["tau"], args.tau)
 
@@ -307,19 +309,20 @@ def _check_a2_tau(text, tau):
                          f"{A2_TAU_RANGE_TEXT}; got {shown(text)}")
 
 
-def finite_model_from_spec(path, name="spec"):
-    """The FiniteModel of a spec file; every problem is an InputError naming ``name``."""
+def finite_model_from_spec(path, name="spec", idle=None):
+    """The FiniteModel of a spec file; every problem is an InputError naming ``name``.  ``idle``: the longest wait
+    for a pipe's next bytes, if shorter than PIPE_IDLE_SECONDS."""
     from ..models import FiniteModel
-    spec = read_finite_spec(path, name)
+    spec = read_finite_spec(path, name, idle)
     try:
         return FiniteModel(spec["pi"], spec["M"], spec["embedding"], description=f"finite({Path(path).name})")
     except InputError as exc:
         raise InputError(f"{name} {shown_path(path)}", str(exc)) from None
 
 
-def read_finite_spec(path, name="spec"):
+def read_finite_spec(path, name="spec", idle=None):
     """A finite model file, bounded in size and nesting: {"pi", "M", "embedding"} as exact Decimals."""
-    data = read_json_file(name, path)
+    data = read_json_file(name, path, idle=idle)
     name = f"{name} {shown_path(path)}"
     if not isinstance(data, dict):
         raise InputError(name, "must be a JSON object with keys pi, M, embedding")
@@ -994,6 +997,10 @@ def work_executor(args, workers):
     process pool of ``workers`` (> 1; its workers ended at once on an error or Ctrl-C rather than waited
     for), or None (this process).  The units seed their own streams: the numbers do not depend on it."""
     from . import verify
+    if args.scheduler is not None and "workers" in getattr(args, "given", ()):
+        # the cluster's workers run the units: a local --workers count was silently ignored (a probe, Dec 2026)
+        raise InputError("--workers", "sets local worker processes; with --scheduler the cluster's workers run the "
+                                      "work units (give one of them)")
     if args.scheduler is not None:
         executor = verify.dask_executor(args.scheduler)
         try:
@@ -1035,14 +1042,20 @@ def cmd_bench(args):
 
 def cmd_derivations(args):
     from ..proofs.render import INDEX_NAME, render_all
+    chosen = [flag for flag, on in (("--check", args.check), ("--audit", args.audit), ("--mutate", args.mutate)) if on]
+    if len(chosen) > 1:
+        # each is its own run: one silently dropped the others (--check --audit printed the audit, exit 0, stale or
+        # not; a probe, Dec 2026)
+        raise InputError(chosen[1], f"and {chosen[0]} exclude each other: run them one at a time")
     if args.audit or args.mutate:                 # prove_cli: the audit and the mutation report
         from . import prove_cli
         return prove_cli.run_audit(args) if args.audit else prove_cli.run_mutate(args)
     if args.check and not (Path(args.out) / INDEX_NAME).is_file():
         # --out's default is relative ("derivations"): outside the repository there is nothing to check
         # against, and every file would be "stale"
-        raise InputError("--out", f"no rendered derivations in {shown(str(args.out))} to check (run from the "
-                                  "repository, or give --out its derivations directory)")
+        raise InputError("--out", f"no rendered derivations in {shown(str(args.out))} to check: its index "
+                                  f"{INDEX_NAME} is missing (run from the repository, or give --out its derivations "
+                                  "directory)")
     if not args.check:
         output_dir("--out", str(args.out))
     failures = []

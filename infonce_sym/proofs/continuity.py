@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import functools
 import random
+from fractions import Fraction
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
@@ -826,11 +827,22 @@ def build_softmax_norms(n47s):
 
 
 # ================================================================ Prop. 4 and its sharpened form
+def _exact_constant(x):
+    """A constant as an exact SymPy number: a Rational stays itself (nsimplify turned 199999999/10^8 into 2, and the
+    explorer proved P4.sharp with c_a below 2; a probe, Dec 2026), an int or Fraction exactly, a float by its
+    shortest decimal."""
+    if isinstance(x, sp.Basic):
+        return x
+    if isinstance(x, float):
+        return sp.Rational(repr(x))
+    return sp.Rational(Fraction(x).numerator, Fraction(x).denominator)
+
+
 def _cont_bound(cs, default, key):
     """(c_a Da + c_p Dp + c_n e^{2/(beta tau)} PM)/tau; the statements module's expression for the default constants."""
     if tuple(cs) == tuple(default):
         return B4.BOUNDS[key]
-    ca, cp, cn = (sp.nsimplify(x) for x in cs)
+    ca, cp, cn = (_exact_constant(x) for x in cs)
     return (ca * Da + cp * Dp + cn * _pmf * PM) / tau
 
 
@@ -895,7 +907,7 @@ def build_prop4(l8, consts=(4, 1, 3), sharp=(2, 1, 1), l6p=None, helpers=None):
                                 sp.Add(*cur_terms) / tau, sp.Add(*new_terms) / tau,
                                 GapOf(L.cauchy_schwarz_sum(), {"u": u, "v": v, "d": d}, factor=1 / tau)))
             cur_terms = new_terms
-        ca, cp, cn = (sp.nsimplify(x) for x in cst)
+        ca, cp, cn = (_exact_constant(x) for x in cst)
         b47 = (ca * Da_ + cp * Dp_ + cn * NG) / tau
         witness, hyps, by_ = witness_fn(ca, cp, cn)
         steps.append(_under(step47, step47, "(47), (48) derived from xi = (1 - c) phi + c phi' and ||phi|| = ||phi'|| = 1",

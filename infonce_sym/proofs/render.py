@@ -101,6 +101,15 @@ def render_index(derivations, results) -> str:
 INDEX_NAME = "README.md"          # the index of the rendered derivations (derivations --check looks for it)
 
 
+def _text_of(path):
+    """The file's text, or None where it is no UTF-8 text (then it is stale: rendering overwrites it; reading it
+    raised UnicodeDecodeError, an internal error; a probe, Dec 2026)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, IsADirectoryError):
+        return None
+
+
 def render_all(out_dir=DEFAULT_OUT, check=False, failures=None):
     """Write (or, with ``check=True``, compare) the rendered files; return the stale paths (with ``check``,
     also the Markdown files in ``out_dir`` that no derivation renders).
@@ -112,7 +121,7 @@ def render_all(out_dir=DEFAULT_OUT, check=False, failures=None):
         failures += [(d.id, failed_steps(d, r)) for d, r in zip(derivations, results) if r.verdict == "failed"]
     files = {out / f"{d.id}.md": render_markdown(d, r) + "\n" for d, r in zip(derivations, results)}
     files[out / INDEX_NAME] = render_index(derivations, results)
-    stale = [p for p, text in files.items() if not p.exists() or p.read_text() != text]
+    stale = [p for p, text in files.items() if not p.exists() or _text_of(p) != text]
     if check and out.is_dir():
         # a Markdown file that no derivation renders (a derivation renamed or removed): out of sync too
         stale += sorted(p for p in out.glob("*.md") if p not in files)

@@ -378,7 +378,7 @@ def test_spec_devices_and_directories_are_refused_at_once(path, capsys):
 def test_spec_size_limit(tmp_path, capsys, monkeypatch):
     import infonce_sym.errors as errors
     monkeypatch.setattr(errors, "MAX_FILE_BYTES", 1000)
-    monkeypatch.setattr(errors.read_json_file, "__defaults__", (1000, errors.MAX_JSON_DEPTH))
+    monkeypatch.setattr(errors.read_json_file, "__defaults__", (1000, errors.MAX_JSON_DEPTH, None))
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"pi": [0.001] * 1000, "M": [[1]], "embedding": [[1]]}))
     assert "larger than the limit of 1000 bytes" in refused(
@@ -1218,3 +1218,29 @@ def test_sums_are_shown_as_the_decimals_typed(tmp_path, capsys):
     spec.write_text('{"pi": [0.5, 0.6], "M": [[0.5, 0.5], [0.5, 0.5]], "embedding": [[1, 0], [0, 1]]}')
     line = refused(["risk", "--model", "finite", "--spec", str(spec), "--tau", "0.5", "--k", "2"], capsys)
     assert line.endswith("sums to 1.1"), line
+
+
+def test_derivations_check_treats_a_non_utf8_file_as_stale_and_refuses_two_runs(tmp_path, capsys):
+    """A non-UTF-8 file in the directory was an internal error; --check --audit printed the audit and exit 0 whatever
+    --check would have said (a probe, Dec 2026)."""
+    import shutil
+    repo = Path(__file__).resolve().parents[2] / "derivations"
+    out = tmp_path / "derivations"
+    shutil.copytree(repo, out)
+    (out / "A1.32.md").write_bytes(b"\xff\xfe\x00abc")
+    assert main(["derivations", "--check", "--out", str(out)]) == 1
+    assert "A1.32.md" in capsys.readouterr().out
+    assert main(["derivations", "--check", "--audit", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "exclude each other" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_spec_pipe_without_a_writer_waits_no_longer_than_max_seconds(tmp_path):
+    fifo = tmp_path / "spec.json"
+    os.mkfifo(fifo)
+    start = time.monotonic()
+    proc = subprocess.run(CLI + ["risk", "--model", "finite", "--spec", str(fifo), "--tau", "0.5", "--k", "8",
+                                 "--max-seconds", "1"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "nothing came through the pipe for 1 s" in proc.stderr
+    assert time.monotonic() - start < 20

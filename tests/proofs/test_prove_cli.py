@@ -109,3 +109,13 @@ def test_lemma1_111_fails_where_prop4_fails():
     r = explore("L1", [1, 1, 1])
     assert r["verdict"] == "failed" and not r["accepted"]
     assert "P4 is failed (at (47), (48)" in r["reason"]
+
+
+@pytest.mark.parametrize("which, constants, step", [("P4.sharp", "1.99999999,1,1", "(47), Lemma 8"),
+                                                     ("P4", "3.9999999999999999999999,1,3", "(47), (48)")])
+def test_a_constant_just_below_the_papers_fails(which, constants, step, capsys):
+    """The constants are exact rationals all the way: nsimplify turned 199999999/10^8 into 2 and the explorer said
+    "proved" for c_a just below P4.sharp's 2 (a probe, Dec 2026); 1.9999999 failed as it should."""
+    assert main(["prove", which, "--constants", constants, "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "failed" and step in out["failed_step"]
