@@ -206,7 +206,7 @@ def _expansion_pair(name, title, eps, E, c1, c2):
     # eps named by a symbol inside the remainder checks when it is a sum (InfoNCE): the CAS then
     # verifies a polynomial identity in eps instead of expanding (Vbar + W/k)^6
     if extra != 0:
-        e_s = sp.Symbol("eps", real=True)
+        e_s = random_symbol("eps", real=True)        # Vbar + W/k is random under Ex: so is its name
         ren, defs, th = {eps: e_s}, {e_s: eps}, e_s / (1 + t_L)
     else:
         e_s, ren, defs, th = eps, {}, None, theta
@@ -337,7 +337,7 @@ def search_bounds():
     step2 = Step("i.i.d. means", "", eq(-Ex(A_ * geo) / tau + Ex(rem) / tau, P + Ex(rem) / tau),
                  "E of products of means (set partitions), E a = E b = 0", Identity(facts=FACTS_AB))
     # E[Y^2] <= E[Bbar^6]/r_lo^2 since (1 + Bbar)^2 >= r_lo^2: the gap is Bbar^6 (2 r_lo zeta + zeta^2)/(r_lo^2 (r_lo + zeta)^2)
-    sB = sp.Symbol("s_B", real=True)
+    sB = random_symbol("s_B", real=True)             # the random sum_j b_j: its name is random under Ex too
     yb = NonNegative([sB ** 6 * (2 * r_lo * zeta + zeta ** 2) / (k ** 6 * r_lo ** 2 * (r_lo + zeta) ** 2)],
                      {zeta: 1 + sB / k - r_lo}, rename={sp.Sum(bf(j), (j, 1, k)): sB},
                      by={zeta: NonNegative([zeta], {zeta: 1 + B_ - r_lo}, by={zeta: _zeta_check()},

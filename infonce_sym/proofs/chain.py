@@ -312,7 +312,8 @@ def _iid_ok(s: sp.Sum) -> bool:
     j = s.limits[0][0]
     fam = [a for a in s.function.atoms(AppliedUndef) if is_negative_random(a)]
     rest = s.function.xreplace({a: sp.Dummy() for a in fam})
-    return j not in rest.free_symbols and all(a.args == (j,) for a in fam)
+    # ... and on nothing else random: a shared random Z in e^{F_j Z} makes the terms dependent (a probe, Dec 2026)
+    return j not in rest.free_symbols and all(a.args == (j,) for a in fam) and not _has_neg_random(rest)
 
 
 def _sum_power(f):
@@ -361,7 +362,8 @@ def _expect_term(cls, factors):
     pows = [_sum_power(f) for f in factors]
     if cls is Ex and all(pows) and all(_iid_ok(x) for x, _ in pows):
         limits = {(lo, hi) for x, _ in pows for (_, lo, hi) in [_iid_family_index(x)]}
-        if len(limits) == 1 and next(iter(limits))[0] == 1 and next(iter(limits))[1].is_nonnegative:
+        if len(limits) == 1 and next(iter(limits))[0] == 1 and next(iter(limits))[1].is_nonnegative \
+                and cls.is_const(next(iter(limits))[1]):       # a random number of terms is no i.i.d. sum of K
             # K >= 0 copies (a backward range K < 0 is no sample: SymPy sums it with the opposite sign)
             K = next(iter(limits))[1]
             summands = []
@@ -662,15 +664,16 @@ class Identity:
     ``simplifier``: extra rewriting applied before ``simplify``.
     """
 
-    def __init__(self, simplifier=None, facts=None, defs=None, reason="identity"):
-        self.simplifier, self.facts, self.defs, self.reason = simplifier, facts, defs, reason
+    def __init__(self, facts=None, defs=None, reason="identity"):
+        # no caller-supplied simplifier: any callable returning 0 "proved" anything (a probe, Dec 2026)
+        self.facts, self.defs, self.reason = facts, defs, reason
 
     def difference(self, a, b):
         return _apply(a, self.defs, self.facts) - _apply(b, self.defs, self.facts)
 
     def zero(self, d):
         d = opaque_atoms(d)
-        for f in ([self.simplifier] if self.simplifier else []) + [
+        for f in [
                 lambda e: e, _rational_zero, sp.expand, sp.simplify,
                 lambda e: sp.simplify(sp.expand(sp.expand_log(sp.powsimp(e), force=False)))]:
             try:
@@ -679,8 +682,9 @@ class Identity:
             except Exception:  # pragma: no cover
                 continue
         if d.has(sp.Sum):
-            try:                 # sums of terms free of the index (sum_{j<=k} c = k c)
-                if sp.simplify(d.doit()) == 0:
+            try:                 # sums of terms free of the index (sum_{j<=k} c = k c): the sums only (doit took
+                # integrals with parameters too, for generic parameters)
+                if sp.simplify(d.replace(lambda t: isinstance(t, sp.Sum), lambda t: t.doit())) == 0:
                     return True
             except Exception:  # pragma: no cover
                 pass
@@ -726,6 +730,10 @@ class NonNegative:
         if kind == "eq":
             return _fail("a nonnegativity check needs an inequality")
         small, big, kind = _oriented(claim)
+        names = list(self.rename.values())
+        if len(set(names)) < len(names):
+            # {x: B, y: B} recorded B := y only while x became B too (x <= y "proved"; a probe, Dec 2026)
+            return _fail(f"two expressions renamed to one name {next(n for n in names if names.count(n) > 1)}")
         gap = (big - small).xreplace(self.rename)
         if self.witness is None:
             if _nonneg(gap) and (kind == "le" or _pos(gap)):
@@ -934,10 +942,26 @@ def _domain_conditions(params, kw, real_if_visible=False):
         new = kw[name]
         if new is old or new == old:
             continue
-        if isinstance(old, sp.Symbol):
-            value = sp.sympify(new)
+        if isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)):
+            # a vector of declared symbols, element by element (a = b = [i] in Cauchy-Schwarz for vectors)
+            pairs = [(o, v) for o, v in zip(old, new) if isinstance(o, sp.Symbol)]
+        elif isinstance(old, sp.Lambda) and isinstance(_as_lambda(new), sp.Lambda):
+            # a function given as a Lambda: its declared values (the body's function) at fresh real arguments
+            args = sp.symbols(f"_{name}_arg0:{len(old.variables)}", real=True)
+            fn = _as_lambda(new)
+            if len(fn.variables) != len(args):
+                continue
+            pairs = [(old(*args), fn(*args))]
+        elif isinstance(old, sp.Symbol):
+            pairs = [(old, new)]
+        else:
+            pairs = []
+        for decl, val in pairs:
+            value = sp.sympify(val)
             visible = value.has(sp.I) or value.is_extended_real is False
-            out += _declared_conditions(old, value, real=not real_if_visible or visible)
+            out += _declared_conditions(decl, value, real=not real_if_visible or visible)
+        if pairs or isinstance(old, sp.Symbol):
+            continue
         elif isinstance(old, sp.FunctionClass):
             args = sp.symbols(f"_{name}_arg0:4", real=True)
             probe = old(*args[:1])
@@ -1438,6 +1462,13 @@ class AsGap:
         return self.check.describe()
 
 
+def _random_atoms(e):
+    """The explicitly random atoms of ``e``: anchor or negative variables, values of i.i.d. families."""
+    e = sp.sympify(e)
+    return ({x for x in e.free_symbols if isinstance(x, (AnchorVariable, NegativeVariable))}
+            | {a for a in e.atoms(AppliedUndef) if is_negative_random(a)})
+
+
 def _by_condition(p, cond):
     """A premise that the condition of a case gives."""
     return p.kind not in ("definition", "circular", "bound") and p.rel is not None and premise_matches(p.rel, cond)
@@ -1475,6 +1506,10 @@ class ByCases:
         g2, k2 = _gap(c2)
         if not _zero(g1 + g2) or (k1 == "lt" and k2 == "lt") or "eq" in (relation_kind(c1), relation_kind(c2)):
             return _fail("the cases are not exhaustive")
+        if claim.has(Expectation) and any(_random_atoms(cond) for cond in (c1, c2)):
+            # a split on a random X holds pointwise, not for E[.] of it (E X E X^3 >= 0 "by cases X <= 0, X >= 0";
+            # a probe, Dec 2026)
+            return _fail("a case split of a claim about expectations needs deterministic conditions")
         if not (g1.is_extended_real and g2.is_extended_real):
             # x >= c or x <= c covers every real x only: sqrt(x) >= 0 / sqrt(x) <= 0 missed x < 0 (a probe, Dec 2026)
             return _fail("the cases are not exhaustive: a condition's sides are not known to be real")
@@ -1824,6 +1859,15 @@ class Derivation:
             first = uses[0][1].rel.rhs
             defined[sym] = [first]
             definitions.append(f"{sym} := {_short(first, 160)}")
+            for cls in (Ex, Ea):
+                if cls.is_const(sym) and not cls.is_const(sp.sympify(first)) and \
+                        self._under(cls, [sym, sp.sympify(first)], results):
+                    # a name the expectation takes out as a constant may not stand for a random expression inside it
+                    # (P := X gave E[P X] = P E X, hence E X^2 = (E X)^2; a probe, Dec 2026)
+                    undischarged.append((uses[0][0], f"{sym} is constant under {cls.__name__} but names the random "
+                                                     f"{_short(first, 80)}, used inside {cls.__name__}: name it with a "
+                                                     f"random symbol"))
+                    break
             if sp.sympify(first).has(sym):
                 # y := 2 y is no definition: it would let 2 y = y pass (a probe, Dec 2026)
                 undischarged.append((uses[0][0], f"circular definition {sym} := {_short(first, 100)}"))
@@ -1864,6 +1908,14 @@ class Derivation:
             seen.setdefault(p.rel.lhs, []).append((name, p))
         return undischarged, discharged, definitions, defined
 
+    def _under(self, cls, exprs, results=None):
+        """Whether any of ``exprs`` occurs inside an expectation ``cls`` in a claim of this chain."""
+        for st in self.steps:
+            for e in st.claim.atoms(cls):
+                if any(e.args[0].has(x) for x in exprs):
+                    return True
+        return False
+
     def defined(self):
         """{name: [expression, ...]}: what this chain and the derivations it cites (transitively) define (a
         name local to two cited proofs may have two).  A citation that substitutes one of these names carries
@@ -1879,7 +1931,11 @@ class Derivation:
         links, kind = [], "eq"
         ident = Identity(facts=self.facts)
         def same(x, y):       # structural equality first: canonicalising integrals is costly
-            return x == y or ident.zero(ident.difference(x, y))
+            if x == y:
+                return True
+            d = ident.difference(x, y)
+            # the numeric guard too, as Identity's (a link took SymPy's generic-parameter integral; a probe, Dec 2026)
+            return _numerically_zero(d, trials=1) is not False and ident.zero(d)
         for a, b in zip(self.steps, self.steps[1:]):
             ok = same(a.claim.rhs, b.claim.lhs)
             links.append(StepResult(ok, "proved" if ok else "failed",

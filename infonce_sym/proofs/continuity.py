@@ -482,7 +482,9 @@ class GapOf(AsGap):
             return StepResult(False, "failed", f"the factor {self.factor} is not positive")
         small, big = (claim.rhs, claim.lhs) if relation_kind(claim) == "ge" else (claim.lhs, claim.rhs)
         want, _ = self.check.lemma.instantiate(self.check.subs)
-        ws, wb = (want.rhs, want.lhs) if relation_kind(want) == "ge" else (want.lhs, want.rhs)
+        # every relation by its own orientation (a "gt" lemma read as lhs <= rhs flipped its gap: x^2 + 1 > 0 gave
+        # -x^2 - 1 >= 0; a probe, Dec 2026)
+        ws, wb = (want.rhs, want.lhs) if relation_kind(want) in ("ge", "gt") else (want.lhs, want.rhs)
         dlt = (big - small) - self.factor * (wb - ws)
         if dlt != 0 and sp.expand(sum_normal(_evaluate_derivatives(dlt))) != 0:
             return StepResult(False, "failed", "the gap is not the lemma's big - small (times the factor)")

@@ -101,6 +101,12 @@ def _symbolic_sums(e):
 
 
 def _same_integrands(claim, mutated, trials=3):
+    def ranges(rel):
+        return sorted((str(e.limits) for e in sp.sympify(rel).atoms(sp.Integral)))
+    if ranges(claim) != ranges(mutated):
+        # the integrands at a point say nothing of a changed range (int_0^1 y dx -> int_0^2 y dx, whose integrand y
+        # does not move, was skipped as equivalent; a probe, Dec 2026)
+        return False
     rng = random.Random(2)
 
     def gap(rel, point):

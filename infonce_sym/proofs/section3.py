@@ -47,7 +47,7 @@ IA = random_family("1_A", nonnegative=True)        # the indicator of A at z' ~ 
 s_, u_, w_, h_, t_, s1, s2, a1, h65 = sp.symbols("s u w h t s1 s2 a1 h65", nonnegative=True)
 t_pos = sp.Symbol("t", positive=True)
 a1_pos = sp.Symbol("a1", positive=True)
-T = sp.Symbol("T", positive=True)
+T = random_symbol("T", positive=True)       # the random sum_j e^{(S_j - P)/tau} (random under Ex)
 
 _y = sp.Symbol("y", positive=True)
 

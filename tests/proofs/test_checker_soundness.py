@@ -366,3 +366,89 @@ def test_a_case_split_statement_needs_the_same_quantity_in_every_case(monkeypatc
             registry.statement("L1")
     finally:
         registry.statement.cache_clear()
+
+
+# ------------------------------------------------------------------ a third probe (Dec 2026)
+from infonce_sym.proofs.chain import gt, parameter, random_family  # noqa: E402
+from infonce_sym.proofs.continuity import GapOf  # noqa: E402
+
+_X, _Z = random_symbol("X", real=True), random_symbol("Z", real=True)
+_F = random_family("F", real=True)
+_k = parameter("k", positive=True, integer=True)
+_jp = sp.Symbol("j", integer=True, positive=True)
+
+
+def rename_two_expressions_to_one_name():
+    return _one("T1", x, "le", y, le(x, y), NonNegative(rename={x: sp.Symbol("B"), y: sp.Symbol("B")}))
+
+
+def rename_a_random_expression_to_a_constant():
+    return _one("T2", Ex(_X ** 2), "le", Ex(_X) ** 2, le(Ex(_X ** 2), Ex(_X) ** 2),          # Var X <= 0
+                NonNegative([0], rename={_X: sp.Symbol("P", real=True)}))
+
+
+def fact_naming_a_random_expression_by_a_constant():
+    lhs, rhs = Ex(_X * sp.exp(_X)), Ex(sp.exp(_X)) * Ex(_X)                                # sinh 1 vs 0 at X = +-1
+    return _one("T3", lhs, "eq", rhs, eq(lhs, rhs), Identity(facts={sp.exp(_X): sp.Symbol("P", real=True)}))
+
+
+def iid_rule_with_a_shared_random_factor():
+    total = sp.Sum(sp.exp(_F(_jp) * _Z), (_jp, 1, _k))
+    rhs = _k * Ex(sp.exp(2 * _F(0) * _Z)) + _k * (_k - 1) * Ex(sp.exp(_F(0) * _Z)) ** 2   # 15.05 vs 12.29 (F = 1, Z = +-1)
+    return _one("T4", Ex(total ** 2), "eq", rhs, eq(Ex(total ** 2), rhs), Identity())
+
+
+def iid_rule_with_a_random_count():
+    count = random_symbol("N", positive=True, integer=True)
+    lhs = Ex(count * Ex(sp.Sum(_F(_jp), (_jp, 1, count))))
+    return _one("T5", lhs, "eq", Ex(count ** 2) * Ex(_F(0)), eq(lhs, Ex(count ** 2) * Ex(_F(0))), Identity())
+
+
+def cases_on_a_random_variable():
+    s, t = sp.Symbol("s", nonnegative=True), sp.Symbol("t", nonnegative=True)
+    q = Ex(_X) * Ex(_X ** 3)                              # -0.92 for X = 1 w.p. 0.8, -3 w.p. 0.2
+    return _one("T6", q, "ge", 0, ge(q, 0), ByCases([(le(_X, 0), NonNegative([Ex(s) * Ex(s ** 3)], {s: -_X})),
+                                                     (ge(_X, 0), NonNegative([Ex(t) * Ex(t ** 3)], {t: _X}))]))
+
+
+def gap_of_a_strict_lemma_read_backwards():
+    cited = Derivation("D", "", "", x ** 2 + 1, "gt", 0, [Step("a", "", gt(x ** 2 + 1, 0), "", NonNegative())])
+    return _one("T7", -x ** 2 - 1, "ge", 0, ge(-x ** 2 - 1, 0), GapOf(Lemma.from_derivation(cited, {"x": x}), {"x": x}))
+
+
+def library_vector_parameters_at_i():
+    return _one("T9", 1, "le", -1, le(1, -1), ByLemma(L.cauchy_schwarz_vectors(), {"a": [sp.I], "b": [sp.I]}))
+
+
+def a_link_through_a_generic_integral():
+    a, n = sp.Symbol("a", real=True), sp.Symbol("n", positive=True, integer=True)
+    q = sp.Integral(1 / (x ** 2 - a), (x, 0, 1)) + sp.Sum(1, (_jp, 1, n))          # pi/4 + n at a = -1
+    return Derivation("T10", "", "", q, "eq", n, [Step("a", "", eq(n, n), "", Identity())])
+
+
+ROUND_THREE = [rename_two_expressions_to_one_name, rename_a_random_expression_to_a_constant,
+               fact_naming_a_random_expression_by_a_constant, iid_rule_with_a_shared_random_factor,
+               iid_rule_with_a_random_count, cases_on_a_random_variable, gap_of_a_strict_lemma_read_backwards,
+               library_vector_parameters_at_i, a_link_through_a_generic_integral]
+
+
+@pytest.mark.parametrize("build", ROUND_THREE, ids=lambda f: f.__name__)
+def test_a_false_toy_chain_of_the_third_probe_is_not_proved(build):
+    result = build().run()
+    assert result.verdict != "proved", (result.verdict, result.undischarged)
+    if result.verdict == "conditional":
+        assert result.undischarged
+
+
+def test_identity_takes_no_caller_simplifier():
+    with pytest.raises(TypeError):
+        Identity(simplifier=lambda e: sp.Integer(0))
+
+
+def test_a_mutant_that_changes_an_integral_s_range_is_not_equivalent():
+    from infonce_sym.proofs.mutants import claim_mutations, equivalent
+    claim = eq(y, sp.Integral(y, (x, 0, 1)))
+    mutations = claim_mutations(claim)
+    assert {"constant 0 -> 1", "constant 1 -> 2"} <= {label for label, _ in mutations}
+    skipped = [label for label, mutated in mutations if equivalent(claim, mutated)]
+    assert not any("1 -> 2" in label or "0 -> 1" in label for label in skipped), skipped
