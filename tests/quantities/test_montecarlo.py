@@ -470,10 +470,15 @@ def test_few_samples_widen_the_interval_and_are_not_called_reliable():
 
 def test_a_constant_sample_has_no_skewness_from_rounding():
     """Every tuple gives one value (pi on one point): the float64 spread of the values is rounding, whose
-    'skewness' once read as a heavy tail; it is 0 now, and at 40 samples the interval is reliable."""
+    'skewness' once read as a heavy tail; it is 0 now.  Such a sample measures no spread, and the interval is not
+    called a 95% interval: a sample flat to rounding was also what a rare, unseen tail left (R at (32, 100, 0.01, 2)
+    from 30 tuples: none of 962 'reliable' intervals covered the exact value; a probe, Dec 2026).  The estimate is
+    the exact per-tuple value (brute force: the one tuple)."""
     model = FiniteModel([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])
     r = monte_carlo(model, 0.5, 4, 40, seed=1)["risk"]
-    assert r["skewness"] == 0.0 and r["ci95_reliable"] is True
+    assert r["skewness"] == 0.0 and r["ci95_reliable"] is False and "measures no spread" in interval_doubt(r)
+    # one anchor, its positive itself (s = 1), four negatives all equal to it: -log(1/k + 1) ... centred by -log k
+    assert abs(r["estimate"] - (math.log(1 + 4) - math.log(4))) < 1e-12
 
 
 def test_an_interval_that_never_saw_a_rare_anchor_group_is_not_called_reliable():
@@ -493,5 +498,19 @@ def test_an_interval_that_never_saw_a_rare_anchor_group_is_not_called_reliable()
             assert lo <= exact <= hi, (seed, r)
         if "unseen_anchors" in r and abs(r["unseen_anchors"]["mass"] - 0.03) < 1e-12:
             unseen_runs += 1
-            assert not r["ci95_reliable"] and "pi-mass 0.03" in interval_doubt(r)
+            assert not r["ci95_reliable"] and "miss probability 0.03" in interval_doubt(r)
     assert unseen_runs >= 3          # 0.97^50 = 0.22 of the runs: about 9 of 40
+
+
+def test_an_interval_that_never_saw_a_rare_positive_transition_is_not_called_reliable():
+    """Both anchors drawn, but M(z, z') = 0.001 never: 94% of 60-sample runs at k = 1000, their intervals 4-5 standard
+    errors from the exact R and called reliable (a probe, Dec 2026).  Exact value: the exact route (20 digits),
+    confirmed by the probe's binomial enumeration (-0.671649927834915)."""
+    from infonce_sym.quantities.exact import exact_values
+    model = FiniteModel([0.5, 0.5], [[0.999, 0.001], [0.001, 0.999]], [[1, 0], [0, 1]])
+    exact = float(exact_values(model, 0.05, 1000, digits=20).values["risk"])
+    assert abs(exact - (-0.671649927834915)) < 1e-12
+    for seed in range(20):
+        r = monte_carlo(model, 0.05, 1000, 60, seed)["risk"]
+        if r["ci95_reliable"]:
+            assert r["ci95"][0] <= exact <= r["ci95"][1], (seed, r)
