@@ -878,9 +878,9 @@ def _as_lambda(value):
     and gave -1 at the instance; a probe, Dec 2026).  Anything else unchanged."""
     if callable(value) and not isinstance(value, (sp.Basic, sp.FunctionClass)) and not isinstance(value, type):
         for arity in (1, 2, 3):
-            args = sp.symbols(f"_fn_arg0:{arity}", real=True)
+            args = [sp.Dummy(f"fn_arg{i}", real=True) for i in range(arity)]
             try:
-                return sp.Lambda(args, sp.sympify(value(*args)))
+                return sp.Lambda(tuple(args), sp.sympify(value(*args)))
             except TypeError:
                 continue
     return value
@@ -944,15 +944,18 @@ def _domain_conditions(params, kw, real_if_visible=False):
             continue
         if isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)):
             # a vector of declared symbols, element by element (a = b = [i] in Cauchy-Schwarz for vectors)
-            pairs = [(o, v) for o, v in zip(old, new) if isinstance(o, sp.Symbol)]
+            # every element by the template's (its last element's, for a template shorter than the instance)
+            pairs = [(old[min(i, len(old) - 1)], v) for i, v in enumerate(new) if old and isinstance(old[0], sp.Symbol)]
         elif isinstance(old, sp.Lambda) and isinstance(_as_lambda(new), sp.Lambda):
             # a function given as a Lambda: its declared values (the body's function) at fresh real arguments
-            args = sp.symbols(f"_{name}_arg0:{len(old.variables)}", real=True)
+            args = [sp.Dummy(f"{name}_arg{i}", real=True) for i in range(len(old.variables))]     # no capture
             fn = _as_lambda(new)
             if len(fn.variables) != len(args):
                 continue
             pairs = [(old(*args), fn(*args))]
-        elif isinstance(old, sp.Symbol):
+        elif isinstance(old, sp.Symbol) or (isinstance(old, sp.Basic) and not isinstance(old, sp.FunctionClass)
+                                             and not isinstance(old, sp.Lambda)):
+            # a symbol, or a compound expression of the cited chain (f(x), x^2): what the CAS knows of it there
             pairs = [(old, new)]
         else:
             pairs = []
@@ -963,7 +966,7 @@ def _domain_conditions(params, kw, real_if_visible=False):
         if pairs or isinstance(old, sp.Symbol):
             continue
         elif isinstance(old, sp.FunctionClass):
-            args = sp.symbols(f"_{name}_arg0:4", real=True)
+            args = [sp.Dummy(f"{name}_arg{i}", real=True) for i in range(4)]      # fresh: no instance captures them
             probe = old(*args[:1])
             if isinstance(new, sp.Lambda):
                 value = new(*args[:len(new.variables)])
@@ -1844,7 +1847,10 @@ class Derivation:
         bound = []
         for name, p in prem:
             if p.kind == "definition":
-                defs.setdefault(p.rel.lhs, []).append((name, p))
+                # keyed by the canonical form: f(Expm1(z)) and f(e^z - 1) are one name (two definitions of it went
+                # unseen; a probe, Dec 2026)
+                defs.setdefault(canon(p.rel.lhs) if isinstance(p.rel.lhs, AppliedUndef) else p.rel.lhs,
+                                []).append((name, p))
                 continue
             if p.kind == "bound":
                 bound.append((name, p))

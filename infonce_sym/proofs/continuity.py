@@ -130,6 +130,13 @@ def _normal_sum(f, limits):
                 inner = x
             else:
                 dep.append(x)
+        if inner is not None:
+            # merging binds the inner index everywhere: not where it is free in another factor or an outer limit
+            # (sum_j e^{jl} sum_l e^{jl} p(l), l free outside, became a double sum over l; a probe, Dec 2026)
+            others = set().union(*(x.free_symbols for x in const + dep), *((lo.free_symbols | hi.free_symbols)
+                                                                            for _, lo, hi in limits))
+            if set(inner.variables) & others:
+                dep, inner = dep + [inner], None
         body = sp.Mul(*dep)
         lims = list(limits)
         if inner is not None:
@@ -488,6 +495,12 @@ class GapOf(AsGap):
         dlt = (big - small) - self.factor * (wb - ws)
         if dlt != 0 and sp.expand(sum_normal(_evaluate_derivatives(dlt))) != 0:
             return StepResult(False, "failed", "the gap is not the lemma's big - small (times the factor)")
+        try:                    # and SumIdentity's numeric guard (the normal form alone once merged a free index)
+            spotted = dlt == 0 or spot_zero(_evaluate_derivatives(dlt))
+        except (TypeError, ValueError):
+            spotted = True      # not evaluable at concrete sizes: the normal form decides, as before
+        if not spotted:
+            return StepResult(False, "failed", "the gap is not the lemma's big - small (numeric spot check)")
         return self.check(want)
 
     def describe(self):

@@ -78,9 +78,9 @@ def _lib(key):
         return make
     return wrap
 
-_y = sp.Symbol("y", positive=True)       # a point of the (positive) domain of F
+_y = sp.Dummy("y", positive=True)       # a point of the (positive) domain of F
 _u = sp.Symbol("u")
-_y_closed = sp.Symbol("y", nonnegative=True)     # a point of [0, oo)
+_y_closed = sp.Dummy("y", nonnegative=True)     # a point of [0, oo)
 
 
 def smooth_conditions(f, point):
@@ -121,7 +121,7 @@ def smooth_conditions(f, point):
     return list(dict.fromkeys(conds))
 
 
-_v = sp.Symbol("v", real=True)       # a point of a segment
+_v = sp.Dummy("v", real=True)       # a point of a segment
 
 
 def segment_conditions(f, a, b):

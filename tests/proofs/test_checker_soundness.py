@@ -432,8 +432,70 @@ def test_a_mutant_that_changes_an_integral_s_range_is_not_equivalent():
     assert not any("1 -> 2" in label or "0 -> 1" in label for label in skipped), skipped
 
 
+
+# ------------------------------------------------------------------ a fourth probe (Dec 2026)
+def merged_sums_capture_a_free_index():
+    from infonce_sym.proofs.continuity import d, j, k, l
+    p = (l - 1) * (l - 2) * (l - 3)                      # 0 at the spot check's l = 1, 2, 3
+    lhs = sp.Sum(sp.exp(j * l) * sp.Sum(sp.exp(j * l) * p, (l, 1, d)), (j, 1, k))      # outer l free: 6e^5 vs 6e^8
+    rhs = sp.Sum(sp.exp(2 * j * l) * p, (j, 1, k), (l, 1, d))                          # at d = 4, k = 1, l = 1
+    return _one("F1", lhs, "eq", rhs, eq(lhs, rhs), SumIdentity())
+
+
+def gap_of_with_a_captured_index():
+    from infonce_sym.proofs.continuity import d, j, k
+    ell = sp.Symbol("l", positive=True, integer=True)
+    squares = sp.Sum(sp.sin(j * ell) ** 2, (j, 1, k), (ell, 1, d))
+    cited = _one("S0", squares, "ge", 0, ge(squares, 0), NonNegative())
+    mixed = sp.Sum(sp.sin(j * ell) * sp.Sum(sp.sin(j * ell), (ell, 1, d)), (j, 1, k))      # sin 4 sin 1 < 0
+    return _one("F2", mixed, "ge", 0, ge(mixed, 0), GapOf(Lemma.from_derivation(cited, {}), {}))
+
+
+def one_function_name_defined_in_two_forms():
+    from infonce_sym.proofs.chain import Expm1
+    z, f = sp.Symbol("z", real=True), sp.Function("f", real=True)
+    cited_b = Derivation("B", "", "", y, "ge", 0, [Step("a", "", eq(y, x ** 2), "", Identity(defs={y: x ** 2})),
+                                                   Step("b", "", ge(x ** 2, 0), "", NonNegative())])
+    cited_c = _one("C", -1, "eq", y, eq(-1, y), Identity(defs={y: -1}))
+    return Derivation("F3", "", "", -1, "ge", 0, [
+        Step("a", "", eq(-1, f(Expm1(z))), "", ByLemma(Lemma.from_derivation(cited_c, {"y": y}), {"y": f(Expm1(z))})),
+        Step("b", "", ge(f(sp.exp(z) - 1), 0), "", ByLemma(Lemma.from_derivation(cited_b, {"y": y}),
+                                                           {"y": f(sp.exp(z) - 1)}))])
+
+
+def compound_parameter_of_a_cited_chain():
+    f = sp.Function("f", nonnegative=True)
+    cited = _one("F0", f(x), "ge", 0, ge(f(x), 0), NonNegative())
+    return _one("F4", -1, "ge", 0, ge(-1, 0), ByLemma(Lemma.from_derivation(cited, {"fx": f(x)}), {"fx": -1}))
+
+
+def vector_parameters_beyond_the_first():
+    lem = L.cauchy_schwarz_vectors()
+    claim = lem.instantiate({"a": [1, sp.I], "b": [1, -sp.I]})[0]                       # 2 <= 0
+    return _one("F5", claim.lhs, "le", claim.rhs, claim, ByLemma(lem, {"a": [1, sp.I], "b": [1, -sp.I]}))
+
+
+def a_named_symbol_captured_by_the_smoothness_point():
+    u_, th, v = sp.Symbol("u"), sp.Symbol("theta", real=True), sp.Symbol("v", real=True)
+    subs = {"F": sp.Lambda(u_, sp.log(u_ + 1 - v)), "Y": y, "XI": th}
+    claim = L.taylor_n(1).instantiate(subs)[0]                         # complex at v = 3/2, y = 1
+    return _one("F6", claim.lhs, "eq", claim.rhs, claim, ByLemma(L.taylor_n(1), subs), exists=(th,))
+
+
+def a_named_symbol_captured_by_the_domain_check():
+    f, t = sp.Function("f", nonnegative=True), sp.Symbol("t", real=True)
+    cited = _one("F0", f(x), "ge", 0, ge(f(x), 0), NonNegative())
+    s = sp.Symbol("_f_arg0", real=True)
+    return _one("F7", s - x, "ge", 0, ge(s - x, 0),                      # s - x >= 0 fails at s = 0, x = 1
+                ByLemma(Lemma.from_derivation(cited, {"f": f, "x": x}), {"f": sp.Lambda(t, s - t), "x": x}))
+
+
+ROUND_FOUR = [merged_sums_capture_a_free_index, gap_of_with_a_captured_index, one_function_name_defined_in_two_forms,
+              compound_parameter_of_a_cited_chain, vector_parameters_beyond_the_first,
+              a_named_symbol_captured_by_the_smoothness_point, a_named_symbol_captured_by_the_domain_check]
+
 def _false_chains():
-    return FALSE_CHAINS + ROUND_TWO + ROUND_THREE        # the three probes' toy chains (above)
+    return FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR        # the four probes' toy chains (above)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
