@@ -455,9 +455,13 @@ def interval_doubt(result) -> str:
                 "may carry the mean")
     if result.get("part_doubt"):
         return f"its part {result['part_doubt'][0]} is not reliably sampled ({result['part_doubt'][1]})"
+    positives = result.get("unseen_positives")
+    if positives is not None:
+        return (f"positive transitions of probability {positives['mass']:.3g} were never drawn; their tuples can move "
+                f"the mean by up to {positives['shift']:.3g}, more than its standard error")
     unseen = result.get("unseen_anchors")
     if unseen is not None and unseen["skewness_bound"] ** 2 * COCHRAN_FACTOR >= n:
-        return (f"the (anchor, positive) pairs drawn miss probability {unseen['mass']:.3g}, where the per-tuple "
+        return (f"the anchors drawn miss states of pi-mass {unseen['mass']:.3g}, where the per-tuple "
                 f"values can lie up to {unseen['distance']:.3g} from the mean: a skewness up to "
                 f"{unseen['skewness_bound']:.3g}, and Cochran's rule asks for more than "
                 f"{result['samples_for_normal_interval']} samples")
@@ -557,10 +561,6 @@ def _finite_value_bounds(G, pi, log_mu, tau, k, loss, weights, anchors, positive
     out = [risk, ce, search, (ce[0] - risk[1], ce[1] - risk[0])]
     out.append(None if search is None else (search[0] - risk[1], search[1] - risk[0]))
     return out
-
-
-# unseen (anchor, positive) pairs judged one by one up to this many; beyond, by their anchors' widest bounds
-MAX_UNSEEN_PAIRS = 200_000
 
 
 def _with_gaps(vals):
@@ -756,27 +756,39 @@ def _finite_run(model: FiniteModel, tau, k, samples, seed, loss, chunk_size, wei
         vals = _with_gaps(vals)
         _add_blocks(stats, vals, batch)
     results = {name: st.result() for name, st in zip(_SAMPLED, stats)}
-    # the (anchor, positive) pairs the sample never drew, with their probability pi(z) M(z, z'): a rare anchor or a
-    # rare positive transition (M(z, z') = 0.001 at k = 1000: 94% of 60-sample runs never drew it, and their
-    # intervals missed by 4-5 standard errors while called reliable; a probe, Dec 2026)
-    unseen = (pi[:, None] > 0) & (M > 0) & ~seen
-    if unseen.any():
-        mass = float((pi[:, None] * M)[unseen].sum() / pi.sum())
-        zs, ps = np.nonzero(unseen)
-        if zs.size > MAX_UNSEEN_PAIRS:
-            # every pair of an anchor with an unseen pair, by the anchor's widest positive similarities
-            rows = np.flatnonzero(unseen.any(axis=1))
-            sims = np.where(M[rows] > 0, G[rows], np.nan)
-            zs = np.concatenate([rows, rows])
-            ps_sim = np.concatenate([np.nanmin(sims, axis=1), np.nanmax(sims, axis=1)])
-        else:
-            ps_sim = G[zs, ps]
+    # what the sample never drew (pi is known): (a) anchor states, whose tuples can lie anywhere within the model's
+    # bounds (pi = (0.97, 0.01 x 3) at k = 1e9: intervals 2e5 standard errors off; a probe, Dec 2026); (b) positive
+    # transitions of drawn anchors, which move only the positive's term: the risk, 1-Lipschitz in p/tau, by at most
+    # the anchor's spread of positive similarities over tau beyond the sample's own extremes (M(z, z') = 0.001 never
+    # drawn at k = 1000: 0% coverage).  The search CE does not read the positive; the gaps inherit the risk's doubt.
+    drawn = seen.any(axis=1)
+    unseen_anchor = (pi > 0) & ~drawn
+    if unseen_anchor.any():
+        mass = float(pi[unseen_anchor].sum() / pi.sum())
+        rows = np.flatnonzero(unseen_anchor)
+        sims = np.where(M[rows] > 0, G[rows], np.nan)
+        zs = np.concatenate([rows, rows])
+        ps_sim = np.concatenate([np.nanmin(sims, axis=1), np.nanmax(sims, axis=1)])
         for name, bounds in zip(_SAMPLED, _finite_value_bounds(G, pi, log_mu, tau, k, loss, weights, zs, ps_sim)):
             r = results[name]
             if bounds is None or r.get("estimate") is None:
                 continue
             distance = float(max(np.abs(bounds[0] - r["estimate"]).max(), np.abs(bounds[1] - r["estimate"]).max()))
             results[name] = unseen_anchors(r, mass, distance)
+    unseen_pair = (pi[:, None] > 0) & (M > 0) & ~seen & drawn[:, None]
+    if unseen_pair.any() and results["risk"].get("estimate") is not None and "unseen_anchors" not in results["risk"]:
+        # an unseen transition's tuples differ from its (drawn) anchor's by about the distance of its positive
+        # similarity from the anchor's mean one, over tau (the risk is 1-Lipschitz in p/tau): together they move the
+        # mean by about sum pi(z) M(z, z') |G(z, z') - pbar(z)| / tau; past one standard error the interval cannot be
+        # trusted (a worst-case bound here flagged 4-state models whose intervals covered; a probe, Dec 2026)
+        pbar = (M * G).sum(axis=1) / M.sum(axis=1)
+        weight = (pi[:, None] * M / pi.sum())[unseen_pair]
+        far = np.abs(G - pbar[:, None])[unseen_pair] / tau
+        mass, shift = float(weight.sum()), float((weight * far).sum())
+        r = results["risk"]
+        if shift > r["stderr"]:
+            results["risk"] = dict(r, ci95_reliable=False,
+                                   unseen_positives={"mass": mass, "distance": float(far.max()), "shift": shift})
     return results
 
 
@@ -1015,6 +1027,10 @@ def monte_carlo(model, tau, k, samples, seed, loss: str = "infonce", chunk_size=
         out = _finite_run(model, tau, k, samples, seed, loss, chunk_size, weights)
         sampled = "anchor, positive, negative counts"
     out = _rounded(out, model, tau, k, samples, backend)
+    if k == 1 and out.get("search_cross_entropy", {}).get("flat"):
+        # M_hat_1 = Q_hat_1 = delta_xi: the search CE is 0 in every tuple by construction, no tail to miss
+        out["search_cross_entropy"] = {key: v for key, v in out["search_cross_entropy"].items() if key != "flat"}
+        out["search_cross_entropy"]["ci95_reliable"] = out["search_cross_entropy"]["samples"] >= MIN_INTERVAL_SAMPLES
     out = _gaps_with_their_parts(out)
     out.update(closed_forms(model, tau_given))
     if reason_search is not None:

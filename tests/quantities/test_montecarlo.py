@@ -465,7 +465,8 @@ def test_few_samples_widen_the_interval_and_are_not_called_reliable():
             hits += r["ci95"][0] <= exact <= r["ci95"][1]
             reliable += r["ci95_reliable"]
         assert lo <= hits / 300 <= hi, (n, hits)
-        assert reliable == (0 if n == 3 else 300), (n, reliable)
+        # at n = 100 a run that never drew one of the rarer transitions (pi M = 0.01 .. 0.015) may be doubted too
+        assert (reliable == 0) if n == 3 else (reliable >= 295), (n, reliable)
 
 
 def test_a_constant_sample_has_no_skewness_from_rounding():
@@ -498,7 +499,7 @@ def test_an_interval_that_never_saw_a_rare_anchor_group_is_not_called_reliable()
             assert lo <= exact <= hi, (seed, r)
         if "unseen_anchors" in r and abs(r["unseen_anchors"]["mass"] - 0.03) < 1e-12:
             unseen_runs += 1
-            assert not r["ci95_reliable"] and "miss probability 0.03" in interval_doubt(r)
+            assert not r["ci95_reliable"] and "pi-mass 0.03" in interval_doubt(r)
     assert unseen_runs >= 3          # 0.97^50 = 0.22 of the runs: about 9 of 40
 
 
@@ -514,3 +515,16 @@ def test_an_interval_that_never_saw_a_rare_positive_transition_is_not_called_rel
         r = monte_carlo(model, 0.05, 1000, 60, seed)["risk"]
         if r["ci95_reliable"]:
             assert r["ci95"][0] <= exact <= r["ci95"][1], (seed, r)
+
+
+def test_the_search_ce_at_k_one_is_exactly_zero_and_not_doubted():
+    """M_hat_1 = Q_hat_1: the search CE is 0 in every tuple at k = 1; the flat-sample rule called it doubtful and the
+    search - R gap (= -R per tuple) inherited that (a probe, Dec 2026).  Exact -R from the exact route."""
+    from infonce_sym.quantities.exact import exact_values
+    model = SphereModel(3, 4.0)
+    out = monte_carlo(model, 1.0, 1, 2000, 4)
+    assert out["search_cross_entropy"]["estimate"] == 0 and out["search_cross_entropy"]["ci95_reliable"]
+    gap = out["search_cross_entropy_minus_risk"]
+    exact = -float(exact_values(model, 1.0, 1, digits=20).values["risk"])
+    assert gap["ci95_reliable"] is out["risk"]["ci95_reliable"] is True and "part_doubt" not in gap
+    assert gap["ci95"][0] <= exact <= gap["ci95"][1]
