@@ -139,6 +139,8 @@ class Statement:
         if missing:
             raise InputError(missing[0], f"{self.id} needs a value for {', '.join(missing)}")
         args = [values[n] for n in names]
+        for sym, v in zip(self.symbols, args):
+            _check_declared(self.id, sym, v)
         if context == "numpy":
             return _lambdified(self.id, "numpy")(*args)
         if context == "mpmath":
@@ -150,6 +152,28 @@ class Statement:
             finally:
                 mpmath.iv.prec = saved
         raise InputError("context", f"must be numpy, mpmath or iv, got {context!r}")
+
+
+def _check_declared(id, sym, value):
+    """``value`` (a number, decimal string, array, or an interval pair) lies in the closure of ``sym``'s declared
+    half-line (its end as a limit), and is an integer where declared so and a single number: a proved statement says
+    nothing outside its domain (P1.upper at k = -0.5 returned a number; a probe, Dec 2026)."""
+    import numpy as np
+    ends = value if isinstance(value, tuple) else (value,)
+    try:
+        nums = [np.asarray(mpmath.mpf(v) if isinstance(v, str) else v, dtype=float) for v in ends]
+    except (TypeError, ValueError):
+        return                               # not numeric here (a symbolic value): the caller's business
+    for arr in nums:
+        # the closure of the declared half-line: a positive a at 0 is the limit a -> 0+ (A.2's bound at delta = 0)
+        bad = ((sym.is_positive or sym.is_nonnegative) and np.any(arr < 0)) \
+            or ((sym.is_negative or sym.is_nonpositive) and np.any(arr > 0))
+        if not bad and sym.is_integer and arr.ndim == 0 and float(arr) != round(float(arr)):
+            bad = True
+        if bad:
+            kinds = [k for k in ("positive", "nonnegative", "negative", "nonpositive", "integer")
+                     if getattr(sym, f"is_{k}")]
+            raise InputError(sym.name, f"{id}: {sym.name} is declared {' '.join(kinds)}; got {value!r}")
 
 
 def _mpf(v):

@@ -139,3 +139,15 @@ def test_float_evaluation_keeps_its_digits_where_the_log_argument_is_near_1(id, 
     with mpmath.workdps(50):
         want = s.evaluate("mpmath", **values)
         assert abs(got / want - 1) < 1e-15, (got, want)
+
+
+def test_a_statement_is_not_evaluated_outside_its_declared_domain():
+    """P1.upper at k = -0.5, tau = -0.5 returned -0.241 (a probe, Dec 2026); its boundary is allowed as a limit (A.2's
+    bound at a = 0), an integer k must be one.  Independent value: (e^{2/tau} - 1)^2/(8k) at k = 10, tau = 1/2."""
+    from infonce_sym.errors import InputError
+    upper = statement("P1.upper")
+    assert abs(upper.evaluate("numpy", k=10, tau=0.5) - (math.exp(4) - 1) ** 2 / 80) < 1e-12
+    for bad in ({"k": -0.5, "tau": 0.5}, {"k": 10, "tau": -0.5}, {"k": 2.5, "tau": 0.5}):
+        with pytest.raises(InputError):
+            upper.evaluate("numpy", **bad)
+    assert statement("A2.liminf").evaluate("numpy", a=0, tau=0.4) > 0
