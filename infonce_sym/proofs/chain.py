@@ -1509,7 +1509,12 @@ class ByCases:
         g2, k2 = _gap(c2)
         if not _zero(g1 + g2) or (k1 == "lt" and k2 == "lt") or "eq" in (relation_kind(c1), relation_kind(c2)):
             return _fail("the cases are not exhaustive")
-        if claim.has(Expectation) and any(_random_atoms(cond) for cond in (c1, c2)):
+        inside = set().union(*(e.args[0].free_symbols for e in claim.atoms(Expectation)),
+                             *(set(e.variables) for e in claim.atoms(sp.Sum, sp.Integral)))
+        if any((sp.sympify(cond).free_symbols & inside) or (claim.has(Expectation) and _random_atoms(cond))
+               for cond in (c1, c2)):
+            # ... nor on a symbol the claim integrates or sums over (z inside Ea(z), or a summation index j; a probe,
+            # Dec 2026): the condition then holds pointwise, not for the claim
             # a split on a random X holds pointwise, not for E[.] of it (E X E X^3 >= 0 "by cases X <= 0, X >= 0";
             # a probe, Dec 2026)
             return _fail("a case split of a claim about expectations needs deterministic conditions")
@@ -1969,6 +1974,11 @@ class Derivation:
         fixed = sp.Tuple(self.quantity, self.statement,
                          *[a.rel for a in self.structured_assumptions() if a.rel is not None])
         for w in dict.fromkeys(chosen + list(self.exists)):
+            if w in self.exists and any(a.rel is not None and sp.sympify(a.rel).has(w)
+                                        for a in self.structured_assumptions()):
+                # the lemma chooses the witness: an assumption on it would choose it too (t <= 1 beside Taylor's t;
+                # a probe, Dec 2026)
+                undischarged.append(("(witness)", f"an assumption constrains the witness {w}"))
             if w in defined:
                 # a witness is the cited lemma's choice: a definition would choose it (t := 1 in Taylor's
                 # remainder at t/(1 + t) proved e^y = 1 + y + e^{y/2} y^2/2; a probe, Dec 2026)

@@ -494,8 +494,36 @@ ROUND_FOUR = [merged_sums_capture_a_free_index, gap_of_with_a_captured_index, on
               compound_parameter_of_a_cited_chain, vector_parameters_beyond_the_first,
               a_named_symbol_captured_by_the_smoothness_point, a_named_symbol_captured_by_the_domain_check]
 
+
+# ------------------------------------------------------------------ a fifth probe (Dec 2026)
+def cases_on_a_symbol_inside_ea():
+    from infonce_sym.proofs.chain import Ea
+    z, s, t = sp.Symbol("z", real=True), sp.Symbol("s", nonnegative=True), sp.Symbol("t", nonnegative=True)
+    q = Ea(z) * Ea(z ** 3)                                # -0.92 for z = 1 w.p. 0.8, -3 w.p. 0.2
+    return _one("V1", q, "ge", 0, ge(q, 0), ByCases([(le(z, 0), NonNegative([Ea(s) * Ea(s ** 3)], {s: -z})),
+                                                     (ge(z, 0), NonNegative([Ea(t) * Ea(t ** 3)], {t: z}))]))
+
+
+def cases_on_a_summation_index():
+    s, t = sp.Symbol("s", nonnegative=True), sp.Symbol("t", nonnegative=True)
+    a = sp.Rational(-7, 12) * (_jp - 1) * (_jp - 2) * (_jp - 3) + 1          # 1, 1, 1, -5/2: q = -101/16
+    total = lambda e: sp.Sum(e, (_jp, 1, 4))                                 # noqa: E731
+    q = total(a) * total(a ** 3)
+    return _one("V2", q, "ge", 0, ge(q, 0), ByCases([(le(a, 0), NonNegative([total(s) * total(s ** 3)], {s: -a})),
+                                                     (ge(a, 0), NonNegative([total(t) * total(t ** 3)], {t: a}))]))
+
+
+def an_assumption_pins_a_stated_witness():
+    return Derivation("V3", "", "", sp.exp(y), "eq", _FIN,
+                      [Step("a", "", eq(sp.exp(y), _MID), "", _taylor()),
+                       Step("b", "", eq(_MID, _FIN), "", Identity(facts={_T: 1}))],
+                      assumptions=[Assumption("t = 1", eq(_T, 1))], exists=(_T,))
+
+
+ROUND_FIVE = [cases_on_a_symbol_inside_ea, cases_on_a_summation_index, an_assumption_pins_a_stated_witness]
+
 def _false_chains():
-    return FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR        # the four probes' toy chains (above)
+    return FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE      # the probes' toy chains (above)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
