@@ -661,7 +661,6 @@ class Identity:
 
     ``facts``: expectation atoms with known values (e.g. ``{Ex(r(0)): 1}``);
     ``defs``: definitions substituted first (e.g. ``{A: Sum(...)/m}``);
-    ``simplifier``: extra rewriting applied before ``simplify``.
     """
 
     def __init__(self, facts=None, defs=None, reason="identity"):
@@ -963,20 +962,16 @@ def _domain_conditions(params, kw, real_if_visible=False):
             value = sp.sympify(val)
             visible = value.has(sp.I) or value.is_extended_real is False
             out += _declared_conditions(decl, value, real=not real_if_visible or visible)
-        if pairs or isinstance(old, sp.Symbol):
+        if pairs:
             continue
-        elif isinstance(old, sp.FunctionClass):
+        if isinstance(old, sp.FunctionClass):
             args = [sp.Dummy(f"{name}_arg{i}", real=True) for i in range(4)]      # fresh: no instance captures them
             probe = old(*args[:1])
             if isinstance(new, sp.Lambda):
                 value = new(*args[:len(new.variables)])
             elif isinstance(new, sp.FunctionClass):
                 value = new(*args[:1])
-            elif callable(new):
-                # a Python function in the instance: its value at a fresh argument (skipped once, it let
-                # f >= 0 be cited at f = -1 - z^2; a probe, Dec 2026)
-                value = sp.sympify(new(*args[:1]))
-            else:
+            else:             # (a Python function arrives here as a Lambda: Lemma.instantiate's _as_lambda)
                 continue
             out += _declared_conditions(probe, value)
     return out
@@ -1051,7 +1046,8 @@ def _check_hypotheses(res, lemma, hyps, hyp_checks, concl=None):
         if sub.ok:
             res.discharges.append((f"hypothesis {i} of {lemma.name}: {_short(h, 120)}", "CAS"))
         elif universal:
-            # an assumption with M free reads "for some M" (M is not in the statement): no discharge by one
+            # "for every M" is shown by a check at a free M, never matched against an assumption (which would say
+            # it of the assumption's M only)
             res.premises.append(Premise("circular", h, f"hypothesis {i} of {lemma.name}, for every "
                                         f"{', '.join(sorted(str(b) for b in lemma.bound))}: {_short(h, 120)} (needs a check)"))
         else:
@@ -1151,13 +1147,14 @@ def _through_context(context, kind, a, b, hyps):
     affine = body.is_polynomial(u) and sp.degree(body, u) <= 1 if body.has(u) else True
     if not affine:
         try:
-            if sp.calculus.util.continuous_domain(body, u, closed) == closed:
-                domain_end = "closed"
-            elif signed and sp.calculus.util.continuous_domain(body, u, closed) == closed - sp.FiniteSet(0):
-                domain_end = "open"
-            else:
-                return None, a, b, hyps
+            continuous = sp.calculus.util.continuous_domain(body, u, closed)
         except (NotImplementedError, ValueError, TypeError):
+            return None, a, b, hyps
+        if continuous == closed:
+            domain_end = "closed"
+        elif signed and continuous == closed - sp.FiniteSet(0):
+            domain_end = "open"
+        else:
             return None, a, b, hyps
         if signed:
             free = sp.Dummy("u_any", real=True)
@@ -1220,8 +1217,8 @@ class ByLemma:
         if not any(same([(cs, x), (cb, y)]) for x, y in orders):
             return _fail(f"claim is not the instance of {self.lemma.name}: expected {exp_rel}")
         plain = self.context is None and self.under is None
-        concl, _ = self.lemma.instantiate(self.subs)
-        res = _lemma_kind(self.lemma, concl, plain and not self.lemma.params, self.lemma.instantiate(self.subs)[1])
+        concl, instance_hyps = self.lemma.instantiate(self.subs)
+        res = _lemma_kind(self.lemma, concl, plain and not self.lemma.params, instance_hyps)
         res.premises += _fd_premises(self.facts, self.defs)
         res = _check_hypotheses(res, self.lemma, hyps, self.hyp_checks, concl)
         if not res.ok:
@@ -1293,7 +1290,7 @@ class LimitCheck:
         side = str(claim.lhs.args[3]) if len(claim.lhs.args) > 3 else "+"
         val = sp.limit(f, n, point, side)
         if sp.simplify(val - claim.rhs) != 0:
-            return StepResult(False, "failed", f"the limit is {val}, not {claim.rhs}")
+            return _fail(f"the limit is {val}, not {claim.rhs}")
         params = sorted((x for x in f.free_symbols | sp.sympify(claim.rhs).free_symbols if x != n),
                         key=sp.default_sort_key)
         for x in params:
@@ -1304,8 +1301,7 @@ class LimitCheck:
                 except Exception:  # pragma: no cover - a limit SymPy cannot take there is not shown
                     at, ok = "not found", False
                 if not ok:
-                    return StepResult(False, "failed", f"at {x} = {v} the limit is {at}, not "
-                                                       f"{sp.sympify(claim.rhs).xreplace({x: v})}")
+                    return _fail(f"at {x} = {v} the limit is {at}, not {sp.sympify(claim.rhs).xreplace({x: v})}")
         return StepResult(True, "proved", f"CAS: limit = {val} (also at the special values of {', '.join(map(str, params))})"
                           if params else f"CAS: limit = {val}")
 

@@ -758,9 +758,9 @@ def _finite_run(model: FiniteModel, tau, k, samples, seed, loss, chunk_size, wei
     results = {name: st.result() for name, st in zip(_SAMPLED, stats)}
     # what the sample never drew (pi is known): (a) anchor states, whose tuples can lie anywhere within the model's
     # bounds (pi = (0.97, 0.01 x 3) at k = 1e9: intervals 2e5 standard errors off; a probe, Dec 2026); (b) positive
-    # transitions of drawn anchors, which move only the positive's term: the risk, 1-Lipschitz in p/tau, by at most
-    # the anchor's spread of positive similarities over tau beyond the sample's own extremes (M(z, z') = 0.001 never
-    # drawn at k = 1000: 0% coverage).  The search CE does not read the positive; the gaps inherit the risk's doubt.
+    # transitions of drawn anchors, which move only the positive's term, hence the risk (below; M(z, z') = 0.001
+    # never drawn at k = 1000: 0% coverage).  The search CE does not read the positive; the gaps inherit the risk's
+    # doubt.
     drawn = seen.any(axis=1)
     unseen_anchor = (pi > 0) & ~drawn
     if unseen_anchor.any():
