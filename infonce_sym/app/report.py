@@ -193,7 +193,9 @@ def write(out_dir, results, rows, meta) -> dict:
             latex = statement_latex(sid)
             d = r.details if isinstance(r.details, dict) else {}
             failed = d.get("failed_steps") or []
-            md.append(f"| {sid} | {_md(r.paper_ref)} | {'$' + latex + '$' if latex else _md(r.title)} | "
+            defines = d.get("defines") or []
+            where = f"; names the chain defines: {_md(', '.join(defines))} (`derivations/{sid}.md`)" if defines else ""
+            md.append(f"| {sid} | {_md(r.paper_ref)} | {'$' + latex + '$' if latex else _md(r.title)}{where} | "
                       f"{r.verdict} | {r.expected} | "
                       f"{_md('only a special case: ' + d['generality']) if d.get('generality') else 'the paper' + chr(39) + 's'} | "
                       f"{d.get('steps', '-')} | "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from ..proofs import all_derivations
-from ..proofs.chain import cited_result, failed_steps
+from ..proofs.chain import cited_result, failed_steps, statement_definitions
 from .results import CheckResult
 
 __all__ = ["derivation_check", "derivation_checks", "failed_steps"]
@@ -22,6 +22,8 @@ def derivation_check(d) -> CheckResult:
                                 "chain_verdict": result.verdict,
                                 # what a special-case chain covers (empty: the paper's generality)
                                 "generality": d.generality,
+                                # the names of the statement that the chain defines (the rendered "where" line)
+                                "defines": [str(sym) for sym, _ in statement_definitions(d, result)],
                                 "undischarged": [f"{n}: {t}" for n, t in result.undischarged]})
 
 

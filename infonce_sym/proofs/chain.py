@@ -64,7 +64,7 @@ from __future__ import annotations
 import functools
 import random
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace as _replace
 
 import mpmath
 import sympy as sp
@@ -80,7 +80,8 @@ __all__ = [
     "relation_kind", "Parameter", "AnchorVariable", "NegativeVariable", "NegativeFamily",
     "is_negative_random", "split", "Var", "iid_product_moment",
     "DoitIdentity", "SameIntegrand", "ExactInstance", "AsGap", "interval_value", "numeric_form", "failed_steps", "Assumption", "Premise",
-    "premise_matches", "cited_result", "ByCases", "make_relation", "numerically_zero",
+    "premise_matches", "cited_result", "ByCases", "make_relation", "numerically_zero", "same_meanings",
+    "statement_definitions",
 ]
 
 class _Named(sp.Symbol):
@@ -546,6 +547,7 @@ class Premise:
     rel: object
     text: str
     case: str = ""          # a "bound" premise made inside a case of ByCases: that case's condition
+    meanings: tuple = ()    # a "bound" premise whose name the cited chain defines case by case: every meaning
 
 
 @dataclass(frozen=True)
@@ -1081,11 +1083,20 @@ def _bound_names(res, lemma, subs):
     if lemma.derivation is None:
         return res
     moved = {old for n, old in lemma.params.items() if n in subs and subs[n] is not old and subs[n] != old}
-    for sym, val in statement_definitions(lemma.derivation):
+    for sym, vals in statement_definitions(lemma.derivation):
         if sym not in moved:
-            res.premises.append(Premise("bound", eq(sym, val), f"{sym} := {_short(val, 120)} "
-                                                                f"(as defined in {lemma.derivation.id})"))
+            # a name the cited chain defines case by case keeps every meaning: read as its first, a citing chain
+            # that defined y := tau got "y <= 1" for every tau from cases y := tau (tau <= 1), y := 0 (a probe, Dec 2026)
+            res.premises.append(Premise("bound", eq(sym, vals[0]), f"{sym} := {_meanings_text(vals, 120)} "
+                                                                   f"(as defined in {lemma.derivation.id})",
+                                        meanings=tuple(vals) if len(vals) > 1 else ()))
     return res
+
+
+def _meanings_text(vals, width):
+    if len(vals) == 1:
+        return _short(vals[0], width)
+    return " in one case, ".join(_short(v, width // len(vals)) for v in vals) + " in another"
 
 
 def _check_witnesses(res, lemma, subs):
@@ -1536,7 +1547,7 @@ class ByCases:
                     used += [fact[1]] if all(fact[1] is not u for u in used) else []
                 else:
                     keep.append(p)
-            sub.premises = [Premise(p.kind, p.rel, p.text, str(cond)) if p.kind == "bound" and not p.case else p
+            sub.premises = [_replace(p, case=str(cond)) if p.kind == "bound" and not p.case else p
                             for p in keep]
             for fr in used:                  # what the shown facts rest on (a definition, a library lemma)
                 _merge(sub, fr)
@@ -1745,11 +1756,18 @@ def _bounds_away(rel, sym, sign):
     return False
 
 
+def same_meanings(first, second):
+    """Whether two lists of meanings of one name are the same set (up to the CAS's zero test)."""
+    def within(xs, ys):
+        return all(any(x == y or _zero(canon(sp.sympify(x) - y)) for y in ys) for x in xs)
+    return within(first, second) and within(second, first)
+
+
 def _definition_cycles(defined):
     """The cycles (lists of names) among definitions {name: [expression, ...]} that mention each other through
-    their first expressions (a name defined through itself is reported on its own, by ``discharge``)."""
+    any of their expressions (a name defined through itself is reported on its own, by ``discharge``)."""
     names = list(defined)
-    edges = {n: [m for m in names if m != n and sp.sympify(defined[n][0]).has(m)] for n in names}
+    edges = {n: [m for m in names if m != n and any(sp.sympify(v).has(m) for v in defined[n])] for n in names}
     cycles, state = [], {}
 
     def visit(n, path):
@@ -1894,22 +1912,43 @@ class Derivation:
                 if p.rel.rhs != first and not _zero(canon(p.rel.rhs - first)):
                     undischarged.append((name, f"conflicting definitions of {sym}: {_short(first, 80)} and "
                                                f"{_short(p.rel.rhs, 80)}"))
-        for cycle in _definition_cycles(defined):
+        # the names this chain defines and those its citations bind (their cited meanings), together: a cycle or a
+        # random meaning that runs through a citation counts as one made here (x := y + 1 with a cited y := x proved
+        # x = x + 1; a cited P := X, constant under E, proved E X^2 = (E X)^2; a probe, Dec 2026)
+        meanings = {sym: list(vals) for sym, vals in defined.items()}
+        where = {sym: uses[0][0] for sym, uses in defs.items()}
+        for name, p in bound:
+            have = meanings.setdefault(p.rel.lhs, [])
+            have += [v for v in (p.meanings or (p.rel.rhs,)) if all(v != w for w in have)]
+            where.setdefault(p.rel.lhs, name)
+            for v in p.meanings or (p.rel.rhs,):
+                for cls in (Ex, Ea):
+                    if cls.is_const(p.rel.lhs) and not cls.is_const(sp.sympify(v)) and \
+                            self._under(cls, [p.rel.lhs, sp.sympify(v)], results):
+                        undischarged.append((name, f"{p.rel.lhs} is constant under {cls.__name__} but names the random "
+                                                   f"{_short(v, 80)} in the cited statement, and is used inside "
+                                                   f"{cls.__name__} here"))
+                        break
+        for cycle in _definition_cycles(meanings):
             # x := y + 1 and y := x define neither (x = x + 1 followed; a probe, Dec 2026)
-            undischarged.append((defs[cycle[0]][0][0], "circular definitions " + ", ".join(
-                f"{sym} := {_short(defined[sym][0], 60)}" for sym in cycle)))
+            undischarged.append((where[cycle[0]], "circular definitions " + ", ".join(
+                f"{sym} := {_short(meanings[sym][0], 60)}" for sym in cycle)))
+        for sym, vals in meanings.items():
+            if sym not in defined and any(sp.sympify(v).has(sym) for v in vals):
+                undischarged.append((where[sym], f"circular definition {sym} := {_short(vals[0], 100)} (cited)"))
         seen = {}
         for name, p in bound:
-            # a cited name used with its cited meaning: this chain's own definition of it must agree
-            mine = defined.get(p.rel.lhs)
-            if mine is not None and p.rel.rhs != mine[0] and not _zero(canon(p.rel.rhs - mine[0])):
+            # a cited name used with its cited meaning: this chain's own definition of it must agree (with every
+            # meaning, where the cited chain defines it case by case)
+            mine, theirs = defined.get(p.rel.lhs), p.meanings or (p.rel.rhs,)
+            if mine is not None and any(v != mine[0] and not _zero(canon(v - mine[0])) for v in theirs):
                 undischarged.append((name, f"{p.rel.lhs} is defined here as {_short(mine[0], 80)} but the cited "
                                            f"statement means {p.text}"))
             # and two citations must agree on it, unless they sit in different cases of a case split (y := -1 from
             # one citation and y := x^2 from another proved -1 >= 0; a probe, Dec 2026)
             for other_name, q in seen.get(p.rel.lhs, []):
-                if (p.case == q.case or not p.case or not q.case) and p.rel.rhs != q.rel.rhs \
-                        and not _zero(canon(p.rel.rhs - q.rel.rhs)):
+                if (p.case == q.case or not p.case or not q.case) and \
+                        not same_meanings(theirs, q.meanings or (q.rel.rhs,)):
                     undischarged.append((name, f"{p.rel.lhs} means two things: {q.text} ({other_name}) and {p.text}"))
                     break
             seen.setdefault(p.rel.lhs, []).append((name, p))
@@ -2092,13 +2131,21 @@ def declared_domains(d) -> list:
 
 
 def statement_definitions(d: Derivation, result: DerivationResult | None = None) -> list:
-    """[(name, expression)]: the names in ``d``'s statement (its two sides, its relational assumptions) that the
-    chain or a derivation it cites defines, each with its (first) definition, sorted by name."""
+    """[(name, [expression, ...])]: the names in ``d``'s statement (its two sides, its relational assumptions) that
+    the chain or a derivation it cites defines, each with its distinct definitions (more than one where cited chains
+    define it case by case), sorted by name."""
     result = result or cited_result(d)
     fixed = sp.Tuple(sp.sympify(d.quantity), sp.sympify(d.statement),
                      *[a.rel for a in d.structured_assumptions() if a.rel is not None])
-    return [(sym, vals[0]) for sym, vals in sorted(result.defined.items(), key=lambda kv: str(kv[0]))
-            if fixed.has(sym)]
+    out = []
+    for sym, vals in sorted(result.defined.items(), key=lambda kv: str(kv[0])):
+        if fixed.has(sym):
+            distinct = []
+            for v in vals:
+                if all(v != w and not _zero(canon(sp.sympify(v) - w)) for w in distinct):
+                    distinct.append(v)
+            out.append((sym, distinct))
+    return out
 
 
 def render_markdown(d: Derivation, result: DerivationResult | None = None) -> str:
@@ -2112,7 +2159,10 @@ def render_markdown(d: Derivation, result: DerivationResult | None = None) -> st
         # a name of the statement that the chain defines is bound by that definition, not free (x >= 0 proved
         # through x := 1 says nothing of every real x; a probe, Dec 2026): the statement is read with them
         lines += ["where (names of the statement defined by the chain): "
-                  + "; ".join(f"${_tex(sym)} := {_tex(val)}$" for sym, val in names) + ".", ""]
+                  + "; ".join(f"${_tex(sym)} := {_tex(vals[0])}$" if len(vals) == 1 else
+                              f"${_tex(sym)} := $ " + " in one case, ".join(f"${_tex(v)}$" for v in vals)
+                              + " in another (by the cases of the chain or of a cited one)"
+                              for sym, vals in names) + ".", ""]
     if d.generality:
         lines += [f"Generality: only a special case is checked -- {d.generality}.", ""]
     if d.exists:

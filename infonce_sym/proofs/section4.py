@@ -522,6 +522,25 @@ def _lemma1_tuple_sharp():
     return build_lemma1_tuple("P4.sharp", (2, 1, 1), ".sharp")
 
 
+def _nn_at(power):
+    """((nk)^-1 sum_ij ||z_ij^-||^{2/power})^{power/2}: Lemma 1's Nn at power = 1 ^ tau."""
+    return (sp.Sum(sp.Sum(zf(i, j) ** (2 / power), (j, 1, k)), (i, 1, n)) / (n * k)) ** (power / 2)
+
+
+def _nn_steps(around, case):
+    """``around`` (a Lambda) at Nn at the case's power (tau, or 1) = ``around`` at Nn with Lemma 1's one definition,
+    Nn = ((nk)^-1 sum_ij ||z_ij^-||^{2/(1 ^ tau)})^{(1 ^ tau)/2}: the same name in both cases (defined per case, a
+    chain citing both read only the first meaning)."""
+    w = sp.Symbol("w", positive=True)
+    branch = {"p": sp.Integer(1), "q": tau} if case == "lt1" else {"p": tau, "q": sp.Integer(1)}
+    nn = _nn_at(sp.Min(1, tau))
+    return [Step("1 ^ tau", "Lemma 1", eq(around(_nn_at(branch["q"])), around(nn)),
+                 "1 ^ tau = tau for tau < 1" if case == "lt1" else "1 ^ tau = 1 for tau >= 1",
+                 ByLemma(L.min_branch(), branch, context=sp.Lambda(w, around(_nn_at(w))))),
+            Step("Nn", "(52), Lemma 1", eq(around(nn), around(Nn)),
+                 "Nn = ((nk)^-1 sum_ij ||z_ij^-||^{2/(1 ^ tau)})^{(1 ^ tau)/2}", Identity(defs={Nn: nn}))]
+
+
 def build_lemma1(l50, consts, case, tag, paper):
     """rho_n <= ... for one temperature case of (52): case 'lt1' (tau < 1, beta = 2/tau) or 'ge1'
     (tau >= 1, beta = 1 v 2/tau in [1, 2] with beta tau = tau v 2 >= 2)."""
@@ -566,9 +585,9 @@ def build_lemma1(l50, consts, case, tag, paper):
                           ByLemma(L.jensen_concave_power(i), {"p": sp.Lambda(i, 1 / n), "S": S, "g": tau, "k": n},
                                   context=sp.Lambda(up, head + cn * E * pre * sp.sqrt(up)),
                                   hyp_checks={0: NonNegative([s1], {s1: 1 - tau}), 2: DoitIdentity()})))
-        nn_def = (sp.Sum(sp.Sum(zf(i, j) ** (2 / tau), (j, 1, k)), (i, 1, n)) / (n * k)) ** (tau / 2)
-        steps.append(Step("Nn", "(52), Lemma 1", eq(head + cn * E * pre * jen, head + cn * E * pre * Nn),
-                          "Nn = ((nk)^-1 sum_ij ||z_ij^-||^{2/tau})^{tau/2} (1 ^ tau = tau)", Identity(defs={Nn: nn_def})))
+        steps.append(Step("Nn at tau < 1", "(52), Lemma 1", eq(head + cn * E * pre * jen, head + cn * E * pre * _nn_at(tau)),
+                          "((nk)^-1 sum_ij ||z_ij^-||^{2/tau})^{tau/2}", Identity()))
+        steps += _nn_steps(sp.Lambda(up, head + cn * E * pre * up), case)
         ass_case = [As("tau < 1", lt(tau, 1)), "beta = 2/tau"]
     else:
         # m_i^2 = S_i^{2/beta} <= k^-1 sum_j z_ij^2 (power means, beta <= 2), then e^{2/(beta tau)} <= e
@@ -587,9 +606,9 @@ def build_lemma1(l50, consts, case, tag, paper):
         steps.append(Step("e^{2/(beta tau)} <= e", "(52)", le(head + cn * pmf * pre * m2, head + cn * E * pre * m2),
                           "beta tau = tau v 2 >= 2", NonNegative([cn * pre * m2 * pmf * Expm1(s3 / (beta * tau))],
                                                                  {s3: beta * tau - 2})))
-        nn_def = sp.sqrt(sp.Sum(sp.Sum(zf(i, j) ** 2, (j, 1, k)), (i, 1, n)) / (n * k))
-        steps.append(Step("Nn", "(52), Lemma 1", eq(head + cn * E * pre * m2, head + cn * E * pre * Nn),
-                          "Nn = ((nk)^-1 sum_ij ||z_ij^-||^2)^{1/2} (1 ^ tau = 1)", Identity(defs={Nn: nn_def})))
+        steps.append(Step("Nn at tau >= 1", "(52), Lemma 1", eq(head + cn * E * pre * m2, head + cn * E * pre * _nn_at(sp.Integer(1))),
+                          "((nk)^-1 sum_ij ||z_ij^-||^2)^{1/2}", Identity()))
+        steps += _nn_steps(sp.Lambda(up, head + cn * E * pre * up), case)
         ass_case = [As("tau >= 1", ge(tau, 1)), "beta = 1 v 2/tau", As("beta >= 1", ge(beta, 1)), As("beta <= 2", le(beta, 2)),
                     As("beta tau = tau v 2 >= 2", ge(beta * tau, 2))]
     last = head + cn * E * pre * Nn

@@ -95,6 +95,31 @@ class Statement:
         atoms = self.expr.atoms(sp.Sum, sp.Integral, AppliedUndef, Expectation)
         return sorted(map(str, atoms))
 
+    @cached_property
+    def verdict(self) -> str:
+        """The weakest verdict of the derivations that prove it (a run of each, on first use; ``evaluate`` never
+        waits for it): "proved", "certified", "conditional" or "failed"."""
+        from .chain import cited_result
+        order = ("failed", "conditional", "certified", "proved")
+        return min((cited_result(derivation(i)).verdict for i in self.proved_by), key=order.index)
+
+    @cached_property
+    def definitions(self) -> tuple:
+        """((name, (expression, ...)), ...): the names of the statement that its chains define (the rendered
+        "where" line), which the statement means by them; the cases of a split must agree on them (a run of each
+        derivation, on first use)."""
+        from .chain import same_meanings, statement_definitions
+        merged, source = {}, {}
+        for id_ in self.proved_by:
+            # a case's own assumptions may name more (the ball's Da_0 in one case of P5): the union, agreeing on
+            # every name two cases share
+            for sym, vals in statement_definitions(derivation(id_)):
+                if sym in merged and not same_meanings(merged[sym], vals):
+                    raise ValueError(f"{self.id}: the cases {source[sym]} and {id_} define {sym} differently")
+                merged.setdefault(sym, tuple(vals))
+                source.setdefault(sym, id_)
+        return tuple(sorted(merged.items(), key=lambda kv: str(kv[0])))
+
     @property
     def evaluable(self) -> bool:
         return not self.opaque

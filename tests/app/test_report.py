@@ -104,3 +104,17 @@ def test_report_names_a_special_case_and_a_check_s_own_tightness(tmp_path):
     assert "only a special case: " + derivation("L6").generality.split(",")[0] in row.replace("\\|", "|")
     p5_row = next(line for line in md.splitlines() if line.startswith("| P5 |"))
     assert "651 (the smallest bound/estimate over the points)" in p5_row and "exact at" not in p5_row
+
+
+def test_a_derivation_row_names_what_the_chain_defines(tmp_path):
+    """L5's statement speaks of T := sum_j e^{...} (its "where" line); the report's row said nothing of it (a probe,
+    Dec 2026).  The names come from the run, the same ones the rendered derivation lists."""
+    from infonce_sym.checks.derivations import derivation_check
+    from infonce_sym.proofs.chain import statement_definitions
+    from infonce_sym.proofs.register import derivation
+    check = derivation_check(derivation("L5"))
+    names = [str(s) for s, _ in statement_definitions(derivation("L5"))]
+    assert names and check.details["defines"] == names
+    md = report.write(tmp_path, [check], [], {"mode": "quick", "checks": 1, "differ": 0})["markdown"].read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| L5 |"))
+    assert "names the chain defines: " + ", ".join(names) in row.replace("\\|", "|")

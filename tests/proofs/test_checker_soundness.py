@@ -522,8 +522,66 @@ def an_assumption_pins_a_stated_witness():
 
 ROUND_FIVE = [cases_on_a_symbol_inside_ea, cases_on_a_summation_index, an_assumption_pins_a_stated_witness]
 
+
+# ------------------------------------------------------------------ names defined inside a citation (the fifth probe)
+_tau, _P = sp.Symbol("tau", positive=True), sp.Symbol("P", real=True)
+
+
+def _defined_by_cases():
+    # y <= 1 with y := tau for tau <= 1 and y := 0 for tau >= 1 (each case a cited chain): true, read case by case
+    s = sp.Symbol("s", nonnegative=True)
+    low = Derivation("C1", "", "", y, "le", 1, [Step("a", "", eq(y, _tau), "", Identity(defs={y: _tau})),
+                                               Step("b", "", le(_tau, 1), "", NonNegative([s], {s: 1 - _tau}))],
+                     assumptions=[Assumption("tau <= 1", le(_tau, 1))])
+    high = Derivation("C2", "", "", y, "le", 1, [Step("a", "", eq(y, 0), "", Identity(defs={y: 0})),
+                                                Step("b", "", le(0, 1), "", NonNegative())])
+    return _one("C", y, "le", 1, le(y, 1), ByCases([(le(_tau, 1), ByLemma(Lemma.from_derivation(low, {}), {})),
+                                                    (ge(_tau, 1), ByLemma(Lemma.from_derivation(high, {}), {}))]))
+
+
+def a_case_dependent_cited_name_read_as_its_first_meaning():
+    # y := tau here, and the cited y <= 1 whose y is tau in one case only: tau <= 1 for every tau (false at 2)
+    return Derivation("W1", "", "", _tau, "le", 1,
+                      [Step("a", "", eq(_tau, y), "", Identity(defs={y: _tau})),
+                       Step("b", "", le(y, 1), "", ByLemma(Lemma.from_derivation(_defined_by_cases(), {}), {}))])
+
+
+def a_cited_constant_naming_a_random_expression():
+    # the cited P := X (P constant, X random) used inside E: E X^2 = (E X)^2, false for X = +-1
+    cited = _one("CP", _P, "eq", _X, eq(_P, _X), Identity(defs={_P: _X}))
+    by = lambda around: ByLemma(Lemma.from_derivation(cited, {}), {}, context=sp.Lambda(u, around))  # noqa: E731
+    return Derivation("W2", "", "", Ex(_X ** 2), "eq", Ex(_X) ** 2,
+                      [Step("a", "", eq(Ex(_X ** 2), Ex(_P * _X)), "", by(Ex(u * _X))),
+                       Step("b", "", eq(Ex(_P * _X), _P * Ex(_X)), "", Identity()),
+                       Step("c", "", eq(_P * Ex(_X), Ex(_P) * Ex(_X)), "", Identity()),
+                       Step("d", "", eq(Ex(_P) * Ex(_X), Ex(_X) * Ex(_X)), "", by(Ex(u) * Ex(_X)))])
+
+
+def a_definition_cycle_through_a_citation():
+    # x := y + 1 here, y := x in the cited chain: x = x + 1
+    cited = _one("CY", y, "eq", x, eq(y, x), Identity(defs={y: x}))
+    return Derivation("W3", "", "", x, "eq", x + 1,
+                      [Step("a", "", eq(x, y + 1), "", Identity(defs={x: y + 1})),
+                       Step("b", "", eq(y + 1, x + 1), "", ByLemma(Lemma.from_derivation(cited, {}), {},
+                                                                  context=sp.Lambda(u, u + 1)))])
+
+
+ROUND_SIX = [a_case_dependent_cited_name_read_as_its_first_meaning, a_cited_constant_naming_a_random_expression,
+             a_definition_cycle_through_a_citation]
+
+
+def test_a_name_defined_case_by_case_shows_every_meaning_and_is_proved_as_such():
+    # the case split itself is true, and its statement shows both meanings of y; a citation that agrees with both
+    # (it leaves y as it is) stays proved
+    cases = _defined_by_cases()
+    assert cases.run().verdict == "proved"
+    statement_part = render_markdown(cases).split("## Chain")[0]
+    assert "$y := $ $\\tau$ in one case, $0$ in another" in statement_part
+    again = _one("again", y, "le", 1, le(y, 1), ByLemma(Lemma.from_derivation(cases, {}), {}))
+    assert again.run().verdict == "proved"
+
 def _false_chains():
-    return FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE      # the probes' toy chains (above)
+    return FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX    # the probes' toy chains
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)

@@ -479,3 +479,29 @@ def test_the_linear_lipschitz_route_is_proved_citing_the_linear_companion_of_18(
     assert any(a.text.startswith("Dm = ||Delta(z_{j*}^-)||") for a in d.structured_assumptions())
     got = statements.continuity_bound("lipschitz17_linear", 0.5, np.array([0.1]), np.array([0.2]), None, None, 0.3)
     assert got[0] == (2 * 0.1 + 0.2 + 0.3) / 0.5
+
+
+def test_nn_has_lemma_1s_one_definition_in_both_temperature_cases_and_the_numbers_use_it():
+    """Nn = ((nk)^-1 sum_ij ||z_ij^-||^{2/(1 ^ tau)})^{(1 ^ tau)/2} (Lemma 1): defined per case, P5 and T1 (which
+    cite both cases) showed the tau < 1 form only; now one definition, and lipschitz_constants' Nn is its value
+    (an independent route: the SymPy sum evaluated term by term)."""
+    import numpy as np
+    from infonce_sym.proofs import statements as b4
+    from infonce_sym.proofs.chain import statement_definitions
+    from infonce_sym.proofs.register import derivation
+    meanings = {}
+    for id_ in ("L1.tau-lt-1", "L1.tau-ge-1", "L1.sharp.tau-lt-1", "L1.sharp.tau-ge-1", "P5.a-ge-1", "T1"):
+        d = derivation(id_)
+        [meanings[id_]] = [vals for sym, vals in statement_definitions(d) if sym == S4.Nn]
+    assert all(len(v) == 1 for v in meanings.values()), meanings
+    (nn,) = meanings["T1"]
+    assert all(v[0] == nn for v in meanings.values()) and nn.has(sp.Min(1, S4.tau))
+    rng = np.random.default_rng(3)
+    za, zp, zn = rng.standard_normal((4, 3)), rng.standard_normal((4, 3)), rng.standard_normal((4, 5, 3))
+    norms = np.linalg.norm(zn, axis=-1)
+    for tau_ in (sp.Rational(1, 3), sp.Integer(2)):
+        value = nn.subs({S4.tau: tau_, S4.n: 4, S4.k: 5}).doit().replace(
+            S4.zf, lambda a, b: sp.Float(norms[int(a) - 1, int(b) - 1], 30))
+        exact = float(value)
+        numeric = b4.lipschitz_constants(za, zp, zn, float(tau_), 1.0)["Nn"]
+        assert abs(numeric - exact) <= 1e-12 * exact, (tau_, numeric, exact)

@@ -10,7 +10,7 @@ import sympy as sp
 
 from infonce_sym.proofs import all_derivations, registry, statement
 from infonce_sym.proofs import statements as B4
-from infonce_sym.proofs.statement_registry import ALIASES
+from infonce_sym.proofs.statement_registry import ALIASES, derivation
 
 # statements that are not a number once their symbols are: an index sum, a random family, an
 # expectation, an integral, or a sum over the coordinates l = 1..d of R^d stays in them (checked by
@@ -151,3 +151,31 @@ def test_a_statement_is_not_evaluated_outside_its_declared_domain():
         with pytest.raises(InputError):
             upper.evaluate("numpy", **bad)
     assert statement("A2.liminf").evaluate("numpy", a=0, tau=0.4) > 0
+
+
+def test_every_statement_carries_its_verdict_and_what_its_names_mean():
+    """statement() dropped the chain's "where" definitions and never looked at the verdict (a probe, Dec 2026):
+    every registered statement is proved (or certified), and a statement proved by cases means one thing by each
+    name in every case (Nn of Lemma 1 was defined per temperature case)."""
+    from infonce_sym.proofs.chain import statement_definitions
+    for id_ in registry():
+        s = statement(id_)
+        assert s.verdict in ("proved", "certified"), (id_, s.verdict)
+        names = {sym for sym, _ in s.definitions}
+        assert names == {sym for i in s.proved_by for sym, _ in statement_definitions(derivation(i))}
+        assert all(len(vals) == 1 for _, vals in s.definitions), id_
+    assert "Nn" in [str(sym) for sym, _ in statement("L1").definitions]
+
+
+def test_cases_that_give_a_shared_name_two_meanings_are_refused(monkeypatch):
+    # Nn := the tau < 1 form in one case and the tau >= 1 form in the other: "L1" would mean two statements
+    from infonce_sym.proofs import chain
+    from infonce_sym.proofs.statement_registry import Statement
+    nn = sp.Symbol("Nn")
+    monkeypatch.setattr(chain, "statement_definitions",
+                        lambda d: [(nn, [sp.Integer(1) if d.id.endswith("lt-1") else sp.Integer(2)])])
+    s = statement("L1")
+    fresh = Statement(**{f: getattr(s, f) for f in ("id", "paper_ref", "title", "relation", "quantity", "expr",
+                                                     "assumptions", "proved_by", "domain")})
+    with pytest.raises(ValueError, match="define Nn differently"):
+        fresh.definitions
