@@ -141,6 +141,17 @@ class Statement:
         """Valid values for every symbol (inside its assumptions and the statement's domain):
         the midpoint of each range, or random values from ``seed``."""
         rng = random.Random(seed) if seed is not None else None
+        for attempt in range(200):
+            # the statement's own assumptions too (tau < 1 in a case of L1, ell <= 1): drawn again until they hold
+            point = self._draw(rng)
+            try:
+                self._check_assumptions(list(point.values()))
+                return point
+            except InputError:
+                rng = rng or random.Random(attempt)
+        raise ValueError(f"{self.id}: no sample point meets its assumptions")
+
+    def _draw(self, rng):
         point = {}
         for s in self.symbols:
             lo, hi = self._range(s)
@@ -154,29 +165,175 @@ class Statement:
 
     def evaluate(self, context: str, **values):
         """The statement's value at ``values`` (symbol name -> number) in ``context``:
-        "numpy" (vectorised over arrays), "mpmath" (current precision; decimal strings are read
+        "numpy" (vectorised over arrays, in float64), "mpmath" (current precision; decimal strings are read
         exactly) or "iv" (mpmath interval arithmetic at the current precision: an interval containing the exact value;
-        a value may be given as a pair (lo, hi))."""
+        a value may be given as a pair (lo, hi)).
+
+        A value outside the statement's domain is refused with an ``InputError`` naming the symbol: outside its
+        declared half-line (its end counts as a limit, except for an integer), not an integer where declared so,
+        not a finite real number, or breaking one of the statement's own assumptions on its symbols (A2.13 at
+        tau = 3, where e^{1/tau} > 2 fails, gave a negative bound on an absolute value; a probe, Dec 2026).  A
+        float64 result that overflows on the way (e^{2/tau} at tau = 0.0028) is recomputed in mpmath: inf only
+        where the value itself is beyond the largest double."""
         if not self.evaluable:
             raise TypeError(f"{self.id}: the statement has {', '.join(self.opaque)}: no pointwise value")
+        if context not in ("numpy", "mpmath", "iv"):
+            raise InputError("context", f"must be numpy, mpmath or iv, got {context!r}")
         names = self._names
+        unknown = [n for n in values if n not in names]
+        if unknown:
+            raise InputError(unknown[0], f"{self.id} has no symbol {unknown[0]} (its symbols: {', '.join(names)})")
         missing = [n for n in names if n not in values]
         if missing:
             raise InputError(missing[0], f"{self.id} needs a value for {', '.join(missing)}")
-        args = [values[n] for n in names]
-        for sym, v in zip(self.symbols, args):
-            _check_declared(self.id, sym, v)
-        if context == "numpy":
-            return _lambdified(self.id, "numpy")(*args)
-        if context == "mpmath":
-            return _lambdified(self.id, "mpmath")(*[_mpf(v) for v in args])
-        if context == "iv":           # at the current mpmath precision
-            saved, mpmath.iv.prec = mpmath.iv.prec, mpmath.mp.prec
+        args = [_checked_value(self.id, sym, values[sym.name], context) for sym in self.symbols]
+        self._check_assumptions(args)
+        try:
+            if context == "numpy":
+                import numpy as np
+                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):   # non-finite: redone below
+                    out = _lambdified(self.id, "numpy")(*args)
+                return _through_overflow(self, args, out)
+            if context == "mpmath":
+                return _lambdified(self.id, "mpmath")(*[_mpf(v) for v in args])
+            saved, mpmath.iv.prec = mpmath.iv.prec, mpmath.mp.prec     # iv at the current precision
             try:
                 return interval_value(self.expr, {s: _iv(v) for s, v in zip(self.symbols, args)})
             finally:
                 mpmath.iv.prec = saved
-        raise InputError("context", f"must be numpy, mpmath or iv, got {context!r}")
+        except (ZeroDivisionError, ValueError, ArithmeticError) as exc:
+            # at the end of a half-line (tau = 0): the limit is not taken, and the expression has no value there
+            at = next((s.name for s, v in zip(self.symbols, args) if _at_zero(v)), self._names[0])
+            raise InputError(at, f"{self.id} has no value at {_shown_point(self.symbols, args)} "
+                                 f"({type(exc).__name__}: {exc})") from None
+
+    @cached_property
+    def _assumption_checks(self):
+        """[(relational, text)]: the statement's assumptions that speak of its symbols only (e^{1/tau} > 2,
+        delta < 1, beta >= 1), which a value must meet."""
+        from .chain import Expectation
+        out, own = [], set(self.symbols)
+        for a in self.assumptions:
+            rel = getattr(a, "rel", None)
+            if rel is None or not rel.free_symbols or not rel.free_symbols <= own:
+                continue
+            if rel.atoms(AppliedUndef, sp.Sum, sp.Integral) or any(isinstance(x, Expectation)
+                                                                   for x in sp.preorder_traversal(rel)):
+                continue
+            out.append((rel, a.text))
+        return out
+
+    def _check_assumptions(self, args):
+        import numpy as np
+        point = dict(zip(self.symbols, args))
+        for rel, text in self._assumption_checks:
+            syms = sorted(rel.free_symbols, key=lambda s: s.name)
+            gap = (rel.gts - rel.lts) if isinstance(rel, (sp.StrictGreaterThan, sp.GreaterThan, sp.StrictLessThan,
+                                                          sp.LessThan)) else None
+            if gap is None:
+                continue
+            strict = isinstance(rel, (sp.StrictGreaterThan, sp.StrictLessThan))
+            vals = [point[s] for s in syms]
+            if any(isinstance(v, tuple) for v in vals):        # an interval: the assumption on all of it
+                g = interval_value(gap, {s: _iv(v) for s, v in zip(syms, vals)})
+                ok = bool(g.a > 0) if strict else bool(g.a >= 0)
+            elif any(getattr(v, "ndim", 0) for v in vals):          # arrays: in float64, as they are evaluated
+                with np.errstate(all="ignore"):
+                    g = np.asarray(sp.lambdify(syms, gap, modules="numpy")(*vals), dtype=float)
+                ok = bool(np.all(g > 0) if strict else np.all(g >= 0))
+            else:
+                with mpmath.workdps(30):
+                    g = sp.lambdify(syms, gap, modules="mpmath")(*[_mpf(v) for v in vals])
+                ok = bool(g > 0) if strict else bool(g >= 0)
+            if not ok:
+                raise InputError(syms[0].name, f"{self.id} assumes {text}; it fails at "
+                                               f"{_shown_point(syms, vals)}")
+
+
+def _checked_value(id, sym, value, context):
+    """``value`` as a number the evaluators read (float64 for numpy; decimal strings kept for mpmath and iv; an
+    interval pair for iv only), refused with an ``InputError`` naming ``sym`` when it is not a finite real number
+    in the symbol's declared domain (:func:`_check_declared`)."""
+    import numpy as np
+    if isinstance(value, tuple):
+        if context != "iv" or len(value) != 2:
+            raise InputError(sym.name, f"{id}: a pair (lo, hi) is read in the iv context only; got {value!r}")
+        lo, hi = (_checked_value(id, sym, v, "mpmath") for v in value)
+        if _mpf(lo) > _mpf(hi):
+            raise InputError(sym.name, f"{id}: the interval {value!r} has lo > hi")
+        return (lo, hi)
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        raise InputError(sym.name, f"{id}: {sym.name} must be a real number, got {value!r}")
+    if isinstance(value, (mpmath.mpc, complex, np.complexfloating)):
+        raise InputError(sym.name, f"{id}: {sym.name} must be real, got {value!r}")
+    if isinstance(value, str):
+        try:
+            probe = mpmath.mpf(value.strip())
+        except (ValueError, TypeError):
+            raise InputError(sym.name, f"{id}: {sym.name} must be a real number, got {value!r}") from None
+        checked = value.strip() if context != "numpy" else float(probe)
+    elif isinstance(value, int):
+        if context == "numpy" and abs(value) >= 2 ** 1023:
+            raise InputError(sym.name, f"{id}: {sym.name} = {mpmath.nstr(mpmath.mpf(value), 3)} is beyond the double "
+                                       f"range: evaluate in mpmath")
+        checked, probe = value, mpmath.mpf(value)
+    elif isinstance(value, (mpmath.mpf, float, np.integer, np.floating)):
+        # float32 in: float64 out (a float32 tau = 0.01 overflowed e^{2/tau}; a probe, Dec 2026)
+        checked = np.float64(value) if context == "numpy" and not isinstance(value, mpmath.mpf) else value
+        probe = mpmath.mpf(value) if isinstance(value, mpmath.mpf) else mpmath.mpf(float(value))
+    else:
+        try:
+            arr = np.asarray(value)
+        except (TypeError, ValueError):
+            raise InputError(sym.name, f"{id}: {sym.name} must be a number or an array of numbers") from None
+        if arr.dtype.kind not in "iuf" or arr.size == 0:
+            raise InputError(sym.name, f"{id}: {sym.name} must be a nonempty array of real numbers, "
+                                       f"got {arr.dtype} of size {arr.size}")
+        if context != "numpy":
+            raise InputError(sym.name, f"{id}: arrays are read in the numpy context only")
+        checked = arr.astype(np.float64)
+        if not np.all(np.isfinite(checked)):
+            raise InputError(sym.name, f"{id}: {sym.name} must be finite; the array holds "
+                                       f"{checked[~np.isfinite(checked)].flat[0]!r}")
+        _check_declared(id, sym, checked)
+        return checked
+    if not mpmath.isfinite(probe):
+        raise InputError(sym.name, f"{id}: {sym.name} must be finite, got {value!r}")
+    _check_declared(id, sym, checked)
+    return checked
+
+
+def _at_zero(v):
+    try:
+        return any(mpmath.mpf(x) == 0 for x in (v if isinstance(v, tuple) else (v,)))
+    except (TypeError, ValueError):
+        return False
+
+
+def _shown_point(symbols, args):
+    def shown(v):
+        if isinstance(v, tuple):
+            return repr(v)
+        return f"an array of {v.size} values" if getattr(v, "ndim", 0) else str(v)
+    return ", ".join(f"{s.name} = {shown(v)}" for s, v in zip(symbols, args))
+
+
+def _through_overflow(s, args, out):
+    """The float64 value ``out``, its non-finite entries recomputed in mpmath at 30 digits and rounded to doubles
+    (inf only where the value exceeds the largest double): log1p(e^{2/tau}/k) overflowed at tau = 0.0028, whose value
+    is 712 (a probe, Dec 2026)."""
+    import numpy as np
+    arr = np.asarray(out, dtype=float)
+    bad = ~np.isfinite(arr)
+    if not bad.any():
+        return out
+    f = _lambdified(s.id, "mpmath")
+    full = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in args], arr)
+    fixed = arr.copy()
+    with mpmath.workdps(30):
+        for idx in (zip(*np.nonzero(bad)) if arr.ndim else [()]):
+            fixed[idx] = float(f(*[mpmath.mpf(float(a[idx])) for a in full[:-1]]))
+    return fixed if arr.ndim else np.float64(fixed[()])
 
 
 def _check_declared(id, sym, value):
@@ -186,18 +343,23 @@ def _check_declared(id, sym, value):
     import numpy as np
     ends = value if isinstance(value, tuple) else (value,)
     try:
-        nums = [np.asarray(mpmath.mpf(v) if isinstance(v, str) else v, dtype=float) for v in ends]
+        # scalars exactly (k = 10^400 is an integer mpmath reads), arrays in float64
+        nums = [np.asarray(v, dtype=float) if isinstance(v, np.ndarray) else
+                np.asarray(mpmath.mpf(v.strip() if isinstance(v, str) else v), dtype=object) for v in ends]
     except (TypeError, ValueError):
         return                               # not numeric here (a symbolic value): the caller's business
     for arr in nums:
-        # the closure of the declared half-line: a positive a at 0 is the limit a -> 0+ (A.2's bound at delta = 0)
-        bad = ((sym.is_positive or sym.is_nonnegative) and np.any(arr < 0)) \
+        # the closure of the declared half-line: a positive a at 0 is the limit a -> 0+ (A.2's bound at delta = 0);
+        # a positive integer starts at 1 (k = 0 gave inf; a probe, Dec 2026)
+        low = 1 if (sym.is_integer and sym.is_positive) else 0
+        bad = ((sym.is_positive or sym.is_nonnegative) and np.any(arr < low)) \
             or ((sym.is_negative or sym.is_nonpositive) and np.any(arr > 0))
-        if not bad and sym.is_integer and arr.ndim == 0 and float(arr) != round(float(arr)):
-            bad = True
+        if not bad and sym.is_integer:
+            bad = bool(np.any(arr != np.round(arr))) if arr.dtype != object else not mpmath.isint(arr.item())
         if bad:
             kinds = [k for k in ("positive", "nonnegative", "negative", "nonpositive", "integer")
-                     if getattr(sym, f"is_{k}")]
+                     if getattr(sym, f"is_{k}") and not (k == "nonnegative" and sym.is_positive)
+                     and not (k == "nonpositive" and sym.is_negative)]
             raise InputError(sym.name, f"{id}: {sym.name} is declared {' '.join(kinds)}; got {value!r}")
 
 

@@ -10,6 +10,7 @@ import sympy as sp
 
 from infonce_sym.proofs import all_derivations, registry, statement
 from infonce_sym.proofs import statements as B4
+from infonce_sym.errors import InputError
 from infonce_sym.proofs.statement_registry import ALIASES, derivation
 
 # statements that are not a number once their symbols are: an index sum, a random family, an
@@ -179,3 +180,62 @@ def test_cases_that_give_a_shared_name_two_meanings_are_refused(monkeypatch):
                                                      "assumptions", "proved_by", "domain")})
     with pytest.raises(ValueError, match="define Nn differently"):
         fresh.definitions
+
+
+def test_float64_overflow_on_the_way_is_recomputed_and_only_a_value_beyond_doubles_is_inf():
+    """e^{2/tau} overflowed inside log1p at tau = 0.0028: numpy said inf where the value is 712 (a probe, Dec 2026).
+    The reference is written by hand in the log domain: log(1 + e^{2/tau}/k) = 2/tau - log k + log1p(k e^{-2/tau})."""
+    import warnings
+    mpmath.mp.dps = 30
+    for tau_, k_ in ((0.0028, 10), (0.001, 10), (0.002, 10**9)):
+        t_ = mpmath.mpf(tau_)
+        by_hand = 2 / t_ - mpmath.log(k_) + mpmath.log1p(k_ * mpmath.exp(-2 / t_))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")                      # no RuntimeWarning reaches the caller either
+            got = statement("P2.28").evaluate("numpy", k=k_, tau=tau_)
+            lower = statement("P1.lower").evaluate("numpy", k=np.array([k_, k_]), tau=np.array([tau_, 1.0]))
+        assert abs(got - float(by_hand)) <= 1e-14 * float(by_hand)
+        assert abs(lower[0] + float(by_hand)) <= 1e-14 * float(by_hand) and np.isfinite(lower[1])
+    # 4 D2/(k tau) with D2 = 1e308 overflowed in 4 D2 first: the value is 4e307 + log(1 + e^2/10)
+    assert statement("P2").evaluate("numpy", D2=1e308, k=10, tau=1.0) == pytest.approx(4e307, rel=1e-15)
+    # (e^{2/tau} - 1)^2/(8k) at tau = 0.004 is about e^{1000}/80, beyond the largest double: inf is its rounding
+    assert float(statement("P1.upper").evaluate("mpmath", k=10, tau="0.004")) == math.inf
+    assert statement("P1.upper").evaluate("numpy", k=10, tau=0.004) == math.inf
+    # a float32 tau is read as the float64 of its value, not computed in float32 (which overflowed at 0.01)
+    t32 = np.float32(0.01)
+    exact = mpmath.expm1(2 / mpmath.mpf(float(t32))) ** 2 / 80
+    assert statement("P1.upper").evaluate("numpy", k=10, tau=t32) == pytest.approx(float(exact), rel=1e-13)
+
+
+@pytest.mark.parametrize("id_, context, values, parameter", [
+    ("A2.13", "numpy", {"D2": 1, "tau": 3}, "tau"),               # e^{1/tau} > 2 fails: a negative bound on |.|
+    ("A2.ratio", "mpmath", {"a": 2, "tau": 0.5}, "a"),            # a < 1 fails
+    ("P3", "mpmath", {"R_hat": 0, "Rad": 0.1, "delta": 1.5, "n": 10, "tau": 1}, "delta"),
+    ("A2.13", "iv", {"D2": 1, "tau": (0.5, 3)}, "tau"),           # the assumption on all of the interval
+    ("P1.upper", "numpy", {"k": 0, "tau": 1}, "k"),               # a positive integer starts at 1
+    ("P1.upper", "mpmath", {"k": 1, "tau": 0}, "tau"),            # the end of the half-line: no value there
+    ("P1.upper", "numpy", {"k": np.array([2.5, 3]), "tau": 1}, "k"),
+    ("P1.upper", "numpy", {"k": 1, "tau": float("nan")}, "tau"),
+    ("P1.upper", "numpy", {"k": float("inf"), "tau": 1}, "k"),
+    ("P1.upper", "numpy", {"k": 1, "tau": 1 + 1j}, "tau"),
+    ("P1.upper", "numpy", {"k": None, "tau": 1}, "k"),
+    ("P1.upper", "numpy", {"k": True, "tau": 1}, "k"),
+    ("P1.upper", "mpmath", {"k": "abc", "tau": 1}, "k"),
+    ("P1.upper", "iv", {"k": 10, "tau": (2, 1)}, "tau"),
+    ("P1.upper", "numpy", {"k": 1, "tau": 1, "extra": 5}, "extra"),
+    ("P1.upper", "numpy", {"k": 10 ** 400, "tau": 1}, "k"),
+])
+def test_a_value_outside_the_statement_s_domain_is_refused_naming_it(id_, context, values, parameter):
+    with pytest.raises(InputError) as err:
+        statement(id_).evaluate(context, **values)
+    assert err.value.parameter == parameter and "\n" not in str(err.value)
+
+
+def test_values_inside_the_domain_are_read_in_every_form():
+    # a decimal string in numpy, a list, a huge integer in mpmath: the same value as by hand
+    by_hand = math.expm1(2 / 0.1) ** 2 / 80
+    s = statement("P1.upper")
+    assert s.evaluate("numpy", k=10, tau="0.1") == pytest.approx(by_hand, rel=1e-14)
+    assert s.evaluate("numpy", k=[10, 20], tau=0.1)[1] == pytest.approx(by_hand / 2, rel=1e-14)
+    mpmath.mp.dps = 30
+    assert s.evaluate("mpmath", k=10 ** 400, tau=1) == pytest.approx(float(mpmath.expm1(2) ** 2 / 8 * mpmath.mpf(10) ** -400), rel=1e-14)
