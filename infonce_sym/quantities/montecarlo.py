@@ -68,6 +68,9 @@ GAPS = ("cross_entropy_limit_minus_risk", "search_cross_entropy_minus_risk")
 # what is sampled per tuple (the CE integrand -p/tau + log mu is sampled only for its paired gap)
 _SAMPLED = ("risk", "cross_entropy_limit", "search_cross_entropy") + GAPS
 CLOSED_FORM = ("cross_entropy_limit", "density_ratio_second_moment")
+#: the sampled quantities whose per-tuple value reads the positive's similarity p (each 1-Lipschitz in p/tau); the
+#: search CE reads only the anchor and the negatives
+READS_POSITIVE = ("risk", "cross_entropy_limit") + GAPS
 BACKENDS = ("auto", "numba", "numpy")
 UNIT = 1 << 16            # negatives per (block, segment) unit (NumPy path)
 COMPILED_UNIT = 1 << 18   # negatives per work unit (compiled path)
@@ -758,9 +761,9 @@ def _finite_run(model: FiniteModel, tau, k, samples, seed, loss, chunk_size, wei
     results = {name: st.result() for name, st in zip(_SAMPLED, stats)}
     # what the sample never drew (pi is known): (a) anchor states, whose tuples can lie anywhere within the model's
     # bounds (pi = (0.97, 0.01 x 3) at k = 1e9: intervals 2e5 standard errors off; a probe, Dec 2026); (b) positive
-    # transitions of drawn anchors, which move only the positive's term, hence the risk (below; M(z, z') = 0.001
-    # never drawn at k = 1000: 0% coverage).  The search CE does not read the positive; the gaps inherit the risk's
-    # doubt.
+    # transitions of drawn anchors, which move only the positive's term, hence the quantities that read it
+    # (READS_POSITIVE, below; M(z, z') = 0.001 never drawn at k = 1000: 0% coverage).  The search CE does not read the
+    # positive.
     drawn = seen.any(axis=1)
     unseen_anchor = (pi > 0) & ~drawn
     if unseen_anchor.any():
@@ -776,19 +779,23 @@ def _finite_run(model: FiniteModel, tau, k, samples, seed, loss, chunk_size, wei
             distance = float(max(np.abs(bounds[0] - r["estimate"]).max(), np.abs(bounds[1] - r["estimate"]).max()))
             results[name] = unseen_anchors(r, mass, distance)
     unseen_pair = (pi[:, None] > 0) & (M > 0) & ~seen & drawn[:, None]
-    if unseen_pair.any() and results["risk"].get("estimate") is not None and "unseen_anchors" not in results["risk"]:
+    if unseen_pair.any():
         # an unseen transition's tuples differ from its (drawn) anchor's by about the distance of its positive
-        # similarity from the anchor's mean one, over tau (the risk is 1-Lipschitz in p/tau): together they move the
-        # mean by about sum pi(z) M(z, z') |G(z, z') - pbar(z)| / tau; past one standard error the interval cannot be
-        # trusted (a worst-case bound here flagged 4-state models whose intervals covered; a probe, Dec 2026)
+        # similarity from the anchor's mean one, over tau (each quantity that reads the positive is 1-Lipschitz in
+        # p/tau): together they move the mean by about sum pi(z) M(z, z') |G(z, z') - pbar(z)| / tau; past one standard
+        # error the interval cannot be trusted (a worst-case bound here flagged 4-state models whose intervals covered;
+        # a probe, Dec 2026).  The gaps read it too, against their own much smaller standard errors (the CE-limit gap
+        # at pi = (.5, .25, .125, .0625, .0625), tau = 0.1, k = 8, 40 samples: 1 of 31 intervals called reliable
+        # covered; a probe, Dec 2026)
         pbar = (M * G).sum(axis=1) / M.sum(axis=1)
         weight = (pi[:, None] * M / pi.sum())[unseen_pair]
         far = np.abs(G - pbar[:, None])[unseen_pair] / tau
         mass, shift = float(weight.sum()), float((weight * far).sum())
-        r = results["risk"]
-        if shift > r["stderr"]:
-            results["risk"] = dict(r, ci95_reliable=False,
-                                   unseen_positives={"mass": mass, "distance": float(far.max()), "shift": shift})
+        for name in READS_POSITIVE:
+            r = results.get(name)
+            if r and r.get("estimate") is not None and "unseen_anchors" not in r and shift > r["stderr"]:
+                results[name] = dict(r, ci95_reliable=False,
+                                     unseen_positives={"mass": mass, "distance": float(far.max()), "shift": shift})
     return results
 
 

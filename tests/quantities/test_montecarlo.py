@@ -528,3 +528,24 @@ def test_the_search_ce_at_k_one_is_exactly_zero_and_not_doubted():
     exact = -float(exact_values(model, 1.0, 1, digits=20).values["risk"])
     assert gap["ci95_reliable"] is out["risk"]["ci95_reliable"] is True and "part_doubt" not in gap
     assert gap["ci95"][0] <= exact <= gap["ci95"][1]
+
+
+def test_an_unseen_positive_transition_casts_doubt_on_the_gaps_too():
+    """The rule for never-drawn positive transitions read the risk only, against the risk's standard error; the CE-limit
+    gap reads the positive as well (1-Lipschitz in p/tau) with a standard error 10x smaller: at this model, tau = 0.1,
+    k = 8 and 40 samples, 31 of 300 runs called the gap's interval reliable and 30 missed (a probe, Dec 2026); now
+    8 (all missing: a rare negative composition in a thin cell, which no rule here sees).  Exact
+    gap: the exact route (20 digits), confirmed by enumerating the 495 negative compositions per (anchor, positive)
+    cell (0.236316078684447)."""
+    from infonce_sym.quantities.exact import exact_values
+    model = FiniteModel([0.5, 0.25, 0.125, 0.0625, 0.0625],
+                        [[.5, .5, 0, 0, 0], [0, .5, .5, 0, 0], [0, 0, .5, .5, 0], [0, 0, 0, .5, .5], [.5, 0, 0, 0, .5]],
+                        [[1, 0], [0, 1], [-1, 0], [0, -1], [0.6, 0.8]])
+    exact = float(exact_values(model, "0.1", 8, digits=20).gaps["cross_entropy_limit_minus_risk"])
+    assert abs(exact - 0.236316078684447) < 1e-12
+    for seed in (12, 17, 27, 48):       # an unseen transition each; the risk's interval reliable, the gap's missing
+        out = monte_carlo(model, 0.1, 8, 40, seed)
+        gap = out["cross_entropy_limit_minus_risk"]
+        assert not gap["ci95"][0] <= exact <= gap["ci95"][1]
+        assert gap["ci95_reliable"] is False and gap["unseen_positives"]["shift"] > gap["stderr"]
+        assert "positive transitions of probability" in interval_doubt(gap)
