@@ -545,7 +545,8 @@ def _mc_check(run, tau, gv, loss, samples, seed, ce_terms):
         else:
             verdict = "consistent" if within else "outside the 95% interval"
         rows.append({"k": k, "exact_gap": exact, "mc_gap": g["estimate"], "stderr": g["stderr"],
-                     "ci95": g["ci95"], "samples": g["samples"], "seed": seed, "z": z, "verdict": verdict})
+                     "ci95": g["ci95"], "ci95_reliable": g.get("ci95_reliable"), "samples": g["samples"],
+                     "seed": seed, "backend": "numpy", "z": z, "verdict": verdict})
     return rows
 
 

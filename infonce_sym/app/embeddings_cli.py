@@ -14,7 +14,7 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
-from ..errors import TAU_RANGE, InputError, range_text, read_decimal, read_int_list, shown_path
+from ..errors import TAU_RANGE, InputError, range_text, read_decimal, read_int, read_int_list, shown_path
 from .cli import RANGES, output_dir
 
 __all__ = ["add_parser", "run", "read_tau", "logit_scale_range", "read_ks", "K_RANGE", "DIGITS_SMALL_N"]
@@ -116,11 +116,8 @@ def add_parser(subparsers):
 
 # ------------------------------------------------------------------ readers (exact, one line on error)
 def _int(flag, text, lo, hi):
-    what = f"an integer in [{lo}, {hi}]"
-    value = read_decimal(flag, text, what)
-    if value != value.to_integral_value() or not lo <= value <= hi:
-        raise InputError(flag, f"must be {what}, got {text!r}")
-    return int(value)
+    # errors.read_int: its message gives integer examples (this one said "like 0.5 or 2e-3"; a probe, Dec 2026)
+    return read_int(flag, text, lo, hi)
 
 
 def logit_scale_range(places: int = 5):

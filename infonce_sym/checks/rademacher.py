@@ -51,7 +51,7 @@ def _sweep_point(args):
         kw = dict(kw, max_seconds=max(0.0, stop_at - time.time()))
     r = rademacher_experiment(data=data, n=n, k=k, tau=tau, samples=samples, seed=seed, **kw)
     return {key: r[key] for key in (
-        "data", "tau", "k", "estimate", "stderr", "lower_estimate", "bound_prop5", "bound_sharpened",
+        "data", "tau", "k", "estimate", "stderr", "ci95", "ci95_reliable", "lower_estimate", "bound_prop5", "bound_sharpened",
         "bound_lipschitz_route", "bound_lipschitz_route_exact", "B_tau", "B_max", "certificate", "d_Theta",
         "upper_kind", "lower_kind", "sign_vectors", "backend", "complete", "stopped_at_max_seconds", "seconds")}
 

@@ -195,7 +195,10 @@ class Statement:
                     out = _lambdified(self.id, "numpy")(*args)
                 return _through_overflow(self, args, out)
             if context == "mpmath":
-                return _lambdified(self.id, "mpmath")(*[_mpf(v) for v in args])
+                out = _lambdified(self.id, "mpmath")(*[_mpf(v) for v in args])
+                if mpmath.isnan(out):
+                    raise ValueError("not a number")
+                return out
             saved, mpmath.iv.prec = mpmath.iv.prec, mpmath.mp.prec     # iv at the current precision
             try:
                 return interval_value(self.expr, {s: _iv(v) for s, v in zip(self.symbols, args)})
@@ -292,15 +295,21 @@ def _checked_value(id, sym, value, context):
         if context != "numpy":
             raise InputError(sym.name, f"{id}: arrays are read in the numpy context only")
         checked = arr.astype(np.float64)
-        if not np.all(np.isfinite(checked)):
+        if not np.all(np.isfinite(checked) | ((checked == np.inf) & _infinite_end(sym, mpmath.inf))):
             raise InputError(sym.name, f"{id}: {sym.name} must be finite; the array holds "
                                        f"{checked[~np.isfinite(checked)].flat[0]!r}")
         _check_declared(id, sym, checked)
         return checked
-    if not mpmath.isfinite(probe):
+    if not mpmath.isfinite(probe) and not _infinite_end(sym, probe):
         raise InputError(sym.name, f"{id}: {sym.name} must be finite, got {value!r}")
     _check_declared(id, sym, checked)
     return checked
+
+
+def _infinite_end(sym, value):
+    """+inf for a real symbol declared >= 0: the end of its half-line, as a limit (E|dM/dpi|^2 = +inf for Student-t
+    data, where Theorem 1's bound is +inf); a value there that is not a number (inf - inf) is refused after."""
+    return value == mpmath.inf and bool(sym.is_nonnegative) and not sym.is_integer
 
 
 def _at_zero(v):
@@ -333,6 +342,8 @@ def _through_overflow(s, args, out):
     with mpmath.workdps(30):
         for idx in (zip(*np.nonzero(bad)) if arr.ndim else [()]):
             fixed[idx] = float(f(*[mpmath.mpf(float(a[idx])) for a in full[:-1]]))
+    if np.isnan(fixed).any():          # inf - inf at an infinite end: no value (a ValueError, refused by evaluate)
+        raise ValueError("not a number")
     return fixed if arr.ndim else np.float64(fixed[()])
 
 

@@ -3,19 +3,20 @@ cross-entropy (eq. (9) with m = k, integrated over z ~ pi), the population risk,
 empirical risk minimiser over Theta (used by the Theorem 1 check)."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from scipy import optimize
 
 from ..models.fourier_class import log_density_ratio, sample_data, sample_tuples
+from .montecarlo import block_moments, sampled_result
 from .rademacher import initial_cubes
 
 __all__ = ["search_cross_entropy_mc", "population_risk_mc", "fit_erm"]
 
 
 def search_cross_entropy_mc(model, theta, tau, k, data, kernel, sigma, samples, rng, batch=2000):
-    """MC estimate (mean, stderr) of int E CrossEnt[M_k(z,.) || Q_k(z,.)] pi(dz), eq. (9), m = k."""
+    """MC estimate of int E CrossEnt[M_k(z,.) || Q_k(z,.)] pi(dz), eq. (9), m = k: a sampled result (estimate,
+    stderr, 95% interval and whether Cochran's rule trusts it; ``montecarlo.sampled_result``)."""
     vals = []
     left = samples
     while left > 0:
@@ -32,11 +33,11 @@ def search_cross_entropy_mc(model, theta, tau, k, data, kernel, sigma, samples, 
         lse = mx + np.log(np.exp(x - mx[:, None]).mean(axis=1))
         vals.append(-(w * s).sum(axis=1) / tau + lse)
     v = np.concatenate(vals)
-    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
+    return sampled_result(int(v.size), *block_moments(v))
 
 
 def population_risk_mc(model, theta, tau, k, data, kernel, sigma, samples, rng, batch=2000):
-    """MC estimate (mean, stderr) of R(phi_theta; k, tau) on fresh tuples."""
+    """MC estimate of R(phi_theta; k, tau) on fresh tuples: a sampled result, as ``search_cross_entropy_mc``."""
     vals = []
     left = samples
     while left > 0:
@@ -45,7 +46,7 @@ def population_risk_mc(model, theta, tau, k, data, kernel, sigma, samples, rng, 
         za, zp, zn = sample_tuples(data, model.dim_in, b, k, rng, sigma=sigma, kernel=kernel)
         vals.append(model.losses(theta, za, zp, zn, tau)[0])
     v = np.concatenate(vals)
-    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
+    return sampled_result(int(v.size), *block_moments(v))
 
 
 # the ERM grid's step is at most ERM_GRID_STEP: R_hat_n oscillates in theta on the scale 1/|x| of the
