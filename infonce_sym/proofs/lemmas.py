@@ -312,7 +312,8 @@ def mohri_3_3():
          "n": sp.Symbol("n", positive=True, integer=True), "delta": sp.Symbol("delta", positive=True),
          "g": sp.Symbol("g", real=True)},       # g: the value of a function of the class at a generic sample
         lambda Eg, mean, Rad, n, delta, g: le(Eg, mean + 2 * Rad + 3 * sp.sqrt(sp.log(2 / delta) / (2 * n))),
-        lambda Eg, mean, Rad, n, delta, g: [gt(n, 0), gt(delta, 0), gt(1 - delta, 0), ge(g, 0), le(g, 1)])
+        lambda Eg, mean, Rad, n, delta, g: [gt(n, 0), gt(delta, 0), gt(1 - delta, 0), ge(g, 0), le(g, 1)],
+        named=("Eg", "mean", "Rad"))
 
 
 @_lib('chaining (UML Lemma 27.4)')
@@ -330,7 +331,7 @@ def chaining_uml(index=None):
          "M": sp.Symbol("M", positive=True, integer=True)},
         lambda Rad, logNA, m, c, M: le(Rad, c * 2 ** (-M) / sp.sqrt(m) + 6 * c / m * sp.Sum(
             2 ** (-k_) * sp.sqrt(logNA(c * 2 ** (-k_))), (k_, 1, M))),
-        lambda Rad, logNA, m, c, M: [gt(m, 0), gt(c, 0), ge(M, 1)])
+        lambda Rad, logNA, m, c, M: [gt(m, 0), gt(c, 0), ge(M, 1)], named=("Rad", "logNA"))
 
 
 CHAIN_K = sp.Symbol("k", integer=True, positive=True)          # the scale index of the chaining sum
@@ -412,7 +413,7 @@ def rademacher_affine():
         "Rad({(l - a)/W : l}) = Rad({l})/W for constants a and W > 0",
         {"Radg": sp.Symbol("Radg"), "Radl": sp.Symbol("Radl"), "W": sp.Symbol("W", positive=True)},
         lambda Radg, Radl, W: eq(Radg, Radl / W),
-        lambda Radg, Radl, W: [gt(W, 0)])
+        lambda Radg, Radl, W: [gt(W, 0)], named=("Radg", "Radl"))
 
 
 @_lib('Jensen')
@@ -629,7 +630,7 @@ def covering_non_increasing():
         "covering numbers are non-increasing in the radius", "log N(x + h, S, rho) <= log N(x, S, rho) for all x, h > 0",
         {"logN": sp.Lambda(_u, sp.Function("logN")(_u))},
         lambda logN: le(logN(MONO_X + MONO_H), logN(MONO_X)),
-        lambda logN: [])
+        lambda logN: [], named=("logN",))
 
 
 @_lib('covering numbers')
@@ -646,7 +647,7 @@ def covering_lipschitz_image():
          "L": sp.Symbol("L", positive=True), "r": sp.Symbol("r", positive=True),
          "dist": sp.Symbol("dist", nonnegative=True), "rho": sp.Symbol("rho", nonnegative=True)},
         lambda logNA, logN, L, r, dist, rho: le(logNA(L * r), logN(r)),
-        lambda logNA, logN, L, r, dist, rho: [gt(L, 0), gt(r, 0), eq(dist, L * rho)])
+        lambda logNA, logN, L, r, dist, rho: [gt(L, 0), gt(r, 0), eq(dist, L * rho)], named=("logNA", "logN"))
 
 
 @_lib('covering numbers')
@@ -660,7 +661,7 @@ def radius_lipschitz_image():
         {"c": sp.Symbol("c", positive=True), "L": sp.Symbol("L", positive=True), "rho0": sp.Symbol("rho_0", nonnegative=True),
          "dist0": sp.Symbol("dist_0", nonnegative=True), "rho": sp.Symbol("rho", nonnegative=True)},
         lambda c, L, rho0, dist0, rho: le(c, L * rho0),
-        lambda c, L, rho0, dist0, rho: [gt(L, 0), le(dist0, L * rho), le(rho, rho0)])
+        lambda c, L, rho0, dist0, rho: [gt(L, 0), le(dist0, L * rho), le(rho, rho0)], named=("c",))
 
 
 # ---------------------------------------------------------------- for the remainder bounds (expansions, A2.32)

@@ -1,4 +1,5 @@
 """The derivation framework: each check kind proves what it should and fails on mutations."""
+import pytest
 import sympy as sp
 
 from infonce_sym.proofs.chain import (AsGap, ByLemma, Derivation, Ex, Expm1, Identity, IntervalCertificate, Lemma,
@@ -189,12 +190,17 @@ def test_quoted_lemmas_for_section4_instantiate():
     assert not mohri(le(Eg, mean + Rad + 3 * sp.sqrt(sp.log(40) / (2 * n)))).ok
     # the chaining lemma (UML Lemma 27.4): its instance at M = 2, with a wrong constant refused
     kk, c = L.CHAIN_K, sp.Symbol("c", positive=True)
-    logNA = sp.Lambda(y, 3 * sp.log(1 + 2 / y))
-    chain = ByLemma(L.chaining_uml(kk), {"Rad": Rad, "logNA": logNA, "m": n, "c": c, "M": 2})
-    uml = c / (4 * sp.sqrt(n)) + 6 * c / n * sp.Sum(2 ** (-kk) * sp.sqrt(3 * sp.log(1 + 2 / (c * 2 ** (-kk)))), (kk, 1, 2))
+    # its log covering number is a name (a formula in its place, a bound on it, would say something else)
+    logN_A = sp.Function("logN_A")
+    chain = ByLemma(L.chaining_uml(kk), {"Rad": Rad, "logNA": sp.Lambda(y, logN_A(y)), "m": n, "c": c, "M": 2})
+    uml = c / (4 * sp.sqrt(n)) + 6 * c / n * sp.Sum(2 ** (-kk) * sp.sqrt(logN_A(c * 2 ** (-kk))), (kk, 1, 2))
     assert chain(le(Rad, uml)).verdict == "proved"
     assert not chain(le(Rad, c / (4 * sp.sqrt(n)) + 3 * c / n * sp.Sum(
-        2 ** (-kk) * sp.sqrt(3 * sp.log(1 + 2 / (c * 2 ** (-kk)))), (kk, 1, 2)))).ok
+        2 ** (-kk) * sp.sqrt(logN_A(c * 2 ** (-kk))), (kk, 1, 2)))).ok
+    formula = ByLemma(L.chaining_uml(kk), {"Rad": Rad, "logNA": sp.Lambda(y, 3 * sp.log(1 + 2 / y)), "m": n, "c": c,
+                                           "M": 2})
+    with pytest.raises(ValueError, match="needs a name of its own"):       # a failed check in a Step
+        formula(le(Rad, uml.replace(logN_A, lambda r: 3 * sp.log(1 + 2 / r))))
     for lem in (L.cauchy_schwarz(Ex), L.cauchy_schwarz_integral(), L.mohri_3_3(), L.chaining_uml(), L.popoviciu(sp.Function("Var"))):
         t = lem.template()          # the conclusion over the lemma's own parameters: a relation, not a constant
         assert isinstance(t, sp.core.relational.Relational) and t not in (sp.true, sp.false), lem.name

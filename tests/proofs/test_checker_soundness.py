@@ -6,8 +6,8 @@ import sympy as sp
 
 from infonce_sym.proofs import lemmas as L
 from infonce_sym.proofs.asymptotics import LimitCheck
-from infonce_sym.proofs.chain import (Assumption, ByCases, ByLemma, Derivation, Ex, ExactInstance, Identity, Lemma,
-                                      NonNegative, Step, Var, eq, ge, le, random_symbol, render_markdown)
+from infonce_sym.proofs.chain import (Assumption, ByCases, ByLemma, Derivation, Ex, ExactInstance, Expm1, Identity,
+                                      Lemma, NonNegative, Step, Var, eq, ge, le, random_symbol, render_markdown)
 from infonce_sym.proofs.continuity import SIZES, OnUnitInterval, SumIdentity
 
 x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
@@ -570,6 +570,133 @@ ROUND_SIX = [a_case_dependent_cited_name_read_as_its_first_meaning, a_cited_cons
              a_definition_cycle_through_a_citation]
 
 
+# ------------------------------------------------------------------ a sixth probe (Dec 2026)
+def a_cited_constant_parameter_set_to_a_random_value():
+    # E[P X] = P E X for a constant P, cited at P = X: E X^2 = (E X)^2
+    cited = _one("C", Ex(_P * _X), "eq", _P * Ex(_X), eq(Ex(_P * _X), _P * Ex(_X)), Identity())
+    return _one("X1", Ex(_X ** 2), "eq", Ex(_X) ** 2, eq(Ex(_X ** 2), Ex(_X) ** 2),
+                ByLemma(Lemma.from_derivation(cited, {"P": _P}), {"P": _X}, under=Ex))
+
+
+def _y_is_x_squared():
+    return Derivation("B", "", "", y, "ge", 0, [Step("a", "", eq(y, x ** 2), "", Identity(defs={y: x ** 2})),
+                                                Step("b", "", ge(x ** 2, 0), "", NonNegative())])
+
+
+def cases_of_two_splits_read_as_exclusive():
+    # y := -1 under the split at 0, y := x^2 under the split at 1: both hold at x = -1, and -1 >= 0 followed
+    minus_one = Lemma.from_derivation(_one("C", -1, "eq", y, eq(-1, y), Identity(defs={y: -1})), {})
+    square = Lemma.from_derivation(_y_is_x_squared(), {})
+    return Derivation("X2", "", "", -1, "ge", 0, [
+        Step("a", "", eq(-1, y), "", ByCases([(le(x, 0), ByLemma(minus_one, {})), (ge(x, 0), ByLemma(minus_one, {}))])),
+        Step("b", "", ge(y, 0), "", ByCases([(le(x, 1), ByLemma(square, {})), (ge(x, 1), ByLemma(square, {}))]))])
+
+
+_ZR = sp.Symbol("z", real=True)
+_FZ = sp.Function("f", real=True)(Expm1(_ZR))
+
+
+def a_function_name_keyed_in_another_form():
+    # f(e^z - 1) := (e^z - 1)^2 in the cited chain, read as f(Expm1 z) := -1 here: -1 >= 0
+    w = sp.Symbol("w", real=True)
+    square = Derivation("D2", "", "", _FZ, "ge", 0, [Step("a", "", ge(_FZ, 0), "", ByLemma(
+        Lemma.from_derivation(_y_is_x_squared(), {"y": y, "x": x}), {"y": _FZ, "x": Expm1(_ZR)}))])
+    minus_one = _one("C", -1, "eq", w, eq(-1, w), Identity(defs={w: -1}))
+    return Derivation("X3", "", "", -1, "ge", 0, [
+        Step("a", "", eq(-1, _FZ), "", ByLemma(Lemma.from_derivation(minus_one, {"w": w}), {"w": _FZ})),
+        Step("b", "", ge(_FZ, 0), "", ByLemma(Lemma.from_derivation(square, {}), {}))])
+
+
+def a_number_as_a_cited_parameter():
+    # y^4 - 4y + 3 >= 0 with the parameter "four" := 4, cited at 6: y^6 - 6y + 3 >= 0, -2 at y = 1
+    q = y ** 4 - 4 * y + 3
+    cited = _one("C", q, "ge", 0, ge(q, 0), NonNegative([(y - 1) ** 2 * (y + 1) ** 2, 2 * (y - 1) ** 2]))
+    six = y ** 6 - 6 * y + 3
+    return _one("X4", six, "ge", 0, ge(six, 0), ByLemma(Lemma.from_derivation(cited, {"four": sp.Integer(4)}),
+                                                        {"four": sp.Integer(6)}))
+
+
+def a_cited_summation_index_captured():
+    # sum_{j<=2} a = 2a cited at a = j: sum_{j<=2} j = 2j, 3 = 2 at j = 1
+    cited = _one("C", sp.Sum(a_, (_jp, 1, 2)), "eq", 2 * a_, eq(sp.Sum(a_, (_jp, 1, 2)), 2 * a_), Identity())
+    return _one("X5", sp.Sum(_jp, (_jp, 1, 2)), "eq", 2 * _jp, eq(sp.Sum(_jp, (_jp, 1, 2)), 2 * _jp),
+                ByLemma(Lemma.from_derivation(cited, {"a": a_}), {"a": _jp}))
+
+
+def a_derivation_label_on_a_handmade_lemma():
+    cited = _one("C0", x ** 2, "ge", 0, ge(x ** 2, 0), NonNegative())
+    return _one("X6", 1, "le", 0, le(1, 0), ByLemma(Lemma("fake", "", {}, lambda: le(1, 0), derivation=cited), {}))
+
+
+def jensen_with_a_random_function():
+    from infonce_sym.proofs import lemmas as lib
+    pos = random_symbol("X", positive=True)
+    return _one("X7", Ex(pos ** 2), "le", Ex(pos) ** 2, le(Ex(pos ** 2), Ex(pos) ** 2),       # X in {1, 2}: 2.5 vs 2.25
+                ByLemma(lib.jensen_concave(Ex), {"F": sp.Lambda(u, pos * u), "Y": pos}, under=Ex))
+
+
+def popoviciu_with_random_ends():
+    from infonce_sym.proofs import lemmas as lib
+    return _one("X7b", Var(_X), "le", 0, le(Var(_X), 0), ByLemma(lib.popoviciu(Var), {"Y": _X, "lo": _X, "hi": _X}))
+
+
+def shift_invariance_at_numbers():
+    from infonce_sym.proofs import lemmas as lib
+    return _one("X8", 1, "eq", 0, eq(1, 0), ByLemma(lib.rademacher_affine(), {"Radg": 1, "Radl": 0, "W": 1}))
+
+
+def covering_numbers_at_the_identity():
+    from infonce_sym.proofs import lemmas as lib
+    claim = le(lib.MONO_X + lib.MONO_H, lib.MONO_X)
+    return _one("X8b", claim.lhs, "le", claim.rhs, claim, ByLemma(lib.covering_non_increasing(),
+                                                                  {"logN": sp.Lambda(u, u)}))
+
+
+def a_name_only_inside_another_name_s_meaning():
+    # y := w + 1 and w := -1 give y >= 0; cited where w := -5: -4 >= 0
+    w = sp.Symbol("w", real=True)
+    cited = Derivation("T", "", "", y, "ge", 0, [Step("a", "", eq(y, w + 1), "", Identity(defs={y: w + 1})),
+                                                 Step("b", "", eq(w + 1, 0), "", Identity(defs={w: -1})),
+                                                 Step("c", "", ge(0, 0), "", NonNegative())])
+    return Derivation("X9", "", "", -4, "ge", 0, [Step("a", "", eq(-4, w + 1), "", Identity(defs={w: -5})),
+                                                  Step("b", "", eq(w + 1, y), "", Identity(defs={y: w + 1})),
+                                                  Step("c", "", ge(y, 0), "", ByLemma(Lemma.from_derivation(cited, {}), {}))])
+
+
+def a_witness_behind_a_definition():
+    # e^y = 1 + y + s y^2/2 with s := e^{y/(1+t)}, t free: 2.718 against 2.824 at y = t = 1
+    s = sp.Symbol("s", positive=True)
+    fin = 1 + y + s * y ** 2 / 2
+    return Derivation("X10", "", "", sp.exp(y), "eq", fin,
+                      [Step("a", "", eq(sp.exp(y), _MID), "", _taylor()),
+                       Step("b", "", eq(_MID, fin), "", Identity(defs={s: sp.exp(y / (1 + _T))}))])
+
+
+def _limit_zero_at(g):
+    lim = sp.Limit(1 / (1 + n_ * g ** 2), n_, sp.oo)          # 1 where g = 0
+    return _one("X11", lim, "eq", 0, eq(lim, 0), LimitCheck())
+
+
+def limit_off_a_non_polynomial_root():
+    return _limit_zero_at(sp.exp(a_) - 2)                      # a = log 2
+
+
+def limit_off_a_quintic_root():
+    return _limit_zero_at(a_ ** 5 - a_ - 1)                    # a = 1.1673...
+
+
+def limit_off_a_root_of_an_absolute_value():
+    return _limit_zero_at(sp.Abs(a_) - 2)                      # a = +-2
+
+
+ROUND_SEVEN = [a_cited_constant_parameter_set_to_a_random_value, cases_of_two_splits_read_as_exclusive,
+               a_function_name_keyed_in_another_form, a_number_as_a_cited_parameter, a_cited_summation_index_captured,
+               a_derivation_label_on_a_handmade_lemma, jensen_with_a_random_function, popoviciu_with_random_ends,
+               shift_invariance_at_numbers, covering_numbers_at_the_identity, a_name_only_inside_another_name_s_meaning,
+               a_witness_behind_a_definition, limit_off_a_non_polynomial_root, limit_off_a_quintic_root,
+               limit_off_a_root_of_an_absolute_value]
+
+
 def test_a_name_defined_case_by_case_shows_every_meaning_and_is_proved_as_such():
     # the case split itself is true, and its statement shows both meanings of y; a citation that agrees with both
     # (it leaves y as it is) stays proved
@@ -581,7 +708,8 @@ def test_a_name_defined_case_by_case_shows_every_meaning_and_is_proved_as_such()
     assert again.run().verdict == "proved"
 
 def _false_chains():
-    return FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX    # the probes' toy chains
+    return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
+            + ROUND_SEVEN)                                                       # the probes' toy chains
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
