@@ -882,6 +882,8 @@ def cmd_theorem1(args):
     kw.update(delta=float(args.delta), repeats=args.repeats, progress=getattr(args, "progress", None))
     with StopAtMaxSeconds(args), work_executor(args, args.workers) as executor:
         out = theorem1_experiment(**kw, executor=executor)
+    # the data as typed (student-t), not the internal name (student_t) the settings echoed
+    out = dict(out, settings=dict(out["settings"], data=args.data))
     note = None
     if out["D2"] == float("inf"):       # models.fourier_class: E Z^4 = +inf under t_3
         note = ("E|dM/dpi|^2 = +inf for Student-t data (the density ratio's square grows like Z^4, and E Z^4 = +inf "

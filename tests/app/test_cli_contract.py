@@ -916,6 +916,7 @@ def test_theorem1_says_why_its_bound_is_infinite_for_student_t(capsys):
     results = json.loads(out)["results"]
     assert code == 0 and results["D2"] == "inf" and results["vacuous"] and err == ""
     assert "E|dM/dpi|^2 = +inf for Student-t" in results["note"]
+    assert results["settings"]["data"] == "student-t"          # as typed (it echoed student_t)
     code, out, err = run(argv + ["--data", "student-t"], capsys)
     assert code == 0 and len(err.strip().splitlines()) == 1 and "E|dM/dpi|^2 = +inf for Student-t" in err
     code, out, err = run(argv + ["--json"], capsys)
