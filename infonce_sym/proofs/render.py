@@ -79,7 +79,11 @@ def render_index(derivations, results) -> str:
              "the conditions stated in words by the derivations it cites, transitively (they discharge nothing: a",
              "citation checks the relational assumptions of what it cites and carries the rest).  A citation also",
              "checks that the values it puts in the cited chain's symbols lie in their declared domains, and a name",
-             "declared positive (or nonnegative) must be defined by an expression the CAS or an assumption shows so.", "",
+             "declared positive (or nonnegative) must be defined by an expression the CAS or an assumption shows so.",
+             "Some library lemmas speak of quantities defined in words (a Rademacher complexity, a covering number):",
+             "a citation must give each a name (a symbol or an undefined function, never a number or a formula), and",
+             "that the name is that quantity is read from the words of the lemma, not checked.  A parameter that a",
+             "statement treats as a constant (outside every expectation) may not be given a random value.", "",
              "| id | result | paper | verdict | steps (proved / certified / failed) | cites | undischarged | assumed | generality |",
              "|---|---|---|---|---|---|---|---|---|"]
     for d, r in zip(derivations, results):
