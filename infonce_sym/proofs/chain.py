@@ -700,6 +700,9 @@ class Identity:
     def __call__(self, claim):
         if relation_kind(claim) != "eq":
             return _fail(f"identity check needs '=', got '{relation_kind(claim)}'")
+        fractional = fractional_range(claim)
+        if fractional is not None:
+            return _fail(fractional)
         d = self.difference(claim.lhs, claim.rhs)
         if _numerically_zero(d, trials=1) is False:   # cheap guard first
             return _fail(f"lhs - rhs is not 0 (numeric spot check): {_short(d, failure=True)}")
@@ -1893,6 +1896,16 @@ def _bounds_away(rel, sym, sign):
     if small == sym and big.is_number and want in ("lt", "le"):
         return bool(big < 0 or (big <= 0 and (kind == "lt" or want == "le")))
     return False
+
+
+def fractional_range(e):
+    """Why a sum of ``e`` cannot be read (its range, upper minus lower limit, not declared an integer), or None: SymPy
+    reads sum_{j=1}^{x} 1 as x for every x, while the terms summed at x = 5/2 are two (a probe, Dec 2026)."""
+    for s in sp.sympify(e).atoms(sp.Sum, sp.Product):
+        for _, lo, hi in s.limits:
+            if not sp.sympify(hi - lo).is_integer:
+                return f"the range of {_short(s, 80)} is not declared an integer ({lo} to {hi})"
+    return None
 
 
 def name_key(e):

@@ -294,9 +294,11 @@ class SumIdentity:
         return dlt
 
     def __call__(self, claim):
-        from .chain import Premise, opaque_atoms, relation_kind
+        from .chain import Premise, fractional_range, opaque_atoms, relation_kind
         if relation_kind(claim) != "eq":
             return StepResult(False, "failed", "identity check needs '='")
+        if fractional_range(claim) is not None:
+            return StepResult(False, "failed", fractional_range(claim))
         dlt = self.difference(claim.lhs, claim.rhs)
         named = sorted({str(v) for x in dlt.atoms(sp.Sum) for v in x.variables if v in SIZES}
                        | {str(v) for x in (claim.lhs, claim.rhs) for s_ in sp.sympify(x).atoms(sp.Sum)

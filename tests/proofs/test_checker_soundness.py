@@ -689,7 +689,14 @@ def limit_off_a_root_of_an_absolute_value():
     return _limit_zero_at(sp.Abs(a_) - 2)                      # a = +-2
 
 
-ROUND_SEVEN = [a_cited_constant_parameter_set_to_a_random_value, cases_of_two_splits_read_as_exclusive,
+def a_sum_over_a_fractional_range():
+    # SymPy's sum_{j=1}^{x} 1 = x; at x = 5/2 two terms are summed (the sixth probe's borderline case)
+    half = sp.Symbol("x", positive=True)
+    total = sp.Sum(1, (_jp, 1, half))
+    return _one("X12", total, "eq", half, eq(total, half), Identity())
+
+
+ROUND_SEVEN = [a_sum_over_a_fractional_range, a_cited_constant_parameter_set_to_a_random_value, cases_of_two_splits_read_as_exclusive,
                a_function_name_keyed_in_another_form, a_number_as_a_cited_parameter, a_cited_summation_index_captured,
                a_derivation_label_on_a_handmade_lemma, jensen_with_a_random_function, popoviciu_with_random_ends,
                shift_invariance_at_numbers, covering_numbers_at_the_identity, a_name_only_inside_another_name_s_meaning,
