@@ -23,7 +23,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import lemmas as L
-from .chain import (AsGap, Assumption, ByLemma, Derivation, Ea, Ex, Expm1, Identity, Lemma, LimitCheck, NonNegative,
+from .chain import (AsGap, Assumption, ByLemma, Derivation, Ex, Expm1, ea_of_ex, Identity, Lemma, LimitCheck, NonNegative,
                     Step, eq, ge, le, parameter, random_symbol)
 from .expansions import ANCHOR_READING, E_ab, E_b, FACTS, V, W, af, bf, expansion_constants, j, m
 from .register import cite, derivation, register
@@ -271,7 +271,7 @@ def expansion_bounds():
     c = expansion_constants()
     return (_expansion_pair("dcl", "int CE - R~ = -E log(1 + Vbar)", Vbar, Ex, c["c1t"], c["c2t"])
             + _expansion_pair("infonce", "int CE - R = -E log(1 + Vbar + W/k)", Vbar + W / k,
-                              lambda e: Ea(Ex(e)), c["c1"], c["c2"]))
+                              ea_of_ex, c["c1"], c["c2"]))
 
 
 # ---------------------------------------------------------------- the search ratio with its remainder

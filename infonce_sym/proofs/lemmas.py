@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .chain import Lemma, eq, ge, gt, le, library_lemma, relation_kind
+from .chain import Ea, Ex, Lemma, Var, ea_of_ex, eq, ge, gt, le, library_lemma, relation_kind
 
 #: The library: key -> (what it states, where it is from).  Nothing else counts as a standard lemma.
 LIBRARY = {
@@ -67,12 +67,24 @@ LIBRARY = {
 }
 
 
+#: what a factory's operator argument may be: the library's expectations are Ex and Ea, its variance Var (any map in
+#: their place kept the library label: monotone(lambda e: -e) proved 0 <= -1; a probe, Dec 2026)
+_OPERATORS = {"E": (Ex, Ea, ea_of_ex), "Var": (Var,)}
+
+
 def _lib(key):
     """Mark a factory's lemma as the library entry ``key``."""
     assert key in LIBRARY, key
 
     def wrap(factory):
+        import inspect
+        names = list(inspect.signature(factory).parameters)
+
         def make(*args, **kw):
+            for name, value in list(zip(names, args)) + list(kw.items()):
+                if name in _OPERATORS and not any(value is op for op in _OPERATORS[name]):
+                    raise TypeError(f"{factory.__name__}: {name} must be one of "
+                                    f"{', '.join(op.__name__ for op in _OPERATORS[name])}, got {value!r}")
             return library_lemma(factory(*args, **kw), key)
         make.__name__, make.__doc__ = factory.__name__, factory.__doc__
         return make

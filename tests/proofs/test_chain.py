@@ -4,7 +4,7 @@ import sympy as sp
 
 from infonce_sym.proofs.chain import (AsGap, ByLemma, Derivation, Ex, Expm1, Identity, IntervalCertificate, Lemma,
                                     NonNegative, Step, canon, eq, ge, iid_product_moment, le, lt, parameter,
-                                    random_family, render_markdown)
+                                    random_family, render_markdown, Var)
 from infonce_sym.proofs import lemmas as L
 
 x = sp.Symbol("x", positive=True)
@@ -201,7 +201,7 @@ def test_quoted_lemmas_for_section4_instantiate():
                                            "M": 2})
     with pytest.raises(ValueError, match="needs a name of its own"):       # a failed check in a Step
         formula(le(Rad, uml.replace(logN_A, lambda r: 3 * sp.log(1 + 2 / r))))
-    for lem in (L.cauchy_schwarz(Ex), L.cauchy_schwarz_integral(), L.mohri_3_3(), L.chaining_uml(), L.popoviciu(sp.Function("Var"))):
+    for lem in (L.cauchy_schwarz(Ex), L.cauchy_schwarz_integral(), L.mohri_3_3(), L.chaining_uml(), L.popoviciu(Var)):
         t = lem.template()          # the conclusion over the lemma's own parameters: a relation, not a constant
         assert isinstance(t, sp.core.relational.Relational) and t not in (sp.true, sp.false), lem.name
         assert t.lhs != t.rhs, lem.name
