@@ -187,8 +187,8 @@ class Statement:
         if missing:
             raise InputError(missing[0], f"{self.id} needs a value for {', '.join(missing)}")
         args = [_checked_value(self.id, sym, values[sym.name], context) for sym in self.symbols]
-        self._check_assumptions(args)
         try:
+            self._check_assumptions(args)
             if context == "numpy":
                 import numpy as np
                 with np.errstate(over="ignore", invalid="ignore", divide="ignore"):   # non-finite: redone below
@@ -204,16 +204,18 @@ class Statement:
                 return interval_value(self.expr, {s: _iv(v) for s, v in zip(self.symbols, args)})
             finally:
                 mpmath.iv.prec = saved
+        except InputError:
+            raise
         except (ZeroDivisionError, ValueError, ArithmeticError) as exc:
             # at the end of a half-line (tau = 0): the limit is not taken, and the expression has no value there
-            at = next((s.name for s, v in zip(self.symbols, args) if _at_zero(v)), self._names[0])
-            raise InputError(at, f"{self.id} has no value at {_shown_point(self.symbols, args)} "
-                                 f"({type(exc).__name__}: {exc})") from None
+            raise InputError(_at_an_end(self.symbols, args), f"{self.id} has no value at "
+                             f"{_shown_point(self.symbols, args)} ({type(exc).__name__}: {str(exc) or 'division by 0'})") \
+                from None
 
     @cached_property
     def _assumption_checks(self):
-        """[(relational, text)]: the statement's assumptions that speak of its symbols only (e^{1/tau} > 2,
-        delta < 1, beta >= 1), which a value must meet."""
+        """[(text, symbols, gap, strict, gap in numpy, gap in mpmath)]: the statement's assumptions that speak of its
+        symbols only (e^{1/tau} > 2, delta < 1, beta >= 1), each as gap > 0 (strict) or gap >= 0."""
         from .chain import Expectation
         out, own = [], set(self.symbols)
         for a in self.assumptions:
@@ -223,34 +225,74 @@ class Statement:
             if rel.atoms(AppliedUndef, sp.Sum, sp.Integral) or any(isinstance(x, Expectation)
                                                                    for x in sp.preorder_traversal(rel)):
                 continue
-            out.append((rel, a.text))
+            if not isinstance(rel, (sp.StrictGreaterThan, sp.GreaterThan, sp.StrictLessThan, sp.LessThan)):
+                continue
+            syms = sorted(rel.free_symbols, key=lambda s: s.name)
+            gap = rel.gts - rel.lts
+            strict = isinstance(rel, (sp.StrictGreaterThan, sp.StrictLessThan))
+            # lambdified once (each call lambdified it again: T1 went from 0.04 to 1.8 ms; a probe, Dec 2026)
+            out.append((a.text, syms, gap, strict, sp.lambdify(syms, gap, modules="numpy"),
+                        sp.lambdify(syms, gap, modules="mpmath")))
         return out
 
     def _check_assumptions(self, args):
+        """Each of the statement's own assumptions at ``args``: decided in mpmath, at the working precision plus 20
+        digits (30 digits at least), so that a decimal string read exactly is judged exactly (delta = 0.999...9 with
+        40 nines was refused at a fixed 30; a probe, Dec 2026); an array in float64, its refused entries again in
+        mpmath (float64 cancelled W = b - a to 0 at tau = 1e17); an interval on all of it.  At the end of a half-line
+        (delta = 0) an assumption with no value there is read as its limit, and the statement decides."""
         import numpy as np
         point = dict(zip(self.symbols, args))
-        for rel, text in self._assumption_checks:
-            syms = sorted(rel.free_symbols, key=lambda s: s.name)
-            gap = (rel.gts - rel.lts) if isinstance(rel, (sp.StrictGreaterThan, sp.GreaterThan, sp.StrictLessThan,
-                                                          sp.LessThan)) else None
-            if gap is None:
-                continue
-            strict = isinstance(rel, (sp.StrictGreaterThan, sp.StrictLessThan))
+        for text, syms, gap, strict, gap_np, gap_mp in self._assumption_checks:
             vals = [point[s] for s in syms]
             if any(isinstance(v, tuple) for v in vals):        # an interval: the assumption on all of it
                 g = interval_value(gap, {s: _iv(v) for s, v in zip(syms, vals)})
                 ok = bool(g.a > 0) if strict else bool(g.a >= 0)
             elif any(getattr(v, "ndim", 0) for v in vals):          # arrays: in float64, as they are evaluated
                 with np.errstate(all="ignore"):
-                    g = np.asarray(sp.lambdify(syms, gap, modules="numpy")(*vals), dtype=float)
-                ok = bool(np.all(g > 0) if strict else np.all(g >= 0))
+                    g = np.broadcast_to(np.asarray(gap_np(*vals), dtype=float),
+                                        np.broadcast_shapes(*[np.shape(v) for v in vals]))
+                bad = ~(g > 0) if strict else ~(g >= 0)
+                ok = True
+                for idx in zip(*np.nonzero(bad)):
+                    here = [np.broadcast_to(v, g.shape)[idx] for v in vals]
+                    if not _holds(gap_mp, here, strict):
+                        ok, vals = False, here
+                        break
             else:
-                with mpmath.workdps(30):
-                    g = sp.lambdify(syms, gap, modules="mpmath")(*[_mpf(v) for v in vals])
-                ok = bool(g > 0) if strict else bool(g >= 0)
+                ok = _holds(gap_mp, vals, strict)
             if not ok:
-                raise InputError(syms[0].name, f"{self.id} assumes {text}; it fails at "
-                                               f"{_shown_point(syms, vals)}")
+                raise InputError(_at_an_end(syms, vals), f"{self.id} assumes {text}; it fails at "
+                                                         f"{_shown_point(syms, vals)}")
+
+
+def _holds(gap_mp, vals, strict) -> bool:
+    """The gap of one assumption at a point, in mpmath: > 0 (strict) or >= 0; True where it has no value (its limit
+    at the end of a half-line is left to the statement)."""
+    with mpmath.workdps(max(30, mpmath.mp.dps + 20)):
+        try:
+            g = gap_mp(*[_mpf(v) for v in vals])
+        except (ZeroDivisionError, ValueError, ArithmeticError):
+            return True
+        if isinstance(g, mpmath.mpc) or mpmath.isnan(g):
+            return True
+        return bool(g > 0) if strict else bool(g >= 0)
+
+
+def _at_an_end(symbols, args) -> str:
+    """The symbol to name where a value has none: one at the end of its declared half-line (0 for a symbol declared
+    >= 0, or +inf), else the first (P3 at tau = 0 named R_hat = 0, a real symbol for which 0 is no end; a probe)."""
+    for s, v in zip(symbols, args):
+        ends = [mpmath.inf] + ([mpmath.mpf(0)] if (s.is_nonnegative or s.is_positive) else [])
+        try:
+            import numpy as np
+            vals = [mpmath.mpf(x) for x in (v if isinstance(v, tuple) else np.ravel(np.asarray(v, dtype=float))
+                                            if getattr(v, "ndim", 0) else [v])]
+        except (TypeError, ValueError):
+            continue
+        if any(x in ends for x in vals):
+            return s.name
+    return symbols[0].name
 
 
 def _checked_value(id, sym, value, context):
@@ -267,6 +309,7 @@ def _checked_value(id, sym, value, context):
         return (lo, hi)
     if isinstance(value, (bool, np.bool_)) or value is None:
         raise InputError(sym.name, f"{id}: {sym.name} must be a real number, got {value!r}")
+    value = _plain_number(value, context)
     if isinstance(value, (mpmath.mpc, complex, np.complexfloating)):
         raise InputError(sym.name, f"{id}: {sym.name} must be real, got {value!r}")
     if isinstance(value, str):
@@ -304,6 +347,38 @@ def _checked_value(id, sym, value, context):
         raise InputError(sym.name, f"{id}: {sym.name} must be finite, got {value!r}")
     _check_declared(id, sym, checked)
     return checked
+
+
+def _plain_number(value, context):
+    """A SymPy number, Decimal or Fraction as the number it is (an int, or an mpf at the working precision; a float for
+    numpy), a 0-d array as its scalar, an mpf as a float for numpy and a numpy integer as an int elsewhere: each was
+    refused or raised before (a probe, Dec 2026).  Anything else unchanged."""
+    import numbers
+    from decimal import Decimal
+    from fractions import Fraction
+    import numpy as np
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, sp.Basic) and value.is_number:
+        if value.is_Integer:
+            return int(value)
+        if value.is_Rational:
+            value = Fraction(int(value.p), int(value.q))
+        elif value.is_real:
+            return float(value) if context == "numpy" else mpmath.mpf(value)
+        else:
+            return value
+    if isinstance(value, Fraction):
+        return float(value) if context == "numpy" else mpmath.mpf(value.numerator) / value.denominator
+    if isinstance(value, Decimal):
+        return float(value) if context == "numpy" else str(value)
+    if isinstance(value, mpmath.mpf) and context == "numpy":
+        return float(value)
+    if isinstance(value, np.integer) and context != "numpy":
+        return int(value)
+    if isinstance(value, numbers.Integral) and not isinstance(value, (int, np.integer)):
+        return int(value)
+    return value
 
 
 def _infinite_end(sym, value):
@@ -375,7 +450,9 @@ def _check_declared(id, sym, value):
 
 
 def _mpf(v):
-    return mpmath.mpf(v) if not isinstance(v, mpmath.mpf) else v
+    if isinstance(v, mpmath.mpf):
+        return v
+    return mpmath.mpf(v.item() if hasattr(v, "item") and not isinstance(v, str) else v)   # numpy scalars too
 
 
 def _iv(v):

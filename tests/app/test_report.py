@@ -117,4 +117,4 @@ def test_a_derivation_row_names_what_the_chain_defines(tmp_path):
     assert names and check.details["defines"] == names
     md = report.write(tmp_path, [check], [], {"mode": "quick", "checks": 1, "differ": 0})["markdown"].read_text()
     row = next(line for line in md.splitlines() if line.startswith("| L5 |"))
-    assert "names the chain defines: " + ", ".join(names) in row.replace("\\|", "|")
+    assert "names defined by the chain (in the statement or its assumptions): " + ", ".join(names) in row.replace("\\|", "|")

@@ -239,3 +239,36 @@ def test_values_inside_the_domain_are_read_in_every_form():
     assert s.evaluate("numpy", k=[10, 20], tau=0.1)[1] == pytest.approx(by_hand / 2, rel=1e-14)
     mpmath.mp.dps = 30
     assert s.evaluate("mpmath", k=10 ** 400, tau=1) == pytest.approx(float(mpmath.expm1(2) ** 2 / 8 * mpmath.mpf(10) ** -400), rel=1e-14)
+
+
+def test_the_validation_keeps_every_legitimate_form_of_a_value():
+    """Regressions of the input validation, each found by a probe (Dec 2026): a 0-d array (continuity_bound passes
+    one), SymPy numbers, Decimal and Fraction, an mpf in numpy and a numpy integer in mpmath and iv; the end of a
+    half-line (delta = 0: P3's bound is +inf there, log(2/delta) -> oo); a decimal string judged at the caller's
+    precision (delta = 0.99...9 with 38 nines passes delta < 1); an array entry refused in float64 judged again in
+    mpmath (W = b - a cancelled to 0 at tau = 1e17).  Values by hand: (e^{2/tau} - 1)^2/(8k)."""
+    from decimal import Decimal
+    from fractions import Fraction
+    by_hand = math.expm1(4) ** 2 / 80                          # P1.upper at k = 10, tau = 1/2
+    s = statement("P1.upper")
+    for k_, tau_ in ((10, sp.Rational(1, 2)), (sp.Integer(10), sp.Float(0.5)), (10, Decimal("0.5")),
+                     (10, Fraction(1, 2)), (np.int64(10), mpmath.mpf("0.5")), (np.array(10), np.array(0.5))):
+        for context in ("numpy", "mpmath"):
+            assert float(s.evaluate(context, k=k_, tau=tau_)) == pytest.approx(by_hand, rel=1e-14), (k_, tau_, context)
+    assert s.evaluate("iv", k=np.int64(10), tau="0.5").a <= by_hand <= s.evaluate("iv", k=10, tau="0.5").b
+    p3 = dict(tau=0.5, n=10, R_hat=0, Rad=0.1)
+    assert statement("P3").evaluate("mpmath", delta=0, **p3) == mpmath.inf
+    assert list(statement("P3").evaluate("numpy", delta=np.array([0.0, 0.5]), **p3))[0] == math.inf
+    saved = mpmath.mp.dps
+    try:
+        mpmath.mp.dps = 50
+        near = statement("P3").evaluate("mpmath", delta="0." + "9" * 38, **p3)
+        assert near == statement("P3").evaluate("mpmath", delta=mpmath.mpf("0." + "9" * 38), **p3)
+    finally:
+        mpmath.mp.dps = saved
+    t1 = dict(A=1, D2=1, R_hat=0, d_Theta=2, delta=0.1, k=10, n=100)
+    both = statement("T1").evaluate("numpy", tau=np.array([0.5, 1e17]), **t1)
+    assert both[1] == pytest.approx(float(statement("T1").evaluate("mpmath", tau=1e17, **t1)), rel=1e-12)
+    with pytest.raises(InputError) as err:                     # names the symbol at its end, not R_hat = 0
+        statement("P3").evaluate("mpmath", tau=0, delta=0.1, n=10, R_hat=0, Rad=0.1)
+    assert err.value.parameter == "tau" and "division by 0" in str(err.value)
