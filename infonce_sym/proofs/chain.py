@@ -782,6 +782,17 @@ class NonNegative:
                 strict = s_.is_positive
                 res.premises.append(Premise("slack", gt(e_, 0) if strict else ge(e_, 0),
                                             text.replace(">= 0", "> 0") if strict else text))
+            # and what else it is declared (an integer slack made s - 1 >= 0 from s = x > 0, so x >= 1 for x = 1/2; a
+            # probe, Dec 2026): shown by the CAS, else a hypothesis
+            signs = {gt(e_, 0), ge(e_, 0), lt(e_, 0), le(e_, 0)}
+            for cond in _declared_conditions(s_, e_, real=False):
+                if cond in signs:
+                    continue
+                if (Identity() if relation_kind(cond) == "eq" else NonNegative())(cond).ok:
+                    res.discharges.append((f"{s_} = {_short(e_, 80)}: {_short(cond, 80)}", "CAS"))
+                else:
+                    res.premises.append(Premise("hypothesis", cond, f"{s_} = {_short(e_, 80)} is declared so that "
+                                                                    f"{_short(cond, 80)}"))
         return res
 
     def describe(self):
@@ -1877,10 +1888,41 @@ class Step:
     check: object
 
     def run(self):
+        problem = claim_form_problem(self.claim, exact=not isinstance(self.check, IntervalCertificate))
+        if problem:
+            return _fail(problem)
         try:
             return self.check(self.claim)
         except Exception as exc:  # a check that crashes is a failed check
             return _fail(f"check raised {type(exc).__name__}: {exc}")
+
+
+def claim_form_problem(claim, exact=True):
+    """What makes a claim unreadable by the checks, or None (an eighth probe, Dec 2026):
+    - a float (``exact``): SymPy adds 10^20 + 1.0 at 15 digits, and 10^20 + 1.0 <= 10^20 was proved;
+    - a sum or product whose index is declared narrower than its range (an even j over 1..k made j - 2 >= 0 read as
+      true; a positive j over -2..-1);
+    - an integral whose variable is declared of one sign over limits of the other (c > 0 over [-2, -1] made
+      log c^2 = 2 log c)."""
+    claim = sp.sympify(claim)
+    if exact and claim.atoms(sp.Float):
+        return f"the claim holds an inexact number ({next(iter(claim.atoms(sp.Float)))}): write it exactly"
+    for s in claim.atoms(sp.Sum, sp.Product):
+        for j, lo, hi in s.limits:
+            narrower = [key for key in ("even", "odd", "prime", "composite", "zero") if getattr(j, f"is_{key}")]
+            if narrower or (j.is_positive and not (sp.sympify(lo) - 1).is_nonnegative) or \
+                    (j.is_nonnegative and not sp.sympify(lo).is_nonnegative) or j.is_negative or j.is_nonpositive:
+                return f"the index {j} of {_short(s, 80)} is declared narrower than its range {lo}..{hi}"
+    for s in claim.atoms(sp.Integral):
+        for lim in s.limits:
+            if len(lim) != 3:
+                continue
+            x, lo, hi = lim
+            ends = [sp.sympify(lo), sp.sympify(hi)]
+            if ((x.is_nonnegative or x.is_positive) and not all(e.is_nonnegative for e in ends)) or \
+                    ((x.is_nonpositive or x.is_negative) and not all(e.is_nonpositive for e in ends)):
+                return f"the variable {x} of {_short(s, 80)} is declared of one sign, its limits {lo}, {hi} are not"
+    return None
 
 
 @dataclass
@@ -2075,9 +2117,18 @@ class Derivation:
             else:
                 discharged.append((name, p.text, f"assumption: {hit.text}"))
         definitions, defined = [], {}
+        bound_here = set()
+        for st in self.steps:
+            for e in sp.sympify(st.claim).atoms(sp.Integral, sp.Sum, sp.Product, sp.Lambda):
+                bound_here |= set(e.variables)
         for sym, uses in defs.items():
             first = uses[0][1].rel.rhs
             defined[sym] = [first]
+            if sym in bound_here:
+                # a bound variable named by a fact or a definition (epsilon := x^2 inside int_0^1 ... d epsilon proved
+                # int_0^1 x^2 = 1/2; a probe, Dec 2026)
+                undischarged.append((uses[0][0], f"{sym} is a variable a claim integrates or sums over; it cannot "
+                                                 f"be defined ({sym} := {_short(first, 60)})"))
             definitions.append(f"{sym} := {_short(first, 160)}")
             for cls in (Ex, Ea):
                 if cls.is_const(sym) and not cls.is_const(sp.sympify(first)) and \
