@@ -1112,7 +1112,7 @@ def _check_hypotheses(res, lemma, hyps, hyp_checks, concl=None):
         universal = bool(lemma.bound) and bool(sp.sympify(h).free_symbols & set(lemma.bound))
         if i in hyp_checks:
             reads = getattr(hyp_checks[i], "reads_conclusion", False)
-            sub = hyp_checks[i](h, integral=concl) if reads else hyp_checks[i](h)
+            sub = hyp_checks[i](h, integral=concl, template=lemma.template()) if reads else hyp_checks[i](h)
             if not sub.ok:
                 return _fail(f"hypothesis {i} of {lemma.name} ({_short(h, 120)}) not shown: {sub.detail}")
             fixed = [p for p in sub.premises if p.kind == "definition" and p.rel.lhs in lemma.bound]
@@ -1487,10 +1487,28 @@ def _vanishing_parts(f, params, n):
                         continue
                     if abs(num.imag) < 1e-12 * (1 + abs(num.real)):
                         vals.append(num.real)
-            if any(a == 0 or (a < 0) != (b < 0) for a, b in zip(vals, vals[1:])) or 0 in vals:
+            if any(a == 0 or (a < 0) != (b < 0) for a, b in zip(vals, vals[1:])) or 0 in vals \
+                    or _touches_zero(part.xreplace(others), x):
                 out.append(part)
                 break
     return out
+
+
+def _touches_zero(e, x) -> bool:
+    """Whether ``e`` (in x alone) has a real zero in x's declared domain that SymPy's solve finds: a zero without a
+    sign change (cos a + 1 at pi) escapes the grid (a probe, Dec 2026)."""
+    try:
+        roots = sp.solve(e, x)
+    except (NotImplementedError, ValueError, TypeError):  # pragma: no cover - nothing solve can say
+        return False
+    for r in roots:
+        r = sp.sympify(r)
+        if r.is_real is False or not r.is_number:
+            continue
+        if all(getattr(x, f"is_{key}") is not True or getattr(r, f"is_{key}") is not False
+               for key in ("positive", "nonnegative", "negative", "nonpositive")):
+            return True
+    return False
 
 
 def _derivatives_done(e):
@@ -1888,13 +1906,17 @@ class Step:
     check: object
 
     def run(self):
-        problem = claim_form_problem(self.claim, exact=not isinstance(self.check, IntervalCertificate))
+        exact = not isinstance(self.check, IntervalCertificate)
+        problem = claim_form_problem(self.claim, exact=exact) or _content_problem(self.check, exact)
         if problem:
             return _fail(problem)
         try:
-            return self.check(self.claim)
+            res = self.check(self.claim)
         except Exception as exc:  # a check that crashes is a failed check
             return _fail(f"check raised {type(exc).__name__}: {exc}")
+        if res.ok:
+            res.premises += [Premise("hypothesis", cond, text) for cond, text in range_conditions(self.claim)]
+        return res
 
 
 def claim_form_problem(claim, exact=True):
@@ -1910,18 +1932,54 @@ def claim_form_problem(claim, exact=True):
     for s in claim.atoms(sp.Sum, sp.Product):
         for j, lo, hi in s.limits:
             narrower = [key for key in ("even", "odd", "prime", "composite", "zero") if getattr(j, f"is_{key}")]
-            if narrower or (j.is_positive and not (sp.sympify(lo) - 1).is_nonnegative) or \
-                    (j.is_nonnegative and not sp.sympify(lo).is_nonnegative) or j.is_negative or j.is_nonpositive:
+            if narrower or j.is_negative or j.is_nonpositive:
                 return f"the index {j} of {_short(s, 80)} is declared narrower than its range {lo}..{hi}"
-    for s in claim.atoms(sp.Integral):
+    for cond, text in range_conditions(claim):
+        if sp.sympify(cond) is sp.false or (relation_kind(cond) != "eq" and _gap(cond)[0].is_negative):
+            return text
+    return None
+
+
+def range_conditions(claim) -> list:
+    """[(relational, text)]: what a sum's positive index or an integral's signed variable needs of its limits that the
+    CAS does not see (a positive j from m needs m >= 1; c > 0 over [a, 1] needs a >= 0): premises of the step, which
+    an assumption may discharge."""
+    out = []
+    for s in sp.sympify(claim).atoms(sp.Sum, sp.Product):
+        for j, lo, hi in s.limits:
+            need = ge(lo, 1) if j.is_positive else ge(lo, 0) if j.is_nonnegative else None
+            if need is not None and not _nonneg(sp.sympify(lo) - (1 if j.is_positive else 0)):
+                out.append((need, f"the index {j} of {_short(s, 60)} is declared {'positive' if j.is_positive else '>= 0'}: "
+                                  f"{_short(need, 40)}"))
+    for s in sp.sympify(claim).atoms(sp.Integral):
         for lim in s.limits:
             if len(lim) != 3:
                 continue
             x, lo, hi = lim
-            ends = [sp.sympify(lo), sp.sympify(hi)]
-            if ((x.is_nonnegative or x.is_positive) and not all(e.is_nonnegative for e in ends)) or \
-                    ((x.is_nonpositive or x.is_negative) and not all(e.is_nonpositive for e in ends)):
-                return f"the variable {x} of {_short(s, 80)} is declared of one sign, its limits {lo}, {hi} are not"
+            for end in (lo, hi):
+                need = ge(end, 0) if (x.is_nonnegative or x.is_positive) else \
+                    le(end, 0) if (x.is_nonpositive or x.is_negative) else None
+                if need is not None and not (_nonneg(end) if relation_kind(need) == "ge" else _nonneg(-sp.sympify(end))):
+                    out.append((need, f"the variable {x} of {_short(s, 60)} is declared of one sign: {_short(need, 40)}"))
+    return out
+
+
+def _content_problem(check, exact):
+    """A float, or a narrower index, in what a check substitutes (its definitions, facts, witness terms, slacks): the
+    claim alone was read, and 10^20 + 1.0 through w := ... proved 10^20 + 1 <= 10^20 (a probe, Dec 2026)."""
+    parts = []
+    for name in ("defs", "facts", "hyps"):
+        value = getattr(check, name, None)
+        if isinstance(value, dict):
+            parts += [sp.sympify(k) for k in value] + [sp.sympify(v) for v in value.values()
+                                                       if isinstance(v, (sp.Basic, int, float))]
+    witness = getattr(check, "witness", None)
+    if isinstance(witness, (list, tuple)):
+        parts += [sp.sympify(w) for w in witness]
+    for part in parts:
+        problem = claim_form_problem(part, exact)
+        if problem:
+            return problem.replace("the claim", "a definition, fact or witness")
     return None
 
 
@@ -2249,6 +2307,10 @@ class Derivation:
             problems.append("last rhs is not the statement")
         final = StepResult(not problems, "proved" if not problems else "failed",
                            "; ".join(problems) or f"chain composes to quantity {_SYMBOL[self.relation]} statement")
+        for name, side in (("quantity", self.quantity), ("statement", self.statement)):
+            problem = claim_form_problem(side)
+            if problem:
+                final = StepResult(False, "failed", f"the {name}: {problem.replace('the claim ', '')}")
         allres = results + links + [final]
         undischarged, discharged, definitions, defined = self.discharge(results)
         cites, lemmas = [], []

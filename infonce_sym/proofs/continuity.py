@@ -536,14 +536,22 @@ class OnUnitInterval(AsGap):
     def __init__(self, check, var=c):        # an AsGap subclass only so that the mutants reach the wrapped check
         self.check, self.var, self.defs = check, var, None
 
-    def __call__(self, claim, integral=None):
+    def __call__(self, claim, integral=None, template=None):
         """``integral``: the conclusion of the lemma whose hypothesis this is (``chain._check_hypotheses`` passes
         it); it must integrate over var in [0, 1], else 0 <= var <= 1 is no fact (c >= 0 for a real c passed
         as a step of its own; a probe, Dec 2026)."""
         from .chain import premise_matches
         # ... and var bound by it there, free nowhere else in the conclusion (|c int_0^1 1| <= |int_0^1 1| for
         # every real c passed; a probe, Dec 2026)
-        if integral is None or not any(I.limits == ((self.var, 0, 1),) for I in sp.sympify(integral).atoms(sp.Integral)) \
+        over_var = [I for I in sp.sympify(integral).atoms(sp.Integral) if self.var in I.variables] \
+            if integral is not None else []
+        # every integral over var in the conclusion runs over [0, 1] (an unrelated inner int_0^1 d var beside the
+        # lemma's int_0^3 confined its hypothesis to [0, 1]; a probe, Dec 2026)
+        # and the lemma's own statement integrates over var in [0, 1] (var was an instance's inner int_0^1 d x_g while
+        # the lemma integrates over its own variable from 0 to b = 3; a probe, Dec 2026)
+        own = [I for I in sp.sympify(template).atoms(sp.Integral) if self.var in I.variables] \
+            if template is not None else over_var
+        if not over_var or not own or any(I.limits != ((self.var, 0, 1),) for I in over_var + own) \
                 or self.var in sp.sympify(integral).free_symbols:
             return StepResult(False, "failed", f"{self.var} in [0, 1] holds only for the pointwise hypothesis of an "
                                                f"integral over {self.var} in [0, 1]")

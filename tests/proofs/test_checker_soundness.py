@@ -7,7 +7,7 @@ import sympy as sp
 from infonce_sym.proofs import lemmas as L
 from infonce_sym.proofs.asymptotics import LimitCheck
 from infonce_sym.proofs.chain import (Assumption, ByCases, ByLemma, Derivation, Ex, ExactInstance, Expm1, Identity,
-                                      Lemma, NonNegative, Step, Var, eq, ge, le, random_symbol, render_markdown)
+                                      Lemma, NonNegative, Step, Var, eq, ge, gt, le, random_symbol, render_markdown)
 from infonce_sym.proofs.continuity import SIZES, OnUnitInterval, SumIdentity
 
 x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
@@ -354,7 +354,7 @@ def test_a_case_split_statement_needs_the_same_quantity_in_every_case(monkeypatc
 
 
 # ------------------------------------------------------------------ a third probe (Dec 2026)
-from infonce_sym.proofs.chain import gt, parameter, random_family  # noqa: E402
+from infonce_sym.proofs.chain import parameter, random_family  # noqa: E402
 from infonce_sym.proofs.continuity import GapOf  # noqa: E402
 
 _X, _Z = random_symbol("X", real=True), random_symbol("Z", real=True)
@@ -823,6 +823,70 @@ ROUND_NINE = [a_sum_index_declared_even_in_a_library_lemma, a_sum_index_declared
               a_float_rounding_a_sum]
 
 
+# ------------------------------------------------------------------ a ninth probe (Dec 2026)
+_W = sp.Symbol("w", real=True)
+_BIG = sp.Integer(10) ** 20
+_INEXACT = sp.Add(_BIG, sp.Float(1.0), evaluate=False)
+
+
+def a_float_inside_a_definition():
+    return Derivation("Q1", "", "", _BIG + 1, "le", _BIG, [Step("a", "", eq(_BIG + 1, _W), "", Identity(defs={_W: _INEXACT})),
+                                                           Step("b", "", le(_W, _BIG), "", NonNegative([0], defs={_W: _INEXACT}))])
+
+
+def a_float_in_the_quantity():
+    return Derivation("Q2", "", "", _INEXACT, "le", _BIG, [Step("a", "", le(_BIG, _BIG), "", NonNegative())])
+
+
+def a_narrower_index_inside_a_witness():
+    p = sp.Product(_EVEN - 1, (_EVEN, 1, 2))                              # 0
+    return Derivation("Q3", "", "", 0, "gt", 0, [Step("a", "", eq(0, _W), "", Identity(defs={_W: p})),
+                                                 Step("b", "", gt(_W, 0), "", NonNegative([p], defs={_W: p}))])
+
+
+def a_narrower_index_inside_a_definition():
+    s = sp.Sum(_EVEN - 2, (_EVEN, 1, 2))                                  # -1
+    return _one("Q4", _W, "ge", 0, ge(_W, 0), NonNegative([s], defs={_W: s}))
+
+
+def limit_off_a_zero_without_a_sign_change():
+    return _limit_zero_at(sp.sqrt(sp.cos(a_) + 1))                       # cos a + 1 = 0 at a = pi, >= 0 around it
+
+
+def unit_interval_read_off_an_inner_integral():
+    # the lemma integrates over its own variable on [0, 3]; an inner int_0^1 d x_g confined g(x_g) >= 0 to [0, 1]
+    from infonce_sym.proofs import lemmas as lib
+    g = sp.Lambda(u, 1 - u + sp.Integral(1, (lib.MONO_X, 0, 1)) - 1)     # 1 - u
+    lem = lib.integral_nonnegative()
+    claim = lem.instantiate({"g": g, "b": 3})[0]                         # 0 <= int_0^3 (1 - eps) = -3/2
+    s = sp.Symbol("s", nonnegative=True)
+    return _one("Q6", claim.lhs, "le", claim.rhs, claim, ByLemma(
+        lem, {"g": g, "b": 3}, hyp_checks={1: OnUnitInterval(NonNegative([s], {s: 1 - lib.MONO_X}), var=lib.MONO_X)}))
+
+
+ROUND_TEN = [a_float_inside_a_definition, a_float_in_the_quantity, a_narrower_index_inside_a_witness,
+             a_narrower_index_inside_a_definition, limit_off_a_zero_without_a_sign_change,
+             unit_interval_read_off_an_inner_integral]
+
+
+def test_signed_variables_over_symbolic_limits_need_an_assumption_not_a_declaration():
+    """Over-strict in the first version (a probe, Dec 2026): c > 0 over [a, 1] needs a >= 0, a positive index from m
+    needs m >= 1; an assumption gives them (proved), nothing gives them (conditional, the premise listed)."""
+    from infonce_sym.proofs.chain import SameIntegrand
+    c, a = sp.Symbol("c", positive=True), sp.Symbol("a", real=True)
+    lhs, rhs = sp.Integral(sp.log(c ** 2), (c, a, 1)), sp.Integral(2 * sp.log(c), (c, a, 1))
+    with_it = _one("O1", lhs, "eq", rhs, eq(lhs, rhs), SameIntegrand(), assumptions=[Assumption("a > 0", gt(a, 0))])
+    assert with_it.run().verdict == "proved"
+    without = _one("O1b", lhs, "eq", rhs, eq(lhs, rhs), SameIntegrand()).run()
+    assert without.verdict == "conditional" and any("a >= 0" in text for _, text in without.undischarged)
+    m = sp.Symbol("m", integer=True)
+    total = sp.Sum(_jp, (_jp, m, m + 2))                                 # positive terms only when m >= 1
+    assert _one("O2", total, "ge", 0, ge(total, 0), NonNegative(),
+                assumptions=[Assumption("m >= 1", ge(m, 1))]).run().verdict == "proved"
+    without = _one("O2b", total, "ge", 0, ge(total, 0), NonNegative()).run()
+    assert without.verdict == "conditional" and any("m >= 1" in text for _, text in without.undischarged)
+
+
 def test_a_library_factory_takes_only_the_library_s_expectations():
     # monotone(lambda e: -e) proved 0 <= -1; a third Expectation class escaped the randomness checks (a probe, Dec 2026)
     from infonce_sym.proofs import lemmas as lib
@@ -861,7 +925,7 @@ def test_a_name_defined_case_by_case_shows_every_meaning_and_is_proved_as_such()
 
 def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
-            + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE)                            # the probes' toy chains
+            + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN)                # the probes' toy chains
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
