@@ -20,11 +20,13 @@ True
 """
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 import mpmath
+import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
@@ -246,7 +248,11 @@ class Statement:
         for text, syms, gap, strict, gap_np, gap_mp in self._assumption_checks:
             vals = [point[s] for s in syms]
             if any(isinstance(v, tuple) for v in vals):        # an interval: the assumption on all of it
-                g = interval_value(gap, {s: _iv(v) for s, v in zip(syms, vals)})
+                saved, mpmath.iv.prec = mpmath.iv.prec, mpmath.mp.prec + 70     # not at iv's own 53 bits
+                try:
+                    g = interval_value(gap, {s: _iv(v) for s, v in zip(syms, vals)})
+                finally:
+                    mpmath.iv.prec = saved
                 ok = bool(g.a > 0) if strict else bool(g.a >= 0)
             elif any(getattr(v, "ndim", 0) for v in vals):          # arrays: in float64, as they are evaluated
                 with np.errstate(all="ignore"):
@@ -260,23 +266,40 @@ class Statement:
                         ok, vals = False, here
                         break
             else:
-                ok = _holds(gap_mp, vals, strict)
+                ok = _holds(gap_mp, vals, strict, gap_np)
             if not ok:
                 raise InputError(_at_an_end(syms, vals), f"{self.id} assumes {text}; it fails at "
                                                          f"{_shown_point(syms, vals)}")
 
 
-def _holds(gap_mp, vals, strict) -> bool:
-    """The gap of one assumption at a point, in mpmath: > 0 (strict) or >= 0; True where it has no value (its limit
-    at the end of a half-line is left to the statement)."""
-    with mpmath.workdps(max(30, mpmath.mp.dps + 20)):
+def _holds(gap_mp, vals, strict, gap_np=None) -> bool:
+    """The gap of one assumption at a point: > 0 (strict) or >= 0; True where it has no value (its limit at the end of
+    a half-line is left to the statement).  In float64 where that is clearly decided (|gap| > 1e-6: the check cost
+    4x a call in mpmath), else in mpmath at rising precision until the gap's sign is clear of its rounding (W = b - a
+    is 4e-40 at tau = 1e40, and a decimal string of 40 nines is below 1: both were refused at a fixed 35 digits; a
+    probe, Dec 2026)."""
+    if gap_np is not None and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
         try:
-            g = gap_mp(*[_mpf(v) for v in vals])
-        except (ZeroDivisionError, ValueError, ArithmeticError):
-            return True
-        if isinstance(g, mpmath.mpc) or mpmath.isnan(g):
-            return True
-        return bool(g > 0) if strict else bool(g >= 0)
+            with np.errstate(all="ignore"):
+                g = float(gap_np(*[float(v) for v in vals]))
+        except (ZeroDivisionError, OverflowError, ValueError, TypeError):
+            g = math.nan
+        if math.isfinite(g) and abs(g) > 1e-6:
+            return g > 0
+    dps = max(30, mpmath.mp.dps + 20)
+    while True:
+        with mpmath.workdps(dps):
+            try:
+                g = gap_mp(*[_mpf(v) for v in vals])
+            except (ZeroDivisionError, ValueError, ArithmeticError):
+                return True
+            if isinstance(g, mpmath.mpc) or mpmath.isnan(g):
+                return True
+            if g != 0 and (mpmath.isinf(g) or abs(g) > mpmath.mpf(10) ** (10 - dps) or dps >= 2000):
+                return bool(g > 0)
+            if g == 0 and dps >= 2000:
+                return not strict
+        dps *= 2
 
 
 def _at_an_end(symbols, args) -> str:
@@ -337,7 +360,7 @@ def _checked_value(id, sym, value, context):
                                        f"got {arr.dtype} of size {arr.size}")
         if context != "numpy":
             raise InputError(sym.name, f"{id}: arrays are read in the numpy context only")
-        checked = arr.astype(np.float64)
+        checked = arr.astype(np.float64) + 0.0           # + 0.0: no -0.0
         if not np.all(np.isfinite(checked) | ((checked == np.inf) & _infinite_end(sym, mpmath.inf))):
             raise InputError(sym.name, f"{id}: {sym.name} must be finite; the array holds "
                                        f"{checked[~np.isfinite(checked)].flat[0]!r}")
@@ -376,6 +399,11 @@ def _plain_number(value, context):
         return float(value)
     if isinstance(value, np.integer) and context != "numpy":
         return int(value)
+    if isinstance(value, np.floating) and context != "numpy":
+        # float32 escaped the domain check in mpmath (mpf cannot read it); a long double keeps its digits
+        return mpmath.mpf(str(value)) if value.dtype == np.longdouble else float(value)
+    if isinstance(value, float) and value == 0:
+        return 0.0                      # -0.0 read as the end from the wrong side (1/(-0.0) = -inf; a probe, Dec 2026)
     if isinstance(value, numbers.Integral) and not isinstance(value, (int, np.integer)):
         return int(value)
     return value
@@ -414,12 +442,35 @@ def _through_overflow(s, args, out):
     f = _lambdified(s.id, "mpmath")
     full = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in args], arr)
     fixed = arr.copy()
-    with mpmath.workdps(30):
-        for idx in (zip(*np.nonzero(bad)) if arr.ndim else [()]):
-            fixed[idx] = float(f(*[mpmath.mpf(float(a[idx])) for a in full[:-1]]))
+    for idx in (zip(*np.nonzero(bad)) if arr.ndim else [()]):
+        point = [mpmath.mpf(float(a[idx])) for a in full[:-1]]
+        try:
+            fixed[idx] = _settled_value(f, point)
+        except (ZeroDivisionError, ValueError, ArithmeticError):
+            if not (arr[idx] == math.inf or arr[idx] == -math.inf):
+                raise
+            # at the end of a half-line (tau = 0 in an array) the float64 inf is the limit (a probe, Dec 2026)
     if np.isnan(fixed).any():          # inf - inf at an infinite end: no value (a ValueError, refused by evaluate)
         raise ValueError("not a number")
     return fixed if arr.ndim else np.float64(fixed[()])
+
+
+def _settled_value(f, point) -> float:
+    """``f`` at ``point`` rounded to a double once two precisions agree on it (30 digits, then twice as many): terms of
+    1e300 that cancel came out 0.0 at a fixed 30 digits where the value is -4e300 (a probe, Dec 2026)."""
+    previous, dps = None, 30
+    while dps <= 4000:
+        with mpmath.workdps(dps):
+            value = f(*point)
+        if isinstance(value, mpmath.mpc) or mpmath.isnan(value):
+            return math.nan
+        current = float(value)
+        # a 0 is what cancelled terms leave at any precision too short for them: it settles only at 1000 digits
+        agree = previous is not None and (current == previous or abs(current - previous) <= 4e-16 * abs(current))
+        if agree and (current != 0 or dps >= 1000):          # inf agrees with inf: beyond the largest double
+            return current
+        previous, dps = current, dps * 2
+    return math.nan
 
 
 def _check_declared(id, sym, value):

@@ -13,6 +13,15 @@ from infonce_sym.proofs import statements as B4
 from infonce_sym.errors import InputError
 from infonce_sym.proofs.statement_registry import ALIASES, derivation
 
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision_restored():
+    """A test here that sets mp.dps leaves it as it found it (30 digits left behind changed a later rademacher sweep
+    in the same worker, whose pool workers ran at 15)."""
+    saved = mpmath.mp.prec
+    yield
+    mpmath.mp.prec = saved
+
 # statements that are not a number once their symbols are: an index sum, a random family, an
 # expectation, an integral, or a sum over the coordinates l = 1..d of R^d stays in them (checked by
 # their own attacks and the concrete-size spot checks of continuity.py, not pointwise); P5.chaining(.M) hold the
@@ -276,3 +285,27 @@ def test_the_validation_keeps_every_legitimate_form_of_a_value():
     with pytest.raises(InputError) as err:                     # names the symbol at its end, not R_hat = 0
         statement("P3").evaluate("mpmath", tau=0, delta=0.1, n=10, R_hat=0, Rad=0.1)
     assert err.value.parameter == "tau" and "division by 0" in str(err.value)
+
+
+def test_the_validation_second_round():
+    """A second probe (Dec 2026): float32 skipped the domain check in mpmath (k = float32(-2.5) gave a number); the
+    overflow recomputation at a fixed 30 digits gave 0.0 where cancelling terms of 1e400 leave -4e300; W = b - a > 0
+    (4e-40 at tau = 1e40) and a decimal string of 40 nines below 1 were refused at a fixed 35 digits, and interval ends
+    at iv's 53 bits; -0.0 was read as the end from the wrong side; one tau = 0 in an array refused the whole array.
+    References: the statement's own mpmath form at 800 digits; by hand where it is short."""
+    with pytest.raises(InputError) as err:
+        statement("P1.upper").evaluate("mpmath", k=np.float32(-2.5), tau=1)
+    assert err.value.parameter == "k"
+    exp_lower = statement("EXP.dcl.lower")
+    from infonce_sym.proofs.statement_registry import _lambdified
+    with mpmath.workdps(800):
+        reference = float(_lambdified("EXP.dcl.lower", "mpmath")(1, mpmath.mpf(1e200), mpmath.mpf(1e100), 1, 0))
+    assert exp_lower.evaluate("numpy", k=1, m2=1e200, m3=1e100, m4=1.0, m5=0.0) == pytest.approx(reference, rel=1e-15)
+    t1 = dict(A=1, D2=1, R_hat=0, d_Theta=1, delta=0.5, k=1, n=10)
+    assert statement("T1").evaluate("numpy", tau=1e40, **t1) == pytest.approx(math.log(2), rel=1e-12)
+    assert statement("P3").evaluate("mpmath", R_hat=0, Rad=0, n=10, tau=1, delta="0." + "9" * 40) > 0
+    box = statement("P3").evaluate("iv", R_hat=0, Rad=0, n=10, tau=1, delta=("0.5", "0.99999999999999999999"))
+    assert box.a <= box.b
+    assert statement("P1.upper").evaluate("numpy", k=8, tau=-0.0) == math.inf
+    both = statement("P1.upper").evaluate("numpy", k=10, tau=np.array([0.5, 0.0]))
+    assert both[1] == math.inf and both[0] == pytest.approx(math.expm1(4) ** 2 / 80, rel=1e-14)
