@@ -287,7 +287,9 @@ def rademacher_bound_from_L(L_, R_, d_, n_, tau_, k_=None, exact_integral=True,
         top = math.log((1 + kk * math.exp(2 / tau_)) / (1 + kk * math.exp(-2 / tau_)))
     U_ = min(top, L_ * R_)
     if exact_integral:
-        return 24.0 / math.sqrt(n_) * float(dudley_integral(L_, R_, d_, U_))
+        # at a fixed 30 digits, not the caller's: a sweep gave other last bits in a process whose mp.dps was 30
+        with mpmath.workdps(30):
+            return 24.0 / math.sqrt(n_) * float(dudley_integral(L_, R_, d_, U_))
     return 24.0 / math.sqrt(n_) * dudley_integral_cs(L_, R_, d_, U_)
 
 

@@ -113,3 +113,22 @@ def test_displayed_constants_are_read_off_the_registered_statements(monkeypatch)
             self.expr, self.symbols = 2 * s.expr, s.symbols
     monkeypatch.setattr(statement_registry, "statement", lambda rid: Doubled(real(rid)))
     assert b4.displayed_constants("prop4")[0] == [8, 2, 6]
+
+
+def test_the_sharpened_rademacher_bound_does_not_read_the_caller_s_precision():
+    # a process whose mp.dps was 30 gave other last bits than pool workers at 15 (a rademacher sweep compared unequal)
+    saved = mpmath.mp.prec
+    try:
+        values = []
+        for dps in (15, 40):
+            mpmath.mp.dps = dps
+            values.append(b4.rademacher_bound_from_L(3.7, 1.0, 2, 10, 1.0, k_=4, exact_range=True))
+    finally:
+        mpmath.mp.prec = saved
+    assert values[0] == values[1]
+    # and it is the Dudley integral (24/sqrt n) int_0^U sqrt(d log(1 + 2RL/eps)) by quadrature at 30 digits
+    with mpmath.workdps(30):
+        top = math.log((1 + 4 * math.exp(2)) / (1 + 4 * math.exp(-2)))
+        U = min(top, 3.7)
+        quad = mpmath.quad(lambda e: mpmath.sqrt(2 * mpmath.log(1 + 2 * 3.7 / e)), [0, U / 1000, U])
+    assert values[0] == pytest.approx(24 / math.sqrt(10) * float(quad), rel=1e-12)
