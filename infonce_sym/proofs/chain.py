@@ -412,9 +412,17 @@ def _canon_sum(s):
 
 def canon(expr):
     """Canonical form used by the checks: Expm1 -> exp - 1, logs split, sums split,
-    expectations linearised (inner first) with the i.i.d. rule for sums."""
+    expectations linearised (inner first) with the i.i.d. rule for sums.  A float is read as the exact rational it
+    is: compared at 15 digits, 1.0e20 equalled 10^20 + 1 and a float in a lemma's values, a context, a fact, an
+    assumption or a case condition proved 10^20 + 1 <= 10^20 (a probe, Dec 2026)."""
+    if isinstance(expr, sp.Float):
+        return sp.Rational(expr)
     if not isinstance(expr, sp.Basic) or expr.is_Atom:
         return expr
+    if expr.has(sp.Float):
+        expr = expr.xreplace({f: sp.Rational(f) for f in expr.atoms(sp.Float)})
+        if not isinstance(expr, sp.Basic) or expr.is_Atom:
+            return expr
     return _canon_cached(expr)
 
 
@@ -1855,7 +1863,7 @@ class IntervalCertificate:
         if relation_kind(claim) == "eq":
             return _fail("an interval certificate needs an inequality")
         small, big, kind = _oriented(claim)
-        gap = canon(big - small)
+        gap = canon(big) - canon(small)
         free = gap.free_symbols - set(self.box)
         if free:
             return _fail(f"symbols without a box: {sorted(map(str, free))}")
@@ -1931,7 +1939,10 @@ def claim_form_problem(claim, exact=True):
         return f"the claim holds an inexact number ({next(iter(claim.atoms(sp.Float)))}): write it exactly"
     for s in claim.atoms(sp.Sum, sp.Product):
         for j, lo, hi in s.limits:
-            narrower = [key for key in ("even", "odd", "prime", "composite", "zero") if getattr(j, f"is_{key}")]
+            narrower = [key for key in ("even", "odd", "prime", "composite", "zero", "irrational", "noninteger")
+                        if getattr(j, f"is_{key}")]
+            if j.is_nonzero and not j.is_positive:         # nonzero j over -1..1 skipped j = 0 (a probe, Dec 2026)
+                narrower.append("nonzero")
             if narrower or j.is_negative or j.is_nonpositive:
                 return f"the index {j} of {_short(s, 80)} is declared narrower than its range {lo}..{hi}"
     for cond, text in range_conditions(claim):
@@ -1999,7 +2010,7 @@ class DerivationResult:
 
 def _gap(rel):
     small, big, kind = _oriented(rel)
-    return canon(big - small), kind
+    return canon(big) - canon(small), kind
 
 
 def _zero(e):
@@ -2054,7 +2065,7 @@ def _mentions(expr, name):
 def same_meanings(first, second):
     """Whether two lists of meanings of one name are the same set (up to the CAS's zero test)."""
     def within(xs, ys):
-        return all(any(x == y or _zero(canon(sp.sympify(x) - y)) for y in ys) for x in xs)
+        return all(any(x == y or _zero(canon(sp.sympify(x)) - canon(y)) for y in ys) for x in xs)
     return within(first, second) and within(second, first)
 
 
@@ -2087,13 +2098,13 @@ def premise_matches(prem, ass) -> bool:
     if pk == "eq":
         if ak != "eq":
             return False
-        return _zero(canon(prem.lhs - prem.rhs) - canon(ass.lhs - ass.rhs)) or \
-            _zero(canon(prem.lhs - prem.rhs) + canon(ass.lhs - ass.rhs))
+        pd, ad = canon(prem.lhs) - canon(prem.rhs), canon(ass.lhs) - canon(ass.rhs)
+        return _zero(pd - ad) or _zero(pd + ad)
     pg, pkind = _gap(prem)
     if ak == "eq":
         if pkind == "lt":          # an equation gives both weak inequalities, never a strict one (gap = 0)
             return False
-        ag = canon(ass.rhs - ass.lhs)
+        ag = canon(ass.rhs) - canon(ass.lhs)
         return _zero(pg - ag) or _zero(pg + ag)
     ag, akind = _gap(ass)
     if not (akind == pkind or (akind == "lt" and pkind == "le")):
@@ -2213,7 +2224,8 @@ class Derivation:
                 else:
                     discharged.append((uses[0][0], _short(cond, 120), f"assumption: {hit.text}"))
             for name, p in uses[1:]:
-                if p.rel.rhs != first and not _zero(canon(p.rel.rhs - first)):
+                # each side exact first: 1.0e20 - (10^20 + 1) is 0 in floats (a probe, Dec 2026)
+                if p.rel.rhs != first and not _zero(canon(p.rel.rhs) - canon(first)):
                     undischarged.append((name, f"conflicting definitions of {sym}: {_short(first, 80)} and "
                                                f"{_short(p.rel.rhs, 80)}"))
         # the names this chain defines and those its citations bind (their cited meanings), together: a cycle or a
@@ -2247,7 +2259,7 @@ class Derivation:
             # meaning, where the cited chain defines it case by case)
             key = name_key(p.rel.lhs)
             mine, theirs = defined.get(key), p.meanings or (p.rel.rhs,)
-            if mine is not None and any(v != mine[0] and not _zero(canon(v - mine[0])) for v in theirs):
+            if mine is not None and any(v != mine[0] and not _zero(canon(v) - canon(mine[0])) for v in theirs):
                 undischarged.append((name, f"{p.rel.lhs} is defined here as {_short(mine[0], 80)} but the cited "
                                            f"statement means {p.text}"))
             # and two citations must agree on it, unless they sit in different cases of a case split (y := -1 from
@@ -2472,7 +2484,7 @@ def statement_definitions(d: Derivation, result: DerivationResult | None = None)
         if sym in named:
             distinct = []
             for v in vals:
-                if all(v != w and not _zero(canon(sp.sympify(v) - w)) for w in distinct):
+                if all(v != w and not _zero(canon(sp.sympify(v)) - canon(w)) for w in distinct):
                     distinct.append(v)
             out.append((sym, distinct))
     return out

@@ -869,6 +869,77 @@ ROUND_TEN = [a_float_inside_a_definition, a_float_in_the_quantity, a_narrower_in
              unit_interval_read_off_an_inner_integral]
 
 
+# ------------------------------------------------------------------ a tenth probe (Dec 2026)
+def a_float_in_a_library_lemma_s_values():
+    from infonce_sym.proofs import lemmas as lib
+    return _one("R1", _BIG + 1, "le", _BIG, le(_BIG + 1, _BIG),
+                ByLemma(lib.le_abs_difference(), {"x": _BIG + sp.Float(1.0), "y": _BIG}))
+
+
+def a_float_in_a_context():
+    from infonce_sym.proofs import lemmas as lib
+    return _one("R2", _BIG + 1, "le", _BIG, le(_BIG + 1, _BIG), ByLemma(
+        lib.le_abs_difference(), {"x": _BIG + 1, "y": _BIG}, context=sp.Lambda(y, sp.Float(1.0) * y)))
+
+
+def a_float_in_a_citation_s_values():
+    from infonce_sym.proofs import lemmas as lib
+    cited = _one("C", x, "le", y + sp.Abs(x - y), le(x, y + sp.Abs(x - y)), ByLemma(lib.le_abs_difference(), {"x": x, "y": y}))
+    return _one("R3", _BIG + 1, "le", _BIG, le(_BIG + 1, _BIG), ByLemma(Lemma.from_derivation(cited, {"X": x, "Y": y}),
+                                                                        {"X": _BIG + sp.Float(1.0), "Y": _BIG}))
+
+
+def a_float_in_the_chain_s_facts():
+    z = sp.Symbol("z", real=True)                    # z <= 10^20 given z = 10^20 + 1
+    return _one("R4", z, "le", _BIG, le(_BIG, _BIG), NonNegative(), facts={z: _BIG + sp.Float(1.0)},
+                assumptions=[Assumption("z = 10^20 + 1", eq(z, _BIG + 1))])
+
+
+def a_float_in_a_hypothesis_check_s_definition():
+    from infonce_sym.proofs import lemmas as lib
+    check = NonNegative([sp.Integer(0)], defs={_W: _BIG + sp.Float(1.0)})        # w := 1.0e20 "agrees" with 10^20 + 1
+    return Derivation("R5", "", "", _BIG + 1, "le", _BIG, [
+        Step("a", "", eq(_BIG + 1, _W), "", Identity(defs={_W: _BIG + 1})),
+        Step("b", "", le(_W, _BIG), "", ByLemma(lib.max_below(), {"p": _W, "q": _W, "c": _BIG},
+                                                 hyp_checks={0: check, 1: check}))])
+
+
+_TINY = sp.Rational(1, 10 ** 20)
+
+
+def floats_in_case_conditions():
+    # x >= 1 + 1e-20 and x <= 1 - 1e-20 read as x >= 1.0 and x <= 1.0: (x - 1)^2 >= 1e-40 everywhere, 0 at x = 1
+    s, t_ = sp.Symbol("s", nonnegative=True), sp.Symbol("t", nonnegative=True)
+    q = (x - 1) ** 2
+    return _one("R6", q, "ge", _TINY ** 2, ge(q, _TINY ** 2), ByCases([
+        (ge(x, 1 + sp.Float(1e-20)), NonNegative([s ** 2, 2 * _TINY * s], {s: x - 1 - _TINY})),
+        (sp.Le(x, 1 - sp.Float(1e-20), evaluate=False), NonNegative([t_ ** 2, 2 * _TINY * t_], {t_: 1 - _TINY - x}))]))
+
+
+def a_float_in_an_assumption():
+    s = sp.Symbol("s", nonnegative=True)
+    return _one("R7", (x - 1) ** 2, "ge", _TINY ** 2, ge((x - 1) ** 2, _TINY ** 2),
+                NonNegative([s ** 2, 2 * _TINY * s], {s: x - 1 - _TINY}),
+                assumptions=[Assumption("x >= 1 + 1e-20", ge(x, 1 + sp.Float(1e-20)))])
+
+
+def a_sum_index_declared_nonzero():
+    jn = sp.Symbol("j", integer=True, nonzero=True)
+    total = sp.Sum(sp.Abs(jn) - 1, (jn, -1, 1))                               # -1
+    return _one("R8", total, "ge", 0, ge(total, 0), NonNegative())
+
+
+def a_sum_index_declared_irrational():
+    ji = sp.Symbol("j", irrational=True)
+    total = sp.Sum(sp.Abs(ji - 1), (ji, 1, 1))                                # 0
+    return _one("R9", total, "gt", 0, gt(total, 0), NonNegative())
+
+
+ROUND_ELEVEN = [a_float_in_a_library_lemma_s_values, a_float_in_a_context, a_float_in_a_citation_s_values,
+                a_float_in_the_chain_s_facts, a_float_in_a_hypothesis_check_s_definition, floats_in_case_conditions,
+                a_float_in_an_assumption, a_sum_index_declared_nonzero, a_sum_index_declared_irrational]
+
+
 def test_signed_variables_over_symbolic_limits_need_an_assumption_not_a_declaration():
     """Over-strict in the first version (a probe, Dec 2026): c > 0 over [a, 1] needs a >= 0, a positive index from m
     needs m >= 1; an assumption gives them (proved), nothing gives them (conditional, the premise listed)."""
@@ -925,7 +996,7 @@ def test_a_name_defined_case_by_case_shows_every_meaning_and_is_proved_as_such()
 
 def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
-            + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN)                # the probes' toy chains
+            + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN)  # the probes' toy chains
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
