@@ -760,6 +760,11 @@ class NonNegative:
                 return StepResult(True, "proved", "CAS assumptions: gap >= 0", premises=_rename_premises(self.rename))
             return _fail(f"assumptions do not decide gap >= 0: gap = {gap}")
         terms = [sp.sympify(t) for t in self.witness]
+        odd_keys = [s_ for s_ in self.hyps if not isinstance(s_, sp.Symbol)]
+        if odd_keys:
+            # a slack keyed f(x), |x - 1| or E Z was substituted but never recorded as a premise: x >= 1 for every x
+            # (an eleventh probe, Dec 2026)
+            return _fail(f"a slack must be a symbol, got {_short(odd_keys[0], 60)}")
         # all slacks at once: one after another, s -> t -> x - 1 checked only t >= 0 (a probe, Dec 2026)
         total = sp.Add(*terms).subs(self.hyps, simultaneous=True)
         d = Identity(facts=self.facts, defs=self.defs).difference(gap, total)
@@ -1937,14 +1942,31 @@ def claim_form_problem(claim, exact=True):
     claim = sp.sympify(claim)
     if exact and claim.atoms(sp.Float):
         return f"the claim holds an inexact number ({next(iter(claim.atoms(sp.Float)))}): write it exactly"
+    if claim.is_commutative is False or any(s.is_commutative is False for s in claim.free_symbols):
+        # AB = BA passed: the checks compute with commuting numbers (an eleventh probe, Dec 2026)
+        return "the claim holds non-commuting symbols, which the checks would read as commuting"
+    for s in claim.atoms(sp.Product):
+        if not _forwards(s):
+            # SymPy's Karr convention: prod_{j=1}^{m} 2 = 2^m passed, 1 (empty) against 1/2 at m = -1
+            return f"the range of {_short(s, 80)} is not known to run forwards"
     for s in claim.atoms(sp.Sum, sp.Product):
         for j, lo, hi in s.limits:
             narrower = [key for key in ("even", "odd", "prime", "composite", "zero", "irrational", "noninteger")
                         if getattr(j, f"is_{key}")]
+            if j.is_integer and not (sp.sympify(lo).is_integer and sp.sympify(hi).is_integer):
+                # an integer j from 1/2 made binomial(j, 2) >= 0 read as true, -1/8 there (a probe, Dec 2026)
+                narrower.append("integer, between ends that are not")
             if j.is_nonzero and not j.is_positive:         # nonzero j over -1..1 skipped j = 0 (a probe, Dec 2026)
                 narrower.append("nonzero")
             if narrower or j.is_negative or j.is_nonpositive:
                 return f"the index {j} of {_short(s, 80)} is declared narrower than its range {lo}..{hi}"
+    for s in claim.atoms(sp.Integral):
+        for x in s.variables:
+            narrower = [key for key in ("integer", "rational", "even", "odd", "prime", "composite", "zero", "irrational")
+                        if getattr(x, f"is_{key}")]
+            if narrower:
+                # c declared integer over [0, 1] let simplify read (-1)^c as cos(pi c) (a probe, Dec 2026)
+                return f"the variable {x} of {_short(s, 80)} is declared {narrower[0]}: an integral runs over reals"
     for cond, text in range_conditions(claim):
         if sp.sympify(cond) is sp.false or (relation_kind(cond) != "eq" and _gap(cond)[0].is_negative):
             return text

@@ -940,6 +940,40 @@ ROUND_ELEVEN = [a_float_in_a_library_lemma_s_values, a_float_in_a_context, a_flo
                 a_float_in_an_assumption, a_sum_index_declared_nonzero, a_sum_index_declared_irrational]
 
 
+# ------------------------------------------------------------------ an eleventh probe (Dec 2026)
+def non_commuting_symbols():
+    a, b = sp.symbols("A B", commutative=False)                       # [[0, 1], [0, 0]] and [[0, 0], [1, 0]]
+    return _one("S1", a * b, "eq", b * a, eq(a * b, b * a), Identity())
+
+
+def a_product_over_a_range_that_may_run_backwards():
+    jj, m = sp.Symbol("j", integer=True), sp.Symbol("m", integer=True)
+    p = sp.Product(2, (jj, 1, m))                                      # 1 (empty) at m = -1, against 2^-1
+    return _one("S2", p, "eq", 2 ** m, eq(p, 2 ** m), Identity())
+
+
+def an_integer_index_between_half_integers():
+    ji, half = sp.Symbol("j", integer=True), sp.Rational(1, 2)
+    total = sp.Sum(sp.binomial(ji, 2), (ji, half, half))               # binomial(1/2, 2) = -1/8
+    return _one("S3", total, "ge", 0, ge(total, 0), NonNegative())
+
+
+def a_slack_keyed_by_an_expression():
+    return _one("S4", x, "ge", 1, ge(x, 1), NonNegative([sp.Abs(x - 1)], {sp.Abs(x - 1): x - 1}))   # x = 0
+
+
+def an_integer_integration_variable():
+    from infonce_sym.proofs.chain import SameIntegrand
+    ci = sp.Symbol("c", integer=True)
+    lhs, mid = sp.Integral((-1) ** ci * sp.cos(sp.pi * ci), (ci, 0, 1)), sp.Integral(1, (ci, 0, 1))   # 1/2 against 1
+    return Derivation("S5", "", "", lhs, "eq", 1, [Step("a", "", eq(lhs, mid), "", SameIntegrand()),
+                                                   Step("b", "", eq(mid, 1), "", Identity())])
+
+
+ROUND_TWELVE = [non_commuting_symbols, a_product_over_a_range_that_may_run_backwards,
+                an_integer_index_between_half_integers, a_slack_keyed_by_an_expression, an_integer_integration_variable]
+
+
 def test_signed_variables_over_symbolic_limits_need_an_assumption_not_a_declaration():
     """Over-strict in the first version (a probe, Dec 2026): c > 0 over [a, 1] needs a >= 0, a positive index from m
     needs m >= 1; an assumption gives them (proved), nothing gives them (conditional, the premise listed)."""
@@ -996,7 +1030,7 @@ def test_a_name_defined_case_by_case_shows_every_meaning_and_is_proved_as_such()
 
 def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
-            + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN)  # the probes' toy chains
+            + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
