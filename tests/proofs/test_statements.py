@@ -132,3 +132,14 @@ def test_the_sharpened_rademacher_bound_does_not_read_the_caller_s_precision():
         U = min(top, 3.7)
         quad = mpmath.quad(lambda e: mpmath.sqrt(2 * mpmath.log(1 + 2 * 3.7 / e)), [0, U / 1000, U])
     assert values[0] == pytest.approx(24 / math.sqrt(10) * float(quad), rel=1e-12)
+
+
+def test_theorem1_terms_add_up_where_e_to_the_2_over_tau_overflows():
+    # at tau = 0.0028 the bias term came out inf while the registered T1 (recomputed) read 43 493 (a probe, Dec 2026);
+    # by hand, in the log domain: 4 D2/(k tau) + 2/tau - log k + log1p(k e^{-2/tau})
+    tau_, k_, D2 = 0.0028, 64, 2.0
+    t = b4.theorem1_terms(tau_, k_, 1000, 0.05, 100, 1.0, 1.0, 3.0, D2)
+    by_hand = 4 * D2 / (k_ * tau_) + 2 / tau_ - math.log(k_) + math.log1p(k_ * math.exp(-2 / tau_))
+    assert t["finite_k_bias"] == pytest.approx(by_hand, rel=1e-13)
+    parts = t["complexity"] + t["sample_variability"] + t["finite_k_bias"] + t["empirical_risk"]
+    assert t["rhs"] == pytest.approx(parts, rel=1e-12)
