@@ -1056,6 +1056,9 @@ def cmd_derivations(args):
         # each is its own run: one silently dropped the others (--check --audit printed the audit, exit 0, stale or
         # not; a probe, Dec 2026)
         raise InputError(chosen[1], f"and {chosen[0]} exclude each other: run them one at a time")
+    if (args.audit or args.mutate) and args.typed.get("out", "derivations") != "derivations":
+        # they read the registered chains and write nothing: --out was silently ignored (a probe, Dec 2026)
+        raise InputError("--out", f"{chosen[0]} reads the registered derivations and writes no directory; drop --out")
     if args.audit or args.mutate:                 # prove_cli: the audit and the mutation report
         from . import prove_cli
         return prove_cli.run_audit(args) if args.audit else prove_cli.run_mutate(args)

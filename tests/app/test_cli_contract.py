@@ -1243,6 +1243,11 @@ def test_derivations_check_treats_a_non_utf8_file_as_stale_and_refuses_two_runs(
     assert main(["derivations", "--check", "--audit", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "exclude each other" in err and len(err.strip().splitlines()) == 1
+    # --audit and --mutate write nothing: an --out given to them was silently ignored (a probe, Dec 2026)
+    for flag in ("--audit", "--mutate"):
+        assert main(["derivations", flag, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--out" in err and "writes no directory" in err
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
