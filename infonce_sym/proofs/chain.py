@@ -1528,7 +1528,9 @@ def _derivatives_done(e):
     """``e`` with its derivatives evaluated and nothing else (integrals, limits and sums with parameters are what
     SymPy evaluates for generic parameters: int_0^1 dx/(x^2 - a) came out 0, pi/4 at a = -1; a probe, Dec 2026)."""
     e = sp.sympify(e)
-    return e.replace(lambda t: isinstance(t, sp.Derivative), lambda t: t.doit())
+    # deep=False: a derivative's own doit evaluated the integral or backward sum inside it too (d/dy (y int ...)
+    # gave SymPy's generic value back; a probe, Dec 2026)
+    return e.replace(lambda t: isinstance(t, sp.Derivative), lambda t: t.doit(deep=False))
 
 
 class DoitIdentity:
@@ -1940,6 +1942,10 @@ def claim_form_problem(claim, exact=True):
     - an integral whose variable is declared of one sign over limits of the other (c > 0 over [-2, -1] made
       log c^2 = 2 log c)."""
     claim = sp.sympify(claim)
+    deltas = [d for d in claim.atoms(sp.KroneckerDelta) if not all(sp.sympify(a).is_integer for a in d.args)]
+    if deltas:
+        # summed, SymPy read delta(j, a) as [1 <= a <= k] for a real a (0 at a = 3/2; a probe, Dec 2026)
+        return f"{_short(deltas[0], 60)} has an argument not declared an integer"
     if exact and claim.atoms(sp.Float):
         return f"the claim holds an inexact number ({next(iter(claim.atoms(sp.Float)))}): write it exactly"
     if claim.is_commutative is False or any(s.is_commutative is False for s in claim.free_symbols):

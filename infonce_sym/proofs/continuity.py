@@ -201,7 +201,9 @@ def _evaluate_derivatives(e):
     """Derivatives and their values at a point evaluated; an integral over [lo, hi] of an integrand free of its
     variable is (hi - lo) times the integrand."""
     e = e.replace(lambda x: isinstance(x, sp.Derivative), _diff)
-    e = e.replace(lambda x: isinstance(x, sp.Subs), lambda x: x.expr.subs(dict(zip(x.variables, x.point))))
+    # at the point, every variable at once (one after another, a b at a = b, b = 2 read 4 for 2b; a probe, Dec 2026)
+    e = e.replace(lambda x: isinstance(x, sp.Subs),
+                  lambda x: x.expr.subs(dict(zip(x.variables, x.point)), simultaneous=True))
     return e.replace(lambda x: isinstance(x, sp.Integral) and len(x.limits) == 1 and len(x.limits[0]) == 3
                      and x.limits[0][0] not in x.function.free_symbols,
                      lambda x: x.function * (x.limits[0][2] - x.limits[0][1]))

@@ -974,6 +974,31 @@ ROUND_TWELVE = [non_commuting_symbols, a_product_over_a_range_that_may_run_backw
                 an_integer_index_between_half_integers, a_slack_keyed_by_an_expression, an_integer_integration_variable]
 
 
+# ------------------------------------------------------------------ a twelfth probe (Dec 2026)
+def a_subs_applied_one_variable_after_another():
+    a, b = sp.Symbol("a", real=True), sp.Symbol("b", real=True)
+    s = sp.Subs(a * b, (a, b), (b, 2))                                  # a b at the point a = b, b = 2: 2 b
+    return _one("T1s", s, "eq", 4, eq(s, 4), SumIdentity())
+
+
+def an_integral_with_a_parameter_inside_a_derivative():
+    from infonce_sym.proofs.chain import DoitIdentity
+    integral = sp.Integral(1 / (x ** 2 - a_), (x, 0, 1))                 # pi/4 at a = -1
+    lhs = sp.Derivative(y * integral, y)
+    return _one("T2s", lhs, "eq", 0, eq(lhs, 0), DoitIdentity())
+
+
+def a_kronecker_delta_at_a_real_argument():
+    from infonce_sym.proofs.chain import DoitIdentity
+    total = sp.Sum(sp.KroneckerDelta(_jp, a_), (_jp, 1, _k))            # 0 at a = 3/2, k = 2
+    bracket = sp.Piecewise((1, (a_ >= 1) & (a_ <= _k)), (0, True))
+    return _one("T3s", total, "eq", bracket, eq(total, bracket), DoitIdentity())
+
+
+ROUND_THIRTEEN = [a_subs_applied_one_variable_after_another, an_integral_with_a_parameter_inside_a_derivative,
+                  a_kronecker_delta_at_a_real_argument]
+
+
 def test_signed_variables_over_symbolic_limits_need_an_assumption_not_a_declaration():
     """Over-strict in the first version (a probe, Dec 2026): c > 0 over [a, 1] needs a >= 0, a positive index from m
     needs m >= 1; an assumption gives them (proved), nothing gives them (conditional, the premise listed)."""
@@ -1030,7 +1055,7 @@ def test_a_name_defined_case_by_case_shows_every_meaning_and_is_proved_as_such()
 
 def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
-            + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE)
+            + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
