@@ -194,7 +194,8 @@ def write(out_dir, results, rows, meta) -> dict:
             d = r.details if isinstance(r.details, dict) else {}
             failed = d.get("failed_steps") or []
             defines = d.get("defines") or []
-            where = f"; names defined by the chain (in the statement or its assumptions): {_md(', '.join(defines))} (`derivations/{sid}.md`)" if defines else ""
+            where = (f"; names defined by the chain (in the statement or its assumptions): {_md(', '.join(defines))} "
+                     f"(`derivations/{sid}.md`)") if defines else ""
             md.append(f"| {sid} | {_md(r.paper_ref)} | {'$' + latex + '$' if latex else _md(r.title)}{where} | "
                       f"{r.verdict} | {r.expected} | "
                       f"{_md('only a special case: ' + d['generality']) if d.get('generality') else 'the paper' + chr(39) + 's'} | "

@@ -1176,19 +1176,15 @@ def _random_at_a_constant(lemma, subs):
             if isinstance(value, sp.FunctionClass):          # a random family given as a function (a probe, Dec 2026)
                 value = sp.Lambda(_FAMILY_ARG, value(_FAMILY_ARG))
             body = value.expr if isinstance(value, sp.Lambda) else value
-            if outside and isinstance(body, sp.Basic) and _visibly_random(cls, body):
+            # random as cls reads it: under Ea a plain symbol is the anchor's, only a Parameter is a constant there
+            # (a plain z at Jensen's F proved Ea z^2 <= (Ea z)^2; a probe, Dec 2026)
+            if outside and isinstance(body, sp.Basic) and not cls.is_const(body):
                 return (f"{lemma.name}: its parameter {name} stands outside {cls.__name__} in the statement (a "
                         f"constant there), but the instance is random: {_short(body, 80)}")
     return None
 
 
 _FAMILY_ARG = sp.Dummy("j", integer=True, positive=True)
-
-
-def _visibly_random(cls, e) -> bool:
-    """Whether ``e`` is random under ``cls``, as ``cls.is_const`` reads it (under Ea a plain symbol is the anchor's;
-    only a Parameter is a constant there: a plain z at Jensen's F proved Ea z^2 <= (Ea z)^2; a probe, Dec 2026)."""
-    return not cls.is_const(e)
 
 
 def _carry_definitions(res, lemma, subs):

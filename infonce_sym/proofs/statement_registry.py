@@ -34,7 +34,7 @@ from ..errors import InputError
 from . import register as _register
 from .chain import interval_value, numeric_form
 
-__all__ = ["registry", "derivation", "statement", "Statement", "ALIASES", "interval_value"]
+__all__ = ["registry", "derivation", "statement", "Statement", "ALIASES", "interval_value", "overflow_recomputed"]
 
 #: statements proved by a case split: the id names the common statement of every case
 ALIASES = {
@@ -192,7 +192,6 @@ class Statement:
         try:
             self._check_assumptions(args)
             if context == "numpy":
-                import numpy as np
                 with np.errstate(over="ignore", invalid="ignore", divide="ignore"):   # non-finite: redone below
                     out = _lambdified(self.id, "numpy")(*args)
                 return _through_overflow(self, args, out)
@@ -243,7 +242,6 @@ class Statement:
         40 nines was refused at a fixed 30; a probe, Dec 2026); an array in float64, its refused entries again in
         mpmath (float64 cancelled W = b - a to 0 at tau = 1e17); an interval on all of it.  At the end of a half-line
         (delta = 0) an assumption with no value there is read as its limit, and the statement decides."""
-        import numpy as np
         point = dict(zip(self.symbols, args))
         for text, syms, gap, strict, gap_np, gap_mp in self._assumption_checks:
             vals = [point[s] for s in syms]
@@ -308,7 +306,6 @@ def _at_an_end(symbols, args) -> str:
     for s, v in zip(symbols, args):
         ends = [mpmath.inf] + ([mpmath.mpf(0)] if (s.is_nonnegative or s.is_positive) else [])
         try:
-            import numpy as np
             vals = [mpmath.mpf(x) for x in (v if isinstance(v, tuple) else np.ravel(np.asarray(v, dtype=float))
                                             if getattr(v, "ndim", 0) else [v])]
         except (TypeError, ValueError):
@@ -322,7 +319,6 @@ def _checked_value(id, sym, value, context):
     """``value`` as a number the evaluators read (float64 for numpy; decimal strings kept for mpmath and iv; an
     interval pair for iv only), refused with an ``InputError`` naming ``sym`` when it is not a finite real number
     in the symbol's declared domain (:func:`_check_declared`)."""
-    import numpy as np
     if isinstance(value, tuple):
         if context != "iv" or len(value) != 2:
             raise InputError(sym.name, f"{id}: a pair (lo, hi) is read in the iv context only; got {value!r}")
@@ -379,7 +375,6 @@ def _plain_number(value, context):
     import numbers
     from decimal import Decimal
     from fractions import Fraction
-    import numpy as np
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if isinstance(value, sp.Basic) and value.is_number:
@@ -415,13 +410,6 @@ def _infinite_end(sym, value):
     return value == mpmath.inf and bool(sym.is_nonnegative) and not sym.is_integer
 
 
-def _at_zero(v):
-    try:
-        return any(mpmath.mpf(x) == 0 for x in (v if isinstance(v, tuple) else (v,)))
-    except (TypeError, ValueError):
-        return False
-
-
 def _shown_point(symbols, args):
     def shown(v):
         if isinstance(v, tuple):
@@ -431,15 +419,17 @@ def _shown_point(symbols, args):
 
 
 def _through_overflow(s, args, out):
-    """The float64 value ``out``, its non-finite entries recomputed in mpmath at 30 digits and rounded to doubles
-    (inf only where the value exceeds the largest double): log1p(e^{2/tau}/k) overflowed at tau = 0.0028, whose value
-    is 712 (a probe, Dec 2026)."""
-    import numpy as np
+    return overflow_recomputed(out, args, _lambdified(s.id, "mpmath"))
+
+
+def overflow_recomputed(out, args, f):
+    """The float64 value ``out`` of a formula at ``args``, its non-finite entries recomputed by ``f`` (the same formula
+    in mpmath) at rising precision (:func:`_settled_value`) and rounded to doubles, inf only where the value exceeds
+    the largest double: log1p(e^{2/tau}/k) overflowed at tau = 0.0028, whose value is 712 (a probe, Dec 2026)."""
     arr = np.asarray(out, dtype=float)
     bad = ~np.isfinite(arr)
     if not bad.any():
         return out
-    f = _lambdified(s.id, "mpmath")
     full = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in args], arr)
     fixed = arr.copy()
     for idx in (zip(*np.nonzero(bad)) if arr.ndim else [()]):
@@ -477,7 +467,6 @@ def _check_declared(id, sym, value):
     """``value`` (a number, decimal string, array, or an interval pair) lies in the closure of ``sym``'s declared
     half-line (its end as a limit), and is an integer where declared so and a single number: a proved statement says
     nothing outside its domain (P1.upper at k = -0.5 returned a number; a probe, Dec 2026)."""
-    import numpy as np
     ends = value if isinstance(value, tuple) else (value,)
     try:
         # scalars exactly (k = 10^400 is an integer mpmath reads), arrays in float64

@@ -222,21 +222,16 @@ def evaluate(bound_id: str, **values):
     """The numpy value of ``BOUNDS[bound_id]`` with values given by symbol name; an entry that overflows float64 on
     the way (e^{2/tau} at tau = 0.0028 in Theorem 1's bias, whose value is 754.8) is evaluated again in mpmath, so that
     inf comes back only where the value itself is beyond the largest double."""
+    from .statement_registry import overflow_recomputed
     args = [values[s.name] for s in BOUND_ARGS[bound_id]]
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         out = bound(bound_id)(*args)
-    arr = np.asarray(out, dtype=float)
-    if np.all(np.isfinite(arr)):
-        return out
     if any(not np.all(np.isfinite(np.asarray(a, dtype=float))) for a in args):
         return out                      # an infinite input (D2 = +inf for Student-t data): its own limit
-    again = bound(bound_id, "mpmath")
-    full = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in args], arr)
-    fixed = arr.copy()
-    with mpmath.workdps(50):
-        for idx in (zip(*np.nonzero(~np.isfinite(arr))) if arr.ndim else [()]):
-            fixed[idx] = float(again(*[mpmath.mpf(float(a[idx])) for a in full[:-1]]))
-    return fixed if arr.ndim else float(fixed[()])
+    try:
+        return overflow_recomputed(out, args, bound(bound_id, "mpmath"))
+    except (ValueError, ArithmeticError):
+        return out                      # no value there (inf - inf): float64's nan, as before
 
 
 def continuity_bound(which: str, tau_, Da_, Dp_, PM_, beta_, Mx_=None):
