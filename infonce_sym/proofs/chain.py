@@ -61,6 +61,7 @@ False
 """
 from __future__ import annotations
 
+import cmath
 import functools
 import itertools
 import random
@@ -504,6 +505,18 @@ def _numerically_zero(expr, trials=3, seed=0):
             return None
         if abs(v) > 1e-15:
             return False
+    # integers of either sign also at negative integers, where the random points (floats in (-0.9, 0.9)) never go and
+    # simplify's gamma rules differ from the functions' own values: binomial(n, n) = 1 passed, binomial(-1, -1) is 0
+    # (a fourteenth probe, Dec 2026)
+    signed = sorted((x for x in expr.free_symbols if x.is_integer and not x.is_nonnegative), key=sp.default_sort_key)
+    for step in ((0, 1) if signed else ()):           # every one at -1; then at -2, -3, ... in turn
+        point = {x: sp.Integer(-1 - step * (i + 1)) for i, x in enumerate(signed)}
+        try:
+            v = complex(sp.N(_spot_values(expr.xreplace(point), rng), 30))
+        except (TypeError, ValueError, ZeroDivisionError):
+            continue
+        if cmath.isfinite(v) and abs(v) > 1e-15:
+            return False
     return True
 
 
@@ -564,6 +577,7 @@ class Premise:
     case: str = ""          # a "bound" premise made inside a case of ByCases: that case's condition
     meanings: tuple = ()    # a "bound" premise whose name the cited chain defines case by case: every meaning
     split: int = 0          # the case split ``case`` belongs to (ByCases' serial number): cases of two splits overlap
+    every: tuple = ()       # left by the check of a lemma's "for every M" hypothesis, about M: said of every M
 
 
 @dataclass(frozen=True)
@@ -574,6 +588,7 @@ class Assumption:
     text: str
     rel: object = None
     derived: bool = False     # a consequence of the paper's hypotheses that the chain assumes, not derives
+    every: tuple = ()         # its variables read "for every" (besides the derivation's own indices, which always are)
 
     def render(self):
         t = self.text if self.rel is None else f"{self.text}: ${_tex(self.rel)}$"
@@ -765,6 +780,14 @@ class NonNegative:
             # a slack keyed f(x), |x - 1| or E Z was substituted but never recorded as a premise: x >= 1 for every x
             # (an eleventh probe, Dec 2026)
             return _fail(f"a slack must be a symbol, got {_short(odd_keys[0], 60)}")
+        for binder in sp.Add(*terms).atoms(sp.Sum, sp.Product, sp.Integral, sp.Lambda):
+            for s_, e_ in self.hyps.items():
+                caught = sp.sympify(e_).free_symbols & set(binder.variables)
+                if binder.has(s_) and caught:
+                    # the slack's value would fall under the binder: s := j - 2 inside sum_{j=1}^{k} s read sum (j - 2),
+                    # while its premise j - 2 >= 0 stayed about a free j (a fourteenth probe, Dec 2026)
+                    return _fail(f"the slack {s_} = {_short(e_, 60)} stands inside a binder of "
+                                 f"{', '.join(sorted(map(str, caught)))}, which would capture it")
         # all slacks at once: one after another, s -> t -> x - 1 checked only t >= 0 (a probe, Dec 2026)
         total = sp.Add(*terms).subs(self.hyps, simultaneous=True)
         d = Identity(facts=self.facts, defs=self.defs).difference(gap, total)
@@ -1009,6 +1032,18 @@ _UNTRANSLATED = ("zero", "prime", "composite", "rational", "irrational", "algebr
                  "noninteger", "imaginary", "infinite")
 
 
+def _may_leave_the_reals(value) -> bool:
+    """Whether ``value`` holds a root or a fractional power of something not known to be >= 0, or a log of something
+    not known to be > 0: there a real parameter can make it non-real (a and b := sqrt(x) in Cauchy-Schwarz proved
+    |x| <= x for every real x; a fourteenth probe, Dec 2026)."""
+    for a in sp.preorder_traversal(sp.sympify(value)):
+        if isinstance(a, sp.Pow) and a.exp.is_integer is not True and a.base.is_nonnegative is not True:
+            return True
+        if isinstance(a, sp.log) and a.args[0].is_positive is not True:
+            return True
+    return False
+
+
 def _domain_conditions(params, kw, real_if_visible=False):
     """What a cited chain declares of its parameters (``positive=True``, ``nonnegative``, ``nonzero``, ``real``,
     ``integer``, ``even`` ...: of a symbol, or of a function's values), as hypotheses on what an instance puts
@@ -1039,7 +1074,7 @@ def _domain_conditions(params, kw, real_if_visible=False):
             pairs = []
         for decl, val in pairs:
             value = sp.sympify(val)
-            visible = value.has(sp.I) or value.is_extended_real is False
+            visible = value.has(sp.I) or value.is_extended_real is False or _may_leave_the_reals(value)
             out += _declared_conditions(decl, value, real=not real_if_visible or visible)
         if pairs:
             continue
@@ -1117,12 +1152,47 @@ def _lemma_kind(lemma, concl, claim_like, hyps=()):
     return res
 
 
+def _reality_of(h):
+    """v for a hypothesis im(v) = 0 (a real parameter's condition, ``_declared_conditions``; SymPy writes im(k w) as
+    k im(w) for a positive k: then v = k w), else None."""
+    if relation_kind(h) == "eq" and isinstance(h.lhs, sp.im) and h.rhs == 0:
+        return h.lhs.args[0]
+    if relation_kind(h) == "eq" and h.lhs.is_Mul and any(isinstance(f, sp.im) for f in h.lhs.args) and h.rhs == 0:
+        # k im(v) = 0 for a constant k > 0 (SymPy takes a positive factor out of im)
+        ims = [f for f in h.lhs.args if isinstance(f, sp.im)]
+        rest = sp.Mul(*[f for f in h.lhs.args if not isinstance(f, sp.im)])
+        if len(ims) == 1 and rest.is_positive:
+            return rest * ims[0].args[0]
+    return None
+
+
+def _real_through(gap, v) -> bool:
+    """Whether gap = a v + rest with a a nonzero real constant and rest real (by the CAS): then a real gap (one that a
+    check showed >= 0) makes v real."""
+    slot = sp.Dummy("v")
+    g = sp.expand(sp.sympify(gap).xreplace({v: slot}), deep=False)
+    if not g.has(slot):
+        return False
+    a = sp.diff(g, slot)
+    rest = sp.expand(g - a * slot)
+    return (not a.has(slot) and a.is_extended_real is True and a.is_nonzero is True and not rest.has(slot)
+            and rest.is_extended_real is True)
+
+
 def _check_hypotheses(res, lemma, hyps, hyp_checks, concl=None):
     """Each hypothesis: by its given check (which must pass), else by the CAS's assumptions, else
     it stays a premise of the step (to be matched against the derivation's assumptions).  A check that reads
     the lemma's conclusion (``continuity.OnUnitInterval``: the range of its integral) is given ``concl``."""
+    compared = []         # big - small of each inequality its check showed: real
     for i, h in enumerate(hyps):
         universal = bool(lemma.bound) and bool(sp.sympify(h).free_symbols & set(lemma.bound))
+        real_part = _reality_of(h)
+        if i not in hyp_checks and real_part is not None and any(_real_through(g, real_part) for g in compared):
+            # x in c - r <= x, shown by its check with c - r real: an order between x and a real number says x is real
+            # (k E[-log(1 + Vbar)] in A2.32, whose log the CAS cannot read as real)
+            res.discharges.append((f"hypothesis {i} of {lemma.name}: {_short(h, 120)}",
+                                   "a shown inequality compares it with a real value"))
+            continue
         if i in hyp_checks:
             reads = getattr(hyp_checks[i], "reads_conclusion", False)
             sub = hyp_checks[i](h, integral=concl, template=lemma.template()) if reads else hyp_checks[i](h)
@@ -1133,6 +1203,18 @@ def _check_hypotheses(res, lemma, hyps, hyp_checks, concl=None):
                 # "for every M": a definition of M shows it at one M only (M := 1 proved 1 <= 1/2; a probe, Dec 2026)
                 return _fail(f"hypothesis {i} of {lemma.name} holds for every {fixed[0].rel.lhs}: its check "
                              f"defines it ({_short(fixed[0].rel.rhs, 40)})")
+            if universal:
+                # what the check leaves about M itself is said of every M: only an assumption read "for every M" may
+                # discharge it (a slack 4 2^-M - 1 >= 0 met the assumption 4 2^-M >= 1, true at M = 1 only, and 1 <= 0
+                # was proved; a fourteenth probe, Dec 2026)
+                sub = _replace(sub, premises=[
+                    _replace(p, every=tuple(sorted(sp.sympify(p.rel).free_symbols & set(lemma.bound),
+                                                   key=sp.default_sort_key)))
+                    if p.kind != "definition" and sp.sympify(p.rel).free_symbols & set(lemma.bound) else p
+                    for p in sub.premises])
+            if relation_kind(h) != "eq":
+                small, big, _ = _oriented(h)
+                compared.append(sp.sympify(big) - sp.sympify(small))
             _merge(res, sub)
             res.discharges.append((f"hypothesis {i} of {lemma.name}: {_short(h, 120)}", hyp_checks[i].describe()))
             continue
@@ -1432,6 +1514,10 @@ def _special_values(sym, expr=None):
     return out
 
 
+# functions with jumps (or integer parts) in their argument: a limit through them is not the CAS's to take
+_STEP_FUNCTIONS = (sp.Mod, sp.floor, sp.ceiling, sp.frac, sp.sign, sp.Heaviside, sp.KroneckerDelta, sp.Piecewise)
+
+
 class LimitCheck:
     """``Limit(f, n, oo) = L`` by SymPy's ``limit`` (then ``simplify(value - L) == 0``), and again with each other
     parameter of f at its special values (0, -1, within its declaration): ``limit`` answers for generic
@@ -1442,6 +1528,11 @@ class LimitCheck:
             return _fail("needs Limit(f, n, oo) = L")
         f, n, point = claim.lhs.args[0], claim.lhs.args[1], claim.lhs.args[2]
         side = str(claim.lhs.args[3]) if len(claim.lhs.args) > 3 else "+"
+        steps = sorted({str(a.func) for a in sp.preorder_traversal(f) if isinstance(a, _STEP_FUNCTIONS) and a.has(n)})
+        if steps:
+            # SymPy's limit reads them as continuous in n: lim 1/(1 + (n mod 2)) = 0, though the terms are 1, 1/2, 1, ...
+            # (a probe, Dec 2026)
+            return _fail(f"the limit's expression jumps with {n} ({', '.join(steps)}): the CAS's limit does not see it")
         val = sp.limit(f, n, point, side)
         if sp.simplify(val - claim.rhs) != 0:
             return _fail(f"the limit is {val}, not {claim.rhs}")
@@ -2185,6 +2276,15 @@ class Derivation:
     def structured_assumptions(self):
         return [a if isinstance(a, Assumption) else Assumption(str(a)) for a in self.assumptions]
 
+    def indices(self) -> set:
+        """The variables the derivation binds (the indices of its sums and products, the variables of its integrals, in
+        the quantity, the statement and the claims): an assumption on one of them is read "for every" value of it."""
+        out = set()
+        for e in [self.quantity, self.statement] + [st.claim for st in self.steps]:
+            for b in sp.sympify(e).atoms(sp.Sum, sp.Product, sp.Integral, sp.Lambda):
+                out |= set(b.variables)
+        return out
+
     def discharge(self, results):
         """Match every premise of every step against the assumptions; definitions must agree."""
         ass = [a for a in self.structured_assumptions() if a.rel is not None]
@@ -2205,6 +2305,11 @@ class Derivation:
                 bound.append((name, p))
                 continue
             hit = None if p.kind == "circular" else next((a for a in ass if premise_matches(p.rel, a.rel)), None)
+            if hit is not None and not set(p.every) <= self.indices() | set(hit.every):
+                # an assumption on a variable the chain does not bind speaks of one value of it, not of every one
+                undischarged.append((name, f"{p.text} (for every {', '.join(map(str, p.every))}: the assumption "
+                                           f"'{hit.text}' says it of one {', '.join(map(str, p.every))} only)"))
+                continue
             if hit is None:
                 undischarged.append((name, p.text))
             else:
@@ -2514,6 +2619,18 @@ def statement_definitions(d: Derivation, result: DerivationResult | None = None)
     return out
 
 
+def _assumption_line(a, indices) -> str:
+    """An assumption as rendered, saying "for every v" of each variable v that the derivation binds (a sum's index) or
+    that the assumption declares (``Assumption.every``): the checker reads it so, and discharges a lemma's "for every v"
+    with it (``Derivation.indices``); of any other variable it speaks at one value."""
+    line = a.render()
+    if a.rel is None:
+        return line
+    unsaid = [v for v in sorted(sp.sympify(a.rel).free_symbols & (indices | set(a.every)), key=sp.default_sort_key)
+              if f"for every {v}" not in a.text and f"for all {v}" not in a.text]
+    return line + (f" *(for every {', '.join(f'${_tex(v)}$' for v in unsaid)})*" if unsaid else "")
+
+
 def render_markdown(d: Derivation, result: DerivationResult | None = None) -> str:
     """Markdown with LaTeX: the statement, its assumptions, then one line per step (ref, reason,
     check verdict, the facts it used and what discharges each), then the audit."""
@@ -2539,7 +2656,8 @@ def render_markdown(d: Derivation, result: DerivationResult | None = None) -> st
         lines += ["Domains (the declarations of the statement's symbols, which the CAS uses): "
                   + "; ".join(domains) + ".", ""]
     if d.assumptions:
-        lines += ["Assumptions:", ""] + [f"- {a.render()}" for a in d.structured_assumptions()] + [""]
+        indices = d.indices()
+        lines += ["Assumptions:", ""] + [f"- {_assumption_line(a, indices)}" for a in d.structured_assumptions()] + [""]
     carried = carried_assumptions(d)
     if carried:
         lines += ["Conditions stated in words by the cited derivations, carried here (each holds where that "

@@ -580,7 +580,7 @@ def _unit_assumptions():
     for nm, F in (("phi(z^a)", phi_a), ("phi(z^+)", phi_p), ("phi'(z^a)", psi_a), ("phi'(z^+)", psi_p)):
         out.append(As(f"||{nm}|| = 1", eq(sp.Sum(F(l) ** 2, (l, 1, d)), 1)))
     for nm, F in (("phi(z_j^-)", phi_n), ("phi'(z_j^-)", psi_n)):
-        out.append(As(f"||{nm}|| = 1 for every j", eq(sp.Sum(F(j, l) ** 2, (l, 1, d)), 1)))
+        out.append(As(f"||{nm}|| = 1 for every j", eq(sp.Sum(F(j, l) ** 2, (l, 1, d)), 1), every=(j,)))
     return out
 
 

@@ -83,7 +83,10 @@ def render_index(derivations, results) -> str:
              "Some library lemmas speak of quantities defined in words (a Rademacher complexity, a covering number):",
              "a citation must give each a name (a symbol or an undefined function, never a number or a formula), and",
              "that the name is that quantity is read from the words of the lemma, not checked.  A parameter that a",
-             "statement treats as a constant (outside every expectation) may not be given a random value.", "",
+             "statement treats as a constant (outside every expectation) may not be given a random value.  An",
+             "assumption on a variable the derivation binds (a sum's index j), or one it declares so, holds for",
+             "every value of that variable and says so, *(for every j)*; only such an assumption discharges a lemma's",
+             "\"for every j\" hypothesis.  Of any other symbol an assumption speaks at the statement's own value.", "",
              "| id | result | paper | verdict | steps (proved / certified / failed) | cites | undischarged | assumed | generality |",
              "|---|---|---|---|---|---|---|---|---|"]
     for d, r in zip(derivations, results):

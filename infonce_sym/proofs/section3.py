@@ -307,7 +307,7 @@ def _lemma3():
                    As("A = (1/m) sum r_j (f_j - E_nu f), B = (1/m) sum r_j; A/B := 0 on {B = 0}, where A = 0 too "
                       "(erratum L3-B>0); the CAS treats B as a positive symbol, i.e. it checks (23)-(25) on {B > 0}, "
                       "and on {B = 0} every term of (23) vanishes under the convention")]
-    every_copy = As("|f_j| <= 1 for every j (|f| <= 1 at each xi_j)", le(sp.Abs(f(j)), 1))
+    every_copy = As("|f_j| <= 1 for every j (|f| <= 1 at each xi_j)", le(sp.Abs(f(j)), 1), every=(j,))
     D = Ex(r(0) ** 2)
     bound2 = 2 * D / m
     d24 = Derivation(

@@ -462,7 +462,7 @@ def _c_at_negatives(at_tuple_i=False, at_theta0=False):
     tuple i with theta' = theta0)."""
     rel = le(_D_NEG, C_Phi * dth * zn(j))
     if not at_tuple_i:
-        return As("(C) at every z_j^-: ||Delta(z_j^-)|| <= C_Phi ||theta - theta'|| ||z_j^-||", rel)
+        return As("(C) at every z_j^-: ||Delta(z_j^-)|| <= C_Phi ||theta - theta'|| ||z_j^-||", rel, every=(j,))
     rel = rel.replace(C.phi_n, OF_TUPLE_I["phi_n"]).replace(C.psi_n, OF_TUPLE_I["phi'_n"]).replace(zn, sp.Lambda(j, zf(i, j)))
     if at_theta0:
         rel = rel.replace(C.psi_n, AT_THETA0["phi'_n"]).xreplace({dth: dth0})

@@ -999,6 +999,56 @@ ROUND_THIRTEEN = [a_subs_applied_one_variable_after_another, an_integral_with_a_
                   a_kronecker_delta_at_a_real_argument]
 
 
+
+# a fourteenth probe (Dec 2026)
+_n_int = sp.Symbol("n", positive=True, integer=True)
+
+
+def a_limit_through_a_remainder():
+    # the terms 1/(1 + n mod 2) are 1, 1/2, 1, 1/2, ...: no limit, and never near 0; SymPy's limit said 0
+    lim = sp.Limit(1 / (1 + sp.Mod(_n_int, 2)), _n_int, sp.oo)
+    return _one("N1", lim, "eq", 0, eq(lim, 0), LimitCheck())
+
+
+def a_limit_through_an_integer_part():
+    # e^{floor(n/2) - n/2} is 1 at even n and e^{-1/2} at odd n; SymPy's limit said 0
+    lim = sp.Limit(sp.exp(sp.floor(_n_int / 2) - _n_int / 2), _n_int, sp.oo)
+    return _one("N1b", lim, "eq", 0, eq(lim, 0), LimitCheck())
+
+
+def a_lemma_at_a_root_of_a_real_parameter():
+    # Cauchy-Schwarz at a = b = [sqrt(x)] read |x| <= x: at x = -1, 1 <= -1
+    return _one("N2", sp.Abs(x), "le", x, le(sp.Abs(x), x),
+                ByLemma(L.cauchy_schwarz_vectors(), {"a": [sp.sqrt(x)], "b": [sp.sqrt(x)]}))
+
+
+def a_for_every_hypothesis_left_to_an_assumption_on_its_variable():
+    # the check of "for every M" left 4 2^-M - 1 >= 0, which the assumption 4 2^-M >= 1 (true at M = 1) discharged: 1 <= 0
+    M, s = sp.Symbol("M", positive=True, integer=True), sp.Symbol("s", nonnegative=True)
+    return _one("N3", sp.Integer(1), "le", 0, le(1, 0),
+                ByLemma(L.limit_geometric(), {"x": 1, "y": 0, "b": 4},
+                        hyp_checks={0: NonNegative([s], {s: 4 * 2 ** (-M) - 1})}),
+                assumptions=[Assumption("4 2^-M >= 1", ge(4 * 2 ** (-M), 1))])
+
+
+def a_slack_captured_by_a_sum_of_the_witness():
+    # s := j - 2 inside sum_{j=1}^{k} s, its premise j - 2 >= 0 about a free j: at k = 1 the sum is -1
+    k = sp.Symbol("k", integer=True, positive=True)
+    s = sp.Symbol("s", nonnegative=True)
+    total = sp.Sum(j - 2, (j, 1, k))
+    return _one("N4", total, "ge", 0, ge(total, 0), NonNegative([sp.Sum(s, (j, 1, k))], {s: j - 2}),
+                assumptions=[Assumption("j >= 2", ge(j, 2))])
+
+
+def a_binomial_at_integers_of_either_sign():
+    # simplify reads binomial(n, n) as 1; at n = -1 it is 0 (SymPy's and the combinatorial convention)
+    return _one("N5", sp.binomial(j, j), "eq", 1, eq(sp.binomial(j, j), 1), Identity())
+
+
+ROUND_FOURTEEN = [a_limit_through_a_remainder, a_limit_through_an_integer_part, a_lemma_at_a_root_of_a_real_parameter,
+                  a_for_every_hypothesis_left_to_an_assumption_on_its_variable, a_slack_captured_by_a_sum_of_the_witness,
+                  a_binomial_at_integers_of_either_sign]
+
 def test_signed_variables_over_symbolic_limits_need_an_assumption_not_a_declaration():
     """Over-strict in the first version (a probe, Dec 2026): c > 0 over [a, 1] needs a >= 0, a positive index from m
     needs m >= 1; an assumption gives them (proved), nothing gives them (conditional, the premise listed)."""
@@ -1055,7 +1105,8 @@ def test_a_name_defined_case_by_case_shows_every_meaning_and_is_proved_as_such()
 
 def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
-            + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN)
+            + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN
+            + ROUND_FOURTEEN)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
@@ -1064,3 +1115,18 @@ def test_a_false_toy_chain_is_not_proved(build):
     assert result.verdict != "proved", (result.verdict, result.undischarged)
     if result.verdict == "conditional":
         assert result.undischarged
+
+
+def test_an_assumption_read_for_every_value_discharges_a_for_every_hypothesis_and_says_so():
+    # the same chain as a_for_every_hypothesis_left_to_an_assumption_on_its_variable, its assumption declared for every
+    # M: proved (vacuously: 4 2^-M >= 1 fails at M = 3), and the statement shows the reading
+    M, s = sp.Symbol("M", positive=True, integer=True), sp.Symbol("s", nonnegative=True)
+    d = _one("N3b", sp.Integer(1), "le", 0, le(1, 0),
+             ByLemma(L.limit_geometric(), {"x": 1, "y": 0, "b": 4},
+                     hyp_checks={0: NonNegative([s], {s: 4 * 2 ** (-M) - 1})}),
+             assumptions=[Assumption("4 2^-M >= 1", ge(4 * 2 ** (-M), 1), every=(M,))])
+    assert d.run().verdict == "proved"
+    assert "*(for every $M$)*" in render_markdown(d)
+    refused = a_for_every_hypothesis_left_to_an_assumption_on_its_variable().run()
+    assert refused.verdict == "conditional"
+    assert any("says it of one M only" in text for _, text in refused.undischarged)
