@@ -204,6 +204,10 @@ def output_dir(flag, text, files=()) -> Path:
         raise InputError(flag, f"cannot write into {shown(text)}: {exc.strerror or exc}") from None
     for name in files:
         target = path / name
+        if target.is_symlink() and not target.exists():
+            # written only after the work, through a link to nowhere (a probe, Dec 2026)
+            raise InputError(flag, f"{name} in {shown(text)} is a link to a path that does not exist; the report "
+                                   f"writes it")
         if target.exists() and not target.is_file():
             raise InputError(flag, f"{name} in {shown(text)} exists and is not a file; the report writes it")
     return path
@@ -1514,4 +1518,7 @@ def _quiet_stdout():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # the package's own module, not this __main__ copy: the subcommands raise its exception classes (MaxSecondsReached
+    # raised from embeddings_cli went past _main's except clause under python -m; a probe, Dec 2026)
+    from infonce_sym.app.cli import main as _package_main
+    sys.exit(_package_main())

@@ -61,14 +61,26 @@ def check_matrix(option, path, arr) -> np.ndarray:
     if arr.shape[0] == 0 or arr.shape[1] == 0:
         _fail(option, path, f"the array is empty (shape {arr.shape})")
     step = max(1, 2_000_000 // max(1, arr.shape[1]))
+    wide = arr.dtype.kind == "f" and arr.dtype.itemsize > 8        # long double: read as float64
     for start in range(0, arr.shape[0], step):           # memory-mapped files: in slices
-        block = np.asarray(arr[start:start + step], dtype=np.float64)
+        raw = arr[start:start + step]
+        with np.errstate(over="ignore", under="ignore"):
+            block = np.asarray(raw, dtype=np.float64)
         finite = np.isfinite(block).all(axis=1)
         if not finite.all():
-            _fail(option, path, f"row {start + int(np.flatnonzero(~finite)[0])} has a NaN or infinite entry")
+            row = int(np.flatnonzero(~finite)[0])
+            if wide and np.isfinite(raw[row]).all():
+                # 1e400 in a long double file became inf in the cast: "internal error" (a probe, Dec 2026)
+                _fail(option, path, f"row {start + row} has an entry beyond the float64 range (about 1.8e308), in "
+                                    f"which the data are read ({arr.dtype} file); rescale it")
+            _fail(option, path, f"row {start + row} has a NaN or infinite entry")
         zero = ~np.any(block != 0, axis=1)
         if zero.any():
-            _fail(option, path, f"row {start + int(np.flatnonzero(zero)[0])} is zero (cannot be normalised)")
+            row = int(np.flatnonzero(zero)[0])
+            if wide and np.any(raw[row] != 0):
+                _fail(option, path, f"row {start + row} is not zero but every entry is below the float64 range (about "
+                                    f"4.9e-324), in which the data are read ({arr.dtype} file); rescale it")
+            _fail(option, path, f"row {start + row} is zero (cannot be normalised)")
     return arr
 
 

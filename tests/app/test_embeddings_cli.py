@@ -446,6 +446,21 @@ def _bad_cases(tmp_path):
     zero[3] = 0
     cases["zero row"] = (["--anchors", good_a, "--positives", npy("zero.npy", zero)], "row 3 is zero")
     cases["empty array"] = (["--anchors", npy("empty.npy", np.zeros((0, 4))), "--positives", good_p], "empty")
+    if np.finfo(np.longdouble).max > np.finfo(np.float64).max:
+        # a long double file beyond float64's range: "internal error" in the cast (a probe, Dec 2026)
+        big = a.astype(np.longdouble)
+        big[1, 0] = np.longdouble("1e400")
+        cases["long double beyond float64"] = (["--anchors", npy("ld_big.npy", big), "--positives", good_p],
+                                               "row 1 has an entry beyond the float64 range")
+        tiny = a.astype(np.longdouble)
+        tiny[2] = np.longdouble("1e-4000")
+        cases["long double below float64"] = (["--anchors", npy("ld_tiny.npy", tiny), "--positives", good_p],
+                                              "row 2 is not zero but every entry is below the float64 range")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.md").symlink_to(tmp_path / "nowhere" / "report.md")
+    cases["--out with a dangling report.md"] = (["--anchors", good_a, "--positives", good_p, "--out", out],
+                                                "report.md in")
     cases["non-numeric"] = (["--anchors", npy("text.npy", np.array([["a", "b"], ["c", "d"]])), "--positives", good_p],
                             "not numeric")
     cases["object array"] = (["--anchors", npy("obj.npy", np.array([[1, "x"]], dtype=object), allow_pickle=True),
@@ -864,7 +879,9 @@ def test_float64_gap_minus_exact_sees_below_an_ulp(tmp_path, capsys):
         assert abs(row["float64_gap_minus_exact"] - float(want)) <= 1e-38 + 1e-12 * abs(float(want))
 
 
-def test_max_seconds_stops_a_long_run(tmp_path, capsys):
+@pytest.mark.parametrize("launch", [["-c", "import sys; from infonce_sym.app.cli import main; sys.exit(main())"],
+                                    ["-m", "infonce_sym.app.cli"]], ids=["entry point", "python -m"])
+def test_max_seconds_stops_a_long_run(tmp_path, capsys, launch):
     """embeddings had no --max-seconds: --digits 50 at n x pool = 141 x 141, tau = 0.01 and seven k ran past two
     minutes with nothing printed (a probe, Dec 2026); now the run stops at the limit, exit 1, one line."""
     r = np.random.default_rng(1)
@@ -874,7 +891,9 @@ def test_max_seconds_stops_a_long_run(tmp_path, capsys):
     # could leave a numba thread pool mid-launch for the next test in this worker
     import subprocess
     import sys
-    done = subprocess.run([sys.executable, "-c", "import sys; from infonce_sym.app.cli import main; sys.exit(main())",
+    # under python -m, cli.py ran as __main__ and its MaxSecondsReached was not the one embeddings_cli raised: a
+    # traceback (a probe, Dec 2026)
+    done = subprocess.run([sys.executable, *launch,
                            "embeddings", "--anchors", str(tmp_path / "a.npy"), "--positives", str(tmp_path / "p.npy"),
                            "--tau", "0.01", "--k", "1,2,3,5,8,13,1e9", "--digits", "50", "--no-tau-sweep", "--samples", "0",
                            "--max-seconds", "1"], capture_output=True, text=True, timeout=300)
