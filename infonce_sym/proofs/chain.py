@@ -505,12 +505,13 @@ def _numerically_zero(expr, trials=3, seed=0):
             return None
         if abs(v) > 1e-15:
             return False
-    # integers of either sign also at negative integers, where the random points (floats in (-0.9, 0.9)) never go and
-    # simplify's gamma rules differ from the functions' own values: binomial(n, n) = 1 passed, binomial(-1, -1) is 0
-    # (a fourteenth probe, Dec 2026)
-    signed = sorted((x for x in expr.free_symbols if x.is_integer and not x.is_nonnegative), key=sp.default_sort_key)
-    for step in ((0, 1) if signed else ()):           # every one at -1; then at -2, -3, ... in turn
-        point = {x: sp.Integer(-1 - step * (i + 1)) for i, x in enumerate(signed)}
+    # integer symbols also at integers, from the end of their declared range (-1 for either sign, 0 for nonnegative, 1
+    # for positive ...), where the random points (floats) never go and simplify's gamma rules differ from the
+    # functions' own values: binomial(n, n) = 1 passed, binomial(-1, -1) is 0 (a fourteenth probe); binomial(n - 1, n)
+    # = 0 for n >= 0 passed, binomial(-1, 0) is 1 (a fifteenth probe, Dec 2026)
+    ints = sorted((x for x in expr.free_symbols if x.is_integer), key=sp.default_sort_key)
+    for step in ((0, 1) if ints else ()):             # every one at its end; then one, two, ... steps inwards in turn
+        point = {x: sp.Integer(_integer_end(x) + _integer_inwards(x) * step * (i + 1)) for i, x in enumerate(ints)}
         try:
             v = complex(sp.N(_spot_values(expr.xreplace(point), rng), 30))
         except (TypeError, ValueError, ZeroDivisionError):
@@ -518,6 +519,24 @@ def _numerically_zero(expr, trials=3, seed=0):
         if cmath.isfinite(v) and abs(v) > 1e-15:
             return False
     return True
+
+
+def _integer_end(x) -> int:
+    """The end of an integer symbol's declared range nearest 0 (-1 where it may take either sign)."""
+    if x.is_positive:
+        return 1
+    if x.is_nonnegative:
+        return 0
+    if x.is_negative:
+        return -1
+    if x.is_nonpositive:
+        return 0
+    return -1
+
+
+def _integer_inwards(x) -> int:
+    """The direction from ``_integer_end`` into the range (downwards where it may take either sign)."""
+    return 1 if x.is_nonnegative else -1
 
 
 def _sums_as_symbols(e):
@@ -1033,13 +1052,19 @@ _UNTRANSLATED = ("zero", "prime", "composite", "rational", "irrational", "algebr
 
 
 def _may_leave_the_reals(value) -> bool:
-    """Whether ``value`` holds a root or a fractional power of something not known to be >= 0, or a log of something
-    not known to be > 0: there a real parameter can make it non-real (a and b := sqrt(x) in Cauchy-Schwarz proved
+    """Whether ``value`` holds a root or a fractional power of something not known to be >= 0, a log of something
+    not known to be > 0, or another function the CAS does not know to be real there (an undefined function is read by
+    its declaration): there a real parameter can make it non-real (a and b := sqrt(x) in Cauchy-Schwarz proved
     |x| <= x for every real x; a fourteenth probe, Dec 2026)."""
     for a in sp.preorder_traversal(sp.sympify(value)):
         if isinstance(a, sp.Pow) and a.exp.is_integer is not True and a.base.is_nonnegative is not True:
             return True
         if isinstance(a, sp.log) and a.args[0].is_positive is not True:
+            return True
+        if isinstance(a, sp.Function) and not isinstance(a, (AppliedUndef, sp.log, Expectation)) \
+                and a.is_extended_real is not True:
+            # acos, asin, acosh, atanh, LambertW, loggamma ... at real arguments outside their real domain (a and
+            # b := acos x proved |acos(x)^2| <= acos(x)^2, false at x = 2; a fifteenth probe, Dec 2026)
             return True
     return False
 
@@ -1152,6 +1177,20 @@ def _lemma_kind(lemma, concl, claim_like, hyps=()):
     return res
 
 
+def _names_through(premises, bound) -> set:
+    """``bound`` and every name that the definitions among ``premises`` define, directly or through other names, by an
+    expression in ``bound``."""
+    out, grew = set(bound), True
+    defs = [p.rel for p in premises if p.kind == "definition"]
+    while grew:
+        grew = False
+        for rel in defs:
+            if rel.lhs not in out and sp.sympify(rel.rhs).free_symbols & out:
+                out.add(rel.lhs)
+                grew = True
+    return out
+
+
 def _reality_of(h):
     """v for a hypothesis im(v) = 0 (a real parameter's condition, ``_declared_conditions``; SymPy writes im(k w) as
     k im(w) for a positive k: then v = k w), else None."""
@@ -1206,11 +1245,13 @@ def _check_hypotheses(res, lemma, hyps, hyp_checks, concl=None):
             if universal:
                 # what the check leaves about M itself is said of every M: only an assumption read "for every M" may
                 # discharge it (a slack 4 2^-M - 1 >= 0 met the assumption 4 2^-M >= 1, true at M = 1 only, and 1 <= 0
-                # was proved; a fourteenth probe, Dec 2026)
+                # was proved; a fourteenth probe, Dec 2026); so is what it leaves about a name the check defines
+                # through M (w := 4 2^-M - 1, or a rename of 4 2^-M to W; a fifteenth probe, Dec 2026)
+                through = _names_through(sub.premises, set(lemma.bound))
                 sub = _replace(sub, premises=[
-                    _replace(p, every=tuple(sorted(sp.sympify(p.rel).free_symbols & set(lemma.bound),
+                    _replace(p, every=tuple(sorted(set(lemma.bound) & sp.sympify(h).free_symbols,
                                                    key=sp.default_sort_key)))
-                    if p.kind != "definition" and sp.sympify(p.rel).free_symbols & set(lemma.bound) else p
+                    if p.kind != "definition" and sp.sympify(p.rel).free_symbols & through else p
                     for p in sub.premises])
             if relation_kind(h) != "eq":
                 small, big, _ = _oriented(h)
@@ -1515,7 +1556,9 @@ def _special_values(sym, expr=None):
 
 
 # functions with jumps (or integer parts) in their argument: a limit through them is not the CAS's to take
-_STEP_FUNCTIONS = (sp.Mod, sp.floor, sp.ceiling, sp.frac, sp.sign, sp.Heaviside, sp.KroneckerDelta, sp.Piecewise)
+_STEP_FUNCTIONS = (sp.Mod, sp.floor, sp.ceiling, sp.frac, sp.sign, sp.Heaviside, sp.KroneckerDelta, sp.Piecewise,
+                   # and functions whose limits SymPy gets wrong: lim !n/n! is 1/e, SymPy said 0 (a fifteenth probe)
+                   sp.subfactorial, sp.factorial2)
 
 
 class LimitCheck:

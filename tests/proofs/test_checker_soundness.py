@@ -1049,6 +1049,52 @@ ROUND_FOURTEEN = [a_limit_through_a_remainder, a_limit_through_an_integer_part, 
                   a_for_every_hypothesis_left_to_an_assumption_on_its_variable, a_slack_captured_by_a_sum_of_the_witness,
                   a_binomial_at_integers_of_either_sign]
 
+
+# a fifteenth probe (Dec 2026)
+def a_lemma_at_an_arc_cosine_of_a_real_parameter():
+    # Cauchy-Schwarz at a = b = [acos x] read |acos(x)^2| <= acos(x)^2: at x = 2, acos(2)^2 = -1.734...
+    v = sp.acos(x)
+    return _one("Q1", sp.Abs(v ** 2), "le", v ** 2, le(sp.Abs(v ** 2), v ** 2),
+                ByLemma(L.cauchy_schwarz_vectors(), {"a": [v], "b": [v]}))
+
+
+def _for_every_m():
+    return sp.Symbol("M", positive=True, integer=True), sp.Symbol("s", nonnegative=True)
+
+
+def a_for_every_hypothesis_through_a_definition_of_its_check():
+    # w := 4 2^-M - 1 in the check; the assumption w >= 0 (true at M = 1) discharged "for every M": 1 <= 0
+    (M, s), w = _for_every_m(), sp.Symbol("w", real=True)
+    return _one("Q2", sp.Integer(1), "le", 0, le(1, 0),
+                ByLemma(L.limit_geometric(), {"x": 1, "y": 0, "b": 4},
+                        hyp_checks={0: NonNegative([s], {s: w}, defs={w: 4 * 2 ** (-M) - 1})}),
+                assumptions=[Assumption("w >= 0", ge(w, 0))])
+
+
+def a_for_every_hypothesis_through_a_rename_of_its_check():
+    (M, s), W = _for_every_m(), sp.Symbol("W", positive=True)
+    return _one("Q2b", sp.Integer(1), "le", 0, le(1, 0),
+                ByLemma(L.limit_geometric(), {"x": 1, "y": 0, "b": 4},
+                        hyp_checks={0: NonNegative([s], {s: W - 1}, rename={4 * 2 ** (-M): W})}),
+                assumptions=[Assumption("W >= 1", ge(W, 1))])
+
+
+def a_limit_through_a_subfactorial():
+    # !n/n! -> 1/e (0.3678794... at n = 50); SymPy's limit said 0
+    lim = sp.Limit(sp.subfactorial(_n_int) / sp.factorial(_n_int), _n_int, sp.oo)
+    return _one("Q3", lim, "eq", 0, eq(lim, 0), LimitCheck())
+
+
+def a_binomial_at_the_end_of_a_nonnegative_range():
+    # binomial(n - 1, n) = 0 for n >= 0: at n = 0 it is binomial(-1, 0) = 1
+    m = sp.Symbol("n", nonnegative=True, integer=True)
+    return _one("Q4", sp.binomial(m - 1, m), "eq", 0, eq(sp.binomial(m - 1, m), 0), Identity())
+
+
+ROUND_FIFTEEN = [a_lemma_at_an_arc_cosine_of_a_real_parameter, a_for_every_hypothesis_through_a_definition_of_its_check,
+                 a_for_every_hypothesis_through_a_rename_of_its_check, a_limit_through_a_subfactorial,
+                 a_binomial_at_the_end_of_a_nonnegative_range]
+
 def test_signed_variables_over_symbolic_limits_need_an_assumption_not_a_declaration():
     """Over-strict in the first version (a probe, Dec 2026): c > 0 over [a, 1] needs a >= 0, a positive index from m
     needs m >= 1; an assumption gives them (proved), nothing gives them (conditional, the premise listed)."""
@@ -1106,7 +1152,7 @@ def test_a_name_defined_case_by_case_shows_every_meaning_and_is_proved_as_such()
 def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
             + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN
-            + ROUND_FOURTEEN)
+            + ROUND_FOURTEEN + ROUND_FIFTEEN)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
