@@ -835,7 +835,8 @@ def cmd_rademacher(args):
 # the sweep's table: (column, key, format)
 _SWEEP_COLUMNS = (("tau", "tau", "g"), ("k", "k", "d"), ("estimate", "estimate", ".6g"), ("stderr", "stderr", ".2g"),
                   ("lower", "lower_estimate", ".6g"), ("Prop. 5", "bound_prop5", ".4g"),
-                  ("sharpened", "bound_sharpened", ".4g"), ("(18) route", "bound_lipschitz_route", ".4g"),
+                  ("sharpened", "bound_sharpened", ".4g"), ("sharp exact", "bound_sharpened_exact", ".4g"),
+                  ("(18) route", "bound_lipschitz_route", ".4g"),
                   ("(18) exact", "bound_lipschitz_route_exact", ".4g"), ("complete", "complete", ""),
                   ("seconds", "seconds", ".1f"))
 

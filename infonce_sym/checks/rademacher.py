@@ -17,10 +17,12 @@ __all__ = ["rademacher_experiment", "rademacher_sweep"]
 
 def rademacher_experiment(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, radius=1.0, samples=100,
                           seed=0, **kw):
-    """``rademacher_estimate`` plus the bounds ``bound_prop5`` (as stated), ``bound_sharpened``
-    ([2,1,1] Lemma 1 + exact Dudley integral + exact loss range), ``bound_lipschitz_route``
-    ((18) -> max over negatives, Prop. 5's Cauchy-Schwarz form) and ``bound_lipschitz_route_exact``
-    (same L, exact integral), with ``B_tau``, ``B_max``, ``a`` and the Lipschitz constants."""
+    """``rademacher_estimate`` plus the bounds ``bound_prop5`` (the registered P5, as stated), ``bound_sharpened``
+    (the registered P5.sharp: Prop. 5 with the sharpened Lemma 1, constants [2, 1, e]), and three numerical evaluations
+    that no registered statement gives: ``bound_sharpened_exact`` (the sharpened L with the exact Dudley integral and the
+    exact loss range in place of the closed form), ``bound_lipschitz_route`` ((18) -> max over negatives, Prop. 5's
+    Cauchy-Schwarz form) and ``bound_lipschitz_route_exact`` (same L, exact integral); with ``B_tau``, ``B_max``,
+    ``a`` and the Lipschitz constants."""
     out = rademacher_estimate(data=data, dim_in=dim_in, m=m, n=n, k=k, tau=tau, radius=radius,
                               samples=samples, seed=seed, **kw)
     za, zp, zn = out.pop("tuples")
@@ -31,8 +33,11 @@ def rademacher_experiment(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, r
     out.update({
         "bound_prop5": float(statement("P5").evaluate("numpy", tau=tau, d_Theta=dT, n=n, B_tau=lc["B_tau"],
                                                       C_Phi=C, R=radius)),
-        "bound_sharpened": rademacher_bound_from_L(lc["L"]["lemma1_sharp"], radius, dT, n, tau, k_=k,
-                                                   exact_integral=True, exact_range=True),
+        "bound_sharpened": float(statement("P5.sharp").evaluate("numpy", tau=tau, d_Theta=dT, n=n, C_Phi=C, R=radius,
+                                                                Ra=lc["Ra"], Rp=lc["Rp"], Nn=lc["Nn"])),
+        # the sharpened L through the exact Dudley integral and loss range: numbers, not a registered statement
+        "bound_sharpened_exact": rademacher_bound_from_L(lc["L"]["lemma1_sharp"], radius, dT, n, tau, k_=k,
+                                                         exact_integral=True, exact_range=True),
         # Prop. 5's argument with the (18) constant: an expression of statements.BOUNDS (not a
         # registered derivation)
         "bound_lipschitz_route": float(evaluate("prop5_lipschitz_route", tau=tau, d_Theta=dT, n=n, R=radius,
@@ -52,7 +57,7 @@ def _sweep_point(args):
     r = rademacher_experiment(data=data, n=n, k=k, tau=tau, samples=samples, seed=seed, **kw)
     return {key: r[key] for key in (
         "data", "tau", "k", "estimate", "stderr", "ci95", "ci95_reliable", "lower_estimate", "bound_prop5", "bound_sharpened",
-        "bound_lipschitz_route", "bound_lipschitz_route_exact", "B_tau", "B_max", "certificate", "d_Theta",
+        "bound_sharpened_exact", "bound_lipschitz_route", "bound_lipschitz_route_exact", "B_tau", "B_max", "certificate", "d_Theta",
         "upper_kind", "lower_kind", "sign_vectors", "backend", "complete", "stopped_at_max_seconds", "seconds")}
 
 
