@@ -533,8 +533,8 @@ def test_the_search_ce_at_k_one_is_exactly_zero_and_not_doubted():
 def test_an_unseen_positive_transition_casts_doubt_on_the_gaps_too():
     """The rule for never-drawn positive transitions read the risk only, against the risk's standard error; the CE-limit
     gap reads the positive as well (1-Lipschitz in p/tau) with a standard error 10x smaller: at this model, tau = 0.1,
-    k = 8 and 40 samples, 31 of 300 runs called the gap's interval reliable and 30 missed (a probe, Dec 2026); now
-    8 (all missing: a rare negative composition in a thin cell, which no rule here sees).  Exact
+    k = 8 and 40 samples, 31 of 300 runs called the gap's interval reliable and 30 missed (a probe, Dec 2026); then
+    8 (all missing: a rare negative composition, which the model's own skewness now sees, next test).  Exact
     gap: the exact route (20 digits), confirmed by enumerating the 495 negative compositions per (anchor, positive)
     cell (0.236316078684447)."""
     from infonce_sym.quantities.exact import exact_values
@@ -549,3 +549,74 @@ def test_an_unseen_positive_transition_casts_doubt_on_the_gaps_too():
         assert not gap["ci95"][0] <= exact <= gap["ci95"][1]
         assert gap["ci95_reliable"] is False and gap["unseen_positives"]["shift"] > gap["stderr"]
         assert "positive transitions of probability" in interval_doubt(gap)
+
+
+def test_a_rare_negative_composition_the_sample_never_weighed_is_judged_by_the_models_skewness():
+    """The CE-limit gap at this 5-state model, tau = 0.1, k = 8, 40 samples: 8 of 300 intervals were called reliable
+    (the sample's skewness small) and all 8 missed the exact gap: its per-tuple value has skewness 3.8 under the model
+    (a rare composition of the negatives carries the mean), and Cochran's rule asks for 353 samples (a probe, Dec
+    2026).  Now no interval called reliable misses; the risk's intervals stay reliable.  Exact gap: the exact route."""
+    from infonce_sym.quantities.exact import exact_values
+    model = FiniteModel([0.5, 0.25, 0.125, 0.0625, 0.0625],
+                        [[.5, .5, 0, 0, 0], [0, .5, .5, 0, 0], [0, 0, .5, .5, 0], [0, 0, 0, .5, .5], [.5, 0, 0, 0, .5]],
+                        [[1, 0], [0, 1], [-1, 0], [0, -1], [0.6, 0.8]])
+    exact = float(exact_values(model, "0.1", 8, digits=20).gaps["cross_entropy_limit_minus_risk"])
+    risk_reliable, by_skewness = 0, 0
+    for seed in range(300):
+        out = monte_carlo(model, 0.1, 8, 40, seed)
+        gap = out["cross_entropy_limit_minus_risk"]
+        if gap["ci95_reliable"]:
+            assert gap["ci95"][0] <= exact <= gap["ci95"][1], (seed, gap)
+        by_skewness += "the model's own skewness of the per-tuple value is 3.76" in interval_doubt(gap)
+        risk_reliable += out["risk"]["ci95_reliable"]
+    assert risk_reliable >= 290 and by_skewness >= 8
+    assert abs(gap["model_skewness"] - 3.76) < 0.01 and gap["samples_for_normal_interval"] >= 353
+
+
+def test_the_models_skewness_against_brute_force():
+    """``model_skewness`` (compositions of the negatives, multinomial weights) against the skewness of the per-tuple
+    values over every ordered tuple (anchor, positive, k = 3 negatives), in mpmath, both losses."""
+    pi = [mpmath.mpf(x) for x in ("0.8", "0.15", "0.05")]
+    M = [[mpmath.mpf(x) for x in row] for row in (("0.6", "0.1", "0.3"), ("0.2", "0.5", "0.3"), ("0.1", "0.1", "0.8"))]
+    emb = [[1, 0], [0, 1], [-0.6, 0.8]]
+    model = FiniteModel([float(x) for x in pi], [[float(x) for x in row] for row in M], emb)
+    G = [[mpmath.mpf(emb[a][0]) * emb[b][0] + mpmath.mpf(emb[a][1]) * emb[b][1] for b in range(3)] for a in range(3)]
+    tau, k = mpmath.mpf("0.2"), 3
+    for loss in ("infonce", "dcl"):
+        cells = {name: [] for name in ("risk", "search_cross_entropy", "cross_entropy_limit_minus_risk")}
+        for a, j, *neg in itertools.product(range(3), range(3), *[range(3)] * k):
+            prob = pi[a] * M[a][j] * mpmath.fprod(pi[n] for n in neg)
+            esum = mpmath.fsum(mpmath.exp((G[a][n] - G[a][j]) / tau) for n in neg)
+            risk = mpmath.log((1 + esum if loss == "infonce" else esum) / k)
+            log_mu = mpmath.log(mpmath.fsum(pi[b] * mpmath.exp(G[a][b] / tau) for b in range(3)))
+            w = [M[a][n] / pi[n] for n in neg]
+            search = (mpmath.log(mpmath.fsum(mpmath.exp(G[a][n] / tau) for n in neg) / k)
+                      - mpmath.fsum(wi * G[a][n] for wi, n in zip(w, neg)) / (tau * mpmath.fsum(w)))
+            for name, v in zip(cells, (risk, search, log_mu - G[a][j] / tau - risk)):
+                cells[name].append((prob, v))
+        out = monte_carlo(model, 0.2, k, 200, seed=3, loss=loss)
+        for name, pv in cells.items():
+            mean = mpmath.fsum(p * v for p, v in pv)
+            m2 = mpmath.fsum(p * (v - mean) ** 2 for p, v in pv)
+            m3 = mpmath.fsum(p * (v - mean) ** 3 for p, v in pv)
+            assert abs(out[name]["model_skewness"] - float(m3 / m2 ** 1.5)) < 1e-9, (loss, name)
+
+
+def test_an_unseen_positive_transition_is_doubted_also_beside_an_unseen_light_anchor():
+    """Anchor 3 (pi = 0.003) is rarely drawn, and its unseen group too light to doubt the interval; the rule for unseen
+    positive transitions was then skipped, and runs that never drew (0, 3) (probability 0.066 per tuple, 12.7 above R)
+    were called reliable: 6 of 29 reliable risk intervals missed over 200 seeds at tau = 0.1, k = 256, 30 samples (a
+    probe, Dec 2026).  Exact R: the exact route."""
+    from infonce_sym.quantities.exact import exact_values
+    angles = (-1.0822, -0.6618, 0.3756, 1.5004)
+    model = FiniteModel([0.1276, 0.1587, 0.7107, 0.003],
+                        [[0.01, 0.464, 0.01, 0.516], [0.352, 0.049, 0.577, 0.022], [0.047, 0.445, 0.236, 0.272],
+                         [0.624, 0.335, 0.031, 0.01]], [[math.cos(t), math.sin(t)] for t in angles])
+    exact = float(exact_values(model, "0.1", 256, digits=20).values["risk"])
+    beside = 0
+    for seed in range(200):
+        r = monte_carlo(model, 0.1, 256, 30, seed)["risk"]
+        if r["ci95_reliable"]:
+            assert r["ci95"][0] <= exact <= r["ci95"][1], (seed, r)
+        beside += "unseen_anchors" in r and "unseen_positives" in r
+    assert beside >= 5
