@@ -751,4 +751,10 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
     p = out / REPORT_MD
     p.write_text("\n".join(lines))
     written.append(p)
+    for name in REPORT_FILES:
+        # a plot this run does not draw (no tau sweep) is an earlier run's: it would sit beside this report as if it
+        # were of these embeddings (a probe, Dec 2026)
+        stale = out / name
+        if stale not in written and stale.is_file():
+            stale.unlink()
     return written

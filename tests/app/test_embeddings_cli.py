@@ -934,3 +934,19 @@ def test_a_separate_pool_has_no_own_row(tmp_path, capsys):
                           "--no-tau-sweep")
     assert code == 0, err
     assert "5 rows, a separate file: no anchor's own row" in out and "own row included" not in out
+
+
+def test_a_rerun_into_the_same_out_leaves_no_plot_of_the_earlier_run(tmp_path, capsys):
+    """--no-tau-sweep into an --out that an earlier run filled left its tau_sweep.png beside the new report (a probe,
+    Dec 2026): the new report would sit beside a plot of other settings."""
+    a, p = _pairs(4, 3, seed=1)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    args = ("--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--k", "1,2", "--samples", "0",
+            "--out", tmp_path / "rep")
+    code, _, err = _run(capsys, *args, "--tau", "0.5")
+    assert code == 0 and (tmp_path / "rep" / "tau_sweep.png").is_file(), err
+    code, out, err = _run(capsys, *args, "--tau", "0.25", "--no-tau-sweep", "--json")
+    assert code == 0, err
+    assert not (tmp_path / "rep" / "tau_sweep.png").exists()
+    assert sorted(Path(f).name for f in json.loads(out)["written"]) == ["gap_vs_k.png", "report.md"]
