@@ -296,7 +296,7 @@ class SumIdentity:
         return dlt
 
     def __call__(self, claim):
-        from .chain import Premise, fractional_range, opaque_atoms, relation_kind
+        from .chain import Premise, combinatorial_at_a_signed_argument, fractional_range, opaque_atoms, relation_kind
         if relation_kind(claim) != "eq":
             return StepResult(False, "failed", "identity check needs '='")
         if fractional_range(claim) is not None:
@@ -308,6 +308,10 @@ class SumIdentity:
         if named:
             # the spot check writes the sizes out as numbers, a bound index of that name too
             return StepResult(False, "failed", f"a summation index is named like a size ({', '.join(named)})")
+        odd = combinatorial_at_a_signed_argument(dlt)
+        if odd is not None:
+            # binomial(j - 5, j - 4) summed to k read 0 (simplify), checked at k = 3 only; it is 1 at k = 4 (a probe)
+            return StepResult(False, "failed", odd)
         if not spot_zero(dlt):
             return StepResult(False, "failed", "lhs - rhs is not 0 (numeric spot check at d = 3, k = m = 3)")
         nf = sp.expand(sum_normal(dlt))

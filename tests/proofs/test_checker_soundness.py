@@ -1095,6 +1095,55 @@ ROUND_FIFTEEN = [a_lemma_at_an_arc_cosine_of_a_real_parameter, a_for_every_hypot
                  a_for_every_hypothesis_through_a_rename_of_its_check, a_limit_through_a_subfactorial,
                  a_binomial_at_the_end_of_a_nonnegative_range]
 
+
+# a sixteenth probe (Dec 2026)
+def a_binomial_at_zero_of_a_signed_integer():
+    # binomial(j - 1, j) = 0 for every integer j: at j = 0 it is binomial(-1, 0) = 1
+    return _one("R1", sp.binomial(j - 1, j), "eq", 0, eq(sp.binomial(j - 1, j), 0), Identity())
+
+
+def a_binomial_false_only_inside_a_nonnegative_range():
+    # binomial(m - 3, m - 2) = 0 for m >= 0: at m = 2 it is binomial(-1, 0) = 1 (the spot check tried m = 0, 1)
+    m = sp.Symbol("m", integer=True, nonnegative=True)
+    e = sp.binomial(m - 3, m - 2)
+    return _one("R1b", e, "eq", 0, eq(e, 0), Identity())
+
+
+def a_binomial_after_differentiation():
+    from infonce_sym.proofs.chain import DoitIdentity
+    return _one("R1c", sp.binomial(j, j), "eq", 1, eq(sp.binomial(j, j), 1), DoitIdentity())
+
+
+def a_sum_of_binomials_checked_at_one_size():
+    # sum_{j=1}^{k} binomial(j - 5, j - 4) = 0: at k = 4 the last term is binomial(-1, 0) = 1
+    k = next(s_ for s_ in SIZES if s_.name == "k")
+    e = sp.Sum(sp.binomial(_jp - 5, _jp - 4), (_jp, 1, k))
+    return _one("R2", e, "eq", 0, eq(e, 0), SumIdentity())
+
+
+def a_lemma_at_a_complex_symbol():
+    # Cauchy-Schwarz at a = b = [z], z complex: |z^2| <= z^2, at z = i 1 <= -1
+    z = sp.Symbol("z", complex=True)
+    return _one("R3", sp.Abs(z ** 2), "le", z ** 2, le(sp.Abs(z ** 2), z ** 2),
+                ByLemma(L.cauchy_schwarz_vectors(), {"a": [z], "b": [z]}))
+
+
+def a_limit_through_a_periodic_function_of_an_integer():
+    # 1/(1 + n sin(pi n/3)^2) is 1 at every multiple of 3: no limit; SymPy said 0
+    lim = sp.Limit(1 / (1 + _n_int * sp.sin(sp.pi * _n_int / 3) ** 2), _n_int, sp.oo)
+    return _one("R4", lim, "eq", 0, eq(lim, 0), LimitCheck())
+
+
+def a_limit_of_lucas_over_fibonacci():
+    # L(n)/F(n) -> sqrt 5; SymPy said 0
+    lim = sp.Limit(sp.lucas(_n_int) / sp.fibonacci(_n_int), _n_int, sp.oo)
+    return _one("R5", lim, "eq", 0, eq(lim, 0), LimitCheck())
+
+
+ROUND_SIXTEEN = [a_binomial_at_zero_of_a_signed_integer, a_binomial_false_only_inside_a_nonnegative_range,
+                 a_binomial_after_differentiation, a_sum_of_binomials_checked_at_one_size, a_lemma_at_a_complex_symbol,
+                 a_limit_through_a_periodic_function_of_an_integer, a_limit_of_lucas_over_fibonacci]
+
 def test_signed_variables_over_symbolic_limits_need_an_assumption_not_a_declaration():
     """Over-strict in the first version (a probe, Dec 2026): c > 0 over [a, 1] needs a >= 0, a positive index from m
     needs m >= 1; an assumption gives them (proved), nothing gives them (conditional, the premise listed)."""
@@ -1152,7 +1201,7 @@ def test_a_name_defined_case_by_case_shows_every_meaning_and_is_proved_as_such()
 def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
             + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN
-            + ROUND_FOURTEEN + ROUND_FIFTEEN)
+            + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
