@@ -921,7 +921,11 @@ class Lemma:
             # only where the value is visibly not real (an I, or real by the CAS's own verdict False): E log(1 + Vbar)
             # is real because 1 + Vbar > 0, which the CAS cannot read off (a known limit of this check)
             hyps = list(hyps) + [c for c in _domain_conditions(self.params, kw, real_if_visible=True) if c not in hyps]
-        if self.bound and any(isinstance(v, sp.Basic) and v.free_symbols & set(self.bound) for v in kw.values()):
+        tied = any(old in self.bound and kw[n] is not old and kw[n] != old for n, old in self.params.items()
+                   if isinstance(old, sp.Symbol))
+        if tied or (self.bound and any(isinstance(v, sp.Basic) and v.free_symbols & set(self.bound)
+                                       for v in kw.values())):
+            # (or M itself given a value: a cited 'for every M' at M = 1; a seventeenth probe, Dec 2026)
             # "for every M" with M tied by the instance would be checked at that M only: never discharged
             hyps = hyps + [eq(sp.Integer(0), sp.Integer(1))]
         return self.conclusion(**kw), hyps
@@ -985,8 +989,14 @@ class Lemma:
                     for val in vals if any(key.has(old) or val.has(old) for old in moved)]
         # the cited statement's "for some t" (``Derivation.exists``) is the citation's witness, named, never set
         # (a cited Taylor remainder at t = 1 proved e^y = 1 + y + e^{y/2} y^2/2; a probe, Dec 2026)
+        # what the cited chain assumes "for every v" (declared: Assumption.every) is its hypothesis for every v: shown
+        # at a free v, or by an assumption of the citing chain read so, never at one v (a cited vacuous
+        # 'for every M: 4 2^-M >= 1' came back at M = 1 and proved 1 <= 0; a seventeenth probe, Dec 2026)
+        every = tuple(sorted({v for a in d.structured_assumptions() if a.rel is not None for v in a.every},
+                             key=sp.default_sort_key))
         lemma = cls(d.title, d.paper_ref, dict(params), conclusion, hyps, source=d.id, derivation=d,
-                    definitions=definitions, witnesses=tuple(n for n, old in params.items() if old in d.exists))
+                    definitions=definitions, witnesses=tuple(n for n, old in params.items() if old in d.exists),
+                    bound=every)
         # the cited chain's own assumptions, without the domain conditions of the values (mutants.py: two instances
         # with the same conclusion and these are the same step, whatever true domain conditions they add)
         lemma.relational_hypotheses = relational
@@ -1288,10 +1298,11 @@ def _check_hypotheses(res, lemma, hyps, hyp_checks, concl=None):
         if sub.ok:
             res.discharges.append((f"hypothesis {i} of {lemma.name}: {_short(h, 120)}", "CAS"))
         elif universal:
-            # "for every M" is shown by a check at a free M, never matched against an assumption (which would say
-            # it of the assumption's M only)
-            res.premises.append(Premise("circular", h, f"hypothesis {i} of {lemma.name}, for every "
-                                        f"{', '.join(sorted(str(b) for b in lemma.bound))}: {_short(h, 120)} (needs a check)"))
+            # "for every M" is shown by a check at a free M, or matched against an assumption read for every M
+            # (``Derivation.discharge``), never against one that says it of one M
+            every = tuple(sorted(set(lemma.bound) & sp.sympify(h).free_symbols, key=sp.default_sort_key))
+            res.premises.append(Premise("hypothesis", h, f"hypothesis {i} of {lemma.name}, for every "
+                                        f"{', '.join(map(str, every))}: {_short(h, 120)}", every=every))
         else:
             res.premises.append(Premise("hypothesis", h, f"hypothesis {i} of {lemma.name}: {_short(h, 120)}"))
     return res
@@ -1316,6 +1327,11 @@ def _random_at_a_constant(lemma, subs):
                 outside = any(a.func == declared for a in rest.atoms(AppliedUndef))
             else:
                 outside = isinstance(declared, sp.Basic) and rest.has(declared)
+                # or, in a cited derivation, inside, where its CAS took it out of cls as the constant it is declared
+                # (a cited E[P X] = E P E X at P = X proved E X^2 = (E X)^2; a seventeenth probe, Dec 2026); a library
+                # lemma's parameters are templates of any value
+                outside = outside or (lemma.derivation is not None and isinstance(declared, sp.Symbol)
+                                      and cls.is_const(declared) and any(op.has(declared) for op in ops))
             value = _as_lambda(subs.get(name))
             if isinstance(value, sp.FunctionClass):          # a random family given as a function (a probe, Dec 2026)
                 value = sp.Lambda(_FAMILY_ARG, value(_FAMILY_ARG))
@@ -1892,7 +1908,8 @@ class ByCases:
             return _fail("the cases are not exhaustive")
         inside = set().union(*(e.args[0].free_symbols for e in claim.atoms(Expectation)),
                              *(set(e.variables) for e in claim.atoms(sp.Sum, sp.Integral)))
-        if any((sp.sympify(cond).free_symbols & inside) or (claim.has(Expectation) and _random_atoms(cond))
+        if any((sp.sympify(cond).free_symbols & inside) or ((claim.has(Expectation) or claim.has(Var))
+                                                             and _random_atoms(cond))
                for cond in (c1, c2)):
             # ... nor on a symbol the claim integrates or sums over (z inside Ea(z), or a summation index j; a probe,
             # Dec 2026): the condition then holds pointwise, not for the claim

@@ -157,6 +157,7 @@ ERRATA += [
                    "P5.chaining). The paper's 24, hence Prop. 5's 96 and Theorem 1's 192 = 2 x 96, are kept as "
                    "stated: the chain keeps 24 (its step '12 <= 24'), so no registered derivation states the halved "
                    "constants that 12 would give (48 in Prop. 5, 96 in Theorem 1), and `infonce-sym prove P5 "
-                   "--constants 48` is refused (for P5 and T1 it only weakens the paper's constants)",
+                   "--constants 48` fails (exit 1: the registered chain does not prove the statement with "
+                   "it; for P5 and T1 prove only weakens the paper's constants)",
          proved_by="P5.chaining"),
 ]

@@ -1144,6 +1144,50 @@ ROUND_SIXTEEN = [a_binomial_at_zero_of_a_signed_integer, a_binomial_false_only_i
                  a_binomial_after_differentiation, a_sum_of_binomials_checked_at_one_size, a_lemma_at_a_complex_symbol,
                  a_limit_through_a_periodic_function_of_an_integer, a_limit_of_lucas_over_fibonacci]
 
+
+# a seventeenth probe (Dec 2026)
+def a_case_split_on_a_random_variable_inside_a_variance():
+    # Var|X| = Var X "by cases X <= 0, X >= 0": at X = +-1 (probability 1/2 each) Var|X| = 0, Var X = 1
+    X = random_symbol("X", real=True)
+    claim = eq(Var(sp.Abs(X)), Var(X))
+    cases = ByCases([(le(X, 0), ByLemma(L.abs_nonpositive(), {"x": X}, context=sp.Lambda(u, Var(u)))),
+                     (ge(X, 0), ByLemma(L.abs_nonpositive(), {"x": -X}, context=sp.Lambda(u, Var(u))))])
+    return _one("S1", claim.lhs, "eq", claim.rhs, claim, cases)
+
+
+def _vacuous_for_every_m():
+    M, s = sp.Symbol("M", positive=True, integer=True), sp.Symbol("s", nonnegative=True)
+    return M, Derivation("V", "", "", sp.Integer(1), "le", 0, [Step("a", "", le(1, 0), "", ByLemma(
+        L.limit_geometric(), {"x": 1, "y": 0, "b": 4}, hyp_checks={0: NonNegative([s], {s: 4 * 2 ** (-M) - 1})}))],
+        assumptions=[Assumption("4 2^-M >= 1", ge(4 * 2 ** (-M), 1), every=(M,))])
+
+
+def a_cited_for_every_assumption_at_one_value():
+    # the cited chain is vacuous (for every M: 4 2^-M >= 1 is false); cited at M = 1 its hypothesis 2 >= 1 is true and
+    # 1 <= 0 followed with no assumption
+    M, vac = _vacuous_for_every_m()
+    return _one("S2", sp.Integer(1), "le", 0, le(1, 0), ByLemma(Lemma.from_derivation(vac, {"M": M}), {"M": 1}))
+
+
+def a_cited_for_every_assumption_met_by_a_one_value_assumption():
+    M, vac = _vacuous_for_every_m()
+    return _one("S2b", sp.Integer(1), "le", 0, le(1, 0), ByLemma(Lemma.from_derivation(vac, {}), {}),
+                assumptions=[Assumption("4 2^-M >= 1", ge(4 * 2 ** (-M), 1))])
+
+
+def a_cited_constant_taken_out_of_an_expectation_given_a_random_value():
+    # E[P X] = E P E X (P constant) cited at P = X: E X^2 = (E X)^2, false at X = +-1
+    from infonce_sym.proofs.chain import parameter
+    X, P = random_symbol("X", real=True), parameter("P", real=True)
+    cited = _one("C", Ex(P * X), "eq", Ex(P) * Ex(X), eq(Ex(P * X), Ex(P) * Ex(X)), Identity())
+    claim = eq(Ex(X ** 2), Ex(X) ** 2)
+    return _one("S3", claim.lhs, "eq", claim.rhs, claim, ByLemma(Lemma.from_derivation(cited, {"P": P}), {"P": X}))
+
+
+ROUND_SEVENTEEN = [a_case_split_on_a_random_variable_inside_a_variance, a_cited_for_every_assumption_at_one_value,
+                   a_cited_for_every_assumption_met_by_a_one_value_assumption,
+                   a_cited_constant_taken_out_of_an_expectation_given_a_random_value]
+
 def test_signed_variables_over_symbolic_limits_need_an_assumption_not_a_declaration():
     """Over-strict in the first version (a probe, Dec 2026): c > 0 over [a, 1] needs a >= 0, a positive index from m
     needs m >= 1; an assumption gives them (proved), nothing gives them (conditional, the premise listed)."""
@@ -1201,7 +1245,7 @@ def test_a_name_defined_case_by_case_shows_every_meaning_and_is_proved_as_such()
 def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
             + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN
-            + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN)
+            + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
