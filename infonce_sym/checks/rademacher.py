@@ -46,6 +46,9 @@ def rademacher_experiment(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, r
                                                                tau, exact_integral=True),
         "a": a, "a_lipschitz_route": a_lip, "B_tau": lc["B_tau"], "B_max": lc["B_max"],
         "L_lemma1": lc["L"]["lemma1"], "L_sharp": lc["L"]["lemma1_sharp"],
+        "statements": "bound_prop5 is the registered P5, bound_sharpened P5.sharp; bound_sharpened_exact, "
+                      "bound_lipschitz_route and bound_lipschitz_route_exact are numbers that no registered "
+                      "statement gives",
     })
     return out
 
