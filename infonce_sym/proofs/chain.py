@@ -1368,6 +1368,17 @@ def _bound_names(res, lemma, subs):
     "bound" premise each): the instance then speaks of them as defined there, and the citing chain may not give
     them another meaning (y := -1 here and y >= 0 cited from a chain where y := x^2 proved -1 >= 0; a probe,
     Dec 2026)."""
+    for n in lemma.named:
+        # a named quantity (a complexity, a covering number, a radius: defined in the lemma's words) is bound there: the
+        # citing chain may not define it (x := 1, y := 0 as rademacher_affine's Radg, Radl proved 1 = 0; an eighteenth
+        # probe, Dec 2026).  Its meaning is an opaque marker, the same for every citation naming it
+        value = subs.get(n) if n in subs else None
+        name = value.expr.func if isinstance(value, sp.Lambda) else value
+        if isinstance(name, (sp.Symbol, AppliedUndef, UndefinedFunction)):
+            key = name if isinstance(name, sp.Symbol) else (name.func if isinstance(name, AppliedUndef) else name)
+            if isinstance(key, sp.Symbol):
+                res.premises.append(Premise("bound", eq(key, _named_marker(key)),
+                                            f"{key}, {lemma.name}'s {n}: a quantity its statement defines in words"))
     if lemma.derivation is None:
         return res
     moved = {old for n, old in lemma.params.items() if n in subs and subs[n] is not old and subs[n] != old}
@@ -1379,6 +1390,11 @@ def _bound_names(res, lemma, subs):
                                                                    f"(as defined in {lemma.derivation.id})",
                                         meanings=tuple(vals) if len(vals) > 1 else ()))
     return res
+
+
+def _named_marker(sym):
+    """The meaning of a named quantity ``sym`` as a bound premise states it: an opaque symbol, which no definition equals."""
+    return sp.Symbol(f"<{sym}: named>")
 
 
 def _meanings_text(vals, width):
@@ -2469,7 +2485,16 @@ class Derivation:
             # meaning, where the cited chain defines it case by case)
             key = name_key(p.rel.lhs)
             mine, theirs = defined.get(key), p.meanings or (p.rel.rhs,)
-            if mine is not None and any(v != mine[0] and not _zero(canon(v) - canon(mine[0])) for v in theirs):
+            if mine is not None and theirs == (_named_marker(key),):
+                # a named quantity this chain defines: what its words mean must give that value, an assumption of the
+                # statement (Eg := (R_pop - a)/W for Mohri's E g, g = (l - a)/W: linearity of E, assumed so in words)
+                hit = next((a for a in ass if premise_matches(eq(key, mine[0]), a.rel)), None)
+                if hit is None:
+                    undischarged.append((name, f"{key} is defined here as {_short(mine[0], 80)} but it is {p.text}: that "
+                                               f"value must be an assumption of the statement"))
+                else:
+                    discharged.append((name, f"{key} = {_short(mine[0], 80)}", f"assumption: {hit.text}"))
+            elif mine is not None and any(v != mine[0] and not _zero(canon(v) - canon(mine[0])) for v in theirs):
                 undischarged.append((name, f"{p.rel.lhs} is defined here as {_short(mine[0], 80)} but the cited "
                                            f"statement means {p.text}"))
             # and two citations must agree on it, unless they sit in different cases of a case split (y := -1 from

@@ -10,6 +10,7 @@ as ``sympy.Lambda``.
 from __future__ import annotations
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from .chain import Ea, Ex, Lemma, Var, ea_of_ex, eq, ge, gt, le, library_lemma, relation_kind
 
@@ -150,6 +151,18 @@ def segment_conditions(f, a, b):
     return list(dict.fromkeys(conds))
 
 
+def real_values(f, point):
+    """F real-valued at ``point`` (a point of its domain), asked where F's body may visibly be complex: an explicit I, a
+    symbol or an undefined function not declared real, a value SymPy knows is not real.  Logs and roots need no
+    condition here: ``smooth_conditions`` already asks their arguments to be > 0 on the domain.  Cauchy-Schwarz for
+    integrals and Taylor's theorem are false for complex F (F = 1 + i(2u - 1) on [0, 1] proved 1 <= sqrt(2/3); F = e^{iu}
+    proved e^{iy} = 1 + iy - e^{i xi} y^2/2; an eighteenth probe, Dec 2026)."""
+    value = sp.sympify(f(point))
+    visible = value.has(sp.I) or value.is_extended_real is False or any(
+        a.is_extended_real is not True for a in value.atoms(sp.Symbol, AppliedUndef) if a != point)
+    return [eq(sp.im(value), 0)] if visible and sp.im(value) != 0 else []
+
+
 @_lib('Jensen')
 def jensen_concave(E):
     """Jensen: E F(Y) <= F(E Y) for F concave on [0, oo) (values in [-oo, oo), continuous there, as log is) and
@@ -183,11 +196,12 @@ def taylor2():
     return Lemma(
         "Taylor's theorem with Lagrange remainder (order 2)",
         "F(y) = F(y0) + F'(y0)(y - y0) + F''(xi)(y - y0)^2/2, xi = y0 + (y - y0)/(1 + t) for some t > 0",
-        {"F": sp.Lambda(_u, sp.Function("F")(_u)), "Y": sp.Symbol("y"), "Y0": sp.Symbol("y0"),
+        {"F": sp.Lambda(_u, sp.Function("F")(_u)), "Y": sp.Symbol("y", real=True), "Y0": sp.Symbol("y0", real=True),
          "T": sp.Symbol("t", positive=True)},
         lambda F, Y, Y0, T: eq(F(Y), F(Y0) + sp.diff(F(_u), _u).subs(_u, Y0) * (Y - Y0)
                                + sp.diff(F(_u), _u, 2).subs(_u, Y0 + (Y - Y0) / (1 + T)) * (Y - Y0) ** 2 / 2),
-        lambda F, Y, Y0, T: [gt(T, 0)] + segment_conditions(F, Y0, Y), witnesses=("T",))
+        lambda F, Y, Y0, T: [gt(T, 0)] + segment_conditions(F, Y0, Y) + real_values(F, _v), witnesses=("T",),
+        bound=(_v,))
 
 
 @_lib('Taylor (Lagrange remainder)')
@@ -197,12 +211,13 @@ def taylor3():
     return Lemma(
         "Taylor's theorem with Lagrange remainder (order 3)",
         "F(y) = F(y0) + F'(y0)(y-y0) + F''(y0)(y-y0)^2/2 + F'''(xi)(y-y0)^3/6, xi = y0 + (y - y0)/(1 + t), some t > 0",
-        {"F": sp.Lambda(_u, sp.Function("F")(_u)), "Y": sp.Symbol("y"), "Y0": sp.Symbol("y0"),
+        {"F": sp.Lambda(_u, sp.Function("F")(_u)), "Y": sp.Symbol("y", real=True), "Y0": sp.Symbol("y0", real=True),
          "T": sp.Symbol("t", positive=True)},
         lambda F, Y, Y0, T: eq(F(Y), F(Y0) + sp.diff(F(_u), _u).subs(_u, Y0) * (Y - Y0)
                                + sp.diff(F(_u), _u, 2).subs(_u, Y0) * (Y - Y0) ** 2 / 2
                                + sp.diff(F(_u), _u, 3).subs(_u, Y0 + (Y - Y0) / (1 + T)) * (Y - Y0) ** 3 / 6),
-        lambda F, Y, Y0, T: [gt(T, 0)] + segment_conditions(F, Y0, Y), witnesses=("T",))
+        lambda F, Y, Y0, T: [gt(T, 0)] + segment_conditions(F, Y0, Y) + real_values(F, _v), witnesses=("T",),
+        bound=(_v,))
 
 
 @_lib('Taylor (Lagrange remainder)')
@@ -214,11 +229,11 @@ def taylor_n(order):
         f"Taylor's theorem with Lagrange remainder (order {order})",
         f"F(y) = sum_(n<={order}) F^(n)(0) y^n/n! + F^({order + 1})(theta) y^{order + 1}/({order + 1})!",
         # theta lies between 0 and y (a real point: the theorem is about real y)
-        {"F": sp.Lambda(u, sp.Function("F")(u)), "Y": sp.Symbol("y"), "XI": sp.Symbol("theta", real=True)},
+        {"F": sp.Lambda(u, sp.Function("F")(u)), "Y": sp.Symbol("y", real=True), "XI": sp.Symbol("theta", real=True)},
         lambda F, Y, XI: eq(F(Y), sp.Add(*[sp.diff(F(u), u, n).subs(u, 0) * Y ** n / sp.factorial(n)
                                             for n in range(order + 1)])
                             + sp.diff(F(u), u, order + 1).subs(u, XI) * Y ** (order + 1) / sp.factorial(order + 1)),
-        lambda F, Y, XI: segment_conditions(F, 0, Y), witnesses=("XI",))
+        lambda F, Y, XI: segment_conditions(F, 0, Y) + real_values(F, _v), witnesses=("XI",), bound=(_v,))
 
 
 @_lib('Popoviciu')
@@ -310,7 +325,7 @@ def cauchy_schwarz_integral():
         "Cauchy-Schwarz inequality (integrals)", "int_0^U f <= (int_0^U 1)^{1/2} (int_0^U f^2)^{1/2}",
         {"F": sp.Lambda(_u, sp.Function("F")(_u)), "U": sp.Symbol("U", positive=True)},
         lambda F, U: le(sp.Integral(F(e), (e, 0, U)), sp.sqrt(U) * sp.sqrt(sp.Integral(F(e) ** 2, (e, 0, U)))),
-        lambda F, U: [ge(U, 0)])
+        lambda F, U: [ge(U, 0)] + real_values(F, _y), bound=(_y,))
 
 
 @_lib('Mohri et al. Thm 3.3')
@@ -343,7 +358,9 @@ def chaining_uml(index=None):
          "M": sp.Symbol("M", positive=True, integer=True)},
         lambda Rad, logNA, m, c, M: le(Rad, c * 2 ** (-M) / sp.sqrt(m) + 6 * c / m * sp.Sum(
             2 ** (-k_) * sp.sqrt(logNA(c * 2 ** (-k_))), (k_, 1, M))),
-        lambda Rad, logNA, m, c, M: [gt(m, 0), gt(c, 0), ge(M, 1)], named=("Rad", "logNA"))
+        # c is the radius of A, defined in words as Rad and logNA are: a name, never a number (c = 1/100 proved
+        # R({-1, 1}) <= 0.03; an eighteenth probe, Dec 2026)
+        lambda Rad, logNA, m, c, M: [gt(m, 0), gt(c, 0), ge(M, 1)], named=("Rad", "logNA", "c"))
 
 
 CHAIN_K = sp.Symbol("k", integer=True, positive=True)          # the scale index of the chaining sum
@@ -550,7 +567,8 @@ def ftc_antiderivative():
         {"F": sp.Lambda(_u, sp.Function("F")(_u)), "f": sp.Lambda(_u, sp.Function("f")(_u)),
          "U": sp.Symbol("U", positive=True)},
         lambda F, f, U: eq(sp.Integral(f(e), (e, 0, U)), F(U)),
-        lambda F, f, U: [eq(sp.diff(F(e), e), f(e)), eq(sp.Limit(F(e), e, 0, "+"), 0)] + smooth_conditions(F, _y))
+        lambda F, f, U: [eq(sp.diff(F(e), e), f(e)), eq(sp.Limit(F(e), e, 0, "+"), 0)] + smooth_conditions(F, _y),
+        bound=(_y,))
 
 
 @_lib('elementary')
@@ -630,7 +648,9 @@ def dudley_covering_transfer():
          "rho": sp.Symbol("rho", nonnegative=True), "dth": sp.Symbol("Dtheta", positive=True)},
         lambda logN, d, R, L, U, rho, dth: le(sp.Integral(sp.sqrt(logN(e)), (e, 0, U)),
                                               sp.sqrt(d) * sp.Integral(sp.sqrt(sp.log(1 + 2 * R * L / e)), (e, 0, U))),
-        lambda logN, d, R, L, U, rho, dth: [le(rho, L * dth)])
+        # logN is log N(eps, Phi, rho_n), defined in words: a name, never a formula (logN = 4 log(1 + 2/eps) proved
+        # int 2 sqrt(log(1 + 2/eps)) <= int sqrt(log(1 + 2/eps)); an eighteenth probe, Dec 2026)
+        lambda logN, d, R, L, U, rho, dth: [le(rho, L * dth)], named=("logN",))
 
 
 @_lib('covering numbers')
@@ -711,13 +731,14 @@ def taylor_lagrange_point(order):
         f"Taylor's theorem with Lagrange remainder (order {order}), point y/(1+t)",
         f"F(y) = sum_(n<={order}) F^(n)(0) y^n/n! + F^({order + 1})(y/(1+t)) y^{order + 1}/({order + 1})!, some t > 0, "
         "F smooth on (lo, oo), lo < min(0, y)",
-        {"F": sp.Lambda(u, sp.Function("F")(u)), "Y": sp.Symbol("y"), "T": sp.Symbol("t", positive=True),
-         "lo": sp.Symbol("lo")},
+        {"F": sp.Lambda(u, sp.Function("F")(u)), "Y": sp.Symbol("y", real=True), "T": sp.Symbol("t", positive=True),
+         "lo": sp.Symbol("lo", real=True)},
         lambda F, Y, T, lo: eq(F(Y), sp.Add(*[sp.diff(F(u), u, n).subs(u, 0) * Y ** n / sp.factorial(n)
                                                for n in range(order + 1)])
                                + sp.diff(F(u), u, order + 1).subs(u, Y / (1 + T)) * Y ** (order + 1)
                                / sp.factorial(order + 1)),
-        lambda F, Y, T, lo: [gt(T, 0), gt(Y - lo, 0), gt(-lo, 0)] + smooth_conditions(F, lo + _y), witnesses=("T",))
+        lambda F, Y, T, lo: [gt(T, 0), gt(Y - lo, 0), gt(-lo, 0)] + smooth_conditions(F, lo + _y)
+        + real_values(F, lo + _y), witnesses=("T",), bound=(_y,))
 
 
 @_lib('elementary')
@@ -894,7 +915,7 @@ def ftc_unit_interval():
         "fundamental theorem of calculus", "F(1) - F(0) = int_0^1 F'(c) dc for F in C^1[0, 1]",
         {"F": sp.Lambda(_u, sp.Function("F")(_u))},
         lambda F: eq(F(1) - F(0), sp.Integral(sp.Derivative(F(_ci), _ci), (_ci, 0, 1))),
-        lambda F: smooth_conditions(F, _y_closed))
+        lambda F: smooth_conditions(F, _y_closed), bound=(_y_closed,))
 
 
 # ---------------------------------------------------------------- for the search-ratio remainder bound (asymptotics), appended

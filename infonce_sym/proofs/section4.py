@@ -178,6 +178,9 @@ def _prop3():
     s7_ = Step("confidence term", "Prop. 3", eq(R_hat + 2 * Radl + 12 / tau * c, (R_hat + 2 * Radl + 12 / tau * c).subs(cdef)),
                "c_delta = sqrt(log(2/delta)/(2n))", Identity(defs=cdef))
     ass = [As("0 < delta < 1", lt(delta, 1)),
+           # Mohri's E g and sample mean of g, named in its words, at g = (l - a)/W: linearity of the expectation and mean
+           As("E g = (R_pop - a)/W: g = (l - a)/W and R_pop = E l (linearity of the expectation)", eq(Eg, (Rpop - lo) / W)),
+           As("mean_i g(Z_i) = (R_hat - a)/W: g = (l - a)/W and R_hat the sample mean of l", eq(gbar, (R_hat - lo) / W)),
            # positive names: c_delta (then log(2/delta) > 0) and W = b - a (log increasing, e^{2/tau} > e^{-2/tau})
            As("c_delta = sqrt(log(2/delta)/(2n)) > 0 (delta < 1)", gt(_sqrt_conf(), 0), derived=True),
            As("W = b - a > 0 (log is increasing)", gt(hi - lo, 0), derived=True),

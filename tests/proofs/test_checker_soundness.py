@@ -1242,10 +1242,93 @@ def test_a_name_defined_case_by_case_shows_every_meaning_and_is_proved_as_such()
     again = _one("again", y, "le", 1, le(y, 1), ByLemma(Lemma.from_derivation(cases, {}), {}))
     assert again.run().verdict == "proved"
 
+# ---------------------------------------------------------------- round eighteen (a probe, Dec 2026)
+def a_named_rademacher_complexity_defined_by_the_chain():
+    # Radg, Radl are quantities rademacher_affine defines in words: x := 1, y := 0 proved 1 = 0
+    xr, yr = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+    return Derivation("R18a", "", "", sp.Integer(1), "eq", sp.Integer(0), [
+        Step("a", "", eq(1, xr), "", Identity(defs={xr: 1})),
+        Step("b", "", eq(xr, yr), "", ByLemma(L.rademacher_affine(), {"Radg": xr, "Radl": yr, "W": 1})),
+        Step("c", "", eq(yr, 0), "", Identity(defs={yr: 0}))])
+
+
+def a_complex_function_in_cauchy_schwarz_for_integrals():
+    # F = 1 + i(2u - 1) on [0, 1]: int F = 1 and int F^2 = 2/3, so the claim reads 1 <= sqrt(2/3)
+    F = sp.Lambda(u, 1 + sp.I * (2 * u - 1))
+    claim = L.cauchy_schwarz_integral().instantiate({"F": F, "U": 1})[0]
+    return _one("R18b", claim.lhs, "le", claim.rhs, claim, ByLemma(L.cauchy_schwarz_integral(), {"F": F, "U": 1}))
+
+
+def _taylor2_at(F, Y, name):
+    t = sp.Symbol("t", positive=True)
+    subs = {"F": F, "Y": Y, "Y0": 0, "T": t}
+    claim = L.taylor2().instantiate(subs)[0]
+    return _one(name, claim.lhs, "eq", claim.rhs, claim, ByLemma(L.taylor2(), subs), exists=(t,))
+
+
+def a_complex_function_in_taylor():
+    # e^{iy} = 1 + iy - e^{i xi} y^2/2 needs |e^{i xi}| = 1/pi at y = 2 pi: no t > 0 gives it
+    return _taylor2_at(sp.Lambda(u, sp.exp(sp.I * u)), x, "R18c")
+
+
+def a_complex_point_in_taylor():
+    # Taylor's theorem is about a real y: at y = i pi, e^y = 1 + y + e^xi y^2/2 needs e^xi = 4/pi^2 (xi = i pi/(1 + t))
+    return _taylor2_at(sp.Lambda(u, sp.exp(u)), sp.I * sp.pi, "R18d")
+
+
+def _ftc_pole():
+    # F = u/(u - 1), F' = -1/(u - 1)^2 on (0, 2], which is not integrable at 1: int_0^2 F' is -oo, not F(2) = 2
+    subs = {"F": sp.Lambda(u, u / (u - 1)), "f": sp.Lambda(u, -1 / (u - 1) ** 2), "U": 2}
+    claim, hyps = L.ftc_antiderivative().instantiate(subs)
+    point = next(iter(hyps[2].free_symbols))              # the smoothness condition's point of (0, oo): _y - 1 > 0
+    return subs, claim, point
+
+
+def a_smoothness_point_defined_by_a_hypothesis_check():
+    subs, claim, point = _ftc_pole()
+    return _one("R18e", claim.lhs, "eq", claim.rhs, claim,
+                ByLemma(L.ftc_antiderivative(), subs, hyp_checks={1: LimitCheck(), 2: NonNegative([1], defs={point: 2})}))
+
+
+def a_smoothness_point_assumed_at_one_value():
+    subs, claim, point = _ftc_pole()
+    return _one("R18f", claim.lhs, "eq", claim.rhs, claim, ByLemma(L.ftc_antiderivative(), subs, hyp_checks={1: LimitCheck()}),
+                assumptions=[Assumption("y > 1", gt(point - 1, 0))])
+
+
+def a_segment_point_defined_by_a_hypothesis_check():
+    # F = 1/(u^2 - 1) between 0 and 2 has a pole at 1: 1/3 = -1 + 2 F''(xi) has no xi on the segment (F'' < 0 on (0, 1),
+    # F'' > 26/27 on (1, 2))
+    t = sp.Symbol("t", positive=True)
+    subs = {"F": sp.Lambda(u, 1 / (u ** 2 - 1)), "Y": 2, "Y0": 0, "T": t}
+    claim, hyps = L.taylor2().instantiate(subs)
+    at, h = next((n, h) for n, h in enumerate(hyps) if h.free_symbols - {t})
+    point = next(iter(h.free_symbols))
+    return _one("R18g", claim.lhs, "eq", claim.rhs, claim,
+                ByLemma(L.taylor2(), subs, hyp_checks={at: NonNegative([3], defs={point: 2})}), exists=(t,))
+
+
+ROUND_EIGHTEEN = [a_named_rademacher_complexity_defined_by_the_chain, a_complex_function_in_cauchy_schwarz_for_integrals,
+                  a_complex_function_in_taylor, a_complex_point_in_taylor, a_smoothness_point_defined_by_a_hypothesis_check,
+                  a_smoothness_point_assumed_at_one_value, a_segment_point_defined_by_a_hypothesis_check]
+
+
+@pytest.mark.parametrize("lemma, subs", [
+    # logN is the covering numbers of the class: 4 log(1 + 2/eps) there proved int 2 sqrt(log(1 + 2/eps)) <= half of it
+    (L.dudley_covering_transfer, {"logN": sp.Lambda(u, 4 * sp.log(1 + 2 / u)), "d": 1, "R": 1, "L": 1, "U": 1, "rho": 0,
+                                  "dth": 1}),
+    # c is the radius of A: c = 1/100 proved R({-1, 1}) = 1 <= 0.03
+    (L.chaining_uml, {"Rad": sp.Symbol("Rad", real=True), "logNA": sp.Lambda(u, sp.Function("logN_A", nonnegative=True)(u)),
+                      "m": 1, "c": sp.Rational(1, 100), "M": 1})], ids=["logN", "c"])
+def test_a_quantity_a_library_lemma_defines_in_words_takes_a_name_not_a_formula(lemma, subs):
+    with pytest.raises(ValueError, match="needs a name of its own"):
+        lemma().instantiate(subs)
+
+
 def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
             + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN
-            + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN)
+            + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
