@@ -6,6 +6,7 @@ refusal names the parameter, the value as typed and the valid range.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import re
@@ -15,6 +16,7 @@ __all__ = [
     "InputError", "check_positive", "check_tau", "check_k", "check_digits",
     "check_dim", "check_kappa", "check_finite_real", "check_probability",
     "read_real", "read_int", "read_decimal", "read_int_list", "read_real_list", "read_list", "read_choice", "shown", "shown_path", "read_json_file", "missing_file", "DIGITS_RANGE", "MAX_NUMBER_CHARS",
+    "naming_the_file",
 ]
 
 DIGITS_RANGE = (5, 100)
@@ -24,6 +26,19 @@ MAX_NUMBER_CHARS = 200      # a number typed is at most this long
 MAX_EXPONENT = 10**6        # and its decimal exponent at most this in absolute value
 
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?", re.ASCII)
+
+
+@contextlib.contextmanager
+def naming_the_file(path):
+    """An ``OSError`` raised while writing ``path`` carries its name (a failed write() names none: a report.md linked to
+    /proc/self/status ended in "internal error: [Errno 22] Invalid argument"; a probe, Dec 2026): the command line then
+    names the file, exit 2."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+        raise
 
 
 class InputError(ValueError):

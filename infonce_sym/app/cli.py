@@ -201,7 +201,8 @@ def output_dir(flag, text, files=()) -> Path:
         with tempfile.TemporaryFile(dir=path):
             pass
     except OSError as exc:
-        raise InputError(flag, f"cannot write into {shown(text)}: {exc.strerror or exc}") from None
+        # the error is creating a file there (/proc/1 exists, and said "No such file or directory"; a probe, Dec 2026)
+        raise InputError(flag, f"cannot create a file in {shown(text)}: {exc.strerror or exc}") from None
     for name in files:
         target = path / name
         if target.is_symlink() and not target.exists():

@@ -30,6 +30,11 @@ def _path_text(path) -> str:
     return text if text.isprintable() and " " not in text and text else repr(text)
 
 
+def _pseudo_file(path):
+    import os
+    return os.path.realpath(path).startswith(("/proc/", "/sys/", "/dev/"))
+
+
 def _fail(option, path, problem):
     raise InputError(option, f"{_path_text(path)}: {problem}")
 
@@ -44,7 +49,8 @@ def _pick_key(option, path, keys, key, what="key", holder=""):
             return keys[0]
         # the --compare files take their names from --compare-key (a probe, Dec 2026: "--key" sent users astray)
         flag = "compare-key" if option == "--compare" and what == "key" else what
-        _fail(option, path, f"{holder}holds {len(keys)} arrays ({', '.join(map(str, keys[:8]))}); choose one with --{flag}")
+        things = "columns" if what == "column" else "arrays"
+        _fail(option, path, f"{holder}holds {len(keys)} {things} ({', '.join(map(str, keys[:8]))}); choose one with --{flag}")
     if key not in keys:
         _fail(option, path, f"has no {what} {key!r} (it has: {', '.join(map(str, keys[:8])) or 'none'})")
     return key
@@ -306,7 +312,9 @@ def load_matrix(option: str, text, key: str | None = None, column: str | None = 
     except OSError as exc:
         _fail(option, path, f"cannot be read ({exc.strerror or exc})")
     if path.stat().st_size == 0:
-        _fail(option, path, "the file is empty")
+        # a /proc or /sys file has content and size 0: it is no array file either way (a probe, Dec 2026)
+        _fail(option, path, "the file is empty" if path.is_file() and not _pseudo_file(path) else
+              "the file has size 0 (a pseudo-file of /proc, /sys or /dev, not an array file)")
     if ext == ".npy":
         arr = _load_npy(option, path)
     elif ext == ".npz":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from ..errors import naming_the_file
 
 # the files every report writes into its directory (the plots are named by model)
 REPORT_FILES = (REPORT_JSON, REPORT_MD) = ("report.json", "report.md")
@@ -158,7 +159,8 @@ def write(out_dir, results, rows, meta) -> dict:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     payload = {"meta": meta, "checks": [r.as_json() for r in results]}
-    (out / REPORT_JSON).write_text(json.dumps(payload, indent=2, default=_json_default))
+    with naming_the_file(out / REPORT_JSON):
+        (out / REPORT_JSON).write_text(json.dumps(payload, indent=2, default=_json_default))
     plots = _plots(out, rows)
     numeric = [r for r in results if not is_derivation(r)]
     derivations = [r for r in results if is_derivation(r)]
@@ -203,7 +205,8 @@ def write(out_dir, results, rows, meta) -> dict:
                       f"{_md(', '.join(map(str, failed))) if failed else '-'} | {r.seconds:.1f}s |")
     md += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]
     md += ["", "Rendered derivations: `derivations/` in the repository; errata: `derivations/README.md`."]
-    (out / REPORT_MD).write_text("\n".join(md) + "\n")
+    with naming_the_file(out / REPORT_MD):
+        (out / REPORT_MD).write_text("\n".join(md) + "\n")
     return {"json": out / REPORT_JSON, "markdown": out / REPORT_MD, "plots": plots}
 
 
@@ -246,7 +249,8 @@ def _plots(out: Path, rows):
             ax.legend(fontsize=7)
         fig.tight_layout()
         name = "gap_" + "".join(ch if ch.isalnum() else "_" for ch in model) + ".png"
-        fig.savefig(out / name, dpi=90)
+        with naming_the_file(out / name):
+            fig.savefig(out / name, dpi=90)
         plt.close(fig)
         paths.append(out / name)
     return paths

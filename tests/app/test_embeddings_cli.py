@@ -950,3 +950,42 @@ def test_a_rerun_into_the_same_out_leaves_no_plot_of_the_earlier_run(tmp_path, c
     assert code == 0, err
     assert not (tmp_path / "rep" / "tau_sweep.png").exists()
     assert sorted(Path(f).name for f in json.loads(out)["written"]) == ["gap_vs_k.png", "report.md"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
+def test_pseudo_files_as_input_or_output_exit_2_naming_them(tmp_path, capsys):
+    """A report.md linked to /proc/self/status ended, after the work, in "internal error: [Errno 22] Invalid argument";
+    that file as --anchors was "empty"; --out /proc/1 "does not exist" (a probe, Dec 2026)."""
+    import os
+    a, p = _pairs(3, 3)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    (tmp_path / "rep").mkdir()
+    os.symlink("/proc/self/status", tmp_path / "rep" / "report.md")
+    os.symlink("/proc/self/status", tmp_path / "status.npy")
+    base = ("--positives", tmp_path / "p.npy", "--tau", "0.5", "--k", "1,2", "--samples", "0", "--no-tau-sweep")
+    for argv, needles in (((*base, "--anchors", tmp_path / "a.npy", "--out", tmp_path / "rep"), ("report.md", "Invalid argument")),
+                          ((*base, "--anchors", tmp_path / "status.npy"), ("status.npy", "size 0", "pseudo-file")),
+                          ((*base, "--anchors", tmp_path / "a.npy", "--out", "/proc/1"), ("--out", "cannot create a file in"))):
+        code, out, err = _run(capsys, *argv)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "internal error" not in err, err
+        assert all(needle in err for needle in needles), err
+
+
+def test_one_anchor_gets_one_verdict_whatever_k(tmp_path, capsys):
+    """n = 1: every tuple gives the exact loss at every k; k = 1 was "consistent (zero spread)" and k = 16
+    "inconclusive" (the values agree to rounding there; a probe, Dec 2026)."""
+    a, p = _pairs(1, 3)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.05",
+                          "--k", "1,16", "--samples", "2000", "--no-tau-sweep", "--json")
+    assert code == 0, err
+    verdicts = [row["verdict"] for row in json.loads(out)["monte_carlo"]]
+    assert len(verdicts) == 2 and all(v.startswith("consistent") for v in verdicts), verdicts
+
+
+def test_a_parquet_file_with_two_columns_says_columns():
+    from infonce_sym.app.embeddings_io import _pick_key
+    with pytest.raises(InputError, match=r"holds 2 columns \(emb, emb2\); choose one with --column"):
+        _pick_key("--anchors", Path("x.parquet"), ["emb", "emb2"], None, what="column")
