@@ -1113,6 +1113,12 @@ def _domain_conditions(params, kw, real_if_visible=False):
             # a vector of declared symbols, element by element (a = b = [i] in Cauchy-Schwarz for vectors)
             # every element by the template's (its last element's, for a template shorter than the instance)
             pairs = [(old[min(i, len(old) - 1)], v) for i, v in enumerate(new) if old and isinstance(old[0], sp.Symbol)]
+            if old and isinstance(old[0], sp.Lambda):
+                # a vector of functions (Minkowski's x_r): each element's values as the template declares its elements'
+                tmpl = old[0]
+                args = [sp.Dummy(f"{name}_arg{i}", real=True) for i in range(len(tmpl.variables))]
+                pairs = [(tmpl(*args), _as_lambda(v)(*args)) for v in new
+                         if isinstance(_as_lambda(v), sp.Lambda) and len(_as_lambda(v).variables) == len(args)]
         elif isinstance(old, sp.Lambda) and isinstance(_as_lambda(new), sp.Lambda):
             # a function given as a Lambda: its declared values (the body's function) at fresh real arguments
             args = [sp.Dummy(f"{name}_arg{i}", real=True) for i in range(len(old.variables))]     # no capture
@@ -1379,6 +1385,16 @@ def _bound_names(res, lemma, subs):
             if isinstance(key, sp.Symbol):
                 res.premises.append(Premise("bound", eq(key, _named_marker(key)),
                                             f"{key}, {lemma.name}'s {n}: a quantity its statement defines in words"))
+                # what the words define it from (the lemma's other parameters: Rad of {(l - a)/W} depends on W) must be
+                # the same wherever this lemma names it so (Radg with W = 2 and with W = 3 proved Radl/2 = Radl/3; a
+                # nineteenth probe, Dec 2026)
+                others = [sp.sympify(subs[m]) for m in lemma.params if m not in lemma.named and m in subs
+                          and not isinstance(subs[m], (list, tuple, sp.Lambda))
+                          and (isinstance(subs[m], sp.Basic) or not callable(subs[m]))]
+                others = [v for v in others if isinstance(v, sp.Expr)]
+                role = sp.Symbol(f"<{key}: {lemma.name}'s {n}>")
+                res.premises.append(Premise("bound", eq(role, sp.Function("from")(*others) if others else sp.Integer(0)),
+                                            f"{key} as {lemma.name}'s {n} at {', '.join(map(str, others)) or 'no other value'}"))
     if lemma.derivation is None:
         return res
     moved = {old for n, old in lemma.params.items() if n in subs and subs[n] is not old and subs[n] != old}
@@ -1390,6 +1406,17 @@ def _bound_names(res, lemma, subs):
                                                                    f"(as defined in {lemma.derivation.id})",
                                         meanings=tuple(vals) if len(vals) > 1 else ()))
     return res
+
+
+def _limit_variables(e) -> set:
+    """The variables of the limits in ``e`` (SymPy's Limit; the kept liminf and limsup, whose second argument it is)."""
+    out = set()
+    for a in sp.preorder_traversal(sp.sympify(e)):
+        if isinstance(a, sp.Limit):
+            out.add(a.args[1])
+        elif getattr(type(a), "spot_as_argument", False) and len(a.args) == 2 and isinstance(a.args[1], sp.Symbol):
+            out.add(a.args[1])
+    return out
 
 
 def _named_marker(sym):
@@ -1912,7 +1939,7 @@ class ByCases:
         if not _zero(g1 + g2) or (k1 == "lt" and k2 == "lt") or "eq" in (relation_kind(c1), relation_kind(c2)):
             return _fail("the cases are not exhaustive")
         inside = set().union(*(e.args[0].free_symbols for e in claim.atoms(Expectation)),
-                             *(set(e.variables) for e in claim.atoms(sp.Sum, sp.Integral)))
+                             *(set(e.variables) for e in claim.atoms(sp.Sum, sp.Integral)), _limit_variables(claim))
         if any((sp.sympify(cond).free_symbols & inside) or ((claim.has(Expectation) or claim.has(Var))
                                                              and _random_atoms(cond))
                for cond in (c1, c2)):
@@ -2378,8 +2405,12 @@ class Derivation:
         the quantity, the statement and the claims): an assumption on one of them is read "for every" value of it."""
         out = set()
         for e in [self.quantity, self.statement] + [st.claim for st in self.steps]:
-            for b in sp.sympify(e).atoms(sp.Sum, sp.Product, sp.Integral, sp.Lambda):
+            e = sp.sympify(e)
+            for b in e.atoms(sp.Sum, sp.Product, sp.Integral, sp.Lambda):
                 out |= set(b.variables)
+            # liminf, limsup and limit run over their variable: an assumption on it holds for every n (n <= 5 read at one
+            # n discharged "U_n <= 5 for every n" and proved limsup_n n <= 5; a nineteenth probe, Dec 2026)
+            out |= _limit_variables(e)
         return out
 
     def discharge(self, results):
@@ -2416,6 +2447,7 @@ class Derivation:
         for st in self.steps:
             for e in sp.sympify(st.claim).atoms(sp.Integral, sp.Sum, sp.Product, sp.Lambda):
                 bound_here |= set(e.variables)
+            bound_here |= _limit_variables(st.claim)
         for sym, uses in defs.items():
             first = uses[0][1].rel.rhs
             defined[sym] = [first]

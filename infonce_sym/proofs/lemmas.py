@@ -118,7 +118,10 @@ def smooth_conditions(f, point):
         elif isinstance(e, sp.log):
             conds.append(gt(e.args[0], 0))
             visit(e.args[0])
-        elif isinstance(e, sp.Sum) and not any(lim.has(var) for lim in e.limits):
+        elif isinstance(e, sp.Sum) and not any(lim.has(var) for lim in e.limits) \
+                and all(sp.sympify(end).is_finite for lim in e.limits for end in lim[1:]):
+            # a finite sum of smooth terms; a series need not be smooth (sum_m u^2/(1 + u^2)^m is 1 off 0, 0 at 0; a
+            # nineteenth probe, Dec 2026) and falls to the refusal below
             visit(e.function)                   # a finite sum of smooth terms (its range does not move)
         elif isinstance(e, sp.Pow):
             base, expo = e.args
@@ -457,7 +460,7 @@ def jensen_power_mean(index=_j):
         lambda p, a, beta, k: le(sp.Sum(p(index) * a(index), (index, 1, k)),
                                  sp.Sum(p(index) * a(index) ** beta, (index, 1, k)) ** (1 / beta)),
         lambda p, a, beta, k: [ge(beta - 1, 0), ge(p(index), 0), eq(sp.Sum(p(index), (index, 1, k)), 1),
-                               ge(a(index), 0)], bound=(index,))
+                               ge(a(index), 0), ge(k, 0)], bound=(index,))
 
 
 @_lib('Jensen')
@@ -472,7 +475,7 @@ def jensen_concave_power(index=_j):
         lambda p, S, g, k: le(sp.Sum(p(index) * S(index) ** g, (index, 1, k)),
                               sp.Sum(p(index) * S(index), (index, 1, k)) ** g),
         lambda p, S, g, k: [ge(1 - g, 0), ge(p(index), 0), eq(sp.Sum(p(index), (index, 1, k)), 1),
-                            ge(S(index), 0)], bound=(index,))
+                            ge(S(index), 0), ge(k, 0)], bound=(index,))
 
 
 @_lib('power means')
@@ -487,7 +490,7 @@ def power_mean_monotone(index=_j):
         lambda p, a, r, s, k: le(sp.Sum(p(index) * a(index) ** r, (index, 1, k)) ** (s / r),
                                  sp.Sum(p(index) * a(index) ** s, (index, 1, k))),
         lambda p, a, r, s, k: [ge(s - r, 0), ge(p(index), 0), eq(sp.Sum(p(index), (index, 1, k)), 1),
-                               ge(a(index), 0)], bound=(index,))
+                               ge(a(index), 0), ge(k, 0)], bound=(index,))
 
 
 @_lib('elementary')
@@ -508,7 +511,8 @@ def logsumexp_lipschitz(index=_j):
     return Lemma(
         "l^log is 1-Lipschitz in the sup norm [Lei et al. 2019]",
         "|log(1 + sum_j e^{-v_j}) - log(1 + sum_j e^{-v'_j})| <= max_j |v_j - v'_j|",
-        {"v": sp.Lambda(index, sp.Function("v")(index)), "w": sp.Lambda(index, sp.Function("w")(index)),
+        # real v, w: |log(1 + e^{-3.1 i}) - log 2| = 4.17 > 3.1 (a nineteenth probe, Dec 2026)
+        {"v": sp.Lambda(index, sp.Function("v", real=True)(index)), "w": sp.Lambda(index, sp.Function("w", real=True)(index)),
          "m": sp.Symbol("m", nonnegative=True), "k": sp.Symbol("k")},
         lambda v, w, m, k: le(sp.Abs(sp.log(1 + sp.Sum(sp.exp(-v(index)), (index, 1, k)))
                                      - sp.log(1 + sp.Sum(sp.exp(-w(index)), (index, 1, k)))), m),
@@ -551,7 +555,8 @@ def minkowski_mean():
     return Lemma(
         "Minkowski's inequality (triangle inequality in R^n)",
         "(n^-1 sum_i (sum_r x_r(i))^2)^{1/2} <= sum_r (n^-1 sum_i x_r(i)^2)^{1/2}, x_r(i) >= 0",
-        {"xs": [sp.Lambda(i, sp.Function("x")(i))], "n": sp.Symbol("n")},
+        # real vectors: x_1 = (i, 1), x_2 = (-i, 1) proved sqrt(2) <= 0 (a nineteenth probe, Dec 2026)
+        {"xs": [sp.Lambda(i, sp.Function("x", real=True)(i))], "n": sp.Symbol("n")},
         lambda xs, n: le(sp.sqrt(sp.Sum(sp.Add(*[x(i) for x in xs]) ** 2, (i, 1, n)) / n),
                          sp.Add(*[sp.sqrt(sp.Sum(x(i) ** 2, (i, 1, n)) / n) for x in xs])),
         lambda xs, n: [gt(n, 0)])

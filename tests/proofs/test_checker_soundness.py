@@ -1325,10 +1325,80 @@ def test_a_quantity_a_library_lemma_defines_in_words_takes_a_name_not_a_formula(
         lemma().instantiate(subs)
 
 
+# ---------------------------------------------------------------- round nineteen (a probe, Dec 2026)
+def an_infinite_series_read_as_a_finite_sum_of_smooth_terms():
+    # F(u) = sum_m u^2/(1 + u^2)^m - u^2 is 1 for u != 0 and 0 at 0: F(1) - F(0) = 1, the series of derivatives is 0
+    m, th = sp.Symbol("m", real=True), sp.Symbol("theta", real=True)
+    subs = {"F": sp.Lambda(u, sp.Sum(u ** 2 / (1 + u ** 2) ** m, (m, 0, sp.oo)) - u ** 2), "Y": 1, "XI": th}
+    claim = L.taylor_n(0).instantiate(subs)[0]
+    return _one("R19a", claim.lhs, "eq", claim.rhs, claim, ByLemma(L.taylor_n(0), subs), exists=(th,))
+
+
+def a_named_complexity_whose_meaning_depends_on_another_parameter():
+    # Rad_g is the complexity of {(l - a)/W}: at W = 2 and W = 3 it is two numbers (Radl/2 = Radl/3 is false at Radl = 1)
+    rg, rl = sp.Symbol("Radg", real=True), sp.Symbol("Radl", real=True)
+    return Derivation("R19b", "", "", rl / 2, "eq", rl / 3, [
+        Step("a", "", eq(rl / 2, rg), "", ByLemma(L.rademacher_affine(), {"Radg": rg, "Radl": rl, "W": 2})),
+        Step("b", "", eq(rg, rl / 3), "", ByLemma(L.rademacher_affine(), {"Radg": rg, "Radl": rl, "W": 3}))])
+
+
+def minkowski_for_complex_vectors():
+    # x_1 = (i, 1), x_2 = (-i, 1): sqrt((0 + 4)/2) <= 0
+    i = sp.Symbol("i", integer=True, positive=True)
+    subs = {"xs": [sp.Lambda(i, sp.I * (2 - i) + (i - 1)), sp.Lambda(i, -sp.I * (2 - i) + (i - 1))], "n": 2}
+    claim = L.minkowski_mean().instantiate(subs)[0]
+    return _one("R19c", claim.lhs, "le", claim.rhs, claim, ByLemma(L.minkowski_mean(), subs))
+
+
+def logsumexp_at_a_complex_argument():
+    # |log(1 + e^{-3.1 i}) - log 2| = 4.17 > 3.1
+    subs = {"v": sp.Lambda(j, sp.Rational(31, 10) * sp.I), "w": sp.Lambda(j, 0), "m": sp.Rational(31, 10), "k": 1}
+    claim = L.logsumexp_lipschitz(j).instantiate(subs)[0]
+    return _one("R19d", claim.lhs, "le", claim.rhs, claim, ByLemma(L.logsumexp_lipschitz(j), subs))
+
+
+def jensen_over_a_backward_sum():
+    # Karr's sum_{j=1}^{-2} p_j = -(p(0) + p(-1)) = 1 with p = 3j^2 - 2: the weights used are (2, -1); 2 <= sqrt(2) is false
+    kk, s = sp.Symbol("k", integer=True), sp.Symbol("s", nonnegative=True)
+    jp = sp.Symbol("j", integer=True, positive=True)
+    subs = {"p": sp.Lambda(jp, 3 * jp ** 2 - 2), "S": sp.Lambda(jp, jp + 1), "g": sp.Rational(1, 2), "k": kk}
+    claim, hyps = L.jensen_concave_power(jp).instantiate(subs)
+    return _one("R19e", claim.lhs, "le", claim.rhs, claim,
+                ByLemma(L.jensen_concave_power(jp), subs,
+                        hyp_checks={1: NonNegative([3 * s ** 2, 6 * s, 1], {s: jp - 1}, by={s: NonNegative()})}),
+                assumptions=[Assumption("sum_j p_j = 1", hyps[2]), Assumption("k <= -2", le(kk, -2))])
+
+
+def a_limsup_variable_defined_by_a_hypothesis_check():
+    # n := 1 shows "n <= 5" at one n: limsup_n n <= 5 is false
+    n = sp.Symbol("n", positive=True, integer=True)
+    subs = {"U": n, "B": 5, "n": n}
+    claim = L.limsup_bounded().instantiate(subs)[0]
+    return _one("R19f", claim.lhs, "le", claim.rhs, claim,
+                ByLemma(L.limsup_bounded(), subs, hyp_checks={0: NonNegative([4], defs={n: 1})}))
+
+
+ROUND_NINETEEN = [an_infinite_series_read_as_a_finite_sum_of_smooth_terms,
+                  a_named_complexity_whose_meaning_depends_on_another_parameter, minkowski_for_complex_vectors,
+                  logsumexp_at_a_complex_argument, jensen_over_a_backward_sum, a_limsup_variable_defined_by_a_hypothesis_check]
+
+
+def test_an_assumption_on_a_limit_s_variable_is_read_for_every_value():
+    # "n <= 5" beside limsup_n: read for every n (vacuous, and rendered so), never at one n (which proved limsup_n n <= 5)
+    n = sp.Symbol("n", positive=True, integer=True)
+    subs = {"U": n, "B": 5, "n": n}
+    claim = L.limsup_bounded().instantiate(subs)[0]
+    d = _one("R19g", claim.lhs, "le", claim.rhs, claim, ByLemma(L.limsup_bounded(), subs),
+             assumptions=[Assumption("n <= 5", le(n, 5))])
+    assert n in d.indices()
+    assert "*(for every $n$)*" in render_markdown(d)
+
+
 def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
             + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN
-            + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN)
+            + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN
+            + ROUND_NINETEEN)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
