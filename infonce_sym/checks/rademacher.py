@@ -9,7 +9,7 @@ import math
 import time
 
 from ..proofs.statement_registry import statement
-from ..proofs.statements import evaluate, lipschitz_constants, rademacher_bound_from_L
+from ..proofs.statements import lipschitz_constants, rademacher_bound_from_L
 from ..quantities.rademacher import rademacher_estimate
 
 __all__ = ["rademacher_experiment", "rademacher_sweep"]
@@ -18,11 +18,11 @@ __all__ = ["rademacher_experiment", "rademacher_sweep"]
 def rademacher_experiment(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, radius=1.0, samples=100,
                           seed=0, **kw):
     """``rademacher_estimate`` plus the bounds ``bound_prop5`` (the registered P5, as stated), ``bound_sharpened``
-    (the registered P5.sharp: Prop. 5 with the sharpened Lemma 1, constants [2, 1, e]), and three numerical evaluations
-    that no registered statement gives: ``bound_sharpened_exact`` (the sharpened L with the exact Dudley integral and the
-    exact loss range in place of the closed form), ``bound_lipschitz_route`` ((18) -> max over negatives, Prop. 5's
-    Cauchy-Schwarz form) and ``bound_lipschitz_route_exact`` (same L, exact integral); with ``B_tau``, ``B_max``,
-    ``a`` and the Lipschitz constants."""
+    (the registered P5.sharp: Prop. 5 with the sharpened Lemma 1, constants [2, 1, e]), ``bound_lipschitz_route`` (the
+    registered P5.lip: Prop. 5 with Lemma 1 by the Lipschitz route (17)-(18), L = (sqrt 6/tau) C_Phi B_max), and two
+    numerical evaluations that no registered statement gives: ``bound_sharpened_exact`` (the sharpened L with the exact
+    Dudley integral and the exact loss range in place of the closed form) and ``bound_lipschitz_route_exact`` (the (18)
+    route's L, exact integral); with ``B_tau``, ``B_max``, ``a`` and the Lipschitz constants."""
     out = rademacher_estimate(data=data, dim_in=dim_in, m=m, n=n, k=k, tau=tau, radius=radius,
                               samples=samples, seed=seed, **kw)
     za, zp, zn = out.pop("tuples")
@@ -38,16 +38,15 @@ def rademacher_experiment(data="gaussian", dim_in=2, m=1, n=50, k=16, tau=0.5, r
         # the sharpened L through the exact Dudley integral and loss range: numbers, not a registered statement
         "bound_sharpened_exact": rademacher_bound_from_L(lc["L"]["lemma1_sharp"], radius, dT, n, tau, k_=k,
                                                          exact_integral=True, exact_range=True),
-        # Prop. 5's argument with the (18) constant: an expression of statements.BOUNDS (not a
-        # registered derivation)
-        "bound_lipschitz_route": float(evaluate("prop5_lipschitz_route", tau=tau, d_Theta=dT, n=n, R=radius,
-                                                C_Phi=C, B_max=lc["B_max"])),
+        # Prop. 5 by the Lipschitz route (17)-(18): the registered P5.lip (Lemma 1 by that route: L1.lip)
+        "bound_lipschitz_route": float(statement("P5.lip").evaluate("numpy", tau=tau, d_Theta=dT, n=n, R=radius,
+                                                                    C_Phi=C, B_max=lc["B_max"])),
         "bound_lipschitz_route_exact": rademacher_bound_from_L(lc["L"]["lipschitz_route"], radius, dT, n,
                                                                tau, exact_integral=True),
         "a": a, "a_lipschitz_route": a_lip, "B_tau": lc["B_tau"], "B_max": lc["B_max"],
         "L_lemma1": lc["L"]["lemma1"], "L_sharp": lc["L"]["lemma1_sharp"],
-        "statements": "bound_prop5 is the registered P5, bound_sharpened P5.sharp; bound_sharpened_exact, "
-                      "bound_lipschitz_route and bound_lipschitz_route_exact are numbers that no registered "
+        "statements": "bound_prop5 is the registered P5, bound_sharpened P5.sharp, bound_lipschitz_route P5.lip; "
+                      "bound_sharpened_exact and bound_lipschitz_route_exact are numbers that no registered "
                       "statement gives",
     })
     return out

@@ -11,6 +11,7 @@ Steps citing a quoted lemma are proved *conditional on that lemma*.
 from __future__ import annotations
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from .chain import (AsGap, Assumption as As, ByCases, ByLemma, Derivation, DoitIdentity, ExactInstance, Expm1, Identity, Lemma,
                     LimitCheck, NonNegative, PositiveMultiple, Step, eq, ge, gt, le, lt)
@@ -646,7 +647,8 @@ def build_lemma1(l50, consts, case, tag, paper):
 def lemma1_at_theta0(lid):
     """Lemma 1 (derivation ``lid``) at theta' = theta0: rho_n(phi_theta, phi_theta0) <= L ||theta - theta0||."""
     l1 = derivation(lid)
-    return ByLemma(cite(l1, l1.params), {"dl": dl0f, "Dtheta": dth0, "Da": Da0f, "Dp": Dp0f, **AT_THETA0})
+    at = getattr(l1, "at_theta0", None) or {"dl": dl0f, "Dtheta": dth0, "Da": Da0f, "Dp": Dp0f, **AT_THETA0}
+    return ByLemma(cite(l1, l1.params), at)
 
 
 @register("L1.tau-lt-1", "L1.tau-ge-1")
@@ -657,6 +659,124 @@ def _lemma1():
 @register("L1.sharp.tau-lt-1", "L1.sharp.tau-ge-1")
 def _lemma1_sharp():
     return [build_lemma1("L1.50.sharp", (2, 1, 1), case, ".sharp", False) for case in ("lt1", "ge1")]
+
+
+# ================================================================ Lemma 1 by the Lipschitz route (17)-(18)
+def _l1718_names():
+    """The names of derivation L17-18's statement and assumptions, and of L18's quantity (which defines its Mv)."""
+    d, l18 = derivation("L17-18"), derivation("L18")
+    found = {}
+    for e in [d.quantity, d.statement, l18.quantity] + [a_.rel for a_ in d.structured_assumptions() if a_.rel is not None]:
+        e = sp.sympify(e)
+        for sym in e.free_symbols:
+            found.setdefault(sym.name, sym)
+        for f in e.atoms(AppliedUndef):
+            found.setdefault(f.func.__name__, f.func)
+    return found
+
+
+# L17-18's names that a tuple carries (similarities, the max of (16)-(17), the embeddings u = phi, v = phi' of (18)), and
+# those of them that depend on phi' (at theta' = theta0 they are phi_theta0's: names of their own)
+_LIP_NAMES = ("s_+", "s'_+", "s", "s'", "V_inf", "Mv", "Dm", "u_a", "u_p", "u_m", "v_a", "v_p", "v_m")
+_LIP_OF_PHI_PRIME = ("s'_+", "s'", "V_inf", "Mv", "Dm", "v_a", "v_p", "v_m")
+Mxf, zmaxf = sp.Function("Mx", nonnegative=True), sp.Function("z_max", nonnegative=True)   # of tuple i
+Mx0f = sp.Function("Mx_0", nonnegative=True)      # Mx of tuple i for (theta, theta0)
+
+
+def _lip_tuple_functions(names, suffix=""):
+    """{name: the function of tuple i (and of the name's own argument) that stands for it}, declared as the name is."""
+    out = {}
+    for nm, old in names.items():
+        if isinstance(old, sp.Symbol):
+            out[nm] = sp.Function(old.name + suffix, **old.assumptions0)
+        else:
+            out[nm] = sp.Function(old.__name__ + suffix, real=True)
+    return out
+
+
+def _at_tuple_i(fns, names):
+    """The value at tuple i: f(i) for a symbol of L17-18, Lambda(v, f(i, v)) for one of its functions."""
+    v = sp.Symbol("v_arg", integer=True, positive=True)
+    return {nm: fns[nm](i) if isinstance(names[nm], sp.Symbol) else sp.Lambda(v, fns[nm](i, v)) for nm in fns}
+
+
+@register("L1.lip.tuple")
+def _lemma1_lip_tuple():
+    """(17)-(18) and (C) for one tuple: |l(phi_theta, z) - l(phi_theta', z)| <= (sqrt 6/tau) C_Phi ||theta - theta'||
+    (||z^a||^2 + ||z^+||^2 + max_j ||z_j^-||^2)^{1/2} (the Lipschitz route's counterpart of (50))."""
+    l1718 = derivation("L17-18")
+    dl, na, npos, zm = sp.Symbol("dl", nonnegative=True), *sp.symbols("n_a n_p z_max", nonnegative=True)
+    cd = C_Phi * dth
+    s_a = Step("L17-18", "(17)-(18)", le(dl, l1718.statement), "derivation L17-18; dl = |l(phi_theta, z) - l(phi_theta', z)|",
+               ByLemma(cite(l1718), {}, defs={dl: l1718.quantity}))
+    b, c = Da ** 2 + Dp ** 2 + Mx ** 2, cd ** 2 * (na ** 2 + npos ** 2 + zm ** 2)
+    stmt = sp.sqrt(6) / tau * cd * sp.sqrt(na ** 2 + npos ** 2 + zm ** 2)
+    s_c = Step("(C)", "(C)", le(l1718.statement, stmt),
+               "(C): ||Delta(z)|| <= C_Phi ||theta - theta'|| ||z|| at z^a, z^+ and the negative with the largest ||Delta||; "
+               "sqrt is increasing",
+               ByLemma(L.sqrt_product_monotone(), {"a": 6 / tau ** 2, "b": b, "c": c},
+                       hyp_checks={2: NonNegative([s1 * (cd * na + Da), s2 * (cd * npos + Dp), s3 * (cd * zm + Mx)],
+                                                  {s1: cd * na - Da, s2: cd * npos - Dp, s3: cd * zm - Mx})}))
+    ass = ([As("(C) at z^a: ||Delta(z^a)|| <= C_Phi ||z^a|| ||theta - theta'||", le(Da, cd * na)),
+            As("(C) at z^+", le(Dp, cd * npos)),
+            As("(C) at the negative z_j*^- with the largest ||Delta||, and ||z_j*^-|| <= z_max = max_j ||z_j^-||: "
+               "Mx = max_j ||Delta(z_j^-)|| <= C_Phi ||theta - theta'|| z_max", le(Mx, cd * zm))]
+           + l1718.structured_assumptions()
+           + ["n_a = ||z^a||, n_p = ||z^+||, z_max = max_j ||z_j^-||; dl = |l(phi_theta, z) - l(phi_theta', z)|, "
+              "Dtheta = ||theta - theta'||"])
+    d = Derivation("L1.lip.tuple", "(17)-(18) and (C) for one tuple: dl <= (sqrt 6/tau) C_Phi ||theta - theta'|| "
+                   "(||z^a||^2 + ||z^+||^2 + max_j ||z_j^-||^2)^{1/2}", "(15)-(18), (C)", dl, "le", stmt, [s_a, s_c], ass)
+    names = _l1718_names()
+    d.params = dict(dl=dl, na=na, np=npos, zm=zm, Da=Da, Dp=Dp, Mx=Mx, **{nm: names[nm] for nm in _LIP_NAMES})
+    return _declared(d)
+
+
+@register("L1.lip")
+def _lemma1_lip():
+    """Lemma 1 by the Lipschitz route: derivation L1.lip.tuple at every tuple i, squares averaged:
+    rho_n <= (sqrt 6/tau) C_Phi B_max ||theta - theta'||, B_max = (n^-1 sum_i (||z_i^a||^2 + ||z_i^+||^2
+    + max_j ||z_ij^-||^2))^{1/2} (the constant ``lipschitz_route_L`` of the Prop. 5 comparison)."""
+    tup = derivation("L1.lip.tuple")
+    names = _l1718_names()
+    fns = _lip_tuple_functions({nm: names[nm] for nm in _LIP_NAMES})
+    inst = {"dl": dlf(i), "na": naf(i), "np": npf(i), "zm": zmaxf(i), "Da": Daf(i), "Dp": Dpf(i), "Mx": Mxf(i),
+            **_at_tuple_i(fns, names)}
+    lem = cite(tup, tup.params)
+    concl, hyps = lem.instantiate(inst)
+    W_i = concl.rhs
+    s_a = Step("per tuple", "(17)-(18), (C)", le(_rms(dlf(i)), _rms(W_i)),
+               "derivation L1.lip.tuple at every tuple i; squares, average over i, square root",
+               ByLemma(L.sum_monotone(i), {"U": sp.Lambda(i, dlf(i) ** 2), "V": sp.Lambda(i, W_i ** 2), "k": n},
+                       context=sp.Lambda(up, sp.sqrt(up / n)),
+                       hyp_checks={0: NonNegative([s1 * (W_i + dlf(i))], {s1: W_i - dlf(i)},
+                                                  by={s1: AsGap(ByLemma(lem, inst))})}))
+    cd = C_Phi * dth
+    inner = sp.sqrt(_avg(naf(i) ** 2 + npf(i) ** 2 + zmaxf(i) ** 2))
+    s_f = Step("factor", "", eq(_rms(W_i), sp.sqrt(6) / tau * cd * inner), "C_Phi ||theta - theta'||/tau > 0", Identity())
+    stmt = B4.BOUNDS["lipschitz_route_L"] * dth
+    s_b = Step("B_max", "", eq(sp.sqrt(6) / tau * cd * inner, stmt),
+               "B_max = (n^-1 sum_i (||z_i^a||^2 + ||z_i^+||^2 + max_j ||z_ij^-||^2))^{1/2}", Identity(defs={B_max: inner}))
+    rels = [a_ for a_ in tup.structured_assumptions() if a_.rel is not None]
+    ass = [As(a_.text + ", every tuple i", h, derived=a_.derived) for a_, h in zip(rels, hyps)]
+    ass.append("(C); n tuples z_i; dl(i) = |l(phi_theta, z_i) - l(phi_theta', z_i)|, rho_n = (n^-1 sum_i dl(i)^2)^{1/2}; "
+               "n_a(i) = ||z_i^a||, n_p(i) = ||z_i^+||, z_max(i) = max_j ||z_ij^-||; Dtheta = ||theta - theta'||")
+    d = _declared(Derivation("L1.lip", "Lemma 1 by the Lipschitz route (17)-(18): rho_n <= (sqrt 6/tau) C_Phi B_max "
+                             "||theta - theta'||", "(15)-(18), (C)", _rms(dlf(i)), "le", stmt, [s_a, s_f, s_b], ass))
+    # for all theta, theta': Prop. 5 instantiates theta' = theta0 (the names that depend on phi' get their own there)
+    prime = {nm: fns[nm] for nm in _LIP_OF_PHI_PRIME}
+    d.params = {"dl": dlf, "Dtheta": dth, "Da": Daf, "Dp": Dpf, "Mx": Mxf, **prime}
+    d.at_theta0 = {"dl": dl0f, "Dtheta": dth0, "Da": Da0f, "Dp": Dp0f, "Mx": Mx0f,
+                   **_lip_tuple_functions({nm: names[nm] for nm in _LIP_OF_PHI_PRIME}, "_0")}
+    return d
+
+
+def _lip_hypotheses_at_theta0():
+    """L1.lip's hypotheses at theta' = theta0 (its citation there), as assumptions of a statement that cites it so."""
+    l1 = derivation("L1.lip")
+    _, hyps = cite(l1, l1.params).instantiate(l1.at_theta0)
+    rels = [a_ for a_ in l1.structured_assumptions() if a_.rel is not None]
+    return [As(a_.text.replace(", every tuple i", " for (theta, theta0), every tuple i"), h, derived=a_.derived)
+            for a_, h in zip(rels, hyps) if h != a_.rel]
 
 
 # ================================================================ Prop. 5
@@ -799,7 +919,8 @@ def _chaining():
     return _declared([chain_m, chain])
 
 
-@register("P5.dudley", "P5.radius", "P5.branch.ge1", "P5.branch.le1", "P5.a-ge-1", "P5.a-le-1", "P5.sharp.a-ge-1", "P5.sharp.a-le-1")
+@register("P5.dudley", "P5.radius", "P5.branch.ge1", "P5.branch.le1", "P5.a-ge-1", "P5.a-le-1", "P5.sharp.a-ge-1", "P5.sharp.a-le-1",
+          "P5.lip.a-ge-1", "P5.lip.a-le-1")
 def _prop5():
     l1s = ["L1.tau-lt-1", "L1.tau-ge-1"]
     l1s_sharp = ["L1.sharp.tau-lt-1", "L1.sharp.tau-ge-1"]
@@ -915,18 +1036,24 @@ def _prop5():
     def cov(Lv):     # not an assumption: the hypothesis of P5.dudley is discharged by citing Lemma 1 (below)
         return None
 
-    def cases(Lval, adef, stmt, tag, what, lemma_ref, l1s, l_positive=None, extra=()):
+    def cases(Lval, adef, stmt, tag, what, lemma_ref, l1s, l_positive=None, extra=(), l1_ass=None, l1_ass0=None, extra_a=()):
         extra = list(extra)
-        # (53): rho_n <= L ||theta - theta'|| is Lemma 1 (both temperature cases of (52))
+        # (53): rho_n <= L ||theta - theta'|| is Lemma 1 (both temperature cases of (52); one, by the (18) route)
         beta_facts = {1: _beta_facts()}
-        l1_cases = ByCases([(lt(tau, 1), ByLemma(cite(l1s[0]), {})),
-                            (ge(tau, 1), ByLemma(cite(l1s[1]), {}))], case_facts=beta_facts)
-        l1_ass = _l1_hypotheses()
-        # U = LR: rho_n(phi_theta, phi_theta0) <= L ||theta - theta0|| (Lemma 1) <= L R (the ball)
-        ball_radius = ByCases([(cond, NonNegative([Lval * s1, s2], {s1: R - dth0, s2: Lval * dth0 - _rho0_n()},
-                                                  by={s2: AsGap(lemma1_at_theta0(lid))}))
-                               for cond, lid in ((lt(tau, 1), l1s[0]), (ge(tau, 1), l1s[1]))],
-                              case_facts=beta_facts)
+
+        def at_theta0(lid):
+            # U = LR: rho_n(phi_theta, phi_theta0) <= L ||theta - theta0|| (Lemma 1) <= L R (the ball)
+            return NonNegative([Lval * s1, s2], {s1: R - dth0, s2: Lval * dth0 - _rho0_n()},
+                               by={s2: AsGap(lemma1_at_theta0(lid))})
+        if len(l1s) == 1:
+            l1_cases, ball_radius = ByLemma(cite(l1s[0]), {}), at_theta0(l1s[0])
+        else:
+            l1_cases = ByCases([(lt(tau, 1), ByLemma(cite(l1s[0]), {})),
+                                (ge(tau, 1), ByLemma(cite(l1s[1]), {}))], case_facts=beta_facts)
+            ball_radius = ByCases([(cond, at_theta0(lid)) for cond, lid in ((lt(tau, 1), l1s[0]), (ge(tau, 1), l1s[1]))],
+                                  case_facts=beta_facts)
+        l1_ass = _l1_hypotheses() if l1_ass is None else l1_ass
+        l1_ass0 = _l1_hypotheses_at_theta0() if l1_ass0 is None else l1_ass0
         ball = As("theta in the ball of radius R about theta0: ||theta - theta0|| <= R", le(dth0, R))
         caseA = Derivation(f"P5{tag}.a-ge-1", f"{what}, case a >= 1 (U = 4/tau)", "Prop. 5, proof", Rad, "le", stmt,
                            [Step("Dudley, U = 4/tau", "(54)", le(Rad, B4.BOUNDS["dudley_cs"].subs({U: 4 / tau, Lc: Lval})),
@@ -943,7 +1070,7 @@ def _prop5():
                                          hyp_checks={0: ByLemma(Lemma.from_derivation(bge, {"a": a}),
                                                                 {"a": a}, context=sp.Lambda(up, sp.sqrt(up)),
                                                                 hyp_checks={0: NonNegative([s1], {s1: a - 1})})}))],
-                           [As(f"a = {adef[a]} >= 1, i.e. 4/tau <= LR", ge(a, 1)), dl_def] + l1_ass + extra
+                           [As(f"a = {adef[a]} >= 1, i.e. 4/tau <= LR", ge(a, 1)), dl_def] + l1_ass + extra + list(extra_a)
                            + _unit_norms_of_tuple_i(at_theta0=True))
         caseB = Derivation(f"P5{tag}.a-le-1", f"{what}, case a <= 1 (U = LR)", "Prop. 5, proof", Rad, "le", stmt,
                            [Step("Dudley, U = LR", "(54)", le(Rad, B4.BOUNDS["dudley_cs"].subs({U: Lval * R, Lc: Lval})),
@@ -961,7 +1088,7 @@ def _prop5():
                                                                 {"a": a}, context=sp.Lambda(up, sp.sqrt(up)),
                                                                 hyp_checks={0: NonNegative([s1], {s1: 1 - a})})}))],
                            [As(f"a = {adef[a]} <= 1, i.e. LR <= 4/tau", le(a, 1)), ball]
-                           + ([l_positive] if l_positive is not None else []) + l1_ass + extra + _l1_hypotheses_at_theta0())
+                           + ([l_positive] if l_positive is not None else []) + l1_ass + extra + l1_ass0)
         return caseA, caseB
 
     caseA, caseB = cases(Lval, adef, B4.BOUNDS["prop5"], "", "Proposition 5", "4e B C/tau (Lemma 1)", l1s,
@@ -974,7 +1101,20 @@ def _prop5():
                            l_positive=As("a > 0, i.e. L = (C_Phi/tau)(2 Ra + Rp + e Nn) > 0: some input norm is not 0 "
                                          "(if every one is, rho_n vanishes on the class and Rad = 0)",
                                          gt(R * C_Phi * (2 * Ra + Rp + E * Nn) / 4, 0)))
-    return _declared([dud, radius, bge, ble, caseA, caseB, sharpA, sharpB])
+    # Prop. 5's argument with the Lipschitz constant of the (18) route (derivation L1.lip): L = (sqrt 6/tau) C_Phi B_max
+    l1lip = derivation("L1.lip")
+    L_lip = B4.BOUNDS["lipschitz_route_L"]
+    lipA, lipB = cases(L_lip, {a: sp.sqrt(6) * R * C_Phi * B_max / 4}, B4.BOUNDS["prop5_lipschitz_route"], ".lip",
+                       "Proposition 5 by the Lipschitz route (17)-(18) (L = (sqrt 6/tau) C_Phi B_max)",
+                       "(sqrt 6/tau) C_Phi B_max (derivation L1.lip)", ["L1.lip"],
+                       l_positive=As("a > 0, i.e. L = (sqrt 6/tau) C_Phi B_max > 0: some input norm is not 0 "
+                                     "(if every one is, rho_n vanishes on the class and Rad = 0)",
+                                     gt(sp.sqrt(6) * R * C_Phi * B_max / 4, 0)),
+                       l1_ass=[a_ for a_ in l1lip.structured_assumptions() if a_.rel is not None],
+                       l1_ass0=_lip_hypotheses_at_theta0(),
+                       # P5.radius (case a >= 1) needs phi's unit norms at every tuple, which L1.lip does not
+                       extra_a=[a_ for a_ in _unit_norms_of_tuple_i() if "phi'" not in a_.text])
+    return _declared([dud, radius, bge, ble, caseA, caseB, sharpA, sharpB, lipA, lipB])
 
 
 @register("T1")
@@ -1047,7 +1187,8 @@ sqrt_conf = _sqrt_conf
 
 IDS = [i_ for f_ in (_chaining, _lemma5, _prop3, _lemma6, _lemma6_path, _lemma7, _lemma8, _norm_lemmas, _softmax_norms, build_prop4,
                      _lemma18, _lipschitz_route,
-                     _lipschitz_route_18, _lipschitz_route_linear, _lemma1_tuple, _lemma1_tuple_sharp, _lemma1, _lemma1_sharp, _prop5, _theorem1)
+                     _lipschitz_route_18, _lipschitz_route_linear, _lemma1_tuple, _lemma1_tuple_sharp, _lemma1, _lemma1_sharp, _lemma1_lip_tuple, _lemma1_lip,
+                     _prop5, _theorem1)
        for i_ in f_.registered_ids]
 
 

@@ -40,6 +40,7 @@ __all__ = ["registry", "derivation", "statement", "Statement", "ALIASES", "inter
 ALIASES = {
     "P5": ("P5.a-ge-1", "P5.a-le-1"),
     "P5.sharp": ("P5.sharp.a-ge-1", "P5.sharp.a-le-1"),
+    "P5.lip": ("P5.lip.a-ge-1", "P5.lip.a-le-1"),
     "L1": ("L1.tau-lt-1", "L1.tau-ge-1"),
     "L1.sharp": ("L1.sharp.tau-lt-1", "L1.sharp.tau-ge-1"),
 }
@@ -513,7 +514,7 @@ def case_conditions(id: str) -> tuple:
     from .chain import ge, le, lt
     from .statements import a, tau
     split_a, split_tau = (ge(a, 1), le(a, 1)), (lt(tau, 1), ge(tau, 1))
-    return {"P5": split_a, "P5.sharp": split_a, "L1": split_tau, "L1.sharp": split_tau}[id]
+    return {"P5": split_a, "P5.sharp": split_a, "P5.lip": split_a, "L1": split_tau, "L1.sharp": split_tau}[id]
 
 
 def _case_assumptions(id, cases):

@@ -342,7 +342,7 @@ def lipschitz_constants(za, zp, zn, tau_, C_Phi_):
             "lemma1_proof": out(evaluate("lemma1_proof_L", C_Phi=C_Phi_, Nn=Nn_, Ra=Ra_, Rp=Rp_, tau=tau_)),
             "lemma1_sharp": out(_registered("L1.sharp", C_Phi=C_Phi_, Nn=Nn_, Ra=Ra_, Rp=Rp_, Dtheta=1.0,
                                             tau=tau_)),
-            "lipschitz_route": out(evaluate("lipschitz_route_L", B_max=Bmax, C_Phi=C_Phi_, tau=tau_)),
+            "lipschitz_route": out(_registered("L1.lip", B_max=Bmax, C_Phi=C_Phi_, Dtheta=1.0, tau=tau_)),
         },
     }
 

@@ -418,7 +418,11 @@ def test_the_assumed_consequences_left_are_these():
                     "P3.exact": ["c_delta = sqrt(log(2", "W = b - a > 0"],
                     "P3": ["c_delta = sqrt(log(2", "W = b - a > 0"], "T1": ["c_delta = sqrt(log(2", "W = b - a > 0"],
                     "L17": ["(17): V_inf = Mv/tau"],
-                    "L17-18": ["(17): V_inf = Mv/tau"], "L17.linear": ["(17): V_inf = Mv/tau"]}
+                    "L17-18": ["(17): V_inf = Mv/tau"], "L17.linear": ["(17): V_inf = Mv/tau"],
+                    # Lemma 1 and Prop. 5 by the (18) route cite L17-18 at every tuple (P5.lip's case a <= 1 at theta'
+                    # and at theta0 as well)
+                    "L1.lip.tuple": ["(17): V_inf = Mv/tau"], "L1.lip": ["(17): V_inf = Mv/tau"],
+                    "P5.lip.a-ge-1": ["(17): V_inf = Mv/tau"], "P5.lip.a-le-1": ["(17): V_inf = Mv/tau"] * 2}
 
 
 def test_lemma3_shows_its_two_range_facts():
