@@ -104,7 +104,7 @@ def range_text(lo, hi, lo_open=False, hi_open=False) -> str:
     return f"{'(' if lo_open else '['}{_bound(lo)}, {_bound(hi)}{')' if hi_open else ']'}"
 
 
-def _decimal(name, text, what, example="like 0.5 or 2e-3"):
+def _decimal(name, text, what, example="digits, a point and an exponent, as in 0.5 or 2e-3"):
     if isinstance(text, Decimal):
         return text
     if isinstance(text, bool) or not isinstance(text, (str, int)):
@@ -128,7 +128,7 @@ def read_real(name: str, text, lo=None, hi=None, lo_open=False, hi_open=False) -
     >>> read_real("--tau", "-inf", 0.01, 100)
     Traceback (most recent call last):
     ...
-    infonce_sym.errors.InputError: --tau: must be a real number in [0.01, 100] written in decimal (like 0.5 or 2e-3), got -inf
+    infonce_sym.errors.InputError: --tau: must be a real number in [0.01, 100] written in decimal (digits, a point and an exponent, as in 0.5 or 2e-3), got -inf
     """
     what = "a real number" + ("" if lo is None else f" in {range_text(lo, hi, lo_open, hi_open)}")
     value = _decimal(name, text, what)
@@ -146,7 +146,7 @@ def read_decimal(name: str, text, what: str = "a real number") -> Decimal:
     >>> read_decimal("--tau", "1_000", "a number in [0.01, 100]")
     Traceback (most recent call last):
     ...
-    infonce_sym.errors.InputError: --tau: must be a number in [0.01, 100] written in decimal (like 0.5 or 2e-3), got 1_000
+    infonce_sym.errors.InputError: --tau: must be a number in [0.01, 100] written in decimal (digits, a point and an exponent, as in 0.5 or 2e-3), got 1_000
     """
     return _decimal(name, text, what)
 

@@ -117,3 +117,20 @@ def test_the_verify_section_reads_as_text(capsys):
     line = capsys.readouterr().out.strip()
     assert line == ("verify --quick on two local workers: 21.9 s wall, 97 checks, 0 differ from their expected "
                     "verdict; each stage's units (s): derivations 14.6, Monte Carlo 0.5")
+
+
+def test_a_throughput_below_a_million_keeps_its_digits():
+    # the naive baseline printed as "0.0 M/s" beside a speed-up of x6680 (a probe, Dec 2026)
+    assert benchmark._m(46295.0).split() == ["46.3", "k/s"] and benchmark._m(3.052e8).split() == ["305.2", "M/s"]
+
+
+def test_a_ratio_above_one_is_said_to_be_no_measurement(capsys):
+    def case(ratio):
+        q = {"per_second": 1e8, "ratio_to_limit": ratio, "ratio_to_limit_paired": ratio, "ratio_to_two_exp_limit": ratio,
+             "speedup_over_numpy": 1.0, "risk": 0.1, "risk_stderr": 0.01}
+        return {"k": 4096, "samples": 10, "backend": "numba", "all_quantities": q, "risk_only": q}
+    lim = {"numpy": {"per_second": 1e8}, "numba": {"per_second": 1e8}, "best_per_second": 1e8}
+    for ratio, noted in ((0.8, False), (1.3, True)):
+        benchmark._print_monte_carlo({"model": "m", "tau": 0.1, "limit": lim, "two_exp_limit": lim, "cases": [case(ratio)],
+                                      "default_backend": "numba", "numba_threads": 2})
+        assert ("a ratio above 1 means the limit's runs were slowed" in capsys.readouterr().out) is noted

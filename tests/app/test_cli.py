@@ -140,3 +140,21 @@ def test_expand_raises_its_precision_past_a_cancellation(tmp_path, capsys):
     results = json.loads(capsys.readouterr().out)["results"]
     assert results["d1"] == "-1.48148148148148148148148148148e+299"
     assert results["d2"] == "4.93827160493827160493827160494e+558"
+
+
+def test_the_mc_gap_says_it_is_paired_and_lies_near_the_exact_gap(tmp_path, capsys):
+    """The gap's estimate is the mean over the same tuples of the anchor's term minus its loss, not the exact limit minus
+    the risk estimate beside it (-0.254 beside 0.2 - 0.534; a probe, Dec 2026): said so, and checked against the exact
+    gap by enumeration (pi = (1, 0): the anchor is state 0; k = 3 negatives i.i.d. from pi's law are all state 0)."""
+    spec = tmp_path / "pizero.json"
+    spec.write_text(json.dumps({"pi": [1, 0], "M": [[0.9, 0.1], [0.4, 0.6]], "embedding": [[1, 0], [0, 1]]}))
+    assert main(["mc", "--model", "finite", "--spec", str(spec), "--tau", "0.5", "--k", "3", "--samples", "4000",
+                 "--seed", "1"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.split()[0] == "cross_entropy_limit_minus_risk")
+    assert "(paired: the mean over the same tuples" in line
+    est, se = float(line.split()[1]), float(line.split()[3])
+    # exact: the positive is state 0 (0.9) with similarity 1, or state 1 (0.1) with similarity 0; negatives all state 0
+    tau, k = mpmath.mpf("0.5"), 3
+    risk = 0.9 * mpmath.log(1 / mpmath.mpf(k) + 1) + 0.1 * mpmath.log(1 / mpmath.mpf(k) + mpmath.exp(1 / tau))
+    ce = 0.9 * (-1 / tau) + 0.1 * 0 + 1 / tau          # -E s(a, p)/tau + log E e^{s(a, n)/tau}, n = state 0
+    assert abs(float(ce - risk) - est) < 5 * se
