@@ -347,12 +347,13 @@ def adversarial_attack(name, tau, beta=None, d=3, k=5, n_starts=8, maxiter=200, 
 
 # ----------------------------------------------------------------------------- optimal beta
 # ----------------------------------------------------------------------------- Lemma 1 on a class (C)
-LEMMA1_VARIANTS = ("lemma1", "lemma1_proof", "lemma1_sharp")
+LEMMA1_VARIANTS = ("lemma1", "lemma1_proof", "lemma1_sharp", "lipschitz_route")
 
 
 def _lemma1_ratios(model, theta, theta2, za, zp, zn, tau):
     """rho_n(phi_theta, phi_theta2) / (L ||theta - theta2||) for each Lipschitz constant L of Lemma 1
-    (as stated, its proof with Prop. 4's constants [4, 1, 3], sharpened); rows of theta, theta2 are pairs."""
+    (as stated, its proof with Prop. 4's constants [4, 1, 3], sharpened, by the Lipschitz route (17)-(18));
+    rows of theta, theta2 are pairs."""
     from ..proofs.statements import lipschitz_constants
     l1 = model.losses(theta, za, zp, zn, tau)
     l2 = model.losses(theta2, za, zp, zn, tau)

@@ -112,7 +112,9 @@ _LEMMA1 = (("L1", "Lemma 1", "lemma1", "rho_n <= (4e/tau) B_tau C_Phi ||theta - 
            ("L1-proof", "Lemma 1 (its proof with Prop. 4's constants [4, 1, 3])", "lemma1_proof",
             "rho_n <= (C_Phi/tau)(4 Ra + Rp + 3e Nn) ||theta - theta'||"),
            ("L1-sharp", "Lemma 1 (sharpened)", "lemma1_sharp",
-            "rho_n <= (C_Phi/tau)(2 Ra + Rp + e Nn) ||theta - theta'||"))
+            "rho_n <= (C_Phi/tau)(2 Ra + Rp + e Nn) ||theta - theta'||"),
+           ("L1-lip", "Lemma 1 by the Lipschitz route (17)-(18)", "lipschitz_route",
+            "rho_n <= (sqrt 6/tau) C_Phi B_max ||theta - theta'||"))
 
 
 def lemma1_checks(sizes):
@@ -134,7 +136,8 @@ def lemma1_checks(sizes):
                                details={"worst_ratio_actual_over_bound": worst, "worst_ratio_per_tau": per,
                                         "evaluations": evaluations, "constants": displayed_constants(key)[0],
                                         "constants_source": displayed_constants(key)[1],
-                                        "form": "(c_a Ra + c_p Rp + c_n Nn) C_Phi ||theta - theta'|| / tau",
+                                        "form": "c B_max C_Phi ||theta - theta'|| / tau" if key == "lipschitz_route"
+                                        else "(c_a Ra + c_p Rp + c_n Nn) C_Phi ||theta - theta'|| / tau",
                                         "class": "Fourier features, m = 1, d_in = 2 (C_Phi = 1)",
                                         "witness": by_tau[tau_w]["results"][key]["witness"]}))
     return out

@@ -94,7 +94,7 @@ CONSTANTS = {
 
 # the continuity forms whose constants a registered statement states (``displayed_constants``)
 _REGISTERED_FORMS = {"prop4": "P4", "prop4_sharp": "P4.sharp", "lemma1_sharp": "L1.sharp",
-                     "lipschitz17_linear": "L17.linear"}
+                     "lipschitz17_linear": "L17.linear", "lipschitz_route": "L1.lip"}
 
 
 def displayed_constants(key):
@@ -112,6 +112,8 @@ def displayed_constants(key):
         e = sp.expand(s.expr * sym["tau"])
         values = [e.coeff(sym["Da"]), e.coeff(sym["Dp"]),
                   sp.simplify(e.coeff(sym["PM"]) / sp.exp(2 / (sym["tau"] * sym["beta"])))]
+    elif key == "lipschitz_route":
+        values = [sp.simplify(s.expr * sym["tau"] / (sym["C_Phi"] * sym["Dtheta"] * sym["B_max"]))]
     elif key == "lipschitz17_linear":
         e = sp.expand(s.expr * sym["tau"])
         values = [e.coeff(sym["Da"]), e.coeff(sym["Dp"]), e.coeff(sym["Mx"])]
