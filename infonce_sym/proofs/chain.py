@@ -609,6 +609,7 @@ class Premise:
     meanings: tuple = ()    # a "bound" premise whose name the cited chain defines case by case: every meaning
     split: int = 0          # the case split ``case`` belongs to (ByCases' serial number): cases of two splits overlap
     every: tuple = ()       # left by the check of a lemma's "for every M" hypothesis, about M: said of every M
+    source: object = field(default=None, compare=False)   # a "bound" premise's cited derivation (its case-by-case meanings)
 
 
 @dataclass(frozen=True)
@@ -637,6 +638,7 @@ class StepResult:
     lemmas: list = field(default_factory=list)       # library lemma names used (c)
     discharges: list = field(default_factory=list)   # (hypothesis text, how it was discharged)
     witnesses: list = field(default_factory=list)    # symbols a cited lemma chose (its existential witnesses)
+    witness_inputs: list = field(default_factory=list)  # (witness, the symbols of the instance that chose it)
 
 
 def _merge(into, res):
@@ -645,6 +647,7 @@ def _merge(into, res):
     if res.verdict == "certified" and into.verdict == "proved":
         into.verdict = "certified"          # a sub-check's numerical certificate is no proof of the whole
     into.witnesses += res.witnesses
+    into.witness_inputs += res.witness_inputs
     into.cites += [c for c in res.cites if all(c is not x for x in into.cites)]
     into.lemmas += [n for n in res.lemmas if n not in into.lemmas]
     into.discharges += res.discharges
@@ -912,6 +915,17 @@ class Lemma:
             # j = 1; a probe, Dec 2026)
             raise ValueError(f"lemma {self.name}: the instance mentions {', '.join(sorted(map(str, captured)))}, a "
                              f"variable the statement binds (a sum's index, an integral's variable)")
+        if self.derivation is not None:
+            # a limit variable of the cited statement given as a parameter: a value that was free of it may not come to
+            # mention its new value (limsup_n a <= a cited at n = m, a = (-1)^m read 1 <= -1; a 21st probe, Dec 2026)
+            for n_, old in self.params.items():
+                if isinstance(old, sp.Symbol) and old in _limit_variables(self.template()) and isinstance(kw[n_], sp.Basic):
+                    new = kw[n_].free_symbols
+                    bad = [m_ for m_, o in self.params.items() if m_ != n_ and isinstance(kw[m_], sp.Basic)
+                           and not (isinstance(o, sp.Basic) and o.has(old)) and kw[m_].free_symbols & new]
+                    if bad:
+                        raise ValueError(f"lemma {self.name}: {', '.join(bad)} comes to depend on {kw[n_]}, the "
+                                         f"variable of its limit")
         hyps = self.hypotheses(**kw) if self.hypotheses else []
         if self.derivation is None:
             # what the lemma declares of its parameters (X real in Cauchy-Schwarz) is a hypothesis too (X = Y = i
@@ -939,6 +953,9 @@ class Lemma:
         for form in forms:
             for e in sp.sympify(form).atoms(sp.Sum, sp.Product, sp.Integral, sp.Lambda):
                 out |= set(e.variables)
+            # and the variables of its limits (a cited limsup_n a <= a at a = (-1)^n read 1 <= -1; a twentieth probe),
+            # unless the variable is a parameter the instance replaces (limsup_bounded's n)
+            out |= _limit_variables(form) - {v for v in self.params.values() if isinstance(v, sp.Symbol)}
         return out
 
     def carried_definitions(self, subs):
@@ -990,11 +1007,19 @@ class Lemma:
         # what the cited chain assumes "for every v" (declared: Assumption.every) is its hypothesis for every v: shown
         # at a free v, or by an assumption of the citing chain read so, never at one v (a cited vacuous
         # 'for every M: 4 2^-M >= 1' came back at M = 1 and proved 1 <= 0; a seventeenth probe, Dec 2026)
-        every = tuple(sorted({v for a in d.structured_assumptions() if a.rel is not None for v in a.every},
+        # and on its indices, which it reads so too (a dummy sum over M made "4 2^-M >= 1" a for-every-M assumption
+        # of the cited chain, and one M's in the citing chain; a 21st probe, Dec 2026)
+        indices = d.indices()
+        every = tuple(sorted({v for a in d.structured_assumptions() if a.rel is not None
+                              for v in set(a.every) | (sp.sympify(a.rel).free_symbols & indices)},
                              key=sp.default_sort_key))
+        # a quantity the cited chain names through a library lemma (a complexity) is named here too: citing the chain
+        # at a number would set it (Radg = Radl/2 cited at Radg = 1, Radl = 0 proved 1 = 0; a twentieth probe)
+        inner = _named_in(d)
+        named = tuple(n for n, old in params.items() if old in inner)
         lemma = cls(d.title, d.paper_ref, dict(params), conclusion, hyps, source=d.id, derivation=d,
                     definitions=definitions, witnesses=tuple(n for n, old in params.items() if old in d.exists),
-                    bound=every)
+                    bound=every, named=named)
         # the cited chain's own assumptions, without the domain conditions of the values (mutants.py: two instances
         # with the same conclusion and these are the same step, whatever true domain conditions they add)
         lemma.relational_hypotheses = relational
@@ -1382,6 +1407,11 @@ def _bound_names(res, lemma, subs):
         name = value.expr.func if isinstance(value, sp.Lambda) else value
         if isinstance(name, (sp.Symbol, AppliedUndef, UndefinedFunction)):
             key = name if isinstance(name, sp.Symbol) else (name.func if isinstance(name, AppliedUndef) else name)
+            if isinstance(key, UndefinedFunction):
+                # a named function (log covering numbers): the chain may not give it values either (A(2) := 5 and
+                # B(1) := 0 carried from cited chains proved 5 <= 0 through covering_lipschitz_image; a twentieth probe)
+                res.premises.append(Premise("bound", eq(key(_NAMED_ARG), _named_marker(key)),
+                                            f"{key}, {lemma.name}'s {n}: a function its statement defines in words"))
             if isinstance(key, sp.Symbol):
                 res.premises.append(Premise("bound", eq(key, _named_marker(key)),
                                             f"{key}, {lemma.name}'s {n}: a quantity its statement defines in words"))
@@ -1397,6 +1427,16 @@ def _bound_names(res, lemma, subs):
                                             f"{key} as {lemma.name}'s {n} at {', '.join(map(str, others)) or 'no other value'}"))
     if lemma.derivation is None:
         return res
+    # the roles of the named quantities inside the cited chain, at this instance (Rad_g as the complexity of
+    # {(l - a)/w}, cited at w = 2 and at w = 3, proved Radl/2 = Radl/3; a 21st probe, Dec 2026)
+    sub_map = {old: sp.sympify(subs[n]) for n, old in lemma.params.items() if n in subs and isinstance(old, sp.Symbol)
+               and isinstance(subs[n], (sp.Basic, int))}
+    for p in _role_premises(lemma.derivation):
+        key_name, rest = p.rel.lhs.name[1:].split(": ", 1)
+        old_key = next((old for old in sub_map if old.name == key_name), None)
+        new_key = sub_map[old_key] if old_key is not None else key_name
+        res.premises.append(Premise("bound", eq(sp.Symbol(f"<{new_key}: {rest}"), sp.sympify(p.rel.rhs).xreplace(sub_map)),
+                                    f"{p.text} (through {lemma.derivation.id})"))
     moved = {old for n, old in lemma.params.items() if n in subs and subs[n] is not old and subs[n] != old}
     for sym, vals in statement_definitions(lemma.derivation):
         if sym not in moved:
@@ -1404,7 +1444,7 @@ def _bound_names(res, lemma, subs):
             # that defined y := tau got "y <= 1" for every tau from cases y := tau (tau <= 1), y := 0 (a probe, Dec 2026)
             res.premises.append(Premise("bound", eq(sym, vals[0]), f"{sym} := {_meanings_text(vals, 120)} "
                                                                    f"(as defined in {lemma.derivation.id})",
-                                        meanings=tuple(vals) if len(vals) > 1 else ()))
+                                        meanings=tuple(vals) if len(vals) > 1 else (), source=lemma.derivation))
     return res
 
 
@@ -1422,6 +1462,36 @@ def _limit_variables(e) -> set:
 def _named_marker(sym):
     """The meaning of a named quantity ``sym`` as a bound premise states it: an opaque symbol, which no definition equals."""
     return sp.Symbol(f"<{sym}: named>")
+
+
+_NAMED_ARG = sp.Dummy("named_argument")       # a named function's generic argument, in its bound premise
+
+
+def _role_premises(d) -> list:
+    """The bound premises of chain ``d``'s citations that tie a named quantity to what its lemma's words define it from."""
+    out = []
+    for step in cited_result(d).steps:
+        for p in step.premises:
+            lhs = p.rel.lhs if p.kind == "bound" and p.rel is not None else None
+            if isinstance(lhs, sp.Symbol) and lhs.name.startswith("<") and not _is_named_marker(lhs) \
+                    and all(q is not p for q in out):
+                out.append(p)
+    return out
+
+
+def _named_in(d) -> set:
+    """The symbols and functions that the citations of chain ``d`` (and of the chains it cites) bind as named
+    quantities (their bound premises with a named marker)."""
+    out = set()
+    for step in cited_result(d).steps:
+        for p in step.premises:
+            if p.kind == "bound" and _is_named_marker(p.rel.rhs):
+                out.add(p.rel.lhs.func if isinstance(p.rel.lhs, AppliedUndef) else p.rel.lhs)
+    return out
+
+
+def _is_named_marker(e) -> bool:
+    return isinstance(e, sp.Symbol) and e.name.startswith("<") and e.name.endswith(": named>")
 
 
 def _meanings_text(vals, width):
@@ -1455,10 +1525,20 @@ def _check_witnesses(res, lemma, subs):
             return _fail(f"{lemma.name}: its witness {w} depends on the random instance; name it with a random "
                          f"symbol, got {_short(inst, 60)}")
         res.witnesses.append(inst)
+        res.witness_inputs.append((inst, frozenset().union(*(v.free_symbols for v in others if isinstance(v, sp.Basic)))))
     if lemma.derivation is not None:
-        # a witness of the cited statement that the citation cannot name stays the cited chain's symbol
+        # a witness of the cited statement that the citation cannot name stays the cited chain's symbol; no value of
+        # the instance may mention it (y := theta^2 + 2 theta + 2 in "for some theta, y^2 = 2 theta y" chose theta for
+        # the lemma and proved a statement no real theta satisfies; a twentieth probe, Dec 2026)
         named = {lemma.params[w] for w in lemma.witnesses}
-        res.witnesses += [w for w in lemma.derivation.exists if w not in named]
+        own = [w for w in lemma.derivation.exists if w not in named]
+        caught = [w for w in own if any(isinstance(v, sp.Basic) and v.has(w) for v in subs.values())]
+        if caught:
+            return _fail(f"{lemma.name}: the instance mentions {', '.join(map(str, caught))}, a witness the cited "
+                         f"statement chooses")
+        res.witnesses += own
+        inputs = frozenset().union(*(v.free_symbols for v in subs.values() if isinstance(v, sp.Basic)))
+        res.witness_inputs += [(w, inputs) for w in own]
     return res
 
 
@@ -2167,6 +2247,13 @@ def claim_form_problem(claim, exact=True):
             # SymPy's Karr convention: prod_{j=1}^{m} 2 = 2^m passed, 1 (empty) against 1/2 at m = -1
             return f"the range of {_short(s, 80)} is not known to run forwards"
     for s in claim.atoms(sp.Sum, sp.Product):
+        for _, lo, hi in s.limits:
+            lo, hi = sp.sympify(lo), sp.sympify(hi)
+            if not (lo.is_infinite or hi.is_infinite) and not (hi - lo).is_integer:
+                # SymPy steps any index by one: sum_{j=1}^{x} 1 read as x (2 terms at x = 5/2) with a plain j passed
+                # the witness and link checks (a 21st probe, Dec 2026)
+                return f"the range of {_short(s, 80)} is not declared an integer ({lo} to {hi})"
+    for s in claim.atoms(sp.Sum, sp.Product):
         for j, lo, hi in s.limits:
             narrower = [key for key in ("even", "odd", "prime", "composite", "zero", "irrational", "noninteger")
                         if getattr(j, f"is_{key}")]
@@ -2511,6 +2598,16 @@ class Derivation:
         for sym, vals in meanings.items():
             if sym not in defined and any(_mentions(v, sym) for v in vals):
                 undischarged.append((where[sym], f"circular definition {sym} := {_short(vals[0], 100)} (cited)"))
+        named_functions = {p.rel.lhs.func: (name, p) for name, p in bound
+                           if isinstance(p.rel.lhs, AppliedUndef) and _is_named_marker(p.rel.rhs)}
+        for key, uses in defs.items():
+            if isinstance(key, AppliedUndef) and key.func in named_functions:
+                value = uses[0][1].rel.rhs
+                hit = next((a for a in ass if premise_matches(eq(key, value), a.rel)), None)
+                if hit is None:
+                    undischarged.append((uses[0][0], f"{key} is defined here as {_short(value, 80)} but {key.func} is "
+                                                     f"{named_functions[key.func][1].text}: that value must be an "
+                                                     f"assumption of the statement"))
         seen = {}
         for name, p in bound:
             # a cited name used with its cited meaning: this chain's own definition of it must agree (with every
@@ -2534,8 +2631,13 @@ class Derivation:
             for other_name, q in seen.get(key, []):
                 # two cases of one split may differ; cases of two splits overlap (x <= 0 in one, x <= 1 in another
                 # hold together at x = -1, where y := -1 and y := x^2 proved -1 >= 0; a probe, Dec 2026)
+                # meanings case by case are tied to their cases: two statements with the same meanings in swapped
+                # cases (min and max of tau and 1) chained proved min(tau, 1) >= 1 (a twentieth probe, Dec 2026)
+                # (the same derivation, not the same text: two chains named alike with their cases listed in opposite
+                # orders read alike; a 21st probe)
+                by_cases = bool(p.meanings or q.meanings) and (p.source is None or p.source is not q.source)
                 if not (p.split and p.split == q.split and p.case != q.case) and \
-                        not same_meanings(theirs, q.meanings or (q.rel.rhs,)):
+                        (by_cases or not same_meanings(theirs, q.meanings or (q.rel.rhs,))):
                     undischarged.append((name, f"{p.rel.lhs} means two things: {q.text} ({other_name}) and {p.text}"))
                     break
             seen.setdefault(key, []).append((name, p))
@@ -2597,6 +2699,14 @@ class Derivation:
             cites += [c for c in r.cites if all(c is not x for x in cites)]
             lemmas += [n for n in r.lemmas if n not in lemmas]
         chosen = [w for r in results for w in r.witnesses]
+        for w, inputs in [pair for r in results for pair in r.witness_inputs]:
+            # the instance that chose w may not depend on it through a definition either (y := theta^2 + 2 theta + 2
+            # with Taylor's y and witness theta proved "for some theta" what no real theta satisfies; a 21st probe)
+            through = [x for x in _named_through(sorted(inputs, key=str), defined)
+                       if x in defined and any(sp.sympify(v).has(w) for v in defined[x])]
+            if through:
+                undischarged.append(("(witness)", f"the witness {w} chooses itself: {through[0]} := "
+                                                  f"{_short(defined[through[0]][0], 60)} is an input of its lemma"))
         fixed = sp.Tuple(self.quantity, self.statement,
                          *[a.rel for a in self.structured_assumptions() if a.rel is not None])
         for w in dict.fromkeys(chosen + list(self.exists)):

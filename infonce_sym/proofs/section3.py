@@ -398,7 +398,7 @@ def _point_above_floor(xi):
 
 def every_negative():
     """|S_j| <= 1 for every negative j: the hypothesis |S| <= 1 (unit embeddings) at each copy S(j)."""
-    return As("|S_j| <= 1 for every negative j (|phi| = 1)", le(sp.Abs(S(j)), 1))
+    return As("|S_j| <= 1 for every negative j (|phi| = 1)", le(sp.Abs(S(j)), 1), every=(j,))
 
 
 def _at_least_minus_one(Sx):

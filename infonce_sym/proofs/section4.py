@@ -10,6 +10,8 @@ Steps citing a quoted lemma are proved *conditional on that lemma*.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
@@ -448,7 +450,7 @@ def _unit_norms_of_tuple_i(at_theta0=False):
             for nm, f0 in AT_THETA0.items():
                 rel = rel.replace(TUPLE_EMBEDDINGS[nm], f0)
             text = text.replace("phi'", "phi_0")
-        out.append(As(text, rel))
+        out.append(As(text, rel, every=_tuple_indices(rel)))
     return out
 _avg = lambda e_: sp.Sum(e_, (i, 1, n)) / n       # noqa: E731
 _rms = lambda e_: sp.sqrt(_avg(e_ ** 2))          # noqa: E731
@@ -470,8 +472,14 @@ def _c_at_negatives(at_tuple_i=False, at_theta0=False):
     rel = rel.replace(C.phi_n, OF_TUPLE_I["phi_n"]).replace(C.psi_n, OF_TUPLE_I["phi'_n"]).replace(zn, sp.Lambda(j, zf(i, j)))
     if at_theta0:
         rel = rel.replace(C.psi_n, AT_THETA0["phi'_n"]).xreplace({dth: dth0})
-        return As("(C) at z_ij^- for (theta, theta0), every tuple i and j", rel)
-    return As("(C) at z_ij^-, every tuple i and j", rel)
+        return As("(C) at z_ij^- for (theta, theta0), every tuple i and j", rel, every=(i, j))
+    return As("(C) at z_ij^-, every tuple i and j", rel, every=(i, j))
+
+
+def _tuple_indices(rel):
+    """The tuple's index i and the negative's index j that an assumption "for every tuple i (and j)" mentions: it is
+    read so, and a citation carries it so (Lemma.from_derivation)."""
+    return tuple(v for v in (i, j) if v in sp.sympify(rel).free_symbols)
 
 
 def _pm_at_most(m, pm_def):
@@ -632,8 +640,8 @@ def build_lemma1(l50, consts, case, tag, paper):
         "(4e/tau) B_tau C_Phi ||theta - theta'||" if paper else "(C_Phi/tau)(%s Ra + %s Rp + %s e Nn) ||theta - theta'||" % consts)
     d = _declared(Derivation(f"L1{tag}.{'tau-lt-1' if case == 'lt1' else 'tau-ge-1'}", title, "Lemma 1, (50)-(52), App. B",
                       q, "le", stmt, steps,
-                      [As("(C) at z_i^a, every tuple i", le(Daf(i), C_Phi * dth * naf(i))),
-                       As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i))),
+                      [As("(C) at z_i^a, every tuple i", le(Daf(i), C_Phi * dth * naf(i)), every=(i,)),
+                       As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i)), every=(i,)),
                        _c_at_negatives(at_tuple_i=True),
                        "(C); n tuples z_i, dl(i) = |l(phi_theta, z_i) - l(phi_theta', z_i)|, rho_n = (n^-1 sum_i dl(i)^2)^{1/2}",
                        "n_a(i) = ||z_i^a||, n_p(i) = ||z_i^+||, z(i, j) = ||z_ij^-||; Dtheta = ||theta - theta'||"] + ass_case
@@ -678,7 +686,8 @@ def _l1718_names():
 # L17-18's names that a tuple carries (similarities, the max of (16)-(17), the embeddings u = phi, v = phi' of (18)), and
 # those of them that depend on phi' (at theta' = theta0 they are phi_theta0's: names of their own)
 _LIP_NAMES = ("s_+", "s'_+", "s", "s'", "V_inf", "Mv", "Dm", "u_a", "u_p", "u_m", "v_a", "v_p", "v_m")
-_LIP_OF_PHI_PRIME = ("s'_+", "s'", "V_inf", "Mv", "Dm", "v_a", "v_p", "v_m")
+# (u_m too: phi at the negative j* that maximises |v_j - v'_j|, which depends on the pair; a review, Dec 2026)
+_LIP_OF_PHI_PRIME = ("s'_+", "s'", "V_inf", "Mv", "Dm", "u_m", "v_a", "v_p", "v_m")
 Mxf, zmaxf = sp.Function("Mx", nonnegative=True), sp.Function("z_max", nonnegative=True)   # of tuple i
 Mx0f = sp.Function("Mx_0", nonnegative=True)      # Mx of tuple i for (theta, theta0)
 
@@ -721,7 +730,10 @@ def _lemma1_lip_tuple():
             As("(C) at z^+", le(Dp, cd * npos)),
             As("(C) at the negative z_j*^- with the largest ||Delta||, and ||z_j*^-|| <= z_max = max_j ||z_j^-||: "
                "Mx = max_j ||Delta(z_j^-)|| <= C_Phi ||theta - theta'|| z_max", le(Mx, cd * zm))]
-           + l1718.structured_assumptions()
+           # L17-18's own, read as it reads them: those on its indices (the negative j) for every value
+           + [replace(a_, every=tuple(sorted(set(a_.every) | (sp.sympify(a_.rel).free_symbols & l1718.indices()),
+                                             key=sp.default_sort_key))) if a_.rel is not None else a_
+              for a_ in l1718.structured_assumptions()]
            + ["n_a = ||z^a||, n_p = ||z^+||, z_max = max_j ||z_j^-||; dl = |l(phi_theta, z) - l(phi_theta', z)|, "
               "Dtheta = ||theta - theta'||"])
     d = Derivation("L1.lip.tuple", "(17)-(18) and (C) for one tuple: dl <= (sqrt 6/tau) C_Phi ||theta - theta'|| "
@@ -757,7 +769,7 @@ def _lemma1_lip():
     s_b = Step("B_max", "", eq(sp.sqrt(6) / tau * cd * inner, stmt),
                "B_max = (n^-1 sum_i (||z_i^a||^2 + ||z_i^+||^2 + max_j ||z_ij^-||^2))^{1/2}", Identity(defs={B_max: inner}))
     rels = [a_ for a_ in tup.structured_assumptions() if a_.rel is not None]
-    ass = [As(a_.text + ", every tuple i", h, derived=a_.derived) for a_, h in zip(rels, hyps)]
+    ass = [As(a_.text + ", every tuple i", h, derived=a_.derived, every=_tuple_indices(h)) for a_, h in zip(rels, hyps)]
     ass.append("(C); n tuples z_i; dl(i) = |l(phi_theta, z_i) - l(phi_theta', z_i)|, rho_n = (n^-1 sum_i dl(i)^2)^{1/2}; "
                "n_a(i) = ||z_i^a||, n_p(i) = ||z_i^+||, z_max(i) = max_j ||z_ij^-||; Dtheta = ||theta - theta'||")
     d = _declared(Derivation("L1.lip", "Lemma 1 by the Lipschitz route (17)-(18): rho_n <= (sqrt 6/tau) C_Phi B_max "
@@ -775,7 +787,8 @@ def _lip_hypotheses_at_theta0():
     l1 = derivation("L1.lip")
     _, hyps = cite(l1, l1.params).instantiate(l1.at_theta0)
     rels = [a_ for a_ in l1.structured_assumptions() if a_.rel is not None]
-    return [As(a_.text.replace(", every tuple i", " for (theta, theta0), every tuple i"), h, derived=a_.derived)
+    return [As(a_.text.replace(", every tuple i", " for (theta, theta0), every tuple i"), h, derived=a_.derived,
+               every=_tuple_indices(h))
             for a_, h in zip(rels, hyps) if h != a_.rel]
 
 
@@ -798,8 +811,8 @@ def _b_tau_positive():
 
 def _l1_hypotheses():
     """What Lemma 1 (both cases) needs, as assumptions of a statement that cites it."""
-    return [As("(C) at z_i^a, every tuple i", le(Daf(i), C_Phi * dth * naf(i))),
-            As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i))),
+    return [As("(C) at z_i^a, every tuple i", le(Daf(i), C_Phi * dth * naf(i)), every=(i,)),
+            As("(C) at z_i^+, every tuple i", le(Dpf(i), C_Phi * dth * npf(i)), every=(i,)),
             _c_at_negatives(at_tuple_i=True)] \
         + _unit_norms_of_tuple_i()
 
@@ -819,8 +832,8 @@ def _beta_facts():
 
 def _l1_hypotheses_at_theta0():
     """Lemma 1's hypotheses at theta' = theta0: (C) for that pair and unit embeddings under phi_theta0."""
-    return [As("(C) at z_i^a for (theta, theta0), every tuple i", le(Da0f(i), C_Phi * dth0 * naf(i))),
-            As("(C) at z_i^+ for (theta, theta0), every tuple i", le(Dp0f(i), C_Phi * dth0 * npf(i))),
+    return [As("(C) at z_i^a for (theta, theta0), every tuple i", le(Da0f(i), C_Phi * dth0 * naf(i)), every=(i,)),
+            As("(C) at z_i^+ for (theta, theta0), every tuple i", le(Dp0f(i), C_Phi * dth0 * npf(i)), every=(i,)),
             _c_at_negatives(at_tuple_i=True, at_theta0=True)] \
         + _unit_norms_of_tuple_i(at_theta0=True)
 
@@ -989,7 +1002,7 @@ def _prop5():
             **{nm: sp.Lambda(f.variables, AT_THETA0[nm](i, *f.variables)) for nm, f in OF_TUPLE_I.items() if nm.startswith("phi'")}}
     rad4 = sp.sqrt(sp.Sum((4 / tau) ** 2, (i, 1, n)) / n)
     dl_def = As("dl_0(i) = |l(phi, z_i) - l(phi_0, z_i)| with l = log(1/k + T_i/k) of (14) (Lemma 5's form; "
-                "T_i = sum_j e^{s_ij/tau})", eq(dl0f(i), sp.Abs(loss_i(T_i) - loss_i(T0_i))))
+                "T_i = sum_j e^{s_ij/tau}), every tuple i", eq(dl0f(i), sp.Abs(loss_i(T_i) - loss_i(T0_i))), every=(i,))
     s_r1 = Step("Lemma 5 per tuple", "Lemma 5; (54)", le(_rho0_n(), rad4),
                 "|l(phi, z_i) - l(phi_0, z_i)| <= 4/tau for every tuple (derivation L5); squares, average, square root",
                 ByLemma(L.sum_monotone(i), {"U": sp.Lambda(i, dl0f(i) ** 2), "V": sp.Lambda(i, (4 / tau) ** 2), "k": n},

@@ -1383,6 +1383,166 @@ ROUND_NINETEEN = [an_infinite_series_read_as_a_finite_sum_of_smooth_terms,
                   logsumexp_at_a_complex_argument, jensen_over_a_backward_sum, a_limsup_variable_defined_by_a_hypothesis_check]
 
 
+# ---------------------------------------------------------------- round twenty (a probe, Dec 2026)
+def cauchy_schwarz_at_a_complex_constant_without_an_i():
+    # c = (acos 2 + acos 3)/3 = 1.03 i: F = 1 + c(2u - 1) has int F = 1, int F^2 = 0.65, so the claim reads 1 <= 0.81
+    c = (sp.acos(2) + sp.acos(3)) / 3
+    subs = {"F": sp.Lambda(u, 1 + c * (2 * u - 1)), "U": 1}
+    claim = L.cauchy_schwarz_integral().instantiate(subs)[0]
+    return _one("R20a", claim.lhs, "le", claim.rhs, claim, ByLemma(L.cauchy_schwarz_integral(), subs))
+
+
+def a_named_function_given_values_by_cited_chains():
+    # A(2) := 5 and B(1) := 0 through two cited one-line chains, then N(L r, f(S)) <= N(r, S): 5 <= 0
+    yy, w = sp.Symbol("y"), sp.Symbol("w")
+    A, B = sp.Function("A"), sp.Function("B")
+    five = Derivation("C5", "", "", sp.Integer(5), "eq", yy, [Step("a", "", eq(5, yy), "", Identity(defs={yy: 5}))])
+    zero = Derivation("C0", "", "", w, "eq", sp.Integer(0), [Step("a", "", eq(w, 0), "", Identity(defs={w: 0}))])
+    return Derivation("R20b", "", "", sp.Integer(5), "le", sp.Integer(0), [
+        Step("a", "", eq(5, A(2)), "", ByLemma(Lemma.from_derivation(five, {"y": yy}), {"y": A(2)})),
+        Step("b", "", le(A(2), B(1)), "", ByLemma(L.covering_lipschitz_image(),
+                                                  {"logNA": A, "logN": B, "L": 2, "r": 1, "dist": 2, "rho": 1})),
+        Step("c", "", eq(B(1), 0), "", ByLemma(Lemma.from_derivation(zero, {"w": w}), {"w": B(1)}))])
+
+
+def a_named_complexity_set_through_a_cited_chain():
+    # a chain proving Radg = Radl/2 (shift invariance), cited at Radg = 1, Radl = 0: 1 = 0
+    rg, rl = sp.Symbol("Radg"), sp.Symbol("Radl")
+    inner = Derivation("D", "", "", rg, "eq", rl / 2, [Step("a", "", eq(rg, rl / 2), "",
+                                                            ByLemma(L.rademacher_affine(), {"Radg": rg, "Radl": rl, "W": 2}))])
+    return _one("R20c", sp.Integer(1), "eq", sp.Integer(0), eq(1, 0),
+                ByLemma(Lemma.from_derivation(inner, {"Radg": rg, "Radl": rl}), {"Radg": 1, "Radl": 0}))
+
+
+def a_cited_limsup_whose_variable_the_instance_mentions():
+    # limsup_n a <= a cited at a = (-1)^n: 1 <= (-1)^n, false at n = 1
+    n, av = sp.Symbol("n", positive=True, integer=True), sp.Symbol("a", real=True)
+    inner = Derivation("D", "", "", L.Limsup(av, n), "le", av, [
+        Step("a", "", le(L.Limsup(av, n), av), "", ByLemma(L.limsup_bounded(), {"U": av, "B": av, "n": n}))])
+    v = (-1) ** n
+    return _one("R20d", L.Limsup(v, n), "le", v, le(L.Limsup(v, n), v),
+                ByLemma(Lemma.from_derivation(inner, {"a": av}), {"a": v}))
+
+
+def _min_and_max_splits(name_p, name_c, c_order):
+    """Two cited case splits on tau <= 1 / tau >= 1: P gives y := tau, 1 (min(tau, 1) = y), C gives y := 1, tau (y >= 1),
+    C's cases in the order ``c_order`` ("lo-hi" or "hi-lo"); chained, they prove min(tau, 1) >= 1 (false at tau = 1/2)."""
+    tau, yy, s = sp.Symbol("tau", positive=True), sp.Symbol("y", real=True), sp.Symbol("s", nonnegative=True)
+    m, lo, hi = sp.Min(tau, 1), le(tau, 1), ge(tau, 1)
+
+    def split(name, q, cases):
+        return Derivation(name, "", "", q[0], q[1], q[2], [Step("a", "", q[3], "", ByCases(
+            [(cond, ByLemma(Lemma.from_derivation(d, {}), {})) for cond, d in cases]))])
+    P1 = Derivation("P1", "", "", m, "eq", yy, [Step("a", "", eq(m, tau), "", ByLemma(L.min_branch(), {"p": 1, "q": tau})),
+                                               Step("b", "", eq(tau, yy), "", Identity(defs={yy: tau}))],
+                    assumptions=[Assumption("tau <= 1", lo)])
+    P2 = Derivation("P2", "", "", m, "eq", yy, [Step("a", "", eq(m, 1), "", ByLemma(L.min_branch(), {"p": tau, "q": 1})),
+                                               Step("b", "", eq(1, yy), "", Identity(defs={yy: 1}))],
+                    assumptions=[Assumption("tau >= 1", hi)])
+    C1 = Derivation("C1", "", "", yy, "ge", 1, [Step("a", "", eq(yy, 1), "", Identity(defs={yy: 1})),
+                                                Step("b", "", ge(1, 1), "", NonNegative())],
+                    assumptions=[Assumption("tau <= 1", lo)])
+    C2 = Derivation("C2", "", "", yy, "ge", 1, [Step("a", "", eq(yy, tau), "", Identity(defs={yy: tau})),
+                                                Step("b", "", ge(tau, 1), "", NonNegative([s], {s: tau - 1}))],
+                    assumptions=[Assumption("tau >= 1", hi)])
+    P = split(name_p, (m, "eq", yy, eq(m, yy)), [(lo, P1), (hi, P2)])
+    Cc = split(name_c, (yy, "ge", 1, ge(yy, 1)), [(lo, C1), (hi, C2)] if c_order == "lo-hi" else [(hi, C2), (lo, C1)])
+    return [Step("a", "", eq(m, yy), "", ByLemma(Lemma.from_derivation(P, {}), {})),
+            Step("b", "", ge(yy, 1), "", ByLemma(Lemma.from_derivation(Cc, {}), {}))], m
+
+
+def two_cited_case_splits_with_their_meanings_swapped():
+    # y := tau, 1 (min) in one cited chain, y := 1, tau (max) in another, on the same split: min(tau, 1) >= 1 at tau = 1/2
+    steps, m = _min_and_max_splits("P", "C", "lo-hi")
+    return Derivation("R20e", "", "", m, "ge", 1, steps)
+
+
+def an_instance_that_mentions_the_cited_chain_s_own_witness():
+    # "for some theta, y^2 = 2 theta y" cited at y = theta^2 + 2 theta + 2: no real theta solves it
+    th, yy = sp.Symbol("theta", real=True), sp.Symbol("y", real=True)
+    subs = {"F": sp.Lambda(u, u ** 2), "Y": yy, "XI": th}
+    c = L.taylor_n(0).instantiate(subs)[0]
+    inner = Derivation("D", "", "", c.lhs, "eq", c.rhs, [Step("a", "", c, "", ByLemma(L.taylor_n(0), subs))], exists=(th,))
+    v = th ** 2 + 2 * th + 2
+    cited = Lemma.from_derivation(inner, {"y": yy})
+    claim = cited.instantiate({"y": v})[0]
+    return _one("R20f", claim.lhs, "eq", claim.rhs, claim, ByLemma(cited, {"y": v}), exists=(th,))
+
+
+ROUND_TWENTY = [cauchy_schwarz_at_a_complex_constant_without_an_i, a_named_function_given_values_by_cited_chains,
+                a_named_complexity_set_through_a_cited_chain, a_cited_limsup_whose_variable_the_instance_mentions,
+                two_cited_case_splits_with_their_meanings_swapped, an_instance_that_mentions_the_cited_chain_s_own_witness]
+
+
+# ---------------------------------------------------------------- round twenty-one (a probe, Dec 2026)
+def a_cited_chain_s_assumption_on_its_index_cited_at_one_value():
+    # C reads "4 2^-M >= 1" for every M (M indexes a dummy sum there: vacuous, 1 <= 0 proved); D cites C with the same
+    # assumption at one M: at M = 1 it holds and 1 <= 0 does not
+    M, s = sp.Symbol("M", positive=True, integer=True), sp.Symbol("s", nonnegative=True)
+    dummy = sp.Sum(0 * M, (M, 1, 1))
+    inner = Derivation("C", "", "", sp.Integer(1), "le", 0, [
+        Step("a", "", le(1, 0), "", ByLemma(L.limit_geometric(), {"x": 1, "y": 0, "b": 4},
+                                            hyp_checks={0: NonNegative([s], {s: 4 * 2 ** (-M) - 1})})),
+        Step("b", "", eq(0, dummy), "", Identity()), Step("c", "", eq(dummy, 0), "", Identity())],
+        assumptions=[Assumption("4 2^-M >= 1", ge(4 * 2 ** (-M), 1))])
+    return _one("R21a", sp.Integer(1), "le", 0, le(1, 0), ByLemma(Lemma.from_derivation(inner, {}), {}),
+                assumptions=[Assumption("4 2^-M >= 1", ge(4 * 2 ** (-M), 1))])
+
+
+def a_definition_that_makes_a_lemma_s_input_depend_on_its_witness():
+    # y := theta^2 + 2 theta + 2 with Taylor's y and witness theta: "for some theta, v^2 = 2 theta v" has no real theta
+    th, yy = sp.Symbol("theta", real=True), sp.Symbol("y", real=True)
+    subs = {"F": sp.Lambda(u, u ** 2), "Y": yy, "XI": th}
+    c = L.taylor_n(0).instantiate(subs)[0]
+    v = th ** 2 + 2 * th + 2
+    cl = c.subs(yy, v)
+    return Derivation("R21b", "", "", cl.lhs, "eq", cl.rhs, [
+        Step("a", "", eq(cl.lhs, c.lhs), "", Identity(defs={yy: v})),
+        Step("b", "", c, "", ByLemma(L.taylor_n(0), subs)),
+        Step("c", "", eq(c.rhs, cl.rhs), "", Identity(defs={yy: v}))], exists=(th,))
+
+
+def two_cited_case_splits_named_alike_with_their_cases_in_opposite_orders():
+    # both cited splits named S, the second's cases listed hi first: the texts read alike ("y := tau in one case, 1 in
+    # another (as defined in S)"), the cases do not: min(tau, 1) >= 1
+    steps, m = _min_and_max_splits("S", "S", "hi-lo")
+    return Derivation("R21c", "", "", m, "ge", 1, steps)
+
+
+def a_cited_limsup_whose_variable_is_a_parameter():
+    # limsup_n a <= a cited with params a, n at a = (-1)^m, n = m: 1 <= (-1)^m, false at m = 1
+    n, av, m = sp.Symbol("n", positive=True, integer=True), sp.Symbol("a", real=True), sp.Symbol("m", positive=True, integer=True)
+    inner = Derivation("D", "", "", L.Limsup(av, n), "le", av, [
+        Step("a", "", le(L.Limsup(av, n), av), "", ByLemma(L.limsup_bounded(), {"U": av, "B": av, "n": n}))])
+    v = (-1) ** m
+    return _one("R21d", L.Limsup(v, m), "le", v, le(L.Limsup(v, m), v),
+                ByLemma(Lemma.from_derivation(inner, {"a": av, "n": n}), {"a": v, "n": m}))
+
+
+def a_named_complexity_cited_through_a_chain_at_two_rescalings():
+    # Radl/w = Radg proved for Rad_g the complexity of {(l - a)/w}; cited at w = 2 and w = 3: Radl/2 = Radl/3
+    rg, rl, w = sp.Symbol("Radg", real=True), sp.Symbol("Radl", real=True), sp.Symbol("w", positive=True)
+    inner = Derivation("D", "", "", rl / w, "eq", rg, [
+        Step("a", "", eq(rl / w, rg), "", ByLemma(L.rademacher_affine(), {"Radg": rg, "Radl": rl, "W": w}))])
+    cited = Lemma.from_derivation(inner, {"w": w})
+    return Derivation("R21e", "", "", rl / 2, "eq", rl / 3, [
+        Step("a", "", eq(rl / 2, rg), "", ByLemma(cited, {"w": 2})), Step("b", "", eq(rg, rl / 3), "", ByLemma(cited, {"w": 3}))])
+
+
+def a_sum_over_a_fractional_range_with_a_plain_index():
+    # sum_{j=1}^{x} 1 is floor(x): 2 at x = 5/2, not >= 5/2
+    xp, jj = sp.Symbol("x", positive=True), sp.Symbol("j")
+    total = sp.Sum(1, (jj, 1, xp))
+    return _one("R21f", total, "ge", xp, ge(total, xp), NonNegative([0]))
+
+
+ROUND_TWENTY_ONE = [a_cited_chain_s_assumption_on_its_index_cited_at_one_value,
+                    a_definition_that_makes_a_lemma_s_input_depend_on_its_witness,
+                    two_cited_case_splits_named_alike_with_their_cases_in_opposite_orders,
+                    a_cited_limsup_whose_variable_is_a_parameter, a_named_complexity_cited_through_a_chain_at_two_rescalings,
+                    a_sum_over_a_fractional_range_with_a_plain_index]
+
+
 def test_an_assumption_on_a_limit_s_variable_is_read_for_every_value():
     # "n <= 5" beside limsup_n: read for every n (vacuous, and rendered so), never at one n (which proved limsup_n n <= 5)
     n = sp.Symbol("n", positive=True, integer=True)
@@ -1398,7 +1558,7 @@ def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
             + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN
             + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN
-            + ROUND_NINETEEN)
+            + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
