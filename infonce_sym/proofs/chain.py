@@ -1349,11 +1349,14 @@ def _random_at_a_constant(lemma, subs):
             continue
         rest = template.xreplace({e: sp.Dummy() for e in ops})
         for name, declared in lemma.params.items():
-            if isinstance(declared, sp.Lambda):
-                marks = {a.func for a in declared.expr.atoms(AppliedUndef)}
+            if isinstance(declared, (sp.Lambda, sp.FunctionClass)):
+                marks = ({a.func for a in declared.expr.atoms(AppliedUndef)} if isinstance(declared, sp.Lambda)
+                         else {declared})
                 outside = any(a.func in marks for a in rest.atoms(AppliedUndef))
-            elif isinstance(declared, sp.FunctionClass):
-                outside = any(a.func == declared for a in rest.atoms(AppliedUndef))
+                # in a cited derivation, inside its expectations too, where its CAS took f(0) out as a constant (f at
+                # t -> X proved E X^2 = (E X)^2 from a cited E f(0)^2 = (E f(0))^2; a 22nd probe, Dec 2026)
+                outside = outside or (lemma.derivation is not None and any(
+                    a.func in marks and cls.is_const(a) for op in ops for a in op.atoms(AppliedUndef)))
             else:
                 outside = isinstance(declared, sp.Basic) and rest.has(declared)
                 # or, in a cited derivation, inside, where its CAS took it out of cls as the constant it is declared
@@ -1435,7 +1438,16 @@ def _bound_names(res, lemma, subs):
         key_name, rest = p.rel.lhs.name[1:].split(": ", 1)
         old_key = next((old for old in sub_map if old.name == key_name), None)
         new_key = sub_map[old_key] if old_key is not None else key_name
-        res.premises.append(Premise("bound", eq(sp.Symbol(f"<{new_key}: {rest}"), sp.sympify(p.rel.rhs).xreplace(sub_map)),
+        rhs = sp.sympify(p.rel.rhs).xreplace(sub_map)
+        for n, old in lemma.params.items():
+            # a function parameter (W = h(0) cited at h = 2 and h = 3 proved Radl/2 = Radl/3; a 22nd probe, Dec 2026)
+            if isinstance(old, sp.FunctionClass) and n in subs:
+                new = _as_lambda(subs[n])
+                new = new if isinstance(new, (sp.Lambda, sp.FunctionClass)) else None
+                if new is not None:
+                    rhs = rhs.replace(lambda x, old=old: isinstance(x, AppliedUndef) and x.func == old,
+                                      lambda x, new=new: new(*x.args))
+        res.premises.append(Premise("bound", eq(sp.Symbol(f"<{new_key}: {rest}"), rhs),
                                     f"{p.text} (through {lemma.derivation.id})"))
     moved = {old for n, old in lemma.params.items() if n in subs and subs[n] is not old and subs[n] != old}
     for sym, vals in statement_definitions(lemma.derivation):
@@ -1444,7 +1456,8 @@ def _bound_names(res, lemma, subs):
             # that defined y := tau got "y <= 1" for every tau from cases y := tau (tau <= 1), y := 0 (a probe, Dec 2026)
             res.premises.append(Premise("bound", eq(sym, vals[0]), f"{sym} := {_meanings_text(vals, 120)} "
                                                                    f"(as defined in {lemma.derivation.id})",
-                                        meanings=tuple(vals) if len(vals) > 1 else (), source=lemma.derivation))
+                                        meanings=tuple(vals) if len(vals) > 1 else (),
+                                        source=(lemma.derivation, _instance_key(lemma, subs))))
     return res
 
 
@@ -1465,6 +1478,12 @@ def _named_marker(sym):
 
 
 _NAMED_ARG = sp.Dummy("named_argument")       # a named function's generic argument, in its bound premise
+
+
+def _instance_key(lemma, subs) -> tuple:
+    """A citation's instance as a comparable key: each parameter's value as SymPy spells it."""
+    return tuple(sorted((n, sp.srepr(_as_lambda(subs[n])) if isinstance(_as_lambda(subs[n]), sp.Basic) else repr(subs[n]))
+                        for n in lemma.params if n in subs))
 
 
 def _role_premises(d) -> list:
@@ -1525,7 +1544,8 @@ def _check_witnesses(res, lemma, subs):
             return _fail(f"{lemma.name}: its witness {w} depends on the random instance; name it with a random "
                          f"symbol, got {_short(inst, 60)}")
         res.witnesses.append(inst)
-        res.witness_inputs.append((inst, frozenset().union(*(v.free_symbols for v in others if isinstance(v, sp.Basic)))))
+        res.witness_inputs.append((inst, frozenset().union(*(v.free_symbols | v.atoms(AppliedUndef)
+                                                             for v in others if isinstance(v, sp.Basic)))))
     if lemma.derivation is not None:
         # a witness of the cited statement that the citation cannot name stays the cited chain's symbol; no value of
         # the instance may mention it (y := theta^2 + 2 theta + 2 in "for some theta, y^2 = 2 theta y" chose theta for
@@ -1537,7 +1557,8 @@ def _check_witnesses(res, lemma, subs):
             return _fail(f"{lemma.name}: the instance mentions {', '.join(map(str, caught))}, a witness the cited "
                          f"statement chooses")
         res.witnesses += own
-        inputs = frozenset().union(*(v.free_symbols for v in subs.values() if isinstance(v, sp.Basic)))
+        inputs = frozenset().union(*(v.free_symbols | v.atoms(AppliedUndef) for v in subs.values()
+                                     if isinstance(v, sp.Basic)))
         res.witness_inputs += [(w, inputs) for w in own]
     return res
 
@@ -2239,6 +2260,13 @@ def claim_form_problem(claim, exact=True):
         return f"{_short(deltas[0], 60)} has an argument not declared an integer"
     if exact and claim.atoms(sp.Float):
         return f"the claim holds an inexact number ({next(iter(claim.atoms(sp.Float)))}): write it exactly"
+    for sub in claim.atoms(sp.Subs):
+        for v, pt in zip(sub.variables, sub.point):
+            for key in ("positive", "nonnegative", "negative", "nonpositive", "nonzero", "integer", "real"):
+                if getattr(v, f"is_{key}") and getattr(sp.sympify(pt), f"is_{key}") is not True:
+                    # the CAS used the declaration inside (log p^2 = 2 log p for p > 0) and read it at p = -1: 2 pi i
+                    # where log 1 = 0 (a 22nd probe, Dec 2026)
+                    return f"{_short(sub, 60)} puts {v}, declared {key}, at {pt}, not known {key}"
     if claim.is_commutative is False or any(s.is_commutative is False for s in claim.free_symbols):
         # AB = BA passed: the checks compute with commuting numbers (an eleventh probe, Dec 2026)
         return "the claim holds non-commuting symbols, which the checks would read as commuting"
@@ -2635,7 +2663,11 @@ class Derivation:
                 # cases (min and max of tau and 1) chained proved min(tau, 1) >= 1 (a twentieth probe, Dec 2026)
                 # (the same derivation, not the same text: two chains named alike with their cases listed in opposite
                 # orders read alike; a 21st probe)
-                by_cases = bool(p.meanings or q.meanings) and (p.source is None or p.source is not q.source)
+                # (and at the same instance: the cases' conditions move with it, y = [tau >= c] cited at c = 1 and at
+                # c = 2; a 22nd probe)
+                by_cases = bool(p.meanings or q.meanings) and (p.source is None or q.source is None
+                                                               or p.source[0] is not q.source[0]
+                                                               or p.source[1] != q.source[1])
                 if not (p.split and p.split == q.split and p.case != q.case) and \
                         (by_cases or not same_meanings(theirs, q.meanings or (q.rel.rhs,))):
                     undischarged.append((name, f"{p.rel.lhs} means two things: {q.text} ({other_name}) and {p.text}"))

@@ -1543,6 +1543,80 @@ ROUND_TWENTY_ONE = [a_cited_chain_s_assumption_on_its_index_cited_at_one_value,
                     a_sum_over_a_fractional_range_with_a_plain_index]
 
 
+# ---------------------------------------------------------------- round twenty-two (a probe, Dec 2026)
+def a_cited_function_parameter_given_a_random_value():
+    # E f(0)^2 = (E f(0))^2 holds for the constant f(0); cited at f = (t -> X): E X^2 = (E X)^2, false for X = +-1
+    X, f, t = random_symbol("X", real=True), sp.Function("f", real=True), sp.Symbol("t", real=True)
+    inner = Derivation("D", "", "", Ex(f(0) ** 2), "eq", Ex(f(0)) ** 2,
+                       [Step("a", "", eq(Ex(f(0) ** 2), Ex(f(0)) ** 2), "", Identity())])
+    return _one("R22a", Ex(X ** 2), "eq", Ex(X) ** 2, eq(Ex(X ** 2), Ex(X) ** 2),
+                ByLemma(Lemma.from_derivation(inner, {"f": f}), {"f": sp.Lambda(t, X)}))
+
+
+def a_substitution_at_a_point_its_variable_s_declaration_excludes():
+    # p > 0 let log p^2 = 2 log p, read at p = -1 as 2 pi i; the value is im(log 1) = 0
+    p = sp.Symbol("p", positive=True)
+    e = sp.im(sp.Subs(sp.log(p ** 2), p, -1))
+    return _one("R22b", e, "eq", 2 * sp.pi, eq(e, 2 * sp.pi), Identity())
+
+
+def a_witness_reaching_its_lemma_s_input_through_a_function_value():
+    # g(1) := theta^2 + 2 theta + 2 carried from a cited chain, then Taylor at y = g(1): no real theta solves v^2 = 2 theta v
+    th, yy, g = sp.Symbol("theta", real=True), sp.Symbol("y", real=True), sp.Function("g", real=True)
+    v = th ** 2 + 2 * th + 2
+    inner = Derivation("C", "", "", v, "eq", yy, [Step("a", "", eq(v, yy), "", Identity(defs={yy: v}))])
+    cited = Lemma.from_derivation(inner, {"y": yy})
+    taylor = {"F": sp.Lambda(u, u ** 2), "Y": g(1), "XI": th}
+    return Derivation("R22c", "", "", v ** 2, "eq", 2 * th * v, [
+        Step("a", "", eq(v ** 2, g(1) ** 2), "", ByLemma(cited, {"y": g(1)}, context=sp.Lambda(u, u ** 2))),
+        Step("b", "", eq(g(1) ** 2, 2 * th * g(1)), "", ByLemma(L.taylor_n(0), taylor)),
+        Step("c", "", eq(2 * th * g(1), 2 * th * v), "", ByLemma(cited, {"y": g(1)}, context=sp.Lambda(u, 2 * th * u)))],
+        exists=(th,))
+
+
+def a_named_complexity_through_a_function_parameter_at_two_rescalings():
+    # Radl/h(0) = Radg cited at h = 2 and h = 3: Radl/2 = Radl/3
+    rg, rl, h, t = sp.Symbol("Radg", real=True), sp.Symbol("Radl", real=True), sp.Function("h", positive=True), sp.Symbol("t", real=True)
+    inner = Derivation("D", "", "", rl / h(0), "eq", rg, [
+        Step("a", "", eq(rl / h(0), rg), "", ByLemma(L.rademacher_affine(), {"Radg": rg, "Radl": rl, "W": h(0)}))])
+    cited = Lemma.from_derivation(inner, {"h": h})
+    return Derivation("R22d", "", "", rl / 2, "eq", rl / 3, [
+        Step("a", "", eq(rl / 2, rg), "", ByLemma(cited, {"h": sp.Lambda(t, 2)})),
+        Step("b", "", eq(rg, rl / 3), "", ByLemma(cited, {"h": sp.Lambda(t, 3)}))])
+
+
+def one_case_split_chain_cited_at_two_instances():
+    # y = [tau >= c] by cases; cited at c = 1 and c = 2 with y kept: |tau - 1| = (tau - 1)(|tau - 1| - |tau - 2|), 1/2 = 0
+    # at tau = 3/2
+    tau, c, y = sp.Symbol("tau", real=True), sp.Symbol("c", real=True), sp.Symbol("y", real=True)
+    q = (tau - c) * (2 * y - 1)
+    S1 = Derivation("S1", "", "", q, "eq", sp.Abs(tau - c), [
+        Step("a", "", eq(q, c - tau), "", Identity(defs={y: 0})),
+        Step("b", "", eq(c - tau, sp.Abs(tau - c)), "", ByLemma(L.abs_nonpositive(), {"x": tau - c}))],
+        assumptions=[Assumption("tau <= c", le(tau, c))])
+    S2 = Derivation("S2", "", "", q, "eq", sp.Abs(tau - c), [
+        Step("a", "", eq(q, tau - c), "", Identity(defs={y: 1})),
+        Step("b", "", eq(tau - c, sp.Abs(tau - c)), "", ByLemma(L.abs_nonpositive(), {"x": c - tau}))],
+        assumptions=[Assumption("tau >= c", ge(tau, c))])
+    S = Derivation("S", "", "", q, "eq", sp.Abs(tau - c), [Step("a", "", eq(q, sp.Abs(tau - c)), "", ByCases([
+        (le(tau, c), ByLemma(Lemma.from_derivation(S1, {}), {})), (ge(tau, c), ByLemma(Lemma.from_derivation(S2, {}), {}))]))])
+    cited = Lemma.from_derivation(S, {"c": c})
+    z = 2 * y - 1
+    A1, A2 = sp.Abs(tau - 1), sp.Abs(tau - 2)
+    return Derivation("R22e", "", "", A1, "eq", (tau - 1) * (A1 - A2), [
+        Step("a", "", eq(A1, (tau - 1) * z), "", ByLemma(cited, {"c": 1})),
+        Step("b", "", eq((tau - 1) * z, (tau - 1) * ((tau - 1) * z - (tau - 2) * z)), "", Identity()),
+        Step("c", "", eq((tau - 1) * ((tau - 1) * z - (tau - 2) * z), (tau - 1) * (A1 - (tau - 2) * z)), "",
+             ByLemma(cited, {"c": 1}, context=sp.Lambda(u, (tau - 1) * (u - (tau - 2) * z)))),
+        Step("d", "", eq((tau - 1) * (A1 - (tau - 2) * z), (tau - 1) * (A1 - A2)), "",
+             ByLemma(cited, {"c": 2}, context=sp.Lambda(u, (tau - 1) * (A1 - u))))])
+
+
+ROUND_TWENTY_TWO = [a_cited_function_parameter_given_a_random_value, a_substitution_at_a_point_its_variable_s_declaration_excludes,
+                    a_witness_reaching_its_lemma_s_input_through_a_function_value,
+                    a_named_complexity_through_a_function_parameter_at_two_rescalings, one_case_split_chain_cited_at_two_instances]
+
+
 def test_an_assumption_on_a_limit_s_variable_is_read_for_every_value():
     # "n <= 5" beside limsup_n: read for every n (vacuous, and rendered so), never at one n (which proved limsup_n n <= 5)
     n = sp.Symbol("n", positive=True, integer=True)
@@ -1558,7 +1632,7 @@ def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
             + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN
             + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN
-            + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE)
+            + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
