@@ -1602,7 +1602,13 @@ def _through_context(context, kind, a, b, hyps):
         if signed:
             free = sp.Dummy("u_any", real=True)
             slope_anywhere = sp.diff(body.xreplace({u: free}), free)
-            if not (_pos(slope_anywhere) or _pos(-slope_anywhere)):
+            try:
+                everywhere = sp.calculus.util.continuous_domain(body.xreplace({u: free}), free, sp.S.Reals) == sp.S.Reals
+            except (NotImplementedError, ValueError, TypeError):
+                everywhere = False
+            # a slope of one sign off a pole is no monotonicity across it (atan(1/u), u > 0, applied at -2 and 4
+            # flipped -2 <= 4 into atan(-1/2) >= atan(1/4); a 23rd probe, Dec 2026)
+            if not (everywhere and (_pos(slope_anywhere) or _pos(-slope_anywhere))):
                 on = (ge if upper else le) if domain_end == "closed" else (gt if upper else lt)
                 hyps = list(hyps) + [on(side, 0) for side in (a, b)]
     slope = sp.diff(body, u)
@@ -2040,7 +2046,8 @@ class ByCases:
         if not _zero(g1 + g2) or (k1 == "lt" and k2 == "lt") or "eq" in (relation_kind(c1), relation_kind(c2)):
             return _fail("the cases are not exhaustive")
         inside = set().union(*(e.args[0].free_symbols for e in claim.atoms(Expectation)),
-                             *(set(e.variables) for e in claim.atoms(sp.Sum, sp.Integral)), _limit_variables(claim))
+                             *(set(e.variables) for e in claim.atoms(sp.Sum, sp.Integral, sp.Product)),
+                             _limit_variables(claim))
         if any((sp.sympify(cond).free_symbols & inside) or ((claim.has(Expectation) or claim.has(Var))
                                                              and _random_atoms(cond))
                for cond in (c1, c2)):
@@ -2571,6 +2578,15 @@ class Derivation:
                 # int_0^1 x^2 = 1/2; a probe, Dec 2026)
                 undischarged.append((uses[0][0], f"{sym} is a variable a claim integrates or sums over; it cannot "
                                                  f"be defined ({sym} := {_short(first, 60)})"))
+            key_free = sp.sympify(sym).free_symbols
+            bound_in_value = [v for v in bound_here if v not in key_free and any(v in sp.sympify(x).free_symbols
+                                                                                  for x in [u_[1].rel.rhs for u_ in uses])]
+            if bound_in_value:
+                # substituted under the sum it would be captured (w := j - 2 made sum_{j<=3} w = sum (j - 2), then
+                # 3w = 3j - 6; a 23rd probe, Dec 2026)
+                undischarged.append((uses[0][0], f"{sym} := {_short(first, 60)} mentions "
+                                                 f"{', '.join(sorted(map(str, bound_in_value)))}, which a claim sums or "
+                                                 f"integrates over"))
             definitions.append(f"{sym} := {_short(first, 160)}")
             for cls in (Ex, Ea):
                 if cls.is_const(sym) and not cls.is_const(sp.sympify(first)) and \

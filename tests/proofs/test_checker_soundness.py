@@ -1617,6 +1617,40 @@ ROUND_TWENTY_TWO = [a_cited_function_parameter_given_a_random_value, a_substitut
                     a_named_complexity_through_a_function_parameter_at_two_rescalings, one_case_split_chain_cited_at_two_instances]
 
 
+# ---------------------------------------------------------------- round twenty-three (a probe, Dec 2026)
+def a_context_monotone_off_its_pole_applied_across_it():
+    # atan(1/u), u > 0, has slope -1/(1 + u^2) < 0 but jumps at 0: -2 <= 4 became atan(-1/2) >= atan(1/4) (-0.46 >= 0.24)
+    up_ = sp.Symbol("u", positive=True)
+    lhs, rhs = sp.atan(sp.Rational(-1, 2)), sp.atan(sp.Rational(1, 4))
+    return _one("R23a", lhs, "ge", rhs, ge(lhs, rhs),
+                ByLemma(L.le_abs_difference(), {"x": -2, "y": 1}, context=sp.Lambda(up_, sp.atan(1 / up_))))
+
+
+def a_case_split_on_a_product_s_index():
+    # prod_{j=1}^{2} |j - 3/2| = 1/4, prod (j - 3/2) = -1/4
+    jp = sp.Symbol("j", integer=True, positive=True)
+    a = jp - sp.Rational(3, 2)
+    ctx = sp.Lambda(u, sp.Product(u, (jp, 1, 2)))
+    claim = eq(sp.Product(sp.Abs(a), (jp, 1, 2)), sp.Product(a, (jp, 1, 2)))
+    return _one("R23b", claim.lhs, "eq", claim.rhs, claim, ByCases([
+        (le(a, 0), ByLemma(L.abs_nonpositive(), {"x": a}, context=ctx)),
+        (ge(a, 0), ByLemma(L.abs_nonpositive(), {"x": -a}, context=ctx))]))
+
+
+def a_definition_captured_by_a_sum():
+    # w := j - 2 under sum_{j<=3}: sum (j - 2) = sum w = 3w = 3j - 6, false at j = 1 (0 against -3)
+    jp, w = sp.Symbol("j", integer=True, positive=True), sp.Symbol("w", real=True)
+    lhs, mid = sp.Sum(jp - 2, (jp, 1, 3)), sp.Sum(w, (jp, 1, 3))
+    return Derivation("R23c", "", "", lhs, "eq", 3 * jp - 6, [
+        Step("a", "", eq(lhs, mid), "", Identity(defs={w: jp - 2})),
+        Step("b", "", eq(mid, 3 * w), "", Identity()),
+        Step("c", "", eq(3 * w, 3 * jp - 6), "", Identity(defs={w: jp - 2}))])
+
+
+ROUND_TWENTY_THREE = [a_context_monotone_off_its_pole_applied_across_it, a_case_split_on_a_product_s_index,
+                      a_definition_captured_by_a_sum]
+
+
 def test_an_assumption_on_a_limit_s_variable_is_read_for_every_value():
     # "n <= 5" beside limsup_n: read for every n (vacuous, and rendered so), never at one n (which proved limsup_n n <= 5)
     n = sp.Symbol("n", positive=True, integer=True)
@@ -1632,7 +1666,8 @@ def _false_chains():
     return (FALSE_CHAINS + ROUND_TWO + ROUND_THREE + ROUND_FOUR + ROUND_FIVE + ROUND_SIX
             + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN
             + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN
-            + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO)
+            + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO
+            + ROUND_TWENTY_THREE)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
