@@ -1524,6 +1524,9 @@ def _check_witnesses(res, lemma, subs):
     symbol there, one that no other parameter of the instance mentions (a value, or a symbol the instance
     constrains, would choose the witness for the lemma).  The derivation then checks that no two citations
     share a witness and that its statement and assumptions do not mention one."""
+    # every value as the instance reads it: a Python callable hid the witness from the check (F = lambda v: (v - theta)^4
+    # with Taylor's witness theta; a 24th probe, Dec 2026)
+    subs = {k_: _as_lambda(v) for k_, v in subs.items()}
     for w in lemma.witnesses:
         inst = subs.get(w)
         others = [v for k_, v in subs.items() if k_ != w]
@@ -1585,6 +1588,12 @@ def _through_context(context, kind, a, b, hyps):
     if kind == "eq":
         return kind, body.xreplace({u: a}), body.xreplace({u: b}), hyps
     signed = u.is_positive or u.is_nonnegative or u.is_negative or u.is_nonpositive
+    if not signed and u.is_real is not True or not signed and any(
+            getattr(u, f"is_{key}") for key in ("integer", "nonzero", "rational", "even", "odd", "prime", "noninteger")):
+        # the slope is judged at u's declaration: an integer, nonzero u made u^3 - u/2 increasing (its slope 3u^2 - 1/2
+        # > 0 at every nonzero integer), applied at -2/5 and 2/5 (a 24th probe, Dec 2026): read it at a real u
+        real_u = sp.Dummy("u_real", real=True)
+        u, body = real_u, body.xreplace({u: real_u})
     upper = u.is_positive or u.is_nonnegative
     closed = (sp.Interval(0, sp.oo) if upper else sp.Interval(-sp.oo, 0)) if signed else sp.S.Reals
     affine = body.is_polynomial(u) and sp.degree(body, u) <= 1 if body.has(u) else True
@@ -1937,6 +1946,14 @@ class ExactInstance:
         res = _check_witnesses(res, self.lemma, self.subs)
         if not res.ok:
             return res
+        if self.context is not None:
+            # as ByLemma: Taylor's witness integrated by the context proved e^y = 1 + y + (e - 1) y^2/2 (a 24th probe)
+            bound = set().union(*(set(e.variables) for e in sp.sympify(self.context.expr).atoms(
+                sp.Integral, sp.Sum, sp.Product)))
+            caught = bound & set(res.witnesses)
+            if caught:
+                return _fail(f"{self.lemma.name}: the context integrates or sums over the witness "
+                             f"{', '.join(sorted(map(str, caught)))}")
         res.detail = f"{_how(self.lemma)}{self.lemma.name} (exact instance)"
         return res
 

@@ -137,6 +137,10 @@ def _normal_sum(f, limits):
                                                                             for _, lo, hi in limits))
             if set(inner.variables) & others:
                 dep, inner = dep + [inner], None
+        if inner is not None and not all((hi - lo + 1).is_nonnegative for _, lo, hi in inner.limits):
+            # an inner range not known to run forwards stays as it is (sum_{i=3}^{k} merged under sum_q counted k - 2,
+            # -1 at k = 1; a 24th probe, Dec 2026)
+            dep, inner = dep + [inner], None
         body = sp.Mul(*dep)
         lims = list(limits)
         if inner is not None:

@@ -1651,6 +1651,53 @@ ROUND_TWENTY_THREE = [a_context_monotone_off_its_pole_applied_across_it, a_case_
                       a_definition_captured_by_a_sum]
 
 
+# ---------------------------------------------------------------- round twenty-four (a probe, Dec 2026)
+def an_exact_instance_whose_context_integrates_over_the_witness():
+    # round 8's Taylor witness integrated by the context, through ExactInstance: e^y = 1 + y + (e - 1) y^2/2, false at 1
+    yy, c, e_, v = sp.Symbol("y", real=True), sp.Symbol("c", real=True), sp.Symbol("e"), sp.Symbol("v")
+    over = lambda g: sp.Integral(g, (c, 0, 1))  # noqa: E731
+    G = sp.Lambda(v, (1 + yy) * v + sp.exp(v) * yy ** 2 / 2)
+    fin = 1 + yy + (sp.E - 1) * yy ** 2 / 2
+    subs = {"F": sp.Lambda(e_, sp.exp(e_)), "Y": yy, "XI": c}
+    concl = L.taylor_n(1).instantiate(subs)[0]
+    mid = over(concl.rhs)
+    return Derivation("R24a", "", "", sp.exp(yy), "eq", fin, [
+        Step("0", "", eq(sp.exp(yy), over(sp.exp(yy))), "", Identity()),
+        Step("a", "", eq(over(sp.exp(yy)), mid), "", ExactInstance(L.taylor_n(1), subs, context=sp.Lambda(u, over(u)))),
+        Step("b", "", eq(mid, over(sp.Derivative(G(c), c))), "", SameIntegrand()),
+        Step("c", "", eq(over(sp.Derivative(G(c), c)), G(1) - G(0)), "", ByLemma(L.ftc_unit_interval(), {"F": G})),
+        Step("d", "", eq(G(1) - G(0), fin), "", Identity())])
+
+
+def a_witness_hidden_in_a_python_callable():
+    # F = lambda v: (v - theta)^4 with Taylor's witness theta: at y = 1, 6 theta^2 - 4 theta + 1 = 0 has no real root
+    yy, th = sp.Symbol("y", real=True), sp.Symbol("theta", real=True)
+    F = lambda v: (v - th) ** 4  # noqa: E731
+    q, st = (yy - th) ** 4, th ** 4 - 4 * th ** 3 * yy
+    return _one("R24b", q, "eq", st, eq(q, st), ByLemma(L.taylor_n(1), {"F": F, "Y": yy, "XI": th}), exists=(th,))
+
+
+def a_sum_identity_merging_an_inner_range_that_may_run_backwards():
+    # sum_{q<=2} q sum_{i=3}^{k} q = 5k - 10: 0 against -5 at k = 1 (an empty inner sum)
+    kk = next(z for z in SIZES if z.name == "k")
+    ii, q = sp.Symbol("i", integer=True, positive=True), sp.Symbol("q", integer=True, positive=True)
+    total = sp.Sum(q * sp.Sum(q, (ii, 3, kk)), (q, 1, 2))
+    return _one("R24c", total, "eq", 5 * kk - 10, eq(total, 5 * kk - 10), SumIdentity())
+
+
+def a_context_on_an_integer_variable_read_as_monotone():
+    # u^3 - u/2 (u integer, nonzero: slope 3u^2 - 1/2 > 0 there) decreases on (-0.41, 0.41): -2/5 <= 2/5 gave
+    # 17/125 <= -17/125
+    ui = sp.Symbol("u", integer=True, nonzero=True)
+    claim = le(sp.Rational(17, 125), sp.Rational(-17, 125))
+    return _one("R24d", claim.lhs, "le", claim.rhs, claim,
+                ByLemma(L.le_abs_difference(), {"x": sp.Rational(-2, 5), "y": 0}, context=sp.Lambda(ui, ui ** 3 - ui / 2)))
+
+
+ROUND_TWENTY_FOUR = [an_exact_instance_whose_context_integrates_over_the_witness, a_witness_hidden_in_a_python_callable,
+                     a_sum_identity_merging_an_inner_range_that_may_run_backwards, a_context_on_an_integer_variable_read_as_monotone]
+
+
 def test_an_assumption_on_a_limit_s_variable_is_read_for_every_value():
     # "n <= 5" beside limsup_n: read for every n (vacuous, and rendered so), never at one n (which proved limsup_n n <= 5)
     n = sp.Symbol("n", positive=True, integer=True)
@@ -1667,7 +1714,7 @@ def _false_chains():
             + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN
             + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN
             + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO
-            + ROUND_TWENTY_THREE)
+            + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
