@@ -1594,6 +1594,13 @@ def _through_context(context, kind, a, b, hyps):
         # > 0 at every nonzero integer), applied at -2/5 and 2/5 (a 24th probe, Dec 2026): read it at a real u
         real_u = sp.Dummy("u_real", real=True)
         u, body = real_u, body.xreplace({u: real_u})
+    elif signed and any(getattr(u, f"is_{key}") for key in ("integer", "rational", "even", "odd", "prime", "composite",
+                                                             "noninteger")):
+        # a signed integer too: u^2/2 - u/2 for a positive integer u has slope u - 1/2 > 0 there but decreases on
+        # (0, 1/2), and proved 0 <= -1/8 (a 25th probe, Dec 2026): read it on its half-line, the sign alone
+        sign = next(key for key in ("positive", "nonnegative", "negative", "nonpositive") if getattr(u, f"is_{key}"))
+        half_line_u = sp.Dummy("u_half_line", **{sign: True})
+        u, body = half_line_u, body.xreplace({u: half_line_u})
     upper = u.is_positive or u.is_nonnegative
     closed = (sp.Interval(0, sp.oo) if upper else sp.Interval(-sp.oo, 0)) if signed else sp.S.Reals
     affine = body.is_polynomial(u) and sp.degree(body, u) <= 1 if body.has(u) else True

@@ -1698,6 +1698,24 @@ ROUND_TWENTY_FOUR = [an_exact_instance_whose_context_integrates_over_the_witness
                      a_sum_identity_merging_an_inner_range_that_may_run_backwards, a_context_on_an_integer_variable_read_as_monotone]
 
 
+# ---------------------------------------------------------------- round twenty-five (a probe, Dec 2026)
+def a_context_on_a_positive_integer_variable_read_as_monotone():
+    # u^2/2 - u/2 has slope u - 1/2 > 0 at every positive integer u but decreases on (0, 1/2): 0 <= -1/8
+    up_ = sp.Symbol("u", positive=True, integer=True)
+    return _one("R25a", sp.Integer(0), "le", sp.Rational(-1, 8), le(0, sp.Rational(-1, 8)),
+                ByLemma(L.le_abs_difference(), {"x": 0, "y": sp.Rational(1, 4)}, context=sp.Lambda(up_, up_ ** 2 / 2 - up_ / 2)))
+
+
+def an_exact_instance_on_a_positive_integer_context():
+    up_ = sp.Symbol("u", positive=True, integer=True)
+    return _one("R25b", sp.Integer(0), "le", sp.Rational(-1, 8), le(0, sp.Rational(-1, 8)),
+                ExactInstance(L.le_abs_difference(), {"x": 0, "y": sp.Rational(1, 4)},
+                              context=sp.Lambda(up_, up_ ** 2 / 2 - up_ / 2)))
+
+
+ROUND_TWENTY_FIVE = [a_context_on_a_positive_integer_variable_read_as_monotone, an_exact_instance_on_a_positive_integer_context]
+
+
 def test_an_assumption_on_a_limit_s_variable_is_read_for_every_value():
     # "n <= 5" beside limsup_n: read for every n (vacuous, and rendered so), never at one n (which proved limsup_n n <= 5)
     n = sp.Symbol("n", positive=True, integer=True)
@@ -1714,7 +1732,7 @@ def _false_chains():
             + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN
             + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN
             + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO
-            + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR)
+            + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
