@@ -817,6 +817,12 @@ class NonNegative:
             # a slack keyed f(x), |x - 1| or E Z was substituted but never recorded as a premise: x >= 1 for every x
             # (an eleventh probe, Dec 2026)
             return _fail(f"a slack must be a symbol, got {_short(odd_keys[0], 60)}")
+        signed_down = [s_ for s_ in self.hyps if s_.is_negative or (s_.is_nonpositive and not s_.is_zero)]
+        if signed_down:
+            # a slack's premise is e >= 0: declared negative, -s counted as a nonnegative term while x >= 0 was all that
+            # was asked of s = x (0 >= x "proved"; a 26th probe, Dec 2026)
+            return _fail(f"the slack {signed_down[0]} is declared {'negative' if signed_down[0].is_negative else 'nonpositive'}; "
+                         f"a slack stands for a value >= 0")
         for binder in sp.Add(*terms).atoms(sp.Sum, sp.Product, sp.Integral, sp.Lambda):
             for s_, e_ in self.hyps.items():
                 caught = sp.sympify(e_).free_symbols & set(binder.variables)
@@ -2314,8 +2320,12 @@ def claim_form_problem(claim, exact=True):
                 return f"the range of {_short(s, 80)} is not declared an integer ({lo} to {hi})"
     for s in claim.atoms(sp.Sum, sp.Product):
         for j, lo, hi in s.limits:
-            narrower = [key for key in ("even", "odd", "prime", "composite", "zero", "irrational", "noninteger")
+            narrower = [key for key in ("even", "odd", "prime", "composite", "zero", "irrational", "noninteger",
+                                        "imaginary", "transcendental")
                         if getattr(j, f"is_{key}")]
+            if j.is_real is False and "imaginary" not in narrower:
+                # an index that is not real: SymPy read -j^2 >= 0 for an imaginary j summed over 1..3 (a 26th probe)
+                narrower.append("not real")
             if j.is_integer and not (sp.sympify(lo).is_integer and sp.sympify(hi).is_integer):
                 # an integer j from 1/2 made binomial(j, 2) >= 0 read as true, -1/8 there (a probe, Dec 2026)
                 narrower.append("integer, between ends that are not")
@@ -2718,8 +2728,14 @@ class Derivation:
     def _under(self, cls, exprs, results=None):
         """Whether any of ``exprs`` occurs inside an expectation ``cls`` in a claim of this chain."""
         for st in self.steps:
+            # Var(Y) is E Y^2 - (E Y)^2 (canon): inside it counts as inside Ex (c := X^2 in Var X = c - (E X)^2; a 26th
+            # probe, Dec 2026)
             for e in st.claim.atoms(cls):
                 if any(e.args[0].has(x) for x in exprs):
+                    return True
+            for e in (st.claim.atoms(Var) if cls is Ex else ()):
+                inside = [e.args[0], sp.expand(e.args[0] ** 2)]
+                if any(y.has(x) for y in inside for x in exprs):
                     return True
         return False
 

@@ -1716,6 +1716,29 @@ def an_exact_instance_on_a_positive_integer_context():
 ROUND_TWENTY_FIVE = [a_context_on_a_positive_integer_variable_read_as_monotone, an_exact_instance_on_a_positive_integer_context]
 
 
+# ---------------------------------------------------------------- round twenty-six (a probe, Dec 2026)
+def a_sum_index_declared_imaginary():
+    # sum_{j=1}^{3} -j^2 = -14; SymPy read -j^2 >= 0 for an imaginary j
+    ji = sp.Symbol("j", imaginary=True)
+    total = sp.Sum(-ji ** 2, (ji, 1, 3))
+    return _one("R26a", total, "ge", 0, ge(total, 0), NonNegative())
+
+
+def a_slack_declared_negative():
+    # -s >= 0 for s < 0, while s = x was asked only x >= 0: 0 >= x, false at x = 1
+    xn, s = sp.Symbol("x", nonnegative=True), sp.Symbol("s", negative=True)
+    return _one("R26b", sp.Integer(0), "ge", xn, ge(0, xn), NonNegative([-s], {s: xn}, by={s: NonNegative()}))
+
+
+def a_constant_naming_a_random_square_inside_a_variance():
+    # c := X^2 through a fact, inside Var X = E X^2 - (E X)^2: Var X = c - (E X)^2, -1 or 3 for X = 0 or 2 (Var X = 1)
+    X, c = random_symbol("X", real=True), sp.Symbol("c", real=True)
+    return _one("R26c", Var(X), "eq", c - Ex(X) ** 2, eq(Var(X), c - Ex(X) ** 2), Identity(facts={X ** 2: c}))
+
+
+ROUND_TWENTY_SIX = [a_sum_index_declared_imaginary, a_slack_declared_negative, a_constant_naming_a_random_square_inside_a_variance]
+
+
 def test_an_assumption_on_a_limit_s_variable_is_read_for_every_value():
     # "n <= 5" beside limsup_n: read for every n (vacuous, and rendered so), never at one n (which proved limsup_n n <= 5)
     n = sp.Symbol("n", positive=True, integer=True)
@@ -1732,7 +1755,8 @@ def _false_chains():
             + ROUND_SEVEN + ROUND_EIGHT + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_TWELVE + ROUND_THIRTEEN
             + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN
             + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO
-            + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE)
+            + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
+            + ROUND_TWENTY_SIX)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
