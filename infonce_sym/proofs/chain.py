@@ -1572,6 +1572,15 @@ def _check_witnesses(res, lemma, subs):
     return res
 
 
+def _witnesses_bound_by(context, res) -> str:
+    """The witnesses of ``res`` that ``context`` integrates, sums or multiplies over, as text ("" for none): "for some t"
+    integrated over t made Taylor's remainder at t prove e^y = 1 + y + (e - 1) y^2/2 (a probe, Dec 2026)."""
+    if context is None:
+        return ""
+    bound = set().union(*(set(e.variables) for e in sp.sympify(context.expr).atoms(sp.Integral, sp.Sum, sp.Product)))
+    return ", ".join(sorted(map(str, bound & set(res.witnesses))))
+
+
 def _how(lemma):
     if lemma.derivation is not None:
         return f"by derivation {lemma.derivation.id}: "
@@ -1703,15 +1712,9 @@ class ByLemma:
         res = _check_witnesses(res, self.lemma, self.subs)
         if not res.ok:
             return res
-        if self.context is not None:
-            bound = set().union(*(set(e.variables) for e in sp.sympify(self.context.expr).atoms(
-                sp.Integral, sp.Sum, sp.Product)))
-            caught = bound & set(res.witnesses)
-            if caught:
-                # "for some t" integrated over t: Taylor's witness as the variable of a context integral proved
-                # e^y = 1 + y + (e - 1) y^2/2 (a probe, Dec 2026)
-                return _fail(f"{self.lemma.name}: the context integrates or sums over the witness "
-                             f"{', '.join(sorted(map(str, caught)))}")
+        caught = _witnesses_bound_by(self.context, res)
+        if caught:
+            return _fail(f"{self.lemma.name}: the context integrates or sums over the witness {caught}")
         how = _how(self.lemma)
         shown = "; ".join(_short(h, 80) for h in hyps)
         res.detail = how + self.lemma.name + (f" (hypotheses: {shown})" if hyps else "")
@@ -1959,14 +1962,9 @@ class ExactInstance:
         res = _check_witnesses(res, self.lemma, self.subs)
         if not res.ok:
             return res
-        if self.context is not None:
-            # as ByLemma: Taylor's witness integrated by the context proved e^y = 1 + y + (e - 1) y^2/2 (a 24th probe)
-            bound = set().union(*(set(e.variables) for e in sp.sympify(self.context.expr).atoms(
-                sp.Integral, sp.Sum, sp.Product)))
-            caught = bound & set(res.witnesses)
-            if caught:
-                return _fail(f"{self.lemma.name}: the context integrates or sums over the witness "
-                             f"{', '.join(sorted(map(str, caught)))}")
+        caught = _witnesses_bound_by(self.context, res)       # as ByLemma's (a 24th probe, Dec 2026)
+        if caught:
+            return _fail(f"{self.lemma.name}: the context integrates or sums over the witness {caught}")
         res.detail = f"{_how(self.lemma)}{self.lemma.name} (exact instance)"
         return res
 
