@@ -899,21 +899,30 @@ class Lemma:
     definitions: object = None     # kw -> [Eq(name, expression)]: the cited chain's definitions it substitutes
     witnesses: tuple = ()          # parameters the lemma chooses ("for some t > 0"): a citation names them, never sets them
     bound: tuple = ()              # symbols its hypotheses quantify ("for every M"): no instance may mention them
-    named: tuple = ()              # parameters that stand for a quantity the statement defines in words (a
-                                   # Rademacher complexity, a covering number): an instance must name one
+    named: object = ()             # parameters that stand for a quantity the statement defines in words (a
+                                   # Rademacher complexity, a covering number): an instance must name one (a
+                                   # callable giving them is read on first use: see :meth:`named_params`)
+
+    def named_params(self) -> tuple:
+        """The ``named`` parameters; a cited chain's are found by running it, which waits for the first instance
+        (building a derivation, as ``statement(id)`` does for the number tools, then runs no cited chain)."""
+        if callable(self.named):
+            self.named = tuple(self.named())
+        return self.named
 
     def instantiate(self, subs):
         missing = set(self.params) - set(subs)
         if missing:
             raise KeyError(f"lemma {self.name}: missing parameters {sorted(missing)}")
         kw = {k: _as_lambda(subs[k]) for k in self.params}
-        unnamed = [n for n in self.named if not _is_a_name(kw[n])]
-        if unnamed or len({kw[n] for n in self.named}) < len(self.named):
+        named = self.named_params()
+        unnamed = [n for n in named if not _is_a_name(kw[n])]
+        if unnamed or len({kw[n] for n in named}) < len(named):
             # Rad := 5, logN := (u -> u): the statement then says something of a number (Radg = 1, Radl = 0 proved
             # 1 = 0 by shift invariance; a probe, Dec 2026)
-            raise ValueError(f"lemma {self.name}: each of {', '.join(unnamed or self.named)} needs a name of its own "
+            raise ValueError(f"lemma {self.name}: each of {', '.join(unnamed or named)} needs a name of its own "
                              f"(a symbol, or an undefined function: the quantity its statement defines in words); "
-                             f"got {', '.join(str(kw[n]) for n in (unnamed or self.named))}")
+                             f"got {', '.join(str(kw[n]) for n in (unnamed or named))}")
         captured = self._bound_variables() & set().union(*(v.free_symbols for v in kw.values()
                                                             if isinstance(v, sp.Basic)))
         if captured:
@@ -1021,8 +1030,8 @@ class Lemma:
                              key=sp.default_sort_key))
         # a quantity the cited chain names through a library lemma (a complexity) is named here too: citing the chain
         # at a number would set it (Radg = Radl/2 cited at Radg = 1, Radl = 0 proved 1 = 0; a twentieth probe)
-        inner = _named_in(d)
-        named = tuple(n for n, old in params.items() if old in inner)
+        # (found by running the cited chain: on first use, not while a citing chain is built)
+        named = lambda: tuple(n for n, old in params.items() if old in _named_in(d))  # noqa: E731
         lemma = cls(d.title, d.paper_ref, dict(params), conclusion, hyps, source=d.id, derivation=d,
                     definitions=definitions, witnesses=tuple(n for n, old in params.items() if old in d.exists),
                     bound=every, named=named)
@@ -1408,7 +1417,7 @@ def _bound_names(res, lemma, subs):
     "bound" premise each): the instance then speaks of them as defined there, and the citing chain may not give
     them another meaning (y := -1 here and y >= 0 cited from a chain where y := x^2 proved -1 >= 0; a probe,
     Dec 2026)."""
-    for n in lemma.named:
+    for n in lemma.named_params():
         # a named quantity (a complexity, a covering number, a radius: defined in the lemma's words) is bound there: the
         # citing chain may not define it (x := 1, y := 0 as rademacher_affine's Radg, Radl proved 1 = 0; an eighteenth
         # probe, Dec 2026).  Its meaning is an opaque marker, the same for every citation naming it
@@ -1427,7 +1436,7 @@ def _bound_names(res, lemma, subs):
                 # what the words define it from (the lemma's other parameters: Rad of {(l - a)/W} depends on W) must be
                 # the same wherever this lemma names it so (Radg with W = 2 and with W = 3 proved Radl/2 = Radl/3; a
                 # nineteenth probe, Dec 2026)
-                others = [sp.sympify(subs[m]) for m in lemma.params if m not in lemma.named and m in subs
+                others = [sp.sympify(subs[m]) for m in lemma.params if m not in lemma.named_params() and m in subs
                           and not isinstance(subs[m], (list, tuple, sp.Lambda))
                           and (isinstance(subs[m], sp.Basic) or not callable(subs[m]))]
                 others = [v for v in others if isinstance(v, sp.Expr)]
