@@ -904,11 +904,12 @@ class Lemma:
                                    # callable giving them is read on first use: see :meth:`named_params`)
 
     def named_params(self) -> tuple:
-        """The ``named`` parameters; a cited chain's are found by running it, which waits for the first instance
-        (building a derivation, as ``statement(id)`` does for the number tools, then runs no cited chain)."""
-        if callable(self.named):
-            self.named = tuple(self.named())
-        return self.named
+        """The ``named`` parameters; a cited chain's are found by running it (``cited_result``, cached while the
+        chain is unchanged), at every instance: building a derivation, as ``statement(id)`` does for the number
+        tools, then runs no cited chain, and a chain edited after a first instance is read as it is now (a citation
+        instantiated once while its chain was a draft kept the draft's none, and proved 1 = 0 after the chain was
+        finished with a named Radg; a 27th probe, Dec 2026)."""
+        return tuple(self.named()) if callable(self.named) else self.named
 
     def instantiate(self, subs):
         missing = set(self.params) - set(subs)
@@ -1201,7 +1202,7 @@ def library_lemma(lemma, key):
     """``lemma`` as the library entry ``key`` (for ``lemmas._lib`` only: a lemma edited since is no entry)."""
     lemma.library = key
     _LIBRARY_MADE[id(lemma)] = lemma
-    _LIBRARY_FORM[id(lemma)] = (key, lemma.conclusion, lemma.hypotheses, tuple(lemma.params.items()))
+    _LIBRARY_FORM[id(lemma)] = _library_form(lemma)
     return lemma
 
 
@@ -1212,8 +1213,9 @@ _CITATION_FORM = {}
 
 
 def _citation_form(lemma):
+    # with its named parameters (set to () by hand, a citation let Radg = 1, Radl = 0 prove 1 = 0; a 27th probe)
     return (lemma.derivation, lemma.conclusion, lemma.hypotheses, lemma.definitions, tuple(lemma.params.items()),
-            lemma.witnesses, lemma.bound)
+            lemma.witnesses, lemma.bound, lemma.named)
 
 
 def _is_citation(lemma) -> bool:
@@ -1227,8 +1229,11 @@ def _is_citation(lemma) -> bool:
 def _in_library(lemma) -> bool:
     # the very object a factory made, unchanged since (its conclusion replaced in place proved 1 <= 0; a probe)
     return (bool(lemma.library) and _LIBRARY_MADE.get(id(lemma)) is lemma
-            and _LIBRARY_FORM.get(id(lemma)) == (lemma.library, lemma.conclusion, lemma.hypotheses,
-                                                  tuple(lemma.params.items())))
+            and _LIBRARY_FORM.get(id(lemma)) == _library_form(lemma))
+
+
+def _library_form(lemma):
+    return lemma.library, lemma.conclusion, lemma.hypotheses, tuple(lemma.params.items()), lemma.named
 
 
 def _checked_identity(lemma, concl, hyps) -> bool:

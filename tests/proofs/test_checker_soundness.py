@@ -1739,6 +1739,43 @@ def a_constant_naming_a_random_square_inside_a_variance():
 ROUND_TWENTY_SIX = [a_sum_index_declared_imaginary, a_slack_declared_negative, a_constant_naming_a_random_square_inside_a_variance]
 
 
+# ---------------------------------------------------------------- round twenty-seven (a probe, Dec 2026)
+def _radg_radl_chain(steps=None):
+    rg, rl = sp.Symbol("Radg"), sp.Symbol("Radl")
+    return rg, rl, Derivation("D", "", "", rg, "eq", rl / 2, steps or [
+        Step("a", "", eq(rg, rl / 2), "", ByLemma(L.rademacher_affine(), {"Radg": rg, "Radl": rl, "W": 2}))])
+
+
+def a_citation_whose_named_parameters_are_cleared_by_hand():
+    # a_named_complexity_set_through_a_cited_chain with the citation's named parameters set to (): 1 = 0
+    rg, rl, inner = _radg_radl_chain()
+    cited = Lemma.from_derivation(inner, {"Radg": rg, "Radl": rl})
+    cited.named = ()
+    return _one("R27a", sp.Integer(1), "eq", sp.Integer(0), eq(1, 0), ByLemma(cited, {"Radg": 1, "Radl": 0}))
+
+
+def a_library_lemma_whose_named_parameters_are_cleared_by_hand():
+    # shift invariance Radg = Radl/W with Radg, Radl as numbers: 1 = 0
+    lemma = L.rademacher_affine()
+    lemma.named = ()
+    return _one("R27b", sp.Integer(1), "eq", sp.Integer(0), eq(1, sp.Integer(0) / 2),
+                ByLemma(lemma, {"Radg": 1, "Radl": 0, "W": 2}))
+
+
+def a_citation_instantiated_while_its_chain_was_a_draft():
+    # the citation's first instance read the draft (no named quantity); the chain finished with a named Radg: 1 = 0
+    rg, rl, inner = _radg_radl_chain([Step("draft", "", eq(sp.Symbol("Radg"), sp.Symbol("Radl") / 2), "", Identity())])
+    cited = Lemma.from_derivation(inner, {"Radg": rg, "Radl": rl})
+    cited.instantiate({"Radg": rg, "Radl": rl})
+    inner.steps = _radg_radl_chain()[2].steps
+    return _one("R27c", sp.Integer(1), "eq", sp.Integer(0), eq(1, 0), ByLemma(cited, {"Radg": 1, "Radl": 0}))
+
+
+ROUND_TWENTY_SEVEN = [a_citation_whose_named_parameters_are_cleared_by_hand,
+                      a_library_lemma_whose_named_parameters_are_cleared_by_hand,
+                      a_citation_instantiated_while_its_chain_was_a_draft]
+
+
 def test_an_assumption_on_a_limit_s_variable_is_read_for_every_value():
     # "n <= 5" beside limsup_n: read for every n (vacuous, and rendered so), never at one n (which proved limsup_n n <= 5)
     n = sp.Symbol("n", positive=True, integer=True)
@@ -1756,7 +1793,7 @@ def _false_chains():
             + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN
             + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO
             + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
-            + ROUND_TWENTY_SIX)
+            + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
