@@ -28,6 +28,8 @@ SHARE_DERIVATION_RUNS = (
     "tests/proofs/test_continuity.py::test_every_chain_is_proved_with_nothing_undischarged",
     "tests/proofs/test_continuity.py::test_citations",
     "tests/app/test_verify.py",                      # one verify --quick (its fixture is module-scoped)
+    # derivations --check in this process (it runs every chain: 26-39 s in a process of its own)
+    "tests/app/test_cli_contract.py::test_derivations_check_treats_a_non_utf8_file_as_stale_and_refuses_two_runs",
 )
 
 # the mutation test of every registered chain: one work unit of its own, run in the registry's order, so
