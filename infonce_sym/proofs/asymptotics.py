@@ -72,7 +72,7 @@ def _taylor_step(q, eps, E, context, order):
     """q = context(E(Taylor polynomial + Lagrange remainder)) (library Taylor, point eps/(1+t))."""
     lem = L.taylor_lagrange_point(order)
     subs = {"F": F_log, "Y": eps, "T": t_L, "lo": -1}
-    concl, _ = lem.instantiate(subs)
+    concl, _ = lem.written_at(subs)
     extra = sp.expand(eps - Vbar)
     # hypothesis 1: eps + 1 > 0, as ell + (1 + Vbar - ell) + extra
     hyp1 = NonNegative([ell, sig] + ([extra] if extra != 0 else []), {sig: 1 + Vbar - ell}, by={sig: _range_check()})
@@ -397,7 +397,7 @@ def a2_liminf(d_ratio, assumptions, errata=(), x=None, a=None):
     q_k = k * Ex(F_log(Vbar))
     low_k = lo.statement.subs(ell, e2)
     cited = cite("A2.32.lower", {"ell": ell})
-    hyps = cited.instantiate({"ell": e2})[1]
+    hyps = cited.written_at({"ell": e2})[1]
     idx = next(i for i, h in enumerate(hyps) if not h.has(V))      # e^{-2/tau} <= 1
     Lr = cite(d_ratio)                                   # the sibling built by section3's builder
     m2 = m[2]

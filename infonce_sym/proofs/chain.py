@@ -911,11 +911,20 @@ class Lemma:
         finished with a named Radg; a 27th probe, Dec 2026)."""
         return tuple(self.named()) if callable(self.named) else self.named
 
-    def instantiate(self, subs):
+    def written_at(self, subs):
+        """(conclusion, hypotheses) at ``subs`` as :meth:`instantiate` gives them, without its checks of the
+        instance: for a builder writing a step's claim, which the step's check then instantiates (and refuses
+        there); reading a cited chain's named quantities would run that chain while the citing one is built."""
+        return self._instance(self._kw(subs))
+
+    def _kw(self, subs):
         missing = set(self.params) - set(subs)
         if missing:
             raise KeyError(f"lemma {self.name}: missing parameters {sorted(missing)}")
-        kw = {k: _as_lambda(subs[k]) for k in self.params}
+        return {k: _as_lambda(subs[k]) for k in self.params}
+
+    def instantiate(self, subs):
+        kw = self._kw(subs)
         named = self.named_params()
         unnamed = [n for n in named if not _is_a_name(kw[n])]
         if unnamed or len({kw[n] for n in named}) < len(named):
@@ -942,6 +951,9 @@ class Lemma:
                     if bad:
                         raise ValueError(f"lemma {self.name}: {', '.join(bad)} comes to depend on {kw[n_]}, the "
                                          f"variable of its limit")
+        return self._instance(kw)
+
+    def _instance(self, kw):
         hyps = self.hypotheses(**kw) if self.hypotheses else []
         if self.derivation is None:
             # what the lemma declares of its parameters (X real in Cauchy-Schwarz) is a hypothesis too (X = Y = i

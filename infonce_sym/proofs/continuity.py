@@ -610,7 +610,7 @@ def build_lemma6_path(l6):
     s1 = Step("endpoints", "(43)", eq(q, Fp(0) - Fp(1)), "xi_0 = phi, xi_1 = phi'", SumIdentity("xi at c = 0, 1"))
     ftc = L.ftc_unit_interval()
     ctx = sp.Lambda(u_, -u_)
-    inst = ftc.instantiate({"F": Fp})[0]
+    inst = ftc.written_at({"F": Fp})[0]
     integ = -inst.rhs
     s2 = Step("FTC", "(43)", eq(-inst.lhs, integ), "fundamental theorem of calculus along c -> l(xi_c)",
               ExactInstance(ftc, {"F": Fp}, context=ctx))
@@ -621,7 +621,7 @@ def build_lemma6_path(l6):
               IntegrandIdentity("d/dc l(xi_c) = -dl(xi_c)[Delta]"))
     subs6 = {"fx": xi_a, "fy": xi_p, "fz": xi_n, "hx": D_a, "hy": D_p, "hz": D_n, "w": W1k, "m": k}
     L6c = Lemma.from_derivation(l6, LEMMA6_PARAMS)
-    c6 = L6c.instantiate(subs6)[0]
+    c6 = L6c.written_at(subs6)[0]
     wgt = loss_weight(xi_a, xi_p, xi_n)
     s4 = Step("(42)", "(42)", eq(gat_l, sp.Integral(wgt * c6.lhs, (c, 0, 1))),
               "chain rule (42): dl(f)[eta] = e^{H(f)}/(1/k + e^{H(f)}) dH(f)[eta]", IntegrandIdentity("chain rule (42)"))
@@ -718,7 +718,7 @@ def build_lemma8(l7):
     p = softmax_p(fa, f_n)
     ncs = L.norm_convex_sum()
     sub_t = {"p": p, "v": D_n, "k": k, "d": d}
-    tri = ncs.instantiate(sub_t)[0]
+    tri = ncs.written_at(sub_t)[0]
     s_g = Step("(36)", "(36), (41)", eq(q, tri.lhs),
                "G_tau(f, phi - phi', pi_hat, z^a) = sum_j p_j Delta(z_j^-): the weights 1/k of pi_hat cancel in the ratio (36)",
                SumIdentity("definition (36) at pi_hat"))
@@ -726,7 +726,7 @@ def build_lemma8(l7):
                ByLemma(ncs, sub_t, hyp_checks={0: weights_nonneg(fa, f_n)}))
     L7c = Lemma.from_derivation(l7, {"x": xf, "a": af})
     sub7 = {"x": sp.Lambda(j, ip(fa, _at(f_n, j))), "a": sp.Lambda(j, norm(_at(D_n, j)))}
-    c7 = L7c.instantiate(sub7)[0]
+    c7 = L7c.written_at(sub7)[0]
     s_q = Step("softmax average", "(41)", eq(tri.rhs, c7.lhs), "sum_j p_j a_j = sum_j e^{x_j/tau} a_j / sum_j e^{x_j/tau}",
                SumIdentity("p_j written out"))
     s_7 = Step("Lemma 7", "(41), Lemma 7", c7,
@@ -764,7 +764,7 @@ def build_norm_lemmas():
     u, v = _uv
     ns = L.norm_segment()
     sub = {"x": u, "y": v, "c": c, "d": d}
-    tri = ns.instantiate(sub)[0]
+    tri = ns.written_at(sub)[0]
     s_a = Step("convexity of the norm", "(47)", tri, "||(1-c) u + c v|| <= (1-c)||u|| + c||v||, c in [0, 1]", ByLemma(ns, sub))
     s_b = Step("unit vectors", "(47)", eq(tri.rhs, 1), "||u|| = ||v|| = 1", Identity(facts=_unit_facts(U_, V_)))
     n47 = Derivation("P4.47", "(47): ||(1 - c) u + c v|| <= 1 for unit u, v and c in [0, 1]", "(47)", tri.lhs, "le", sp.Integer(1),
@@ -775,9 +775,9 @@ def build_norm_lemmas():
         xi = seg(U_, V_)
         y = vec(sg * U_(l) - sg * V_(l))
         mk = L.minkowski_sum()
-        m1 = mk.instantiate({"x": xi, "y": y, "d": d})[0]
+        m1 = mk.written_at({"x": xi, "y": y, "d": d})[0]
         y1, y2 = vec(sg * U_(l)), vec(-sg * V_(l))
-        m2 = mk.instantiate({"x": y1, "y": y2, "d": d})[0]
+        m2 = mk.written_at({"x": y1, "y": y2, "d": d})[0]
         st1 = Step("Minkowski", "(47)", m1, "||xi +- Delta|| <= ||xi|| + ||Delta||", ByLemma(mk, {"x": xi, "y": y, "d": d}))
         r2 = norm(xi) + m2.rhs
         st2 = Step("Minkowski", "(47)", le(m1.rhs, r2), "||Delta|| = ||u - v|| <= ||u|| + ||v||",
@@ -818,11 +818,11 @@ def build_softmax_norms(n47s):
     # P4.48
     v = sp.Lambda((j, l), xi_n(j, l) - D_n(j, l))
     sub_t = {"p": p, "v": v, "k": k, "d": d}
-    tri = ncs.instantiate(sub_t)[0]
+    tri = ncs.written_at(sub_t)[0]
     q48 = norm(vec(Gxx(l) - GxD(l)))
     vn = norm(_at(v, j))
     sub_m = {"U": sp.Lambda(j, p(j) * vn), "V": sp.Lambda(j, 3 * p(j)), "k": k}
-    mono = sm.instantiate(sub_m)[0]
+    mono = sm.written_at(sub_m)[0]
     steps48 = [
         Step("(36) linear in g", "(48)", eq(q48, tri.lhs), "G(xi, xi) - G(xi, Delta) = G(xi, xi - Delta) = sum_j p_j (xi - Delta)(z_j^-)",
              SumIdentity("linearity of G in its second argument")),
@@ -837,13 +837,13 @@ def build_softmax_norms(n47s):
     # P4.G1 (the sharpened form)
     mk = L.minkowski_sum()
     mxp = vec(-xi_p(l))
-    m1 = mk.instantiate({"x": Gxx, "y": mxp, "d": d})[0]
+    m1 = mk.written_at({"x": Gxx, "y": mxp, "d": d})[0]
     sub_t1 = {"p": p, "v": xi_n, "k": k, "d": d}
-    tri1 = ncs.instantiate(sub_t1)[0]
+    tri1 = ncs.written_at(sub_t1)[0]
     rest = norm(mxp)
     xn = norm(_at(xi_n, j))
     sub_m1 = {"U": sp.Lambda(j, p(j) * xn), "V": sp.Lambda(j, p(j)), "k": k}
-    mono1 = sm.instantiate(sub_m1)[0]
+    mono1 = sm.written_at(sub_m1)[0]
     stepsG = [
         Step("Minkowski", "", m1, "||G(xi, xi) - xi(z^+)|| <= ||G(xi, xi)|| + ||xi(z^+)||", ByLemma(mk, {"x": Gxx, "y": mxp, "d": d})),
         Step("(36)", "(36)", eq(m1.rhs, tri1.lhs + rest), "G(xi, xi) = sum_j p_j xi(z_j^-)", SumIdentity("definition (36) at pi_hat")),
@@ -904,7 +904,7 @@ def build_prop4(l8, consts=(4, 1, 3), sharp=(2, 1, 1), l6p=None, helpers=None):
     LG1 = Lemma.from_derivation(by["P4.G1"], {})
     L8c = Lemma.from_derivation(l8, {"fa": f_a, "fn": f_n})
     sub8 = {"fa": xi_a, "fn": xi_n}
-    NG = L8c.instantiate(sub8)[0].lhs                       # ||G(xi, Delta)||
+    NG = L8c.written_at(sub8)[0].lhs                       # ||G(xi, Delta)||
     Lpath = Lemma.from_derivation(l6p, {})
     integrand = l6p.statement.function                       # w(xi_c) delta H(xi_c)[Delta] (Lemma 6)
     wgt, Phi = l6p.params["weight"], l6p.params["lemma6"]    # integrand = wgt * Phi, Phi Lemma 6's formula at xi_c
@@ -913,7 +913,7 @@ def build_prop4(l8, consts=(4, 1, 3), sharp=(2, 1, 1), l6p=None, helpers=None):
                   "derivation L6.path (the FTC along xi_c = (1 - c) phi + c phi', (42), and derivation L6)",
                   UnderAbs(ExactInstance(Lpath, {})))
     absI = L.abs_integral()
-    ai = absI.instantiate({"F": sp.Lambda(c, integrand)})[0]
+    ai = absI.written_at({"F": sp.Lambda(c, integrand)})[0]
     s_abs = Step("|int| <= int | |", "(43)", ai, "|int_0^1 f| <= int_0^1 |f|", ExactInstance(absI, {"F": sp.Lambda(c, integrand)}))
     sc = L.abs_scale_le()
     s_w = _under("w <= 1", "proof of Prop. 4", "|w x| <= |x| for w = e^H/(1/k + e^H) in [0, 1]", sp.Abs(integrand),

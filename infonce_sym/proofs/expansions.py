@@ -154,7 +154,7 @@ def _series_derivation(id, title, eps, const1, const2):
     F = sp.Lambda(_e, -sp.log(1 + _e))
     q = Ea(Ex(F(eps)))
     lem = taylor_n(ORDER)          # the library's Taylor theorem
-    concl, _ = lem.instantiate({"F": F, "Y": eps, "XI": theta})
+    concl, _ = lem.written_at({"F": F, "Y": eps, "XI": theta})
     taylor = Ea(Ex(concl.rhs))
     remainder = Ea(Ex(sp.diff(F(_e), _e, ORDER + 1).subs(_e, theta) * eps ** (ORDER + 1) / sp.factorial(ORDER + 1)))
     body = Ea(Ex(concl.rhs)) - remainder

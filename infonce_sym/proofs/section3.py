@@ -616,7 +616,7 @@ def _ratio13(d_lim, assumptions, hyp, liminf):
     g = sp.log(mu_S) - Ex(sp.log(muhat_S))               # (31): int CE - R~ = Ea[log mu - E log muhat]
     Vx = sp.Lambda(j, sp.exp(S(j) / tau) / mu_S - 1)     # V_j = X_j/mu - 1, X_j = e^{S_j/tau}, at each anchor
     Llim = cite(d_lim, {"V": V})                          # the sibling built above, V instantiated
-    lim_q, hyps_lim = Llim.instantiate({"V": Vx})
+    lim_q, hyps_lim = Llim.written_at({"V": Vx})
     f_k = lim_q.lhs.args[0]                               # k E[-log(1 + Vbar)] per anchor (A2.liminf's sequence)
     u_k, v_k = k * num, Ea(f_k)                           # k |search CE - R~|, k (int CE - R~)
     A13, B13 = 4 * D2 / tau, liminf                      # limsup u_k <= A13, liminf v_k >= B13 > 0

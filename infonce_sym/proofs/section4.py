@@ -754,7 +754,7 @@ def _lemma1_lip():
     inst = {"dl": dlf(i), "na": naf(i), "np": npf(i), "zm": zmaxf(i), "Da": Daf(i), "Dp": Dpf(i), "Mx": Mxf(i),
             **_at_tuple_i(fns, names)}
     lem = cite(tup, tup.params)
-    concl, hyps = lem.instantiate(inst)
+    concl, hyps = lem.written_at(inst)
     W_i = concl.rhs
     s_a = Step("per tuple", "(17)-(18), (C)", le(_rms(dlf(i)), _rms(W_i)),
                "derivation L1.lip.tuple at every tuple i; squares, average over i, square root",
@@ -785,7 +785,7 @@ def _lemma1_lip():
 def _lip_hypotheses_at_theta0():
     """L1.lip's hypotheses at theta' = theta0 (its citation there), as assumptions of a statement that cites it so."""
     l1 = derivation("L1.lip")
-    _, hyps = cite(l1, l1.params).instantiate(l1.at_theta0)
+    _, hyps = cite(l1, l1.params).written_at(l1.at_theta0)
     rels = [a_ for a_ in l1.structured_assumptions() if a_.rel is not None]
     return [As(a_.text.replace(", every tuple i", " for (theta, theta0), every tuple i"), h, derived=a_.derived,
                every=_tuple_indices(h))
@@ -864,7 +864,7 @@ def _chaining():
     head = 6 * c / n
     J = lambda top: sp.Integral(g(eps), (eps, 0, top))  # noqa: E731
     uml = L.chaining_uml(kk)
-    c1, _ = uml.instantiate({"Rad": Rad, "logNA": sp.Lambda(up, logNA(up)), "m": n, "c": c, "M": M})
+    c1, _ = uml.written_at({"Rad": Rad, "logNA": sp.Lambda(up, logNA(up)), "m": n, "c": c, "M": M})
     st1 = Step("chaining", "(54); [Shalev-Shwartz and Ben-David, 2014, Lemma 27.4]", c1,
               "Lemma 27.4 for the loss vectors A of R^n (m = n), R(A) = Rad",
               ExactInstance(uml, {"Rad": Rad, "logNA": sp.Lambda(up, logNA(up)), "m": n, "c": c, "M": M}))
@@ -955,7 +955,7 @@ def _prop5():
                              context=sp.Lambda(up, c0 * up)))
     cs_l = L.cauchy_schwarz_integral()
     F2 = sp.Lambda(up, sp.sqrt(sp.log(1 + 2 * R * Lc / up)))
-    csc, _ = cs_l.instantiate({"F": F2, "U": U})
+    csc, _ = cs_l.written_at({"F": F2, "U": U})
     s_cs = Step("Cauchy-Schwarz", "proof of Prop. 5", le(c0 * sp.sqrt(d_Theta) * Kint, c0 * sp.sqrt(d_Theta) * csc.rhs),
                 "int f <= U^{1/2} (int f^2)^{1/2}",
                 ExactInstance(cs_l, {"F": F2, "U": U}, context=sp.Lambda(up, c0 * sp.sqrt(d_Theta) * up)))
@@ -963,7 +963,7 @@ def _prop5():
     ftc = L.ftc_antiderivative()
     Fa = sp.Lambda(up, up * sp.log(1 + 2 * R * Lc / up) + 2 * R * Lc * sp.log(1 + up / (2 * R * Lc)))
     fa = sp.Lambda(up, sp.log(1 + 2 * R * Lc / up))
-    inst, _ = ftc.instantiate({"F": Fa, "f": fa, "U": U})
+    inst, _ = ftc.written_at({"F": Fa, "f": fa, "U": U})
     pre = c0 * sp.sqrt(d_Theta) * sp.sqrt(U)
     s_a = Step("antiderivative", "proof of Prop. 5", eq(c0 * sp.sqrt(d_Theta) * csc.rhs, pre * sp.sqrt(anti)),
                "int_0^U log(1 + 2RL/eps) = U log(1 + 2RL/U) + 2RL log(1 + U/(2RL)): derivative checked, value 0 at 0+",
