@@ -1817,3 +1817,22 @@ def test_an_assumption_read_for_every_value_discharges_a_for_every_hypothesis_an
     refused = a_for_every_hypothesis_left_to_an_assumption_on_its_variable().run()
     assert refused.verdict == "conditional"
     assert any("says it of one M only" in text for _, text in refused.undischarged)
+
+
+def test_a_product_up_to_a_symbolic_integer_is_judged_in_seconds():
+    """prod_{j=1}^{n} j = n! with n a positive integer: the numeric guard read n as a float (1.37) and evalf of the
+    product never returned (a hang, found Dec 2026).  A product over a symbolic range is now an opaque value there:
+    the true identity is refused (conservative), a false one too, and one over a short integer range is its value."""
+    import subprocess
+    import sys
+    code = """if True:
+        import sympy as sp
+        from infonce_sym.proofs.chain import Derivation, Identity, Step, eq
+        j, n = sp.Symbol("j", integer=True, positive=True), sp.Symbol("n", integer=True, positive=True)
+        def verdict(lhs, rhs):
+            return Derivation("P", "", "", lhs, "eq", rhs, [Step("a", "", eq(lhs, rhs), "", Identity())]).run().verdict
+        print(verdict(sp.Product(j, (j, 1, n)), sp.factorial(n)), verdict(sp.Product(j, (j, 1, n)), sp.factorial(n) + 1),
+              verdict(sp.Product(j, (j, 1, 4)), 24), verdict(sp.Product(j, (j, 1, 4)), 25))
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["failed", "failed", "proved", "failed"], out.stderr[-500:]
