@@ -725,12 +725,19 @@ def _rational_zero(d):
         return d
 
 
+def _parametric_integral(e) -> bool:
+    """An integral with a parameter (a symbol it does not bind): SymPy's value holds for generic parameters only
+    (int_0^1 dx/(x^2 - a) = 0 for real a, pi/4 at a = -1: simplify's doit proved it through SumIdentity, DoitIdentity
+    and SameIntegrand; a 29th probe, Dec 2026)."""
+    return isinstance(e, sp.Integral) and bool(e.free_symbols)
+
+
 def opaque_atoms(d):
     """``d`` with what the CAS may not evaluate as atoms: limits (SymPy takes them for generic parameters:
     lim |a|/(|a| + 1/n) = 1 passed, 0 at a = 0) and sums whose range is not known to run forwards (SymPy's
     signed convention: sum_{j=1}^m 1 = m passed, 0 at m = -1); a probe, Dec 2026.  Equal ones share an atom."""
     atoms = [e for e in sp.preorder_traversal(d) if isinstance(e, sp.Limit)
-             or (isinstance(e, sp.Sum) and not _forwards(e))]
+             or (isinstance(e, sp.Sum) and not _forwards(e)) or _parametric_integral(e)]
     if not atoms:
         return d
     table = {}

@@ -138,6 +138,10 @@ def _normal_sum(f, limits):
                                                                             for _, lo, hi in limits))
             if set(inner.variables) & others:
                 dep, inner = dep + [inner], None
+        if inner is not None and any((lo.free_symbols | hi.free_symbols) & set(inner.variables) for _, lo, hi in inner.limits):
+            # nor one whose ranges depend on each other (sum_{l<=d} sum_{i<=l}: i's count l came out of the sum over l,
+            # a free l; a 29th probe, Dec 2026)
+            dep, inner = dep + [inner], None
         if inner is not None and not all((hi - lo + 1).is_nonnegative for _, lo, hi in inner.limits):
             # an inner range not known to run forwards stays as it is (sum_{i=3}^{k} merged under sum_q counted k - 2,
             # -1 at k = 1; a 24th probe, Dec 2026)
@@ -511,7 +515,9 @@ class GapOf(AsGap):
         try:                    # and SumIdentity's numeric guard (the normal form alone once merged a free index)
             spotted = dlt == 0 or spot_zero(_evaluate_derivatives(dlt))
         except (TypeError, ValueError):
-            spotted = True      # not evaluable at concrete sizes: the normal form decides, as before
+            # not evaluable at concrete sizes (a range up to another index): refused, as SumIdentity refuses it (the
+            # normal form alone had decided, and a wrong one proved 2 <= 1; a 29th probe, Dec 2026)
+            spotted = False
         if not spotted:
             return StepResult(False, "failed", "the gap is not the lemma's big - small (numeric spot check)")
         return self.check(want)

@@ -1817,6 +1817,58 @@ ROUND_TWENTY_EIGHT = [an_integral_through_its_pole_behind_an_unevaluable_factor,
                       a_limit_whose_coefficient_vanishes_at_log_2, a_limit_whose_coefficient_is_a_quintic_multiplied_out]
 
 
+# ---------------------------------------------------------------- round twenty-nine (a probe, Dec 2026)
+from infonce_sym.proofs.continuity import IntegrandIdentity  # noqa: E402
+from infonce_sym.proofs.continuity import d as _d  # noqa: E402
+
+# SymPy 1.14 gives int_0^1 dx/(x^2 -+ a) = 0 for real a (pi/4 at a = -+1): simplify's doit read it so
+def _generic_integral(sign):
+    x_, a_ = sp.Symbol("x", real=True), sp.Symbol("a", real=True)
+    return sp.Integral(1 / (x_ ** 2 + sign * a_), (x_, 0, 1))
+
+
+def a_sum_identity_behind_a_factor_vanishing_at_the_spot_size():
+    # (k - 3) int_0^1 dx/(x^2 - a) = 0: pi/4 at k = 4, a = -1 (the spot check is at k = 3)
+    q = (_k - 3) * _generic_integral(-1)
+    return _one("R29a", q, "eq", 0, eq(q, 0), SumIdentity())
+
+
+def an_integrand_identity_behind_a_factor_vanishing_at_the_spot_size():
+    q = (_k - 3) * _generic_integral(-1)
+    lhs, rhs = sp.Integral(q, (_c, 0, 1)), sp.Integral(0, (_c, 0, 1))
+    return _one("R29b", lhs, "eq", rhs, eq(lhs, rhs), IntegrandIdentity())
+
+
+def a_doit_identity_behind_an_undefined_factor():
+    # g(y) int_0^1 dx/(x^2 + a) = 0: pi/4 at g = 1, a = 1
+    y_ = sp.Symbol("y", real=True)
+    q = sp.Function("g")(y_) * _generic_integral(1)
+    return _one("R29c", q, "eq", 0, eq(q, 0), DoitIdentity())
+
+
+def same_integrands_behind_an_undefined_factor():
+    t_ = sp.Symbol("t", real=True)
+    lhs = sp.Integral(sp.Function("g")(t_) * _generic_integral(1), (t_, 0, 1))
+    rhs = sp.Integral(0, (t_, 0, 1))
+    return _one("R29d", lhs, "eq", rhs, eq(lhs, rhs), SameIntegrand())
+
+
+def a_gap_whose_normal_form_freed_a_bound_index():
+    # sum_j h_j sum_{l<=d} sum_{i<=l} h_j f_l (= sum_j h_j^2 sum_l l f_l) read as l sum_{j,l} h_j^2 f_l, l free: with
+    # the trivial 0 <= 0 it proved l sum h^2 f <= the sum, 2 <= 1 at k = d = 1, f = h = 1, l = 2
+    i_, j_, l_ = (sp.Symbol(v, integer=True, positive=True) for v in "ijl")
+    f_, h_ = sp.Function("f", real=True), sp.Function("h", real=True)
+    X = sp.Sum(h_(j_) * sp.Sum(h_(j_) * f_(l_), (i_, 1, l_), (l_, 1, _d)), (j_, 1, _k))
+    Xp = l_ * sp.Sum(h_(j_) ** 2 * f_(l_), (j_, 1, _k), (l_, 1, _d))
+    return _one("R29e", Xp, "le", X, le(Xp, X), GapOf(L.le_abs_difference(), {"x": 0, "y": 0}))
+
+
+ROUND_TWENTY_NINE = [a_sum_identity_behind_a_factor_vanishing_at_the_spot_size,
+                     an_integrand_identity_behind_a_factor_vanishing_at_the_spot_size,
+                     a_doit_identity_behind_an_undefined_factor, same_integrands_behind_an_undefined_factor,
+                     a_gap_whose_normal_form_freed_a_bound_index]
+
+
 def test_a_limit_whose_coefficients_cannot_vanish_is_still_proved():
     # the coefficient check refuses only where a coefficient can be 0: (n (a^2 + 1) + 1)/(n (a^2 + 1)) -> 1 for real a
     a_ = sp.Symbol("a", real=True)
@@ -1841,7 +1893,7 @@ def _false_chains():
             + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN
             + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO
             + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
-            + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT)
+            + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
