@@ -1869,6 +1869,40 @@ ROUND_TWENTY_NINE = [a_sum_identity_behind_a_factor_vanishing_at_the_spot_size,
                      a_gap_whose_normal_form_freed_a_bound_index]
 
 
+# ---------------------------------------------------------------- round thirty (a probe, Dec 2026)
+def gauss_sum_without_its_condition():
+    # 2F1(1, 1; t + 3; 1) = (t + 2)/(t + 1) for every real t: at t = -3/2 the series of positive terms diverges, the right
+    # side is -1 (hyperexpand applies Gauss's formula without c - a - b > 0; the spot points t in [-0.9, 0.9] converge)
+    t_ = sp.Symbol("t", real=True)
+    H = sp.hyper([1, 1], [t_ + 3], 1)
+    return _one("R30a", H, "eq", (t_ + 2) / (t_ + 1), eq(H, (t_ + 2) / (t_ + 1)), Identity())
+
+
+def a_divergent_gauss_sum_behind_an_undefined_factor():
+    # g(y) 2F1(1, 1; 3/2; 1) = -g(y): +oo against -1 at g = 1
+    y_ = sp.Symbol("y", real=True)
+    q = sp.Function("g")(y_) * sp.hyper([1, 1], [sp.Rational(3, 2)], 1)
+    return _one("R30b", q, "eq", -sp.Function("g")(y_), eq(q, -sp.Function("g")(y_)), DoitIdentity())
+
+
+def a_limit_whose_form_changes_where_two_exponents_meet():
+    # n^a/(n^2 + n^a) -> 0 for a > 0: 1/2 at a = 2, 1 for a > 2
+    a_ = sp.Symbol("a", positive=True)
+    return _limit_chain("R30c", lambda n_: n_ ** a_ / (n_ ** 2 + n_ ** a_), 0)
+
+
+ROUND_THIRTY = [gauss_sum_without_its_condition, a_divergent_gauss_sum_behind_an_undefined_factor,
+                a_limit_whose_form_changes_where_two_exponents_meet]
+
+
+def test_a_limit_with_an_exponent_parameter_is_still_proved_where_it_holds():
+    # n^b/(1 + n^b) -> 0 for b < 0 is true: of the thresholds (b = 0, 1) and their neighbours, only those its declaration
+    # allows are tried (b = -1/2, -1), where the limit is 0
+    b_ = sp.Symbol("b", negative=True)
+    d = _limit_chain("R30d", lambda n_: n_ ** b_ / (1 + n_ ** b_), 0)
+    assert d.run().verdict == "proved"
+
+
 def test_a_limit_whose_coefficients_cannot_vanish_is_still_proved():
     # the coefficient check refuses only where a coefficient can be 0: (n (a^2 + 1) + 1)/(n (a^2 + 1)) -> 1 for real a
     a_ = sp.Symbol("a", real=True)
@@ -1893,7 +1927,7 @@ def _false_chains():
             + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN
             + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO
             + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
-            + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE)
+            + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
