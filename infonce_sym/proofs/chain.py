@@ -1801,8 +1801,20 @@ def _exponent_thresholds(sym, expr, n) -> set:
     """Where two exponents of powers of ``n`` in ``expr`` (and 0, 1) meet as ``sym`` varies, and a point either side:
     n^a/(n^2 + n^a) -> 0 is SymPy's generic value, 1 for a > 2 (the special values 0, -1, 7/5 all lie below; a 30th
     probe, Dec 2026)."""
-    exps = {sp.Integer(0), sp.Integer(1)} | {p.exp for p in sp.preorder_traversal(expr)
-                                             if isinstance(p, sp.Pow) and p.base.has(n)}
+    parts = list(sp.preorder_traversal(expr))
+    exps = {sp.Integer(0), sp.Integer(1)} | {p.exp for p in parts if isinstance(p, sp.Pow) and p.base.has(n)}
+    # and the rates of exponentials in n, b^g(n) read as e^{g(n) log b}: e^{an}/(e^{n/2} + e^{an}) -> 1 is SymPy's
+    # generic value, 0 for a < 1/2 (a 31st probe, Dec 2026)
+    rates = {sp.Integer(0)} | {p.args[0] for p in parts if isinstance(p, sp.exp) and p.args[0].has(n)} \
+        | {p.exp * sp.log(p.base) for p in parts if isinstance(p, sp.Pow) and not p.base.has(n) and p.exp.has(n)}
+    out = set()
+    for group in (exps, rates):
+        out |= _meeting_points(sym, group)
+    return out
+
+
+def _meeting_points(sym, exps) -> set:
+    """The values of ``sym`` (numbers) where two of ``exps`` are equal, and a point either side of each."""
     out = set()
     for e in (e for e in exps if e.has(sym)):
         for other in exps - {e}:

@@ -1895,6 +1895,28 @@ ROUND_THIRTY = [gauss_sum_without_its_condition, a_divergent_gauss_sum_behind_an
                 a_limit_whose_form_changes_where_two_exponents_meet]
 
 
+# ---------------------------------------------------------------- round thirty-one (a probe, Dec 2026)
+def a_limit_whose_form_changes_where_two_exponential_rates_meet():
+    # e^{an}/(e^{n/2} + e^{an}) -> 1 for a > 0: 1/2 at a = 1/2, 0 below
+    a_ = sp.Symbol("a", positive=True)
+    return _limit_chain("R31a", lambda n_: sp.exp(a_ * n_) / (sp.exp(n_ / 2) + sp.exp(a_ * n_)), 1)
+
+
+def a_limit_against_a_power_of_two():
+    # e^{an}/(2^n + e^{an}) -> 1 for a > 0: 0 for a < log 2
+    a_ = sp.Symbol("a", positive=True)
+    return _limit_chain("R31b", lambda n_: sp.exp(a_ * n_) / (2 ** n_ + sp.exp(a_ * n_)), 1)
+
+
+ROUND_THIRTY_ONE = [a_limit_whose_form_changes_where_two_exponential_rates_meet, a_limit_against_a_power_of_two]
+
+
+def test_a_limit_with_a_rate_parameter_is_still_proved_where_it_holds():
+    # 1/(1 + e^{-an}) -> 1 for a > 0 is true: the rates meet at a = 0 only, outside a's declaration
+    a_ = sp.Symbol("a", positive=True)
+    assert _limit_chain("R31c", lambda n_: 1 / (1 + sp.exp(-a_ * n_)), 1).run().verdict == "proved"
+
+
 def test_a_limit_with_an_exponent_parameter_is_still_proved_where_it_holds():
     # n^b/(1 + n^b) -> 0 for b < 0 is true: of the thresholds (b = 0, 1) and their neighbours, only those its declaration
     # allows are tried (b = -1/2, -1), where the limit is 0
@@ -1927,7 +1949,8 @@ def _false_chains():
             + ROUND_FOURTEEN + ROUND_FIFTEEN + ROUND_SIXTEEN + ROUND_SEVENTEEN + ROUND_EIGHTEEN
             + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO
             + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
-            + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY)
+            + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY
+            + ROUND_THIRTY_ONE)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
