@@ -749,7 +749,6 @@ def cmd_mc(args):
     return 0
 
 
-
 def cmd_expand(args):
     import mpmath
     from ..proofs.expansions import confirmed_constants

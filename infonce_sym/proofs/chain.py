@@ -479,8 +479,9 @@ def _spot_values(expr, rng):
     expr = expr.replace(lambda e: getattr(type(e), "spot_as_argument", False), lambda e: e.args[0])
     expr = expr.replace(lambda e: isinstance(e, sp.Sum) and not (e.function.free_symbols & set(e.variables)),
                         lambda e: e.doit())
-    # a product over a short range of integers is its value; any other is a value of its own (n declared a positive integer took a float, and evalf of prod_{j <= 1.37} j never returned: the
-    # check hung; a product as an opaque value refuses a true identity between products, never passes a false one)
+    # a product over a short range of integers is its value; any other is a value of its own (n declared a positive
+    # integer took a float, and evalf of prod_{j <= 1.37} j never returned: the check hung; a product as an opaque value
+    # refuses a true identity between products, never passes a false one)
     expr = expr.replace(lambda e: isinstance(e, sp.Product) and _short_integer_range(e), lambda e: e.doit())
     for cls in (Expectation, sp.Limit, sp.Sum, sp.Product, AppliedUndef):
         atoms = sorted(expr.atoms(cls), key=sp.default_sort_key)
@@ -725,8 +726,6 @@ def _rational_zero(d):
         return d
 
 
-# and hypergeometric functions: simplify's hyperexpand applies Gauss's 2F1(a, b; c; 1) without c - a - b > 0
-# (2F1(1, 1; 3/2; 1) = +oo read -1; a 30th probe, Dec 2026)
 def _parametric_integral(e) -> bool:
     """An integral with a parameter (a symbol it does not bind): SymPy's value holds for generic parameters only
     (int_0^1 dx/(x^2 - a) = 0 for real a, pi/4 at a = -1: simplify's doit proved it through SumIdentity, DoitIdentity
@@ -736,8 +735,10 @@ def _parametric_integral(e) -> bool:
 
 def opaque_atoms(d):
     """``d`` with what the CAS may not evaluate as atoms: limits (SymPy takes them for generic parameters:
-    lim |a|/(|a| + 1/n) = 1 passed, 0 at a = 0) and sums whose range is not known to run forwards (SymPy's
-    signed convention: sum_{j=1}^m 1 = m passed, 0 at m = -1); a probe, Dec 2026.  Equal ones share an atom."""
+    lim |a|/(|a| + 1/n) = 1 passed, 0 at a = 0), sums whose range is not known to run forwards (SymPy's
+    signed convention: sum_{j=1}^m 1 = m passed, 0 at m = -1; a probe, Dec 2026), integrals with a parameter
+    (``_parametric_integral``) and hypergeometric functions (simplify's hyperexpand applies Gauss's 2F1(a, b; c; 1)
+    without c - a - b > 0: 2F1(1, 1; 3/2; 1) = +oo read -1; a 30th probe).  Equal ones share an atom."""
     atoms = [e for e in sp.preorder_traversal(d) if isinstance(e, sp.Limit)
              or (isinstance(e, sp.Sum) and not _forwards(e)) or _parametric_integral(e)
              or isinstance(e, (sp.hyper, sp.meijerg))]
@@ -865,7 +866,7 @@ class NonNegative:
         # all slacks at once: one after another, s -> t -> x - 1 checked only t >= 0 (a probe, Dec 2026)
         total = sp.Add(*terms).subs(self.hyps, simultaneous=True)
         d = Identity(facts=self.facts, defs=self.defs).difference(gap, total)
-        if _numerically_zero(d, trials=1) is not True or not Identity().zero(d):
+        if not _zero(d):
             return _fail(f"gap != witness sum: difference {_short(d, failure=True)}")
         bad = [t for t in terms if not _nonneg(t)]
         if bad:
@@ -931,8 +932,8 @@ class Lemma:
     witnesses: tuple = ()          # parameters the lemma chooses ("for some t > 0"): a citation names them, never sets them
     bound: tuple = ()              # symbols its hypotheses quantify ("for every M"): no instance may mention them
     named: object = ()             # parameters that stand for a quantity the statement defines in words (a
-                                   # Rademacher complexity, a covering number): an instance must name one (a
-                                   # callable giving them is read on first use: see :meth:`named_params`)
+                                   # Rademacher complexity, a covering number): an instance must name one (or a
+                                   # callable giving them, read at every use: see :meth:`named_params`)
 
     def named_params(self) -> tuple:
         """The ``named`` parameters; a cited chain's are found by running it (``cited_result``, cached while the
@@ -1830,8 +1831,8 @@ def _meeting_points(sym, exps) -> set:
 
 def _special_values(sym, expr=None, n=None):
     """Values of a parameter where a limit's form may change: 0, -1, the real roots of the factors of ``expr``'s
-    parts that are polynomials in it ((a - 2)^2 at a = 2; a probe, Dec 2026), where exponents of powers of ``n``
-    meet (and either side), and a generic one, within its declaration."""
+    parts that are polynomials in it ((a - 2)^2 at a = 2; a probe, Dec 2026), where exponents of powers of ``n`` or
+    rates of exponentials in ``n`` meet (and either side), and a generic one, within its declaration."""
     out = []
     roots = _exponent_thresholds(sym, expr, n) if expr is not None and n is not None else set()
     for part in (sp.preorder_traversal(expr) if expr is not None else ()):
@@ -2149,7 +2150,7 @@ class AsGap:
             return _fail("a strict claim needs a strict lemma (0 <= x^2 gave x^2 > 0)")
         ident = Identity(defs=self.defs)
         d = ident.difference(big - small, lb - ls)
-        if _numerically_zero(d, trials=1) is not True or not ident.zero(d):
+        if not _zero(d):
             return _fail("the gap is not the lemma's big - small")
         res = self.check(want)
         if res.ok:
@@ -2888,9 +2889,8 @@ class Derivation:
         def same(x, y):       # structural equality first: canonicalising integrals is costly
             if x == y:
                 return True
-            d = ident.difference(x, y)
             # the numeric guard too, as Identity's (a link took SymPy's generic-parameter integral; a probe, Dec 2026)
-            return _numerically_zero(d, trials=1) is True and ident.zero(d)
+            return _zero(ident.difference(x, y))
         for a, b in zip(self.steps, self.steps[1:]):
             ok = same(a.claim.rhs, b.claim.lhs)
             links.append(StepResult(ok, "proved" if ok else "failed",

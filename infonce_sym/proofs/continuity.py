@@ -138,13 +138,11 @@ def _normal_sum(f, limits):
                                                                             for _, lo, hi in limits))
             if set(inner.variables) & others:
                 dep, inner = dep + [inner], None
-        if inner is not None and any((lo.free_symbols | hi.free_symbols) & set(inner.variables) for _, lo, hi in inner.limits):
-            # nor one whose ranges depend on each other (sum_{l<=d} sum_{i<=l}: i's count l came out of the sum over l,
-            # a free l; a 29th probe, Dec 2026)
-            dep, inner = dep + [inner], None
-        if inner is not None and not all((hi - lo + 1).is_nonnegative for _, lo, hi in inner.limits):
-            # an inner range not known to run forwards stays as it is (sum_{i=3}^{k} merged under sum_q counted k - 2,
-            # -1 at k = 1; a 24th probe, Dec 2026)
+        if inner is not None and any((lo.free_symbols | hi.free_symbols) & set(inner.variables)
+                                     or not (hi - lo + 1).is_nonnegative for _, lo, hi in inner.limits):
+            # an inner sum whose ranges depend on each other (sum_{l<=d} sum_{i<=l}: i's count l came out of the sum
+            # over l, a free l; a 29th probe), or one not known to run forwards (sum_{i=3}^{k} merged under sum_q
+            # counted k - 2, -1 at k = 1; a 24th probe, Dec 2026), stays as it is
             dep, inner = dep + [inner], None
         body = sp.Mul(*dep)
         lims = list(limits)
