@@ -75,6 +75,10 @@ from sympy.core.function import AppliedUndef, UndefinedFunction
 from sympy.simplify.simplify import factor_sum
 from sympy.utilities.iterables import multiset_partitions
 
+from . import sympy_repairs
+
+sympy_repairs.apply()       # SymPy's wrong atan/asin/acos rationality and a cost, repaired before any check
+
 __all__ = [
     "StepResult", "Step", "Derivation", "DerivationResult", "Identity", "NonNegative",
     "ByLemma", "IntervalCertificate", "Lemma", "Ex", "Ea", "Expm1", "random_symbol",
@@ -1160,6 +1164,15 @@ def _declared_conditions(decl, value, real=True):
 _UNTRANSLATED = ("zero", "prime", "composite", "rational", "irrational", "algebraic", "transcendental",
                  "noninteger", "imaginary", "infinite")
 
+# every declaration ``_declared_conditions`` reads: a declaration with none of these says nothing of a value
+_DECLARATION_KEYS = ("positive", "nonnegative", "negative", "nonpositive", "nonzero", "real", "even", "odd", "integer",
+                     "extended_real", "extended_positive", "extended_nonnegative", "extended_negative",
+                     "extended_nonpositive", "extended_nonzero") + _UNTRANSLATED
+
+
+def _declares_anything(decl) -> bool:
+    return any(getattr(decl, f"is_{key}") is True for key in _DECLARATION_KEYS)
+
 
 def _may_leave_the_reals(value) -> bool:
     """Whether ``value`` holds a root or a fractional power of something not known to be >= 0, a log of something
@@ -1194,15 +1207,18 @@ def _domain_conditions(params, kw, real_if_visible=False):
         new = kw[name]
         if new is old or new == old:
             continue
+        # pairs (declaration, value), the value as a thunk: a Lambda's body at fresh arguments (P4's loss along the
+        # path, a sum of sums) is built only where the declaration says something of it
         if isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)):
             # a vector of declared symbols, element by element (a = b = [i] in Cauchy-Schwarz for vectors)
             # every element by the template's (its last element's, for a template shorter than the instance)
-            pairs = [(old[min(i, len(old) - 1)], v) for i, v in enumerate(new) if old and isinstance(old[0], sp.Symbol)]
+            pairs = [(old[min(i, len(old) - 1)], functools.partial(sp.sympify, v)) for i, v in enumerate(new)
+                     if old and isinstance(old[0], sp.Symbol)]
             if old and isinstance(old[0], sp.Lambda):
                 # a vector of functions (Minkowski's x_r): each element's values as the template declares its elements'
                 tmpl = old[0]
                 args = [sp.Dummy(f"{name}_arg{i}", real=True) for i in range(len(tmpl.variables))]
-                pairs = [(tmpl(*args), _as_lambda(v)(*args)) for v in new
+                pairs = [(tmpl(*args), functools.partial(_as_lambda(v), *args)) for v in new
                          if isinstance(_as_lambda(v), sp.Lambda) and len(_as_lambda(v).variables) == len(args)]
         elif isinstance(old, sp.Lambda) and isinstance(_as_lambda(new), sp.Lambda):
             # a function given as a Lambda: its declared values (the body's function) at fresh real arguments
@@ -1210,22 +1226,29 @@ def _domain_conditions(params, kw, real_if_visible=False):
             fn = _as_lambda(new)
             if len(fn.variables) != len(args):
                 continue
-            pairs = [(old(*args), fn(*args))]
+            pairs = [(old(*args), functools.partial(fn, *args))]
         elif isinstance(old, sp.Symbol) or (isinstance(old, sp.Basic) and not isinstance(old, sp.FunctionClass)
                                              and not isinstance(old, sp.Lambda)):
             # a symbol, or a compound expression of the cited chain (f(x), x^2): what the CAS knows of it there
-            pairs = [(old, new)]
+            pairs = [(old, functools.partial(sp.sympify, new))]
         else:
             pairs = []
         for decl, val in pairs:
-            value = sp.sympify(val)
-            visible = value.has(sp.I) or value.is_extended_real is False or _may_leave_the_reals(value)
-            out += _declared_conditions(decl, value, real=not real_if_visible or visible)
+            if not _declares_anything(decl):
+                continue
+            value = sp.sympify(val())
+            # reality is asked of a library lemma's parameter only where the value may leave the reals (the cheap tests
+            # first: the CAS's verdict on a large value is the costly one)
+            real = (not real_if_visible or value.has(sp.I) or _may_leave_the_reals(value)
+                    or value.is_extended_real is False)
+            out += _declared_conditions(decl, value, real=real)
         if pairs:
             continue
         if isinstance(old, sp.FunctionClass):
             args = [sp.Dummy(f"{name}_arg{i}", real=True) for i in range(4)]      # fresh: no instance captures them
             probe = old(*args[:1])
+            if not _declares_anything(probe):
+                continue
             if isinstance(new, sp.Lambda):
                 value = new(*args[:len(new.variables)])
             elif isinstance(new, sp.FunctionClass):
@@ -3030,27 +3053,36 @@ def declared_domains(d) -> list:
     decls = [(s.name, s) for s in symbols] + [(f"{name}(.)", probe) for name, probe in sorted(functions.items())]
     groups = {}
     for name, s in decls:
-        integer = " integers" if s.is_integer else ""
-        if s.is_positive:
-            key = f"positive{integer}" if integer else "> 0"
-        elif s.is_nonnegative:
-            key = f"nonnegative{integer}" if integer else ">= 0"
-        elif s.is_negative:
-            key = "< 0"
-        elif s.is_nonpositive:
-            key = "<= 0"
-        elif s.is_integer:
-            key = "integers"
-        elif s.is_real:
-            key = "real"
-        else:
-            continue
-        groups.setdefault(key, []).append(name)
+        key = _declaration_key(s)
+        if key:
+            groups.setdefault(key, []).append(name)
     out = []
     for key, names in groups.items():
         joined = ", ".join(names)
-        out.append(f"{joined} {key}" if key[0] in "<>" else f"{joined}: {key}")
+        out.append(f"{joined} {key}" if key[0] in "<>!" else f"{joined}: {key}")
     return out
+
+
+def _declaration_key(s) -> str:
+    """A declaration in words: "> 0" (a positive real), "positive integers", "nonzero rationals", "odd integers",
+    "primes", "real" ...; "" for none the CAS reads as a fact about real values.  Every declaration the checker
+    relies on is shown: nonzero, even, odd, rational and prime were once missing (a 32nd probe, Dec 2026)."""
+    sign = ("positive" if s.is_positive else "nonnegative" if s.is_nonnegative else "negative" if s.is_negative
+            else "nonpositive" if s.is_nonpositive else "nonzero" if s.is_nonzero and s.is_real else "")
+    if s.is_prime:
+        kind = "primes"
+    elif s.is_integer:
+        kind = "even integers" if s.is_even else "odd integers" if s.is_odd else "integers"
+    elif s.is_rational:
+        kind = "rationals"
+    elif s.is_irrational:
+        kind = "irrationals"
+    elif s.is_real:
+        return {"positive": "> 0", "nonnegative": ">= 0", "negative": "< 0", "nonpositive": "<= 0",
+                "nonzero": "!= 0"}.get(sign, "real")
+    else:
+        return ""
+    return f"{sign} {kind}" if sign and kind != "primes" else kind
 
 
 def _named_through(exprs, defined) -> set:

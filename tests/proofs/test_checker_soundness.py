@@ -1911,6 +1911,112 @@ def a_limit_against_a_power_of_two():
 ROUND_THIRTY_ONE = [a_limit_whose_form_changes_where_two_exponential_rates_meet, a_limit_against_a_power_of_two]
 
 
+# ---------------------------------------------------------------- round thirty-two (a probe, Dec 2026)
+def an_arctangent_of_a_nonnegative_integer_read_as_positive():
+    # SymPy 1.14: atan(m) irrational for every rational m, hence nonzero, hence > 0 for m >= 0: atan(0) = 0
+    m = sp.Symbol("m", integer=True, nonnegative=True)
+    return _one("R32a", sp.atan(m), "gt", 0, gt(sp.atan(m), 0), NonNegative())
+
+
+def a_square_of_an_arctangent_of_an_integer_read_as_positive():
+    n = sp.Symbol("n", integer=True)
+    return _one("R32b", sp.atan(n) ** 2, "gt", 0, gt(sp.atan(n) ** 2, 0), NonNegative())
+
+
+def a_nonzero_declaration_met_by_an_arctangent_of_an_integer():
+    # a citation of x^2 > 0 (x real, nonzero) at x = atan(n): its domain condition |atan(n)| > 0 fails at n = 0
+    xn, n = sp.Symbol("x", real=True, nonzero=True), sp.Symbol("n", integer=True)
+    cited = _one("C32", xn ** 2, "gt", 0, gt(xn ** 2, 0), NonNegative())
+    q = sp.atan(n) ** 2
+    return _one("R32d", q, "gt", 0, gt(q, 0), ByLemma(Lemma.from_derivation(cited, {"x": xn}), {"x": sp.atan(n)}))
+
+
+ROUND_THIRTY_TWO = [an_arctangent_of_a_nonnegative_integer_read_as_positive,
+                    a_square_of_an_arctangent_of_an_integer_read_as_positive,
+                    a_nonzero_declaration_met_by_an_arctangent_of_an_integer]
+
+
+def test_every_declaration_the_cas_reads_is_shown_with_the_statement():
+    """The rendered "Domains" line showed positive, nonnegative, negative, nonpositive, integer and real only: x^2 > 0
+    for a nonzero real x was shown as if for every real x (a 32nd probe, Dec 2026)."""
+    xn = sp.Symbol("x", real=True, nonzero=True)
+    m, q = sp.Symbol("m", odd=True, negative=True), sp.Symbol("q", rational=True, nonzero=True)
+    d = _one("D32", xn ** 2 + m ** 2 + q ** 2, "gt", 0, gt(xn ** 2 + m ** 2 + q ** 2, 0), NonNegative())
+    assert d.run().verdict == "proved"
+    text = render_markdown(d)
+    assert "x != 0" in text and "m: negative odd integers" in text and "q: nonzero rationals" in text
+
+def test_the_repaired_free_symbols_of_sums_and_integrals_are_sympys():
+    """``sympy_repairs`` drops the identity entries of ExprWithLimits.free_symbols' xreplace (a cost): the sets are
+    SymPy's own on nested sums, products and integrals, with bounds that mention other indices, a masked non-symbol
+    index, an index free in a bound, and a Dummy."""
+    from infonce_sym.proofs import sympy_repairs
+    sympy_repairs.apply()
+    i, k, n = (sp.Symbol(name, integer=True) for name in "ikn")
+    t, z, dm = sp.Symbol("t"), sp.Symbol("z"), sp.Dummy("w")
+    f = sp.Function("f")
+    cases = [sp.Sum(sp.Sum(x * i * j, (j, 1, i)), (i, 1, n)),
+             sp.Product(sp.Sum(i ** k, (k, 0, j)), (j, 1, n)) * sp.Sum(x, (x, n, 1)),
+             sp.Integral(sp.Sum(t ** i * y, (i, 0, n)), (t, 0, z)),
+             sp.Sum(f(i) * k, (i, 1, k)),
+             sp.Integral(x * y, (x, y, 1), (y, 0, x)),
+             sp.Sum(sp.Integral(dm * t, (t, 0, dm)), (dm, 1, n)),
+             sp.Integral(f(x) ** 2, (f(x), 0, y)),
+             sp.Sum(1, (i, 1, n), (n, 1, k)),
+             sp.Integral(t, t)]
+    for e in cases:
+        for part in sp.preorder_traversal(e):
+            if isinstance(part, (sp.Sum, sp.Product, sp.Integral)):
+                assert type(part).free_symbols.fget is not sympy_repairs.SYMPY_FREE_SYMBOLS
+                assert part.free_symbols == sympy_repairs.SYMPY_FREE_SYMBOLS(part), part
+
+def test_what_sympy_decides_of_a_function_at_a_declared_symbol_holds_at_admissible_numbers():
+    """Every fact (rational, zero, positive, integer ...) that SymPy decides of f(s), for each one-argument function
+    of SymPy and each declaration of s, holds at each admissible number among -2 .. 3 and +-1/2 where f is finite:
+    the checker trusts these facts.  SymPy 1.14 got asin, atan (at 0) and acos (at 1) wrong (``sympy_repairs``)."""
+    from infonce_sym.proofs import sympy_repairs
+    sympy_repairs.apply()
+    functions = [f for f in (getattr(sp, name) for name in dir(sp))
+                 if isinstance(f, sp.FunctionClass) and issubclass(f, sp.Function)
+                 and f.__module__.startswith("sympy.functions") and 1 in getattr(f, "nargs", ())]
+    assert len(functions) > 60 and sp.atan in functions and sp.acos in functions
+    declarations = [dict(integer=True, nonnegative=True), dict(integer=True), dict(rational=True),
+                    dict(integer=True, positive=True), dict(real=True), dict(nonnegative=True)]
+    facts = ["rational", "irrational", "zero", "nonzero", "positive", "nonnegative", "negative", "nonpositive",
+             "integer", "algebraic", "transcendental", "real", "finite", "even", "odd"]
+    numbers = [0, 1, -1, 2, -2, 3, sp.Rational(1, 2), sp.Rational(-1, 2)]
+    wrong, decided = [], 0
+    for f in functions:
+        for declared in declarations:
+            try:
+                e = f(sp.Symbol("s", **declared))
+            except Exception:
+                continue
+            if not isinstance(e, sp.Basic) or e.func is not f:
+                continue
+            admissible = [v for v in numbers if all(getattr(sp.sympify(v), f"is_{k}") == b for k, b in declared.items())]
+            for fact in facts:
+                try:
+                    said = getattr(e, f"is_{fact}")
+                except Exception:
+                    continue
+                if said is None:
+                    continue
+                decided += 1
+                for v in admissible:
+                    try:
+                        value = f(v)
+                    except Exception:
+                        continue
+                    if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+                        continue
+                    actual = getattr(value, f"is_{fact}")
+                    if actual is not None and actual != said:
+                        wrong.append((f.__name__, declared, fact, said, v))
+    assert decided > 1000
+    assert not wrong, wrong
+
+
 def test_a_limit_with_a_rate_parameter_is_still_proved_where_it_holds():
     # 1/(1 + e^{-an}) -> 1 for a > 0 is true: the rates meet at a = 0 only, outside a's declaration
     a_ = sp.Symbol("a", positive=True)
@@ -1950,7 +2056,7 @@ def _false_chains():
             + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO
             + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
             + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY
-            + ROUND_THIRTY_ONE)
+            + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
