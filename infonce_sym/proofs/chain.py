@@ -592,7 +592,11 @@ def _forwards(s):
 
 def _nonneg(e) -> bool:
     """True only when SymPy's assumptions decide e >= 0 (finite sums of nonnegative terms count
-    as nonnegative)."""
+    as nonnegative), and no admissible exact point says otherwise (``_sign_refuted``)."""
+    return _nonneg_by_assumptions(e) and not _sign_refuted(e, strict=False)
+
+
+def _nonneg_by_assumptions(e) -> bool:
     if e.is_nonnegative:
         return True
     if e.has(sp.Sum):
@@ -609,7 +613,60 @@ def _nonneg(e) -> bool:
 
 
 def _pos(e) -> bool:
-    return bool(e.is_positive or sp.factor(e).is_positive)
+    return bool(e.is_positive or sp.factor(e).is_positive) and not _sign_refuted(e, strict=True)
+
+
+# exact points for the sign guard: ends of the usual declared ranges, halves, irrationals (algebraic of two degrees), a
+# larger integer and the infinities; a symbol takes those its declaration admits
+_GUARD_POINTS = (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2), sp.Integer(-2), sp.Integer(3),
+                 sp.Rational(1, 2), sp.Rational(-1, 2), sp.sqrt(2), -sp.sqrt(2), sp.cbrt(2), sp.Integer(10),
+                 sp.Integer(-10), sp.oo, -sp.oo)
+# what the guard cannot give an exact value: it judges only expressions of declared symbols and numbers
+_GUARD_OPAQUE = (sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative, sp.Subs, Expectation, AppliedUndef,
+                 sp.Lambda, sp.Piecewise)
+
+
+def _guard_points(sym) -> list:
+    facts = {k: v for k, v in sym.assumptions0.items() if v is not None}
+    return [v for v in _GUARD_POINTS if all(getattr(v, f"is_{k}") == want for k, want in facts.items())]
+
+
+@functools.lru_cache(maxsize=8192)
+def _sign_refuted(e, strict) -> bool:
+    """Whether an exact admissible point shows that SymPy's verdict e >= 0 (e > 0 when ``strict``) is wrong: a value
+    < 0 (or 0 for ``strict``), no value (nan, zoo), or one off the real line.  SymPy's assumption handlers have
+    been wrong (atan(0) read as irrational, binomial(1, 1) as negative, sqrt(2)^2 as irrational, polygamma at its
+    poles, exp(-oo) as positive: probes 32 and 33, Dec 2026); a repaired one (``sympy_repairs``) is no guarantee
+    against the next.  Each symbol takes the points its declaration admits, together in up to 15 joint points; an
+    expression with sums, integrals, expectations or undefined functions is not judged here (no exact value)."""
+    if not isinstance(e, sp.Basic) or e.has(*_GUARD_OPAQUE):
+        return False
+    symbols = sorted(e.free_symbols, key=sp.default_sort_key)
+    if not all(isinstance(x, sp.Symbol) for x in symbols):
+        return False
+    pools = [_guard_points(x) for x in symbols]
+    if any(not pool for pool in pools):
+        return False
+    for t in range(max([len(pool) for pool in pools] + [1])):
+        point = {x: pool[(t * (2 * i + 1) + i) % len(pool)] for i, (x, pool) in enumerate(zip(symbols, pools))}
+        try:
+            value = e.xreplace(point)
+            if value.has(sp.nan, sp.zoo):
+                return True
+            if value in (sp.oo, -sp.oo):
+                if value is -sp.oo:
+                    return True
+                continue
+            number = value if value.is_Rational else sp.N(value, 30)
+            if not number.is_number:
+                continue
+            if number.is_real is False or number.has(sp.I):
+                return True
+            if number.is_real and (number < 0 or (strict and (value.is_zero or number == 0))):
+                return True
+        except Exception:       # a point where SymPy cannot evaluate: no evidence either way
+            continue
+    return False
 
 
 # ------------------------------------------------------------ checks

@@ -1,12 +1,21 @@
 """Repairs of SymPy: wrong answers of its assumption system that the proof checker would otherwise trust, and one cost.
 
-SymPy 1.14 says asin(x), atan(x) and acos(x) are irrational for every rational x (``_eval_is_rational``), forgetting
-asin(0) = atan(0) = acos(1) = 0.  From that it deduces atan(m) != 0, and atan(m) > 0 for an integer m >= 0, and the
-checker's NonNegative proved atan(m) > 0, false at m = 0 (a 32nd probe, Dec 2026).  The repairs below make the
-exception explicit, as SymPy's own sin does (``fuzzy_not(arg.is_zero)``): a rational argument that may be the
-exception leaves the question open (None), which is only ever a loss of what SymPy can decide, never a new fact.
-``tests/proofs/test_checker_soundness.py`` compares every fact SymPy decides of a one-argument function at a
-declared symbol with the function's values at admissible numbers, so a new SymPy with a new wrong answer shows there.
+The checker's NonNegative (with no witness) and its domain conditions read SymPy's assumptions as facts, so each wrong
+answer below proved a false toy statement (probes 32 and 33, Dec 2026):
+
+* asin(x), atan(x), acos(x) irrational for every rational x (asin(0) = atan(0) = acos(1) = 0): atan(m) > 0 for an
+  integer m >= 0;
+* binomial(n, k) negative for every integer n and odd k (binomial(1, 1) = 1): binomial(n, 2m + 1) < 0; and no integer
+  (hence nonzero) for a k that is no integer (binomial(sqrt 2, sqrt 2) = 1, binomial(sqrt 2 - 2, sqrt 2) = 0);
+* b**e irrational for an irrational b and any integer e (sqrt(2)**2 = 2): (x^2 - 2)^2 > 0 for an irrational x;
+* polygamma(n, z) positive (n odd) and finite for every real z, its poles 0, -1, -2 ... included:
+  1/polygamma(1, y) > 0 (0 at y = 0);
+* exp(x) positive and nonzero for an x declared extended negative, which may be -oo (exp(-oo) = 0): exp(-w) > 0.
+
+Each repair says what SymPy said where that is true, and leaves the question open (None) elsewhere: a repair only ever
+loses something SymPy decided, never adds a fact.  ``tests/proofs/test_checker_soundness.py`` compares the facts SymPy
+decides of one-argument functions, and of the forms above, at declared symbols with their values at admissible numbers
+(ends of ranges, irrationals, infinities), so a new SymPy with a new wrong answer there shows in the tests.
 
 The cost: ``ExprWithLimits.free_symbols`` (of Sum, Product, Integral) masks each index by ``xreplace({i: i})``, and
 xreplace reports a symbol mapped to itself as a change, so it rebuilds every Sum above the index, and each rebuild asks
@@ -17,11 +26,12 @@ from __future__ import annotations
 
 import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
-from sympy.core.logic import fuzzy_not
+from sympy.core.logic import fuzzy_and, fuzzy_not, fuzzy_or
 
 
 def _rational_unless_at(exception):
-    """``_eval_is_rational`` of an inverse trigonometric function that is 0 (rational) at ``exception`` only."""
+    """``_eval_is_rational`` of an inverse trigonometric function that is 0 (rational) at ``exception`` only (as
+    SymPy's own sin says: ``fuzzy_not(arg.is_zero)``)."""
 
     def _eval_is_rational(self):
         s = self.func(*self.args)
@@ -35,7 +45,104 @@ def _rational_unless_at(exception):
     return _eval_is_rational
 
 
-REPAIRED = {sp.asin: 0, sp.atan: 0, sp.acos: 1}
+def _binomial_is_nonnegative(self):
+    # binomial(n, k), integers: >= 0 for n >= 0, for k < 0 (0) and for k even; < 0 only for n < 0 and an odd k >= 0
+    n, k = self.args
+    if n.is_integer and k.is_integer:
+        if n.is_nonnegative or k.is_negative or k.is_even:
+            return True
+        if n.is_negative and k.is_nonnegative and k.is_odd:
+            return False
+    return None
+
+
+def _binomial_is_integer(self):
+    # an integer for integers n, k; at other arguments it may be one or not (0 and 1 above)
+    n, k = self.args
+    if n.is_integer and k.is_integer:
+        return True
+    return None
+
+
+_SYMPY_POW_IS_RATIONAL = sp.Pow._eval_is_rational
+
+
+def _pow_is_rational(self):
+    # SymPy's answer, except for an irrational base to an integer power: rational at e = 0, irrational at e = +-1, and
+    # either elsewhere (sqrt(2)^2 = 2)
+    b, e = self.as_base_exp()
+    if e.is_integer and not b.is_rational and b.is_irrational:
+        if e.is_zero:
+            return True
+        if (e - 1).is_zero or (e + 1).is_zero:
+            return False
+        return None
+    return _SYMPY_POW_IS_RATIONAL(self)
+
+
+def _polygamma_off_its_poles(z):
+    """z is a real number other than 0, -1, -2 ... (the poles of polygamma(n, z))."""
+    return fuzzy_and([z.is_real, fuzzy_or([z.is_positive, z.is_noninteger])])
+
+
+def _polygamma_is_positive(self):
+    n, z = self.args
+    if n.is_positive and _polygamma_off_its_poles(z):
+        if n.is_odd:
+            return True
+        if n.is_even and z.is_positive:
+            return False
+    return None
+
+
+def _polygamma_is_negative(self):
+    n, z = self.args
+    if n.is_positive and _polygamma_off_its_poles(z):
+        if n.is_even and z.is_positive:
+            return True
+        if n.is_odd:
+            return False
+    return None
+
+
+def _polygamma_is_complex(self):
+    z = self.args[1]
+    return fuzzy_and([z.is_complex, fuzzy_not(fuzzy_and([z.is_nonpositive, z.is_integer]))])
+
+
+_SYMPY_EXP_IS_EXTENDED_POSITIVE = sp.exp._eval_is_extended_positive
+
+
+def _exp_is_extended_positive(self):
+    # exp(x) > 0 for x > -oo: x finite, or x >= 0; 0 at x = -oo
+    x = self.exp
+    if x.is_extended_real:
+        if x is sp.S.NegativeInfinity:
+            return False
+        if x.is_finite or x.is_extended_nonnegative:
+            return True
+        return None
+    return _SYMPY_EXP_IS_EXTENDED_POSITIVE(self)
+
+
+def _exp_is_zero(self):
+    # exp(x) = 0 only at x = -oo: never for a finite x, nor for x >= 0
+    x = self.exp
+    if x is sp.S.NegativeInfinity:
+        return True
+    if x.is_finite or x.is_extended_nonnegative:
+        return False
+    return None
+
+
+# (class, assumption, repaired handler)
+REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", _rational_unless_at(0)),
+           (sp.acos, "rational", _rational_unless_at(1)),
+           (sp.binomial, "nonnegative", _binomial_is_nonnegative), (sp.binomial, "integer", _binomial_is_integer),
+           (sp.Pow, "rational", _pow_is_rational),
+           (sp.polygamma, "positive", _polygamma_is_positive), (sp.polygamma, "negative", _polygamma_is_negative),
+           (sp.polygamma, "complex", _polygamma_is_complex),
+           (sp.exp, "extended_positive", _exp_is_extended_positive), (sp.exp, "zero", _exp_is_zero)]
 
 
 # SymPy's own, kept for the test that compares the two
@@ -65,19 +172,19 @@ _free_symbols._infonce_repaired = True
 
 def apply():
     """Install the repairs (idempotent).  Called when the checker is imported, before any expression is asked."""
-    for function, exception in REPAIRED.items():
-        if getattr(function._eval_is_rational, "_infonce_repaired", False):
+    for cls, fact, repaired in REPAIRS:
+        name = f"_eval_is_{fact}"
+        wrong = getattr(cls, name)
+        if wrong is repaired:
             continue
-        wrong, repaired = function._eval_is_rational, _rational_unless_at(exception)
-        repaired._infonce_repaired = True
-        function._eval_is_rational = repaired
+        setattr(cls, name, repaired)
         # SymPy reads the handlers into each class's _prop_handler when the class is made (the class and any
         # subclass that inherited the wrong one)
-        stack = [function]
+        stack = [cls]
         while stack:
-            cls = stack.pop()
-            if cls._prop_handler.get("rational") is wrong:
-                cls._prop_handler["rational"] = repaired
-            stack.extend(cls.__subclasses__())
+            sub = stack.pop()
+            if sub._prop_handler.get(fact) is wrong:
+                sub._prop_handler[fact] = repaired
+            stack.extend(sub.__subclasses__())
     if not getattr(ExprWithLimits.free_symbols.fget, "_infonce_repaired", False):
         ExprWithLimits.free_symbols = property(_free_symbols, doc=ExprWithLimits.free_symbols.__doc__)

@@ -1,13 +1,16 @@
 """False toy statements that the checker once labelled proved (a probe, Dec 2026): each must now be
 refused (verdict failed, or conditional with the unproved fact counted).  Each case says why its
 statement is false at a concrete point."""
+import os
+from pathlib import Path
+
 import pytest
 import sympy as sp
 
 from infonce_sym.proofs import lemmas as L
 from infonce_sym.proofs.asymptotics import LimitCheck
 from infonce_sym.proofs.chain import (Assumption, ByCases, ByLemma, Derivation, Ex, ExactInstance, Expm1, Identity,
-                                      Lemma, NonNegative, Step, Var, eq, ge, gt, le, random_symbol, render_markdown)
+                                      Lemma, NonNegative, Step, Var, eq, ge, gt, le, lt, random_symbol, render_markdown)
 from infonce_sym.proofs.continuity import SIZES, OnUnitInterval, SumIdentity
 
 x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
@@ -1936,6 +1939,127 @@ ROUND_THIRTY_TWO = [an_arctangent_of_a_nonnegative_integer_read_as_positive,
                     a_nonzero_declaration_met_by_an_arctangent_of_an_integer]
 
 
+# ---------------------------------------------------------------- round thirty-three (a probe, Dec 2026): more wrong
+# answers of SymPy's assumptions, each repaired in proofs/sympy_repairs
+def a_binomial_with_an_odd_lower_index_read_as_negative():
+    # SymPy 1.14: binomial(n, k) < 0 for every integer n and odd k; binomial(1, 1) = 1
+    n, m = sp.Symbol("n", integer=True), sp.Symbol("m", integer=True)
+    b = sp.binomial(n, 2 * m + 1)
+    return _one("R33a", b, "lt", 0, lt(b, 0), NonNegative())
+
+
+def a_library_hypothesis_met_by_that_binomial():
+    # |binomial(n, 2m + 1)| = -binomial(n, 2m + 1), abs_nonpositive's hypothesis x <= 0 read off the wrong sign: |1| = -1
+    n, m = sp.Symbol("n", integer=True), sp.Symbol("m", integer=True)
+    b = sp.binomial(n, 2 * m + 1)
+    c = L.abs_nonpositive().instantiate({"x": b})[0]
+    return _one("R33b", c.lhs, "eq", c.rhs, c, ByLemma(L.abs_nonpositive(), {"x": b}))
+
+
+def a_square_of_an_irrational_read_as_irrational():
+    # SymPy 1.14: x^2 irrational for an irrational x, so (x^2 - 2)^2 > 0: 0 at x = sqrt(2)
+    xi = sp.Symbol("x", irrational=True)
+    q = (xi ** 2 - 2) ** 2
+    return _one("R33c", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_trigamma_read_as_positive_at_its_poles():
+    # SymPy 1.14: polygamma(1, y) > 0 and finite for every real y; at y = 0 it is zoo and 1/polygamma(1, 0) = 0
+    t = 1 / sp.polygamma(1, x)
+    return _one("R33d", t, "gt", 0, gt(t, 0), NonNegative())
+
+
+def an_exponential_of_an_extended_negative_read_as_positive():
+    # SymPy 1.14: exp(-w) > 0 for w extended positive, which may be +oo: exp(-oo) = 0
+    w = sp.Symbol("w", extended_positive=True)
+    return _one("R33e", sp.exp(-w), "gt", 0, gt(sp.exp(-w), 0), NonNegative())
+
+
+ROUND_THIRTY_THREE = [a_binomial_with_an_odd_lower_index_read_as_negative, a_library_hypothesis_met_by_that_binomial,
+                      a_square_of_an_irrational_read_as_irrational, a_trigamma_read_as_positive_at_its_poles,
+                      an_exponential_of_an_extended_negative_read_as_positive]
+
+
+def test_the_sign_guard_alone_refuses_what_the_unrepaired_sympy_said():
+    """Without the repairs (SymPy 1.14 as it is), NonNegative's exact-point guard alone refuses each false chain of
+    rounds 32 and 33: a wrong sign from SymPy's assumptions is caught at an admissible point (m = 0, n = 1, x = sqrt(2),
+    y = 0, w = oo) whatever handler was wrong.  In a process of its own: the repairs are global."""
+    import subprocess
+    import sys
+    code = """if True:
+        import infonce_sym.proofs.sympy_repairs as R
+        R.apply = lambda: None
+        import importlib.util
+        import sympy as sp
+        spec = importlib.util.spec_from_file_location("soundness", %r)
+        T = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(T)
+        assert sp.atan(sp.Symbol("m", integer=True, nonnegative=True)).is_positive      # SymPy's wrong answer
+        for build in T.ROUND_THIRTY_TWO + T.ROUND_THIRTY_THREE:
+            r = build().run()
+            assert r.verdict != "proved" and (r.verdict == "failed" or r.undischarged), (build.__name__, r.verdict)
+        print("refused")
+    """ % str(Path(__file__).resolve())
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(root)})
+    assert out.returncode == 0 and out.stdout.strip() == "refused", out.stderr[-2000:]
+
+def test_what_sympy_decides_of_the_repaired_forms_holds_at_admissible_numbers():
+    """The forms of the repairs (two-argument functions, powers of irrationals, exponentials of extended symbols) and
+    their neighbours: every fact SymPy decides of them at declared symbols holds at each admissible assignment of
+    integers, halves, sqrt(2), 2^(1/3) and +-oo, a pole counting as no value (zoo is neither positive nor finite)."""
+    from infonce_sym.proofs import sympy_repairs
+    sympy_repairs.apply()
+    declarations = [dict(integer=True), dict(integer=True, nonnegative=True), dict(integer=True, negative=True),
+                    dict(real=True), dict(positive=True), dict(irrational=True), dict(rational=True),
+                    dict(extended_positive=True), dict(extended_negative=True), dict(extended_real=True)]
+    forms = [lambda a, b: sp.binomial(a, b), lambda a, b: sp.binomial(a, 2 * b + 1), lambda a, b: sp.polygamma(a, b),
+             lambda a, b: sp.polygamma(1, b), lambda a, b: sp.polygamma(2, b), lambda a, b: a ** 2,
+             lambda a, b: a ** 3, lambda a, b: 1 / a, lambda a, b: a ** b, lambda a, b: sp.exp(a), lambda a, b: sp.exp(-a),
+             lambda a, b: sp.exp(a * b), lambda a, b: sp.atan(a), lambda a, b: sp.acos(a)]
+    facts = ["rational", "irrational", "zero", "nonzero", "positive", "nonnegative", "negative", "nonpositive",
+             "integer", "finite", "complex", "extended_positive", "extended_negative"]
+    numbers = [sp.Integer(v) for v in (0, 1, -1, 2, -2, 3)] + [sp.Rational(1, 2), -sp.Rational(1, 2), sp.sqrt(2),
+                                                                -sp.sqrt(2), sp.cbrt(2), sp.oo, -sp.oo]
+
+    def admissible(declared):
+        return [v for v in numbers if all(getattr(v, f"is_{key}") == want for key, want in declared.items())]
+
+    wrong, decided = [], 0
+    for form in forms:
+        for da in declarations:
+            for db in declarations:
+                a_, b_ = sp.Symbol("a", **da), sp.Symbol("b", **db)
+                try:
+                    e = form(a_, b_)
+                except Exception:
+                    continue
+                if e.has(sp.zoo, sp.nan):          # no function of its symbols (polygamma(a, b) at a < 0)
+                    continue
+                said = {}
+                for fact in facts:
+                    try:
+                        said[fact] = getattr(e, f"is_{fact}")
+                    except Exception:
+                        continue
+                said = {f: v for f, v in said.items() if v is not None}
+                decided += len(said)
+                for va in admissible(da):
+                    for vb in admissible(db):
+                        try:
+                            value = form(va, vb)
+                        except Exception:
+                            continue
+                        if value is sp.nan or value.has(sp.nan):
+                            continue
+                        for fact, claim in said.items():
+                            actual = getattr(value, f"is_{fact}")
+                            if actual is not None and actual != claim:
+                                wrong.append((form(a_, b_), da, db, fact, claim, va, vb, value))
+    assert decided > 5000
+    assert not wrong, wrong[:10]
+
 def test_every_declaration_the_cas_reads_is_shown_with_the_statement():
     """The rendered "Domains" line showed positive, nonnegative, negative, nonpositive, integer and real only: x^2 > 0
     for a nonzero real x was shown as if for every real x (a 32nd probe, Dec 2026)."""
@@ -2056,7 +2180,7 @@ def _false_chains():
             + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO
             + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
             + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY
-            + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO)
+            + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
