@@ -64,6 +64,7 @@ from __future__ import annotations
 import cmath
 import functools
 import itertools
+import math
 import random
 import weakref
 from dataclasses import dataclass, field, replace as _replace
@@ -71,6 +72,7 @@ from dataclasses import dataclass, field, replace as _replace
 import mpmath
 import sympy as sp
 from sympy.polys.fields import FracField
+from sympy.core.assumptions import _assume_defined as _ASSUME_DEFINED
 from sympy.core.function import AppliedUndef, UndefinedFunction
 from sympy.simplify.simplify import factor_sum
 from sympy.utilities.iterables import multiset_partitions
@@ -616,19 +618,45 @@ def _pos(e) -> bool:
     return bool(e.is_positive or sp.factor(e).is_positive) and not _sign_refuted(e, strict=True)
 
 
-# exact points for the sign guard: ends of the usual declared ranges, halves, irrationals (algebraic of two degrees), a
-# larger integer and the infinities; a symbol takes those its declaration admits
+# exact points for the sign guard: ends of the usual declared ranges, halves, irrationals (algebraic of two degrees,
+# transcendental), a prime, a composite, a larger integer, imaginary points and the infinities; a symbol takes those its
+# declaration admits
 _GUARD_POINTS = (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2), sp.Integer(-2), sp.Integer(3),
                  sp.Rational(1, 2), sp.Rational(-1, 2), sp.sqrt(2), -sp.sqrt(2), sp.cbrt(2), sp.Integer(10),
-                 sp.Integer(-10), sp.oo, -sp.oo)
-# what the guard cannot give an exact value: it judges only expressions of declared symbols and numbers
-_GUARD_OPAQUE = (sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative, sp.Subs, Expectation, AppliedUndef,
-                 sp.Lambda, sp.Piecewise)
+                 sp.Integer(-10), sp.Integer(7), sp.Integer(4), sp.pi, -sp.pi, sp.E, sp.I, -sp.I, 2 * sp.I,
+                 sp.oo, -sp.oo)
+# what the guard cannot give an exact value: it judges only expressions of declared symbols, numbers and (below)
+# undefined functions' values
+_GUARD_OPAQUE = (sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative, sp.Subs, Expectation, sp.Lambda)
+
+
+def _declared_facts(e) -> dict:
+    """Every assumption SymPy decides of ``e`` (a symbol, or an undefined function's value: its ``assumptions0`` is
+    empty, its class holds the declaration)."""
+    return {k: v for k in _ASSUME_DEFINED if (v := getattr(e, f"is_{k}")) is not None}
 
 
 def _guard_points(sym) -> list:
-    facts = {k: v for k, v in sym.assumptions0.items() if v is not None}
+    facts = _declared_facts(sym)
     return [v for v in _GUARD_POINTS if all(getattr(v, f"is_{k}") == want for k, want in facts.items())]
+
+
+def _guard_assignments(pools):
+    """Joint points: every combination when there are at most 64, else as many as the largest pool, symbol i
+    stepping through its pool with a stride prime to the pool's size (each symbol meets each of its points)."""
+    sizes = [len(pool) for pool in pools]
+    if math.prod(sizes) <= 64:
+        yield from itertools.product(*pools)
+        return
+    for t in range(max(sizes)):
+        yield tuple(pool[(t * _coprime_stride(i, len(pool)) + i) % len(pool)] for i, pool in enumerate(pools))
+
+
+def _coprime_stride(i, n) -> int:
+    for stride in (1, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31)[i % 12:] + (1,):
+        if math.gcd(stride, n) == 1:
+            return stride
+    return 1
 
 
 @functools.lru_cache(maxsize=8192)
@@ -636,19 +664,24 @@ def _sign_refuted(e, strict) -> bool:
     """Whether an exact admissible point shows that SymPy's verdict e >= 0 (e > 0 when ``strict``) is wrong: a value
     < 0 (or 0 for ``strict``), no value (nan, zoo), or one off the real line.  SymPy's assumption handlers have
     been wrong (atan(0) read as irrational, binomial(1, 1) as negative, sqrt(2)^2 as irrational, polygamma at its
-    poles, exp(-oo) as positive: probes 32 and 33, Dec 2026); a repaired one (``sympy_repairs``) is no guarantee
-    against the next.  Each symbol takes the points its declaration admits, together in up to 15 joint points; an
-    expression with sums, integrals, expectations or undefined functions is not judged here (no exact value)."""
+    poles, exp(-oo) as positive, LambertW(0, 1) as finite: probes 32 to 34, Dec 2026); a repaired one
+    (``sympy_repairs``) is no guarantee against the next.  Each symbol takes the points its declaration admits, an
+    undefined function's value stands for a symbol of its declaration (f positive: f(y) at 1, 2, 1/2 ...), and a
+    Piecewise is evaluated at the point; an expression with sums, integrals, expectations or limits is not judged here
+    (no exact value)."""
     if not isinstance(e, sp.Basic) or e.has(*_GUARD_OPAQUE):
         return False
+    values = {a: sp.Dummy("value", **_declared_facts(a)) for a in e.atoms(AppliedUndef)}
+    if values:
+        e = e.xreplace(values)
     symbols = sorted(e.free_symbols, key=sp.default_sort_key)
     if not all(isinstance(x, sp.Symbol) for x in symbols):
         return False
     pools = [_guard_points(x) for x in symbols]
     if any(not pool for pool in pools):
         return False
-    for t in range(max([len(pool) for pool in pools] + [1])):
-        point = {x: pool[(t * (2 * i + 1) + i) % len(pool)] for i, (x, pool) in enumerate(zip(symbols, pools))}
+    for assignment in _guard_assignments(pools):
+        point = dict(zip(symbols, assignment))
         try:
             value = e.xreplace(point)
             if value.has(sp.nan, sp.zoo):
@@ -660,9 +693,12 @@ def _sign_refuted(e, strict) -> bool:
             number = value if value.is_Rational else sp.N(value, 30)
             if not number.is_number:
                 continue
-            if number.is_real is False or number.has(sp.I):
-                return True
-            if number.is_real and (number < 0 or (strict and (value.is_zero or number == 0))):
+            real, imaginary = number.as_real_imag()
+            if not (real.is_number and imaginary.is_number):
+                continue
+            if abs(imaginary) > 1e-20 * max(1, abs(real)):
+                return True          # off the real line (beyond the rounding of 30 digits)
+            if real < 0 or (strict and (value.is_zero or real == 0)):
                 return True
         except Exception:       # a point where SymPy cannot evaluate: no evidence either way
             continue

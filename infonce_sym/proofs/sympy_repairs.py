@@ -10,7 +10,11 @@ answer below proved a false toy statement (probes 32 and 33, Dec 2026):
 * b**e irrational for an irrational b and any integer e (sqrt(2)**2 = 2): (x^2 - 2)^2 > 0 for an irrational x;
 * polygamma(n, z) positive (n odd) and finite for every real z, its poles 0, -1, -2 ... included:
   1/polygamma(1, y) > 0 (0 at y = 0);
-* exp(x) positive and nonzero for an x declared extended negative, which may be -oo (exp(-oo) = 0): exp(-w) > 0.
+* exp(x) positive and nonzero for an x declared extended negative, which may be -oo (exp(-oo) = 0): exp(-w) > 0;
+* LambertW(x, k) finite for every finite x, and of a branch k != 0 never real, while W_k(0) = -oo for k != 0 (and
+  W_0(-1/e) = W_-1(-1/e) = -1 is real): 1/|W_1(m)| > 0 (0 at m = 0; a 34th probe);
+* acot(-x) and acoth(-x) rewritten to -acot(x), -acoth(x) at construction, false at x = 0 (acot(0) = pi/2): that
+  rewrite is kept for an x known to be nonzero only.
 
 Each repair says what SymPy said where that is true, and leaves the question open (None) elsewhere: a repair only ever
 loses something SymPy decided, never adds a fact.  ``tests/proofs/test_checker_soundness.py`` compares the facts SymPy
@@ -135,6 +139,53 @@ def _exp_is_zero(self):
     return None
 
 
+def _lambertw_branch(self):
+    return self.args[1] if len(self.args) > 1 else sp.S.Zero
+
+
+def _lambertw_is_finite(self):
+    # W_0 is finite at every finite x; another branch is -oo at x = 0
+    x, k = self.args[0], _lambertw_branch(self)
+    if k.is_zero:
+        return x.is_finite
+    if x.is_finite and fuzzy_not(x.is_zero):
+        return True
+    if x.is_zero:
+        return False
+    return None
+
+
+def _lambertw_is_extended_real(self):
+    # real x: W_0 on [-1/e, oo); W_-1 on [-1/e, 0] (-oo at 0); the other branches only at 0 (-oo)
+    x, k = self.args[0], _lambertw_branch(self)
+    edge = x + 1 / sp.E
+    if not x.is_extended_real:
+        return None
+    if k.is_zero:
+        return True if edge.is_nonnegative else False if edge.is_negative else None
+    if (k + 1).is_zero:
+        if x.is_nonpositive and edge.is_nonnegative:
+            return True
+        return False if (x.is_positive or edge.is_negative) else None
+    if fuzzy_not(k.is_zero) and fuzzy_not((k + 1).is_zero):
+        return False if fuzzy_not(x.is_zero) else None
+    return None
+
+
+def _odd_away_from_zero(function):
+    """``eval`` of acot or acoth, whose value at 0 (pi/2, i pi/2) makes them odd only away from 0: f(-x) = -f(x) is
+    taken for an x known to be nonzero only."""
+    sympys = function.eval.__func__
+
+    def eval(cls, arg):
+        if not arg.is_Number and arg.could_extract_minus_sign() and fuzzy_not(arg.is_zero) is not True:
+            return None
+        return sympys(cls, arg)
+
+    eval._infonce_repaired = True
+    return classmethod(eval)
+
+
 # (class, assumption, repaired handler)
 REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", _rational_unless_at(0)),
            (sp.acos, "rational", _rational_unless_at(1)),
@@ -142,7 +193,10 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (sp.Pow, "rational", _pow_is_rational),
            (sp.polygamma, "positive", _polygamma_is_positive), (sp.polygamma, "negative", _polygamma_is_negative),
            (sp.polygamma, "complex", _polygamma_is_complex),
-           (sp.exp, "extended_positive", _exp_is_extended_positive), (sp.exp, "zero", _exp_is_zero)]
+           (sp.exp, "extended_positive", _exp_is_extended_positive), (sp.exp, "zero", _exp_is_zero),
+           (sp.LambertW, "finite", _lambertw_is_finite), (sp.LambertW, "extended_real", _lambertw_is_extended_real)]
+# functions whose construction rewrote f(-x) to -f(x) though f(0) != 0
+ODD_AWAY_FROM_ZERO = (sp.acot, sp.acoth)
 
 
 # SymPy's own, kept for the test that compares the two
@@ -186,5 +240,8 @@ def apply():
             if sub._prop_handler.get(fact) is wrong:
                 sub._prop_handler[fact] = repaired
             stack.extend(sub.__subclasses__())
+    for function in ODD_AWAY_FROM_ZERO:
+        if not getattr(function.eval, "_infonce_repaired", False):
+            function.eval = _odd_away_from_zero(function)
     if not getattr(ExprWithLimits.free_symbols.fget, "_infonce_repaired", False):
         ExprWithLimits.free_symbols = property(_free_symbols, doc=ExprWithLimits.free_symbols.__doc__)

@@ -1980,10 +1980,48 @@ ROUND_THIRTY_THREE = [a_binomial_with_an_odd_lower_index_read_as_negative, a_lib
                       an_exponential_of_an_extended_negative_read_as_positive]
 
 
+# ---------------------------------------------------------------- round thirty-four (a probe, Dec 2026): LambertW's
+# branches read as finite at 0 (W_1(0) = -oo, so 1/|W_1(0)| = 0), hidden from the sign guard three ways; and acot's odd
+# rewrite at construction
+def _reciprocal_of_a_lambertw_branch():
+    m = sp.Symbol("m", real=True)
+    return 1 / sp.Abs(sp.LambertW(m, 1)), m
+
+
+def a_lambertw_branch_behind_a_piecewise():
+    w, m = _reciprocal_of_a_lambertw_branch()
+    q = sp.Piecewise((w, m < 7), (1, True))
+    return _one("R34a", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_lambertw_branch_beside_a_declared_positive_function():
+    w, _ = _reciprocal_of_a_lambertw_branch()
+    q = sp.Function("f", positive=True)(y) * w
+    return _one("R34b", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_lambertw_branch_beside_a_transcendental_symbol():
+    w, _ = _reciprocal_of_a_lambertw_branch()
+    q = (1 + sp.Symbol("t", real=True, transcendental=True) ** 2) * w
+    return _one("R34c", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def an_arccotangent_read_as_odd_at_zero():
+    # acot(-x) was built as -acot(x), false at x = 0 (acot(0) = pi/2): acot(y) = -acot(x) at y = -x, then -acot(x) < 0
+    xn, yr = sp.Symbol("x", nonnegative=True), sp.Symbol("y", real=True)
+    return Derivation("R34d", "", "", sp.acot(yr), "lt", 0,
+                      [Step("a", "", eq(sp.acot(yr), -sp.acot(xn)), "", Identity(defs={yr: -xn})),
+                       Step("b", "", lt(-sp.acot(xn), 0), "", NonNegative())])
+
+
+ROUND_THIRTY_FOUR = [a_lambertw_branch_behind_a_piecewise, a_lambertw_branch_beside_a_declared_positive_function,
+                     a_lambertw_branch_beside_a_transcendental_symbol, an_arccotangent_read_as_odd_at_zero]
+
 def test_the_sign_guard_alone_refuses_what_the_unrepaired_sympy_said():
     """Without the repairs (SymPy 1.14 as it is), NonNegative's exact-point guard alone refuses each false chain of
-    rounds 32 and 33: a wrong sign from SymPy's assumptions is caught at an admissible point (m = 0, n = 1, x = sqrt(2),
-    y = 0, w = oo) whatever handler was wrong.  In a process of its own: the repairs are global."""
+    rounds 32 to 34 that rest on an assumption: a wrong sign from SymPy's assumptions is caught at an admissible point
+    (m = 0, n = 1, x = sqrt(2), y = 0, w = oo), inside a Piecewise, beside an undefined function and beside a symbol of
+    an unusual declaration, whatever handler was wrong.  In a process of its own: the repairs are global."""
     import subprocess
     import sys
     code = """if True:
@@ -1995,7 +2033,8 @@ def test_the_sign_guard_alone_refuses_what_the_unrepaired_sympy_said():
         T = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(T)
         assert sp.atan(sp.Symbol("m", integer=True, nonnegative=True)).is_positive      # SymPy's wrong answer
-        for build in T.ROUND_THIRTY_TWO + T.ROUND_THIRTY_THREE:
+        guarded = [b for b in T.ROUND_THIRTY_FOUR if b is not T.an_arccotangent_read_as_odd_at_zero]    # (an eval rewrite)
+        for build in T.ROUND_THIRTY_TWO + T.ROUND_THIRTY_THREE + guarded:
             r = build().run()
             assert r.verdict != "proved" and (r.verdict == "failed" or r.undischarged), (build.__name__, r.verdict)
         print("refused")
@@ -2017,7 +2056,8 @@ def test_what_sympy_decides_of_the_repaired_forms_holds_at_admissible_numbers():
     forms = [lambda a, b: sp.binomial(a, b), lambda a, b: sp.binomial(a, 2 * b + 1), lambda a, b: sp.polygamma(a, b),
              lambda a, b: sp.polygamma(1, b), lambda a, b: sp.polygamma(2, b), lambda a, b: a ** 2,
              lambda a, b: a ** 3, lambda a, b: 1 / a, lambda a, b: a ** b, lambda a, b: sp.exp(a), lambda a, b: sp.exp(-a),
-             lambda a, b: sp.exp(a * b), lambda a, b: sp.atan(a), lambda a, b: sp.acos(a)]
+             lambda a, b: sp.exp(a * b), lambda a, b: sp.atan(a), lambda a, b: sp.acos(a),
+             lambda a, b: sp.LambertW(a, b), lambda a, b: sp.LambertW(a, -1), lambda a, b: sp.LambertW(a)]
     facts = ["rational", "irrational", "zero", "nonzero", "positive", "nonnegative", "negative", "nonpositive",
              "integer", "finite", "complex", "extended_positive", "extended_negative"]
     numbers = [sp.Integer(v) for v in (0, 1, -1, 2, -2, 3)] + [sp.Rational(1, 2), -sp.Rational(1, 2), sp.sqrt(2),
@@ -2059,6 +2099,13 @@ def test_what_sympy_decides_of_the_repaired_forms_holds_at_admissible_numbers():
                                 wrong.append((form(a_, b_), da, db, fact, claim, va, vb, value))
     assert decided > 5000
     assert not wrong, wrong[:10]
+    # and acot, acoth built at -x are their values at -x, 0 included (acot(-x) was built as -acot(x): -pi/2 at 0)
+    for f in (sp.acot, sp.acoth):
+        for declared in declarations:
+            a_ = sp.Symbol("a", **declared)
+            for v in admissible(declared):
+                if v.is_finite:
+                    assert f(-a_).subs(a_, v) == f(-v), (f, declared, v)
 
 def test_every_declaration_the_cas_reads_is_shown_with_the_statement():
     """The rendered "Domains" line showed positive, nonnegative, negative, nonpositive, integer and real only: x^2 > 0
@@ -2180,7 +2227,7 @@ def _false_chains():
             + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO
             + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
             + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY
-            + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE)
+            + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE + ROUND_THIRTY_FOUR)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
