@@ -1839,8 +1839,10 @@ class ByLemma:
         self.lemma, self.subs, self.context, self.under = lemma, subs, context, under
         self.hyp_checks, self.facts, self.defs = hyp_checks or {}, facts, defs
 
-    def expected(self):
-        concl, hyps = self.lemma.instantiate(self.subs)
+    def expected(self, instance=None):
+        """(the claim the lemma gives, its hypotheses); ``instance``: the lemma's (conclusion, hypotheses) under subs,
+        when the caller has it already."""
+        concl, hyps = instance if instance is not None else self.lemma.instantiate(self.subs)
         kind, a, b = relation_kind(concl), concl.lhs, concl.rhs
         if self.context is not None:
             kind, a, b, hyps = _through_context(self.context, kind, a, b, hyps)
@@ -1851,7 +1853,8 @@ class ByLemma:
         return _MAKE[kind](a, b), hyps
 
     def __call__(self, claim):
-        exp_rel, hyps = self.expected()
+        instance = self.lemma.instantiate(self.subs)          # (its instance checks run once)
+        exp_rel, hyps = self.expected(instance)
         if exp_rel is None:
             return _fail("context is not monotone")
         cs, cb, ck = _oriented(claim)
@@ -1872,7 +1875,7 @@ class ByLemma:
         if not any(same([(cs, x), (cb, y)]) for x, y in orders):
             return _fail(f"claim is not the instance of {self.lemma.name}: expected {exp_rel}")
         plain = self.context is None and self.under is None
-        concl, instance_hyps = self.lemma.instantiate(self.subs)
+        concl, instance_hyps = instance
         random_constant = _random_at_a_constant(self.lemma, self.subs)
         if random_constant:
             return _fail(random_constant)
