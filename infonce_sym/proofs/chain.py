@@ -533,7 +533,8 @@ def _numerically_zero(expr, trials=3, seed=0):
     # functions' own values: binomial(n, n) = 1 passed, binomial(-1, -1) is 0 (a fourteenth probe); binomial(n - 1, n)
     # = 0 for n >= 0 passed, binomial(-1, 0) is 1 (a fifteenth probe, Dec 2026)
     ints = sorted((x for x in expr.free_symbols if x.is_integer), key=sp.default_sort_key)
-    for step in ((0, 1) if ints else ()):             # every one at its end; then one, two, ... steps inwards in turn
+    # (and two, three steps in: hermite_prob(j, 0) was built by a closed form right at j = 0, 1 only; a 35th probe)
+    for step in ((0, 1, 2, 3) if ints else ()):       # every one at its end; then one, two, ... steps inwards in turn
         point = {x: sp.Integer(_integer_end(x) + _integer_inwards(x) * step * (i + 1)) for i, x in enumerate(ints)}
         try:
             v = complex(sp.N(_spot_values(expr.xreplace(point), rng), 30))
@@ -642,10 +643,10 @@ def _guard_points(sym) -> list:
 
 
 def _guard_assignments(pools):
-    """Joint points: every combination when there are at most 64, else as many as the largest pool, symbol i
+    """Joint points: every combination when there are at most 24, else as many as the largest pool, symbol i
     stepping through its pool with a stride prime to the pool's size (each symbol meets each of its points)."""
     sizes = [len(pool) for pool in pools]
-    if math.prod(sizes) <= 64:
+    if math.prod(sizes) <= 24:
         yield from itertools.product(*pools)
         return
     for t in range(max(sizes)):
@@ -704,6 +705,50 @@ def _sign_refuted(e, strict) -> bool:
             continue
     return False
 
+
+
+def _definitions_refuted(a, b, defs) -> bool:
+    """Whether ``a = b`` under the definitions ``defs`` (name -> value, substituted in turn as ``_apply`` does) fails at
+    an exact admissible point where every definition is first evaluated at that point: SymPy rewrites f(value) when it
+    is built, and some rewrites are wrong where f of the number is right (mobius(2x) built as -1, sinc(pi n/2) by the
+    odd-n formula for every n, jn(k, 0) as zoo, legendre(m, -1) as (-1)^m for m < 0, acot(-x) as -acot(x): probes
+    34 and 35, Dec 2026), and the chain then compared the rewritten forms only.  Points where a side has no value
+    are no evidence; expressions with sums, integrals, expectations or limits are not judged (no exact value)."""
+    if not defs:
+        return False
+    items = [(k, sp.sympify(v)) for k, v in (defs.items() if isinstance(defs, dict) else defs)]
+    sides = [sp.sympify(a), sp.sympify(b)]
+    if not all(isinstance(k, sp.Symbol) for k, _ in items) \
+            or any(e.has(*_GUARD_OPAQUE) for e in sides + [v for _, v in items]):
+        return False
+    undefined = set().union(*(e.atoms(AppliedUndef) for e in sides + [v for _, v in items]))
+    values = {u: sp.Dummy("value", **_declared_facts(u)) for u in undefined}
+    if values:
+        sides = [e.xreplace(values) for e in sides]
+        items = [(k, v.xreplace(values)) for k, v in items]
+    names = {k for k, _ in items}
+    symbols = sorted(set().union(*(e.free_symbols for e in sides + [v for _, v in items])) - names,
+                     key=sp.default_sort_key)
+    pools = [_guard_points(x) for x in symbols]
+    if any(not pool for pool in pools):
+        return False
+    for assignment in _guard_assignments(pools):
+        point = dict(zip(symbols, assignment))
+        try:
+            # each definition's value at the point, with the later definitions substituted into it (as _apply substitutes
+            # them in turn), and every name and symbol replaced at once: a function is built at numbers only
+            resolved = {}
+            for k, v in reversed(items):
+                resolved[k] = v.xreplace({**point, **resolved})
+            here = [e.xreplace({**point, **resolved}) for e in sides]
+            if any(h.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or not h.is_number for h in here):
+                continue
+            x_, y_ = (complex(sp.N(h, 30)) for h in here)
+        except Exception:          # no value there: no evidence either way
+            continue
+        if abs(x_ - y_) > 1e-20 * max(1.0, abs(x_), abs(y_)):
+            return True
+    return False
 
 # ------------------------------------------------------------ checks
 
@@ -893,6 +938,9 @@ class Identity:
         fractional = fractional_range(claim)
         if fractional is not None:
             return _fail(fractional)
+        if _definitions_refuted(claim.lhs, claim.rhs, self.defs):
+            return _fail("lhs != rhs at an exact point where the definitions take their values (SymPy's rewrite of a "
+                         "function at a definition is wrong there)")
         d = self.difference(claim.lhs, claim.rhs)
         spot = _numerically_zero(d, trials=1)        # cheap guard first
         if spot is not True:
@@ -963,7 +1011,7 @@ class NonNegative:
         # all slacks at once: one after another, s -> t -> x - 1 checked only t >= 0 (a probe, Dec 2026)
         total = sp.Add(*terms).subs(self.hyps, simultaneous=True)
         d = Identity(facts=self.facts, defs=self.defs).difference(gap, total)
-        if not _zero(d):
+        if not _zero(d) or _definitions_refuted(gap, total, self.defs):
             return _fail(f"gap != witness sum: difference {_short(d, failure=True)}")
         bad = [t for t in terms if not _nonneg(t)]
         if bad:
@@ -1869,7 +1917,7 @@ class ByLemma:
             diffs = []
             for p, q in pairs:
                 diffs.append(ident.difference(p, q))
-                if _numerically_zero(diffs[-1], trials=1) is not True:
+                if _numerically_zero(diffs[-1], trials=1) is not True or _definitions_refuted(p, q, self.defs):
                     return False
             return all(ident.zero(d) for d in diffs)
         if not any(same([(cs, x), (cb, y)]) for x, y in orders):

@@ -2017,6 +2017,50 @@ def an_arccotangent_read_as_odd_at_zero():
 ROUND_THIRTY_FOUR = [a_lambertw_branch_behind_a_piecewise, a_lambertw_branch_beside_a_declared_positive_function,
                      a_lambertw_branch_beside_a_transcendental_symbol, an_arccotangent_read_as_odd_at_zero]
 
+# ---------------------------------------------------------------- round thirty-five (a probe, Dec 2026): SymPy rewrites
+# f(value) when a definition is substituted, wrongly for some values; the chain compared the rewritten forms only
+def a_mobius_value_built_from_a_definition():
+    # mobius(2x) is built as -1 (the symbolic factor x skipped): mobius(6) = 1
+    xp, z = sp.Symbol("x", integer=True, positive=True), sp.Symbol("z", integer=True, positive=True)
+    return Derivation("R35a", "", "", sp.mobius(z), "lt", 0,
+                      [Step("a", "", eq(sp.mobius(z), -1), "", Identity(defs={z: 2 * xp})),
+                       Step("b", "", lt(-1, 0), "", NonNegative())])
+
+
+def a_sinc_at_half_multiples_of_pi():
+    # sinc(pi n/2) is built by the odd-n formula for every integer n: |sinc(pi)| = 0 at n = 2
+    n = sp.Symbol("n", integer=True, nonzero=True)
+    q = sp.Abs(sp.sinc(x))
+    mid = q.subs(x, sp.pi * n / 2)
+    return Derivation("R35b", "", "", q, "gt", 0, [Step("a", "", eq(q, mid), "", Identity(defs={x: sp.pi * n / 2})),
+                                                   Step("b", "", gt(mid, 0), "", NonNegative())])
+
+
+def a_spherical_bessel_at_zero():
+    # jn(k, 0) is built as zoo for k >= 0 of unknown sign: 1/(1 + jn(k, 0)^2) = 0, while j_0(0) = 1 gives 1/2
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    q = 1 / (1 + sp.jn(k, x) ** 2)
+    return _one("R35c", q, "le", 0, eq(q, 0), Identity(defs={x: 0}))
+
+
+def a_legendre_polynomial_at_minus_one():
+    # legendre(m, -1) is built as (-1)^m for every integer m: at m = -1, legendre(-1, -1) (-1)^-1 = -1
+    m = sp.Symbol("m", integer=True)
+    q = sp.legendre(m, x) * (-1) ** m
+    return Derivation("R35d", "", "", q, "gt", 0, [Step("a", "", eq(q, 1), "", Identity(defs={x: -1})),
+                                                   Step("b", "", gt(1, 0), "", NonNegative())])
+
+
+def a_hermite_value_at_zero():
+    # hermite_prob(j, 0) is built as sqrt(pi)/gamma(1/2 - j/2), right at j = 0, 1 only: He_2(0) = -1, the form -1/2
+    j_ = sp.Symbol("j", integer=True, nonnegative=True)
+    q, r = sp.hermite_prob(j_, x), sp.sqrt(sp.pi) / sp.gamma(sp.Rational(1, 2) - j_ / 2)
+    return _one("R35e", q, "eq", r, eq(q, r), Identity(defs={x: 0}))
+
+
+ROUND_THIRTY_FIVE = [a_mobius_value_built_from_a_definition, a_sinc_at_half_multiples_of_pi, a_spherical_bessel_at_zero,
+                     a_legendre_polynomial_at_minus_one, a_hermite_value_at_zero]
+
 def test_the_sign_guard_alone_refuses_what_the_unrepaired_sympy_said():
     """Without the repairs (SymPy 1.14 as it is), NonNegative's exact-point guard alone refuses each false chain of
     rounds 32 to 34 that rest on an assumption: a wrong sign from SymPy's assumptions is caught at an admissible point
@@ -2227,7 +2271,8 @@ def _false_chains():
             + ROUND_NINETEEN + ROUND_TWENTY + ROUND_TWENTY_ONE + ROUND_TWENTY_TWO
             + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
             + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY
-            + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE + ROUND_THIRTY_FOUR)
+            + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE + ROUND_THIRTY_FOUR
+            + ROUND_THIRTY_FIVE)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
