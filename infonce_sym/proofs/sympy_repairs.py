@@ -14,7 +14,13 @@ answer below proved a false toy statement (probes 32 and 33, Dec 2026):
 * LambertW(x, k) finite for every finite x, and of a branch k != 0 never real, while W_k(0) = -oo for k != 0 (and
   W_0(-1/e) = W_-1(-1/e) = -1 is real): 1/|W_1(m)| > 0 (0 at m = 0; a 34th probe);
 * acot(-x) and acoth(-x) rewritten to -acot(x), -acoth(x) at construction, false at x = 0 (acot(0) = pi/2): that
-  rewrite is kept for an x known to be nonzero only.
+  rewrite is kept for an x known to be nonzero only;
+* more construction-time rewrites of f(expression) that are wrong at some values (probes 35 and 36): mobius(2x) built as
+  -1, sinc(pi n/2) by the odd-n formula for every n, jn(k, 0) as zoo, legendre(m, -1) as (-1)^m for m < 0,
+  hermite_prob(j, 0) by a form right at j = 0, 1 only.  For the functions of ``CHECKED_EVAL`` (number-theoretic,
+  orthogonal polynomials, Bessel and other special functions) a rewrite of an argument with symbols is kept only if it
+  agrees with the function built at numbers at a dozen admissible points of those symbols; else the function stays
+  unevaluated.
 
 Each repair says what SymPy said where that is true, and leaves the question open (None) elsewhere: a repair only ever
 loses something SymPy decided, never adds a fact.  ``tests/proofs/test_checker_soundness.py`` compares the facts SymPy
@@ -30,6 +36,7 @@ from __future__ import annotations
 
 import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
+from sympy.core.assumptions import _assume_defined as _ASSUME_DEFINED
 from sympy.core.logic import fuzzy_and, fuzzy_not, fuzzy_or
 
 
@@ -186,6 +193,70 @@ def _odd_away_from_zero(function):
     return classmethod(eval)
 
 
+# integers and halves for the checked rewrites (``_checked_eval``); a symbol takes those its declaration admits
+_EVAL_POINTS = tuple(sp.Integer(v) for v in (0, 1, -1, 2, -2, 3, -3, 4, 5, 6, 7, 9, 10, 15)) + (
+    sp.Rational(1, 2), sp.Rational(-1, 2), sp.Rational(3, 2))
+
+
+def _admits(sym, value) -> bool:
+    for key in _ASSUME_DEFINED:
+        want = getattr(sym, f"is_{key}")
+        if want is not None and getattr(value, f"is_{key}") != want:
+            return False
+    return True
+
+
+def _checked_eval(function):
+    """``eval`` of ``function``, its rewrite of arguments with symbols kept only where it agrees with the function built
+    at numbers at admissible points (both values numbers, equal to 20 digits; a value against no value is a
+    disagreement)."""
+    sympys = function.eval.__func__
+
+    def eval(cls, *args):
+        out = sympys(cls, *args)
+        if out is None:
+            return None
+        symbols = sorted(set().union(*(sp.sympify(a).free_symbols for a in args)), key=sp.default_sort_key)
+        if not symbols or not all(isinstance(x, sp.Symbol) for x in symbols):
+            return out
+        pools = [[v for v in _EVAL_POINTS if _admits(x, v)] for x in symbols]
+        if any(not pool for pool in pools):
+            return None              # no point to check the rewrite at: not taken
+        for t in range(max(len(pool) for pool in pools)):
+            point = {x: pool[(t + 3 * i) % len(pool)] for i, (x, pool) in enumerate(zip(symbols, pools))}
+            try:
+                direct = cls(*[sp.sympify(a).xreplace(point) for a in args])
+                rewritten = sp.sympify(out).xreplace(point)
+            except Exception:
+                continue
+            if not (direct.is_number and rewritten.is_number):
+                continue
+            bad = {sp.nan, sp.zoo, sp.oo, -sp.oo}
+            if direct.has(*bad) or rewritten.has(*bad):
+                if direct.has(*bad) != rewritten.has(*bad):
+                    return None
+                continue
+            try:
+                a_, b_ = complex(sp.N(direct, 30)), complex(sp.N(rewritten, 30))
+            except Exception:
+                continue
+            if abs(a_ - b_) > 1e-20 * max(1.0, abs(a_), abs(b_)):
+                return None
+        return out
+
+    eval._infonce_repaired = True
+    return classmethod(eval)
+
+
+CHECKED_EVAL = tuple(getattr(sp, name) for name in (
+    "sinc", "mobius", "jn", "yn", "besselj", "bessely", "besseli", "besselk", "hankel1", "hankel2", "legendre",
+    "assoc_legendre", "jacobi", "gegenbauer", "chebyshevt", "chebyshevu", "hermite", "hermite_prob", "laguerre",
+    "assoc_laguerre", "totient", "reduced_totient", "primenu", "primeomega", "divisor_sigma", "harmonic", "bernoulli",
+    "euler", "bell", "catalan", "fibonacci", "lucas", "genocchi", "partition", "subfactorial", "factorial2",
+    "RisingFactorial", "FallingFactorial", "zeta", "dirichlet_eta", "polylog", "lerchphi", "expint", "lowergamma",
+    "uppergamma", "elliptic_k", "elliptic_e", "beta"))
+
+
 # (class, assumption, repaired handler)
 REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", _rational_unless_at(0)),
            (sp.acos, "rational", _rational_unless_at(1)),
@@ -243,5 +314,8 @@ def apply():
     for function in ODD_AWAY_FROM_ZERO:
         if not getattr(function.eval, "_infonce_repaired", False):
             function.eval = _odd_away_from_zero(function)
+    for function in CHECKED_EVAL:
+        if not getattr(function.eval, "_infonce_repaired", False):
+            function.eval = _checked_eval(function)
     if not getattr(ExprWithLimits.free_symbols.fget, "_infonce_repaired", False):
         ExprWithLimits.free_symbols = property(_free_symbols, doc=ExprWithLimits.free_symbols.__doc__)

@@ -9,8 +9,9 @@ import sympy as sp
 
 from infonce_sym.proofs import lemmas as L
 from infonce_sym.proofs.asymptotics import LimitCheck
-from infonce_sym.proofs.chain import (Assumption, ByCases, ByLemma, Derivation, Ex, ExactInstance, Expm1, Identity,
-                                      Lemma, NonNegative, Step, Var, eq, ge, gt, le, lt, random_symbol, render_markdown)
+from infonce_sym.proofs.chain import (AsGap, Assumption, ByCases, ByLemma, Derivation, Ex, ExactInstance, Expm1, Identity,
+                                      Lemma, NonNegative, PositiveMultiple, Step, Var, eq, ge, gt, le, lt, random_symbol,
+                                      render_markdown)
 from infonce_sym.proofs.continuity import SIZES, OnUnitInterval, SumIdentity
 
 x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
@@ -2061,6 +2062,95 @@ def a_hermite_value_at_zero():
 ROUND_THIRTY_FIVE = [a_mobius_value_built_from_a_definition, a_sinc_at_half_multiples_of_pi, a_spherical_bessel_at_zero,
                      a_legendre_polynomial_at_minus_one, a_hermite_value_at_zero]
 
+# ---------------------------------------------------------------- round thirty-six (a probe, Dec 2026): the same wrong
+# rewrites through routes with no definition guard (a lemma's instance, a slack, PositiveMultiple, AsGap, SumIdentity,
+# facts), and hidden from the guards (a sum over a constant range, a declaration with no guard point).  The rewrites are
+# repaired at the root (sympy_repairs.CHECKED_EVAL); the guards write short sums out and refuse an unseen declaration
+def _sinc_square_at_half_multiples():
+    # sinc(pi n/2)^2 built as 4 (-1)^(n-1)/(pi^2 n^2): -1/pi^2 at n = 2, where sinc(pi)^2 = 0
+    n, yr = sp.Symbol("n", integer=True, positive=True), sp.Symbol("y", real=True)
+    cited = _one("C36", sp.sinc(yr) ** 2, "ge", 0, ge(sp.sinc(yr) ** 2, 0), NonNegative())
+    return Lemma.from_derivation(cited, {"y": yr}), n, 4 * (-1) ** (n - 1) / (sp.pi ** 2 * n ** 2)
+
+
+def a_lemma_instance_rewritten_when_built():
+    lem, n, q = _sinc_square_at_half_multiples()
+    return _one("R36a", q, "ge", 0, ge(q, 0), ByLemma(lem, {"y": sp.pi * n / 2}))
+
+
+def an_exact_instance_rewritten_when_built():
+    lem, n, q = _sinc_square_at_half_multiples()
+    return _one("R36b", q, "ge", 0, ge(q, 0), ExactInstance(lem, {"y": sp.pi * n / 2}))
+
+
+def a_slack_rewritten_when_substituted():
+    _, n, q = _sinc_square_at_half_multiples()
+    s = sp.Symbol("s", nonnegative=True)
+    return _one("R36c", q, "ge", 0, ge(q, 0), NonNegative([sp.sinc(s) ** 2], {s: sp.pi * n / 2}, by={s: NonNegative()}))
+
+
+def a_definition_beside_a_sum_over_a_constant_range():
+    xp, z, S = sp.Symbol("x", integer=True, positive=True), sp.Symbol("z", integer=True, positive=True), sp.Sum(1, (j, 1, 2))
+    return Derivation("R36d", "", "", sp.mobius(z), "lt", 0,
+                      [Step("a", "", eq(sp.mobius(z), 1 - S), "", Identity(defs={z: 2 * xp})),
+                       Step("b", "", eq(1 - S, -1), "", Identity()), Step("c", "", lt(-1, 0), "", NonNegative())])
+
+
+def a_definition_at_a_declaration_with_no_guard_point():
+    # x odd and composite (9, 15, 21 ...): mobius(18) = 0
+    xo, z = sp.Symbol("x", odd=True, composite=True), sp.Symbol("z", integer=True, positive=True)
+    return Derivation("R36e", "", "", sp.mobius(z), "lt", 0,
+                      [Step("a", "", eq(sp.mobius(z), -1), "", Identity(defs={z: 2 * xo})),
+                       Step("c", "", lt(-1, 0), "", NonNegative())])
+
+
+def a_positive_multiple_under_a_definition():
+    xp, z = sp.Symbol("x", integer=True, positive=True), sp.Symbol("z", integer=True, positive=True)
+    return Derivation("R36f", "", "", sp.mobius(z), "lt", 0,
+                      [Step("a", "", lt(sp.mobius(z), 0), "", PositiveMultiple(xp, defs={z: 2 * xp}))],
+                      assumptions=[Assumption("x > 0", gt(xp, 0))])
+
+
+def a_gap_under_a_definition():
+    xp, z = sp.Symbol("x", integer=True, positive=True), sp.Symbol("z", integer=True, positive=True)
+    c01 = _one("C01", sp.Integer(0), "lt", 1, lt(0, 1), NonNegative())
+    return Derivation("R36g", "", "", sp.mobius(z), "lt", 0,
+                      [Step("a", "", lt(sp.mobius(z), 0), "", AsGap(ByLemma(Lemma.from_derivation(c01, {}), {}),
+                                                                    defs={z: 2 * xp}))])
+
+
+def a_sum_identity_under_a_definition():
+    xp, z = sp.Symbol("x", integer=True, positive=True), sp.Symbol("z", integer=True, positive=True)
+    return Derivation("R36h", "", "", sp.mobius(z), "lt", 0,
+                      [Step("a", "", eq(sp.mobius(z), -1), "", SumIdentity(defs={z: 2 * xp})),
+                       Step("c", "", lt(-1, 0), "", NonNegative())])
+
+
+def a_fact_table_read_as_a_definition():
+    xp, z = sp.Symbol("x", integer=True, positive=True), sp.Symbol("z", integer=True, positive=True)
+    return Derivation("R36i", "", "", sp.mobius(z), "lt", 0,
+                      [Step("a", "", eq(sp.mobius(z), -1), "", Identity(facts={z: 2 * xp})),
+                       Step("c", "", lt(-1, 0), "", NonNegative())], assumptions=[Assumption("z = 2x", eq(z, 2 * xp))])
+
+
+ROUND_THIRTY_SIX = [a_lemma_instance_rewritten_when_built, an_exact_instance_rewritten_when_built,
+                    a_slack_rewritten_when_substituted, a_definition_beside_a_sum_over_a_constant_range,
+                    a_definition_at_a_declaration_with_no_guard_point, a_positive_multiple_under_a_definition,
+                    a_gap_under_a_definition, a_sum_identity_under_a_definition, a_fact_table_read_as_a_definition]
+
+
+def test_a_checked_rewrite_keeps_what_holds_and_drops_what_does_not():
+    """sympy_repairs.CHECKED_EVAL: the wrong rewrites of rounds 35-36 leave the function unevaluated; right ones stay."""
+    from infonce_sym.proofs import sympy_repairs
+    sympy_repairs.apply()
+    xp, n = sp.Symbol("x", integer=True, positive=True), sp.Symbol("n", integer=True, nonzero=True)
+    k, m = sp.Symbol("k", integer=True, nonnegative=True), sp.Symbol("m", integer=True)
+    for e, f in ((sp.mobius(2 * xp), sp.mobius), (sp.sinc(sp.pi * n / 2), sp.sinc), (sp.jn(k, 0), sp.jn),
+                 (sp.legendre(m, -1), sp.legendre), (sp.hermite_prob(k, 0), sp.hermite_prob)):
+        assert isinstance(e, f), e
+    assert sp.legendre(k, -1) == (-1) ** k and sp.mobius(6) == 1 and sp.sinc(sp.pi) == 0
+    assert sp.sinc(sp.pi * (2 * n + 1) / 2) == 2 * (-1) ** n / (sp.pi * (2 * n + 1))
+
 def test_the_sign_guard_alone_refuses_what_the_unrepaired_sympy_said():
     """Without the repairs (SymPy 1.14 as it is), NonNegative's exact-point guard alone refuses each false chain of
     rounds 32 to 34 that rest on an assumption: a wrong sign from SymPy's assumptions is caught at an admissible point
@@ -2272,7 +2362,7 @@ def _false_chains():
             + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
             + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY
             + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE + ROUND_THIRTY_FOUR
-            + ROUND_THIRTY_FIVE)
+            + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
