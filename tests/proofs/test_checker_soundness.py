@@ -2096,12 +2096,17 @@ def a_definition_beside_a_sum_over_a_constant_range():
                        Step("b", "", eq(1 - S, -1), "", Identity()), Step("c", "", lt(-1, 0), "", NonNegative())])
 
 
+def _mobius_read_as_minus_one(name, check, z, assumptions=()):
+    # mobius(z) = -1 by ``check``, then -1 < 0: mobius(z) < 0
+    return Derivation(name, "", "", sp.mobius(z), "lt", 0,
+                      [Step("a", "", eq(sp.mobius(z), -1), "", check), Step("c", "", lt(-1, 0), "", NonNegative())],
+                      assumptions=list(assumptions))
+
+
 def a_definition_at_a_declaration_with_no_guard_point():
     # x odd and composite (9, 15, 21 ...): mobius(18) = 0
     xo, z = sp.Symbol("x", odd=True, composite=True), sp.Symbol("z", integer=True, positive=True)
-    return Derivation("R36e", "", "", sp.mobius(z), "lt", 0,
-                      [Step("a", "", eq(sp.mobius(z), -1), "", Identity(defs={z: 2 * xo})),
-                       Step("c", "", lt(-1, 0), "", NonNegative())])
+    return _mobius_read_as_minus_one("R36e", Identity(defs={z: 2 * xo}), z)
 
 
 def a_positive_multiple_under_a_definition():
@@ -2121,17 +2126,13 @@ def a_gap_under_a_definition():
 
 def a_sum_identity_under_a_definition():
     xp, z = sp.Symbol("x", integer=True, positive=True), sp.Symbol("z", integer=True, positive=True)
-    return Derivation("R36h", "", "", sp.mobius(z), "lt", 0,
-                      [Step("a", "", eq(sp.mobius(z), -1), "", SumIdentity(defs={z: 2 * xp})),
-                       Step("c", "", lt(-1, 0), "", NonNegative())])
+    return _mobius_read_as_minus_one("R36h", SumIdentity(defs={z: 2 * xp}), z)
 
 
 def a_fact_table_read_as_a_definition():
     xp, z = sp.Symbol("x", integer=True, positive=True), sp.Symbol("z", integer=True, positive=True)
-    return Derivation("R36i", "", "", sp.mobius(z), "lt", 0,
-                      [Step("a", "", eq(sp.mobius(z), -1), "", Identity(facts={z: 2 * xp})),
-                       Step("c", "", lt(-1, 0), "", NonNegative())], assumptions=[Assumption("z = 2x", eq(z, 2 * xp))])
-
+    return _mobius_read_as_minus_one("R36i", Identity(facts={z: 2 * xp}), z,
+                                     [Assumption("z = 2x", eq(z, 2 * xp))])
 
 ROUND_THIRTY_SIX = [a_lemma_instance_rewritten_when_built, an_exact_instance_rewritten_when_built,
                     a_slack_rewritten_when_substituted, a_definition_beside_a_sum_over_a_constant_range,
