@@ -79,7 +79,7 @@ from sympy.utilities.iterables import multiset_partitions
 
 from . import sympy_repairs
 
-sympy_repairs.apply()       # SymPy's wrong atan/asin/acos rationality and a cost, repaired before any check
+sympy_repairs.apply()       # wrong answers and rewrites of SymPy (and one cost), repaired before any check
 
 __all__ = [
     "StepResult", "Step", "Derivation", "DerivationResult", "Identity", "NonNegative",

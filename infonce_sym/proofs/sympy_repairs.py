@@ -1,7 +1,9 @@
-"""Repairs of SymPy: wrong answers of its assumption system that the proof checker would otherwise trust, and one cost.
+"""Repairs of SymPy: wrong answers of its assumption system and wrong rewrites at construction, which the proof checker
+would otherwise trust, and one cost.
 
-The checker's NonNegative (with no witness) and its domain conditions read SymPy's assumptions as facts, so each wrong
-answer below proved a false toy statement (probes 32 and 33, Dec 2026):
+The checker's NonNegative (with no witness) and its domain conditions read SymPy's assumptions as facts, and its checks
+compare expressions as SymPy builds them, so each wrong answer below proved a false toy statement (probes 32 to 36,
+Dec 2026):
 
 * asin(x), atan(x), acos(x) irrational for every rational x (asin(0) = atan(0) = acos(1) = 0): atan(m) > 0 for an
   integer m >= 0;
