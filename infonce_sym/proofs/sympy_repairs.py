@@ -19,7 +19,7 @@ Dec 2026):
   rewrite is kept for an x known to be nonzero only;
 * more construction-time rewrites of f(expression) that are wrong at some values (probes 35 and 36): mobius(2x) built as
   -1, sinc(pi n/2) by the odd-n formula for every n, jn(k, 0) as zoo, legendre(m, -1) as (-1)^m for m < 0,
-  hermite_prob(j, 0) by a form right at j = 0, 1 only.  For the functions of ``CHECKED_EVAL`` (number-theoretic,
+  hermite_prob(j, 0) by a form right at j = 0, 1 only, polygamma(m, 1) by one that is zoo at m = 0 (probe 37).  For the functions of ``CHECKED_EVAL`` (number-theoretic,
   orthogonal polynomials, Bessel and other special functions) a rewrite of an argument with symbols is kept only if it
   agrees with the function built at numbers at a dozen admissible points of those symbols; else the function stays
   unevaluated.
@@ -256,7 +256,9 @@ CHECKED_EVAL = tuple(getattr(sp, name) for name in (
     "assoc_laguerre", "totient", "reduced_totient", "primenu", "primeomega", "divisor_sigma", "harmonic", "bernoulli",
     "euler", "bell", "catalan", "fibonacci", "lucas", "genocchi", "partition", "subfactorial", "factorial2",
     "RisingFactorial", "FallingFactorial", "zeta", "dirichlet_eta", "polylog", "lerchphi", "expint", "lowergamma",
-    "uppergamma", "elliptic_k", "elliptic_e", "beta"))
+    "uppergamma", "elliptic_k", "elliptic_e", "beta",
+    # polygamma(m, 1) built as (-1)^(m+1) m! zeta(m + 1): zoo at m = 0, where it is -EulerGamma (a 37th probe)
+    "polygamma"))
 
 
 # (class, assumption, repaired handler)

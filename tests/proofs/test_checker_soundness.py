@@ -2140,6 +2140,49 @@ ROUND_THIRTY_SIX = [a_lemma_instance_rewritten_when_built, an_exact_instance_rew
                     a_gap_under_a_definition, a_sum_identity_under_a_definition, a_fact_table_read_as_a_definition]
 
 
+
+# ---------------------------------------------------------------- round thirty-seven (a probe, Dec 2026): polygamma(m, 1)
+# built as (-1)^(m+1) m! zeta(m + 1), zoo at m = 0 where psi(1) = -EulerGamma: 1/(1 + |psi(m, 1)|) read as
+# 1/(m! |zeta(m + 1)| + 1), which is 0 at m = 0 (against 1/(1 + EulerGamma)), through five substitution routes
+def _reciprocal_of_a_polygamma():
+    m, yp = sp.Symbol("m", integer=True, nonnegative=True), sp.Symbol("y", positive=True)
+    c = 1 / (1 + sp.Abs(sp.polygamma(m, yp)))
+    lem = Lemma.from_derivation(_one("C37", c, "gt", 0, gt(c, 0), NonNegative()), {"m": m, "y": yp})
+    return c, yp, lem, 1 / (sp.factorial(m) * sp.Abs(sp.zeta(m + 1)) + 1)
+
+
+def a_polygamma_instance_of_a_cited_lemma():
+    _, _, lem, q = _reciprocal_of_a_polygamma()
+    return _one("R37a", q, "gt", 0, gt(q, 0), ByLemma(lem, {"m": lem.params["m"], "y": 1}))
+
+
+def a_polygamma_exact_instance():
+    _, _, lem, q = _reciprocal_of_a_polygamma()
+    return _one("R37b", q, "gt", 0, gt(q, 0), ExactInstance(lem, {"m": lem.params["m"], "y": 1}))
+
+
+def a_polygamma_slack():
+    c, yp, _, q = _reciprocal_of_a_polygamma()
+    s = sp.Symbol("s", positive=True)
+    return _one("R37c", q, "gt", 0, gt(q, 0), NonNegative([c.subs(yp, s)], {s: 1}, by={s: NonNegative()}))
+
+
+def a_polygamma_sum_identity_under_a_definition():
+    c, yp, _, q = _reciprocal_of_a_polygamma()
+    zp = sp.Symbol("z", positive=True)
+    return _one("R37d", c.subs(yp, zp), "eq", q, eq(c.subs(yp, zp), q), SumIdentity(defs={zp: 1}))
+
+
+def a_polygamma_fact_table():
+    c, yp, _, q = _reciprocal_of_a_polygamma()
+    zp = sp.Symbol("z", positive=True)
+    return _one("R37e", c.subs(yp, zp), "eq", q, eq(c.subs(yp, zp), q), Identity(facts={zp: 1}),
+                assumptions=[Assumption("z = 1", eq(zp, 1))])
+
+
+ROUND_THIRTY_SEVEN = [a_polygamma_instance_of_a_cited_lemma, a_polygamma_exact_instance, a_polygamma_slack,
+                      a_polygamma_sum_identity_under_a_definition, a_polygamma_fact_table]
+
 def test_a_checked_rewrite_keeps_what_holds_and_drops_what_does_not():
     """sympy_repairs.CHECKED_EVAL: the wrong rewrites of rounds 35-36 leave the function unevaluated; right ones stay."""
     from infonce_sym.proofs import sympy_repairs
@@ -2149,6 +2192,7 @@ def test_a_checked_rewrite_keeps_what_holds_and_drops_what_does_not():
     for e, f in ((sp.mobius(2 * xp), sp.mobius), (sp.sinc(sp.pi * n / 2), sp.sinc), (sp.jn(k, 0), sp.jn),
                  (sp.legendre(m, -1), sp.legendre), (sp.hermite_prob(k, 0), sp.hermite_prob)):
         assert isinstance(e, f), e
+    assert isinstance(sp.polygamma(k, 1), sp.polygamma) and sp.polygamma(0, 1) == -sp.EulerGamma
     assert sp.legendre(k, -1) == (-1) ** k and sp.mobius(6) == 1 and sp.sinc(sp.pi) == 0
     assert sp.sinc(sp.pi * (2 * n + 1) / 2) == 2 * (-1) ** n / (sp.pi * (2 * n + 1))
 
@@ -2363,7 +2407,7 @@ def _false_chains():
             + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
             + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY
             + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE + ROUND_THIRTY_FOUR
-            + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX)
+            + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX + ROUND_THIRTY_SEVEN)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
