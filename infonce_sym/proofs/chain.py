@@ -72,7 +72,6 @@ from dataclasses import dataclass, field, replace as _replace
 import mpmath
 import sympy as sp
 from sympy.polys.fields import FracField
-from sympy.core.assumptions import _assume_defined as _ASSUME_DEFINED
 from sympy.core.function import AppliedUndef, UndefinedFunction
 from sympy.simplify.simplify import factor_sum
 from sympy.utilities.iterables import multiset_partitions
@@ -631,12 +630,6 @@ _GUARD_POINTS = (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2), sp
 _GUARD_OPAQUE = (sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative, sp.Subs, Expectation, sp.Lambda)
 
 
-def _declared_facts(e) -> dict:
-    """Every assumption SymPy decides of ``e`` (a symbol, or an undefined function's value: its ``assumptions0`` is
-    empty, its class holds the declaration)."""
-    return {k: v for k in _ASSUME_DEFINED if (v := getattr(e, f"is_{k}")) is not None}
-
-
 def _short_sums_done(e):
     """Sums and products over at most 1000 given integers written out (their value), as the spot check does: a sum of
     a constant range hid the rest of an expression from the exact-point guards (a 36th probe, Dec 2026)."""
@@ -645,9 +638,25 @@ def _short_sums_done(e):
     return e.replace(lambda t: isinstance(t, (sp.Sum, sp.Product)) and _short_integer_range(t), lambda t: t.doit())
 
 
-def _guard_points(sym) -> list:
-    facts = _declared_facts(sym)
-    return [v for v in _GUARD_POINTS if all(getattr(v, f"is_{k}") == want for k, want in facts.items())]
+def _guard_frame(exprs, names=()):
+    """What both exact-point guards judge: ``exprs`` with short sums written out and each undefined function's value a
+    symbol of its declaration (f positive: f(y) at 1, 2, 1/2 ...), their symbols (less ``names``) and each symbol's
+    admissible points; None where there is no exact value to take (sums over symbolic ranges, integrals,
+    expectations, limits), "unseen" where a declaration meets none of the points."""
+    exprs = [_short_sums_done(sp.sympify(e)) for e in exprs]
+    if any(e.has(*_GUARD_OPAQUE) for e in exprs):
+        return None
+    undefined = set().union(*(e.atoms(AppliedUndef) for e in exprs))
+    if undefined:
+        values = {u: sp.Dummy("value", **sympy_repairs.declared_facts(u)) for u in undefined}
+        exprs = [e.xreplace(values) for e in exprs]
+    symbols = sorted(set().union(*(e.free_symbols for e in exprs)) - set(names), key=sp.default_sort_key)
+    if not all(isinstance(x, sp.Symbol) for x in symbols):
+        return None
+    pools = [sympy_repairs.admissible(x, _GUARD_POINTS) for x in symbols]
+    if any(not pool for pool in pools):
+        return "unseen"
+    return exprs, symbols, pools
 
 
 def _guard_assignments(pools):
@@ -683,18 +692,12 @@ def _sign_refuted(e, strict) -> bool:
     (no exact value)."""
     if not isinstance(e, sp.Basic):
         return False
-    e = _short_sums_done(e)
-    if e.has(*_GUARD_OPAQUE):
+    frame = _guard_frame([e])
+    if frame is None:
         return False
-    values = {a: sp.Dummy("value", **_declared_facts(a)) for a in e.atoms(AppliedUndef)}
-    if values:
-        e = e.xreplace(values)
-    symbols = sorted(e.free_symbols, key=sp.default_sort_key)
-    if not all(isinstance(x, sp.Symbol) for x in symbols):
-        return False
-    pools = [_guard_points(x) for x in symbols]
-    if any(not pool for pool in pools):
+    if frame == "unseen":
         return True          # a declaration no point meets (odd and composite ...): SymPy's verdict is not taken unseen
+    (e,), symbols, pools = frame
     for assignment in _guard_assignments(pools):
         point = dict(zip(symbols, assignment))
         try:
@@ -720,7 +723,6 @@ def _sign_refuted(e, strict) -> bool:
     return False
 
 
-
 def _definitions_refuted(a, b, defs) -> bool:
     """Whether ``a = b`` under the definitions ``defs`` (name -> value, substituted in turn as ``_apply`` does) fails at
     an exact admissible point where every definition is first evaluated at that point: SymPy rewrites f(value) when it
@@ -730,22 +732,17 @@ def _definitions_refuted(a, b, defs) -> bool:
     are no evidence; expressions with sums, integrals, expectations or limits are not judged (no exact value)."""
     if not defs:
         return False
-    items = [(k, _short_sums_done(sp.sympify(v))) for k, v in (defs.items() if isinstance(defs, dict) else defs)]
-    sides = [_short_sums_done(sp.sympify(a)), _short_sums_done(sp.sympify(b))]
-    if not all(isinstance(k, sp.Symbol) for k, _ in items) \
-            or any(e.has(*_GUARD_OPAQUE) for e in sides + [v for _, v in items]):
+    names = [k for k in (defs.keys() if isinstance(defs, dict) else [k for k, _ in defs])]
+    values = list(defs.values() if isinstance(defs, dict) else [v for _, v in defs])
+    if not all(isinstance(k, sp.Symbol) for k in names):
         return False
-    undefined = set().union(*(e.atoms(AppliedUndef) for e in sides + [v for _, v in items]))
-    values = {u: sp.Dummy("value", **_declared_facts(u)) for u in undefined}
-    if values:
-        sides = [e.xreplace(values) for e in sides]
-        items = [(k, v.xreplace(values)) for k, v in items]
-    names = {k for k, _ in items}
-    symbols = sorted(set().union(*(e.free_symbols for e in sides + [v for _, v in items])) - names,
-                     key=sp.default_sort_key)
-    pools = [_guard_points(x) for x in symbols]
-    if any(not pool for pool in pools):
+    frame = _guard_frame([a, b] + values, names)
+    if frame is None:
+        return False
+    if frame == "unseen":
         return True          # a declaration no point meets: the rewritten forms are not taken unseen
+    exprs, symbols, pools = frame
+    sides, items = exprs[:2], list(zip(names, exprs[2:]))
     for assignment in _guard_assignments(pools):
         point = dict(zip(symbols, assignment))
         try:
@@ -763,6 +760,7 @@ def _definitions_refuted(a, b, defs) -> bool:
         if abs(x_ - y_) > 1e-20 * max(1.0, abs(x_), abs(y_)):
             return True
     return False
+
 
 # ------------------------------------------------------------ checks
 

@@ -200,12 +200,17 @@ _EVAL_POINTS = tuple(sp.Integer(v) for v in (0, 1, -1, 2, -2, 3, -3, 4, 5, 6, 7,
     sp.Rational(1, 2), sp.Rational(-1, 2), sp.Rational(3, 2))
 
 
-def _admits(sym, value) -> bool:
-    for key in _ASSUME_DEFINED:
-        want = getattr(sym, f"is_{key}")
-        if want is not None and getattr(value, f"is_{key}") != want:
-            return False
-    return True
+def declared_facts(e) -> dict:
+    """Every assumption SymPy decides of ``e`` (a symbol, or an undefined function's value: its ``assumptions0`` is
+    empty, its class holds the declaration)."""
+    return {k: v for k in _ASSUME_DEFINED if (v := getattr(e, f"is_{k}")) is not None}
+
+
+def admissible(sym, points) -> list:
+    """The numbers of ``points`` that meet every declaration of ``sym`` (the checked rewrites here, the checker's
+    exact-point guards)."""
+    facts = declared_facts(sym)
+    return [v for v in points if all(getattr(v, f"is_{k}") == want for k, want in facts.items())]
 
 
 def _checked_eval(function):
@@ -221,7 +226,7 @@ def _checked_eval(function):
         symbols = sorted(set().union(*(sp.sympify(a).free_symbols for a in args)), key=sp.default_sort_key)
         if not symbols or not all(isinstance(x, sp.Symbol) for x in symbols):
             return out
-        pools = [[v for v in _EVAL_POINTS if _admits(x, v)] for x in symbols]
+        pools = [admissible(x, _EVAL_POINTS) for x in symbols]
         if any(not pool for pool in pools):
             return None              # no point to check the rewrite at: not taken
         for t in range(max(len(pool) for pool in pools)):
