@@ -459,7 +459,10 @@ def _apply(expr, defs=None, facts=None):
     if facts:
         table = {canon(k): v for k, v in facts.items()}
         for _ in range(3):
-            expr = canon(expr.xreplace(table))
+            replaced = expr.xreplace(table)
+            if replaced is expr:        # nothing left to replace (xreplace returns the expression itself)
+                break
+            expr = canon(replaced)
     return expr
 
 
@@ -481,14 +484,23 @@ def _spot_values(expr, rng):
     # equal arguments give equal limits, so a true identity between them stays 0, and a mutated one is refused
     # here, not after minutes of simplify (a true identity of limits with different arguments is refused too:
     # the check is conservative)
-    expr = expr.replace(lambda e: getattr(type(e), "spot_as_argument", False), lambda e: e.args[0])
-    expr = expr.replace(lambda e: isinstance(e, sp.Sum) and not (e.function.free_symbols & set(e.variables)),
-                        lambda e: e.doit())
+    # the kinds of node present, in one walk: each rewrite and replacement below walks the whole expression, and is
+    # skipped where its kind is absent (the rewrites only ever remove kinds)
+    kinds = {type(e) for e in sp.preorder_traversal(expr)}
+    present = lambda cls: any(issubclass(k, cls) for k in kinds)    # noqa: E731
+    if any(getattr(k, "spot_as_argument", False) for k in kinds):
+        expr = expr.replace(lambda e: getattr(type(e), "spot_as_argument", False), lambda e: e.args[0])
+    if present(sp.Sum):
+        expr = expr.replace(lambda e: isinstance(e, sp.Sum) and not (e.function.free_symbols & set(e.variables)),
+                            lambda e: e.doit())
     # a product over a short range of integers is its value; any other is a value of its own (n declared a positive
     # integer took a float, and evalf of prod_{j <= 1.37} j never returned: the check hung; a product as an opaque value
     # refuses a true identity between products, never passes a false one)
-    expr = expr.replace(lambda e: isinstance(e, sp.Product) and _short_integer_range(e), lambda e: e.doit())
+    if present(sp.Product):
+        expr = expr.replace(lambda e: isinstance(e, sp.Product) and _short_integer_range(e), lambda e: e.doit())
     for cls in (Expectation, sp.Limit, sp.Sum, sp.Product, AppliedUndef):
+        if not present(cls):
+            continue
         atoms = sorted(expr.atoms(cls), key=sp.default_sort_key)
         if atoms:
             expr = expr.xreplace({a: _random_value(a, rng) for a in atoms})
@@ -803,13 +815,29 @@ class Assumption:
 class StepResult:
     ok: bool
     verdict: str           # "proved" | "certified" | "failed"
-    detail: str
+    _detail: object        # the text, or a function writing it when it is first read (``detail``)
     premises: list = field(default_factory=list)     # Premise: used, not proved by this check
     cites: list = field(default_factory=list)        # Derivation objects instantiated (b)
     lemmas: list = field(default_factory=list)       # library lemma names used (c)
     discharges: list = field(default_factory=list)   # (hypothesis text, how it was discharged)
     witnesses: list = field(default_factory=list)    # symbols a cited lemma chose (its existential witnesses)
     witness_inputs: list = field(default_factory=list)  # (witness, the symbols of the instance that chose it)
+
+    @property
+    def detail(self) -> str:
+        """What the check found.  A failure's text (which prints expressions) is written when first read: mutation
+        testing makes thousands of failures whose text nobody reads, and printing took an eighth of its time."""
+        if callable(self._detail):
+            self._detail = self._detail()
+        return self._detail
+
+    @detail.setter
+    def detail(self, text):
+        self._detail = text
+
+    def __getstate__(self):
+        self.detail                 # written before the result leaves the process (a function does not pickle)
+        return self.__dict__
 
 
 def _merge(into, res):
@@ -861,6 +889,7 @@ def _short(e, n=200, failure=False):
 
 
 def _fail(detail):
+    """A failed step; ``detail`` its text, or a function of no arguments writing it (when it prints expressions)."""
     return StepResult(False, "failed", detail)
 
 
@@ -958,13 +987,13 @@ class Identity:
         if spot is not True:
             # (or cannot be evaluated there: a derivative of an undefined function hid a sum whose doit took an
             # integral through its pole; a 28th probe, Dec 2026)
-            return _fail(_spot_failure(spot, d))
+            return _fail(lambda: _spot_failure(spot, d))
         if not self.zero(d):
-            return _fail(combinatorial_at_a_signed_argument(d) or f"lhs - rhs does not simplify to 0: "
-                                                                   f"{_short(d, failure=True)}")
+            return _fail(lambda: combinatorial_at_a_signed_argument(d) or f"lhs - rhs does not simplify to 0: "
+                                                                           f"{_short(d, failure=True)}")
         spot = _numerically_zero(d)
         if spot is not True:
-            return _fail("simplified to 0 but " + _spot_failure(spot, d))
+            return _fail(lambda: "simplified to 0 but " + _spot_failure(spot, d))
         return StepResult(True, "proved", f"CAS: {self.reason}, lhs - rhs = 0",
                           premises=_fd_premises(self.facts, self.defs))
 
@@ -999,7 +1028,7 @@ class NonNegative:
         if self.witness is None:
             if _nonneg(gap) and (kind == "le" or _pos(gap)):
                 return StepResult(True, "proved", "CAS assumptions: gap >= 0", premises=_rename_premises(self.rename))
-            return _fail(f"assumptions do not decide gap >= 0: gap = {gap}")
+            return _fail(lambda: f"assumptions do not decide gap >= 0: gap = {gap}")
         terms = [sp.sympify(t) for t in self.witness]
         odd_keys = [s_ for s_ in self.hyps if not isinstance(s_, sp.Symbol)]
         if odd_keys:
@@ -1024,10 +1053,10 @@ class NonNegative:
         total = sp.Add(*terms).subs(self.hyps, simultaneous=True)
         d = Identity(facts=self.facts, defs=self.defs).difference(gap, total)
         if not _zero(d) or _definitions_refuted(gap, total, self.defs):
-            return _fail(f"gap != witness sum: difference {_short(d, failure=True)}")
+            return _fail(lambda: f"gap != witness sum: difference {_short(d, failure=True)}")
         bad = [t for t in terms if not _nonneg(t)]
         if bad:
-            return _fail(f"witness term not nonnegative by assumptions: {bad[0]}")
+            return _fail(lambda: f"witness term not nonnegative by assumptions: {bad[0]}")
         if kind == "lt" and not any(_pos(t) for t in terms):
             return _fail("strict inequality needs a positive witness term")
         hyp = "; ".join(f"{s} = {e} >= 0" for s, e in self.hyps.items())
@@ -1042,7 +1071,7 @@ class NonNegative:
             if s_ in self.by:
                 sub = self.by[s_](gt(e_, 0) if s_.is_positive else ge(e_, 0))
                 if not sub.ok:
-                    return _fail(f"hypothesis {text} not shown: {sub.detail}")
+                    return _fail(lambda: f"hypothesis {text} not shown: {sub.detail}")
                 _merge(res, sub)
                 res.discharges.append((text, self.by[s_].describe()))
             else:
@@ -1536,7 +1565,7 @@ def _check_hypotheses(res, lemma, hyps, hyp_checks, concl=None):
             reads = getattr(hyp_checks[i], "reads_conclusion", False)
             sub = hyp_checks[i](h, integral=concl, template=lemma.template()) if reads else hyp_checks[i](h)
             if not sub.ok:
-                return _fail(f"hypothesis {i} of {lemma.name} ({_short(h, 120)}) not shown: {sub.detail}")
+                return _fail(lambda: f"hypothesis {i} of {lemma.name} ({_short(h, 120)}) not shown: {sub.detail}")
             fixed = [p for p in sub.premises if p.kind == "definition" and p.rel.lhs in lemma.bound]
             if fixed:
                 # "for every M": a definition of M shows it at one M only (M := 1 proved 1 <= 1/2; a probe, Dec 2026)
@@ -1885,6 +1914,18 @@ def _through_context(context, kind, a, b, hyps):
     return None, a, b, hyps
 
 
+def _kept_instance(check):
+    """``check.lemma.instantiate(check.subs)`` (its instance checks run then), kept on the check for the next claim while
+    its lemma and subs stay the same objects with the same values: mutation testing asks one step's check about many
+    claims, and instantiating took a tenth of that time.  A copy of the check with other subs or another lemma builds its
+    own."""
+    memo = getattr(check, "_kept", None)
+    if not (memo is not None and memo[0] is check.lemma and memo[1] is check.subs and memo[2] == check.subs):
+        memo = check._kept = (check.lemma, check.subs, dict(check.subs), check.lemma.instantiate(check.subs))
+    concl, hyps = memo[3]
+    return concl, list(hyps)
+
+
 class ByLemma:
     """The claim is ``lemma``'s conclusion under ``subs``, optionally wrapped by
     ``context`` (a ``Lambda`` u -> ...; for an inequality its derivative in u must
@@ -1913,7 +1954,7 @@ class ByLemma:
         return _MAKE[kind](a, b), hyps
 
     def __call__(self, claim):
-        instance = self.lemma.instantiate(self.subs)          # (its instance checks run once)
+        instance = _kept_instance(self)
         exp_rel, hyps = self.expected(instance)
         if exp_rel is None:
             return _fail("context is not monotone")
@@ -1933,7 +1974,7 @@ class ByLemma:
                     return False
             return all(ident.zero(d) for d in diffs)
         if not any(same([(cs, x), (cb, y)]) for x, y in orders):
-            return _fail(f"claim is not the instance of {self.lemma.name}: expected {exp_rel}")
+            return _fail(lambda: f"claim is not the instance of {self.lemma.name}: expected {exp_rel}")
         plain = self.context is None and self.under is None
         concl, instance_hyps = instance
         random_constant = _random_at_a_constant(self.lemma, self.subs)
@@ -2237,7 +2278,7 @@ class SameIntegrand:
         if v is not None:
             return _fail(f"integrands differ (numeric spot check: {v:.3g})")
         if not Identity().zero(d):
-            return _fail(f"integrands differ: {str(sp.simplify(opaque_atoms(d)))[:200]}")
+            return _fail(lambda: f"integrands differ: {str(sp.simplify(opaque_atoms(d)))[:200]}")
         return StepResult(True, "proved", f"CAS: {self.reason}, integrand difference = 0")
 
     def describe(self):
@@ -2252,7 +2293,7 @@ class ExactInstance:
         self.lemma, self.subs, self.context, self.hyp_checks = lemma, subs, context, hyp_checks or {}
 
     def __call__(self, claim):
-        concl, hyps = self.lemma.instantiate(self.subs)
+        concl, hyps = _kept_instance(self)
         kind, lhs, rhs = relation_kind(concl), concl.lhs, concl.rhs
         if self.context is not None:
             # the same rule as ByLemma's (a context on a declared half-line needs both sides there: v^2 for
@@ -2405,7 +2446,7 @@ class ByCases:
         for idx, (cond, chk) in enumerate(self.cases):
             sub = chk(claim)
             if not sub.ok:
-                return _fail(f"case {cond}: {sub.detail}")
+                return _fail(lambda: f"case {cond}: {sub.detail}")
             facts, why = self._facts(idx, cond)
             if facts is None:
                 return _fail(why)
@@ -2595,8 +2636,10 @@ class Step:
         return res
 
 
+@functools.lru_cache(maxsize=8192)
 def claim_form_problem(claim, exact=True):
-    """What makes a claim unreadable by the checks, or None (an eighth probe, Dec 2026):
+    """(A pure function of the claim, kept: the steps' checks and their mutants ask of the same claims and parts.)
+    What makes a claim unreadable by the checks, or None (an eighth probe, Dec 2026):
     - a float (``exact``): SymPy adds 10^20 + 1.0 at 15 digits, and 10^20 + 1.0 <= 10^20 was proved;
     - a sum or product whose index is declared narrower than its range (an even j over 1..k made j - 2 >= 0 read as
       true; a positive j over -2..-1);
@@ -2901,7 +2944,7 @@ class Derivation:
                 bound.append((name, p))
                 continue
             hit = None if p.kind == "circular" else next((a for a in ass if premise_matches(p.rel, a.rel)), None)
-            if hit is not None and not set(p.every) <= self.indices() | set(hit.every):
+            if hit is not None and p.every and not set(p.every) <= self.indices() | set(hit.every):
                 # an assumption on a variable the chain does not bind speaks of one value of it, not of every one
                 undischarged.append((name, f"{p.text} (for every {', '.join(map(str, p.every))}: the assumption "
                                            f"'{hit.text}' says it of one {', '.join(map(str, p.every))} only)"))
