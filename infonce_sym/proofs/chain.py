@@ -64,7 +64,6 @@ from __future__ import annotations
 import cmath
 import functools
 import itertools
-import math
 import random
 import weakref
 from dataclasses import dataclass, field, replace as _replace
@@ -671,27 +670,6 @@ def _guard_frame(exprs, names=()):
     return exprs, symbols, pools
 
 
-def _guard_assignments(pools):
-    """Joint points: every combination when there are at most 24, else as many as the largest pool, symbol i
-    stepping through its pool with a stride prime to the pool's size (each symbol meets each of its points)."""
-    sizes = [len(pool) for pool in pools]
-    if math.prod(sizes) <= 24:
-        yield from itertools.product(*pools)
-        return
-    # every symbol at one value first (a rewrite wrong only where two symbols meet; a 36th probe), then the strides
-    for v in [v for v in pools[0] if all(v in pool for pool in pools[1:])][:6]:
-        yield (v,) * len(pools)
-    for t in range(max(sizes)):
-        yield tuple(pool[(t * _coprime_stride(i, len(pool)) + i) % len(pool)] for i, pool in enumerate(pools))
-
-
-def _coprime_stride(i, n) -> int:
-    for stride in (1, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31)[i % 12:] + (1,):
-        if math.gcd(stride, n) == 1:
-            return stride
-    return 1
-
-
 @functools.lru_cache(maxsize=8192)
 def _sign_refuted(e, strict) -> bool:
     """Whether an exact admissible point shows that SymPy's verdict e >= 0 (e > 0 when ``strict``) is wrong: a value
@@ -710,7 +688,7 @@ def _sign_refuted(e, strict) -> bool:
     if frame == "unseen":
         return True          # a declaration no point meets (odd and composite ...): SymPy's verdict is not taken unseen
     (e,), symbols, pools = frame
-    for assignment in _guard_assignments(pools):
+    for assignment in sympy_repairs.assignments(pools):
         point = dict(zip(symbols, assignment))
         try:
             value = e.xreplace(point)
@@ -755,7 +733,7 @@ def _definitions_refuted(a, b, defs) -> bool:
         return True          # a declaration no point meets: the rewritten forms are not taken unseen
     exprs, symbols, pools = frame
     sides, items = exprs[:2], list(zip(names, exprs[2:]))
-    for assignment in _guard_assignments(pools):
+    for assignment in sympy_repairs.assignments(pools):
         point = dict(zip(symbols, assignment))
         try:
             # each definition's value at the point, with the later definitions substituted into it (as _apply substitutes
@@ -2097,9 +2075,15 @@ class LimitCheck:
             # lim e^{floor(n/2) - n/2}, lim !n/n!, lim 1/(1 + n sin(pi n/3)^2) and lim lucas(n)/fibonacci(n) all
             # passed as 0 (probes, Dec 2026)
             return _fail(f"the CAS's limit is not taken through {', '.join(others)} of {n}")
+        loose = _limit_argument_problem(f, n, point, side)
+        if loose:
+            return _fail(loose)
         val = sp.limit(f, n, point, side)
         if sp.simplify(val - claim.rhs) != 0:
             return _fail(f"the limit is {val}, not {claim.rhs}")
+        off = _limit_numerically_off(f, n, point, side, claim.rhs)
+        if off:
+            return _fail(off)
         params = sorted((x for x in f.free_symbols | sp.sympify(claim.rhs).free_symbols if x != n),
                         key=sp.default_sort_key)
         for x in params:
@@ -2143,6 +2127,62 @@ class LimitCheck:
 
     def describe(self):
         return "CAS limit"
+
+
+def _limit_argument_problem(f, n, point, side):
+    """Why SymPy's limit is not taken through a function of ``f`` (of those it is taken through), or None: a complex
+    argument (lim erf(n(1 + i)) + 1 = 0 passed, the limit is 2), or a Gamma or factorial whose argument does not tend to
+    a positive value (lim Gamma(1 - n - e^-n) + 1 = 0 passed, the limit is 1: Gamma beside its poles; a 38th probe,
+    Dec 2026).  |z| is real for every z."""
+    for a in sp.preorder_traversal(f):
+        if not isinstance(a, _LIMIT_FUNCTIONS) or isinstance(a, sp.Abs) or not a.has(n):
+            continue
+        loose = [x for x in a.args if sp.sympify(x).is_extended_real is not True]
+        if loose:
+            return f"the CAS's limit is taken through {a.func} of real arguments only, not of {_short(loose[0], 60)}"
+        if isinstance(a, (sp.gamma, sp.factorial)):
+            try:
+                to = sp.limit(a.args[0], n, point, side)
+            except Exception:  # pragma: no cover - no limit of the argument: not shown
+                to = None
+            if not (to is sp.oo or (to is not None and to.is_positive is True and to.is_finite is True)):
+                return (f"the CAS's limit is taken through {a.func} of an argument tending to a positive value only, not "
+                        f"of {_short(a.args[0], 60)} (which tends to {to})")
+    return None
+
+
+def _limit_numerically_off(f, n, point, side, value):
+    """Whether f at n = 10^8, 10^16, 10^32 (or the point plus or minus 10^-8, 10^-16, 10^-32), the other symbols at one
+    random point, stays away from ``value`` there and does not close in (the last distance above 0.9 times the first):
+    a wrong limit of SymPy's is a constant away.  Conservative: a point without a value, or an expression with sums,
+    products, integrals or limits (no value at such n in seconds), is no evidence."""
+    if f.has(sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative):
+        return None
+    point = sp.sympify(point)
+    if point in (sp.oo, -sp.oo):
+        # floats, also for an integer n: an exact 10^8 would have SymPy build factorial(10^8), 2^(10^32) ... exactly
+        sides = [[sp.Float((1 if point is sp.oo else -1) * 10 ** e, 50) for e in (8, 16, 32)]]
+    elif point.is_number and not n.is_integer:
+        signs = {"+": (1,), "-": (-1,)}.get(side, (1, -1))
+        sides = [[point + s * sp.Float(10 ** -e, 50) for e in (8, 16, 32)] for s in signs]
+    else:
+        return None
+    for at in sides:
+        distances = []
+        for x in at:
+            try:
+                v = complex(sp.N(_spot_values(sp.sympify(f - value).xreplace({n: x}), random.Random(7)), 40))
+            except (TypeError, ValueError, ZeroDivisionError):
+                return None
+            if not cmath.isfinite(v):
+                return None
+            distances.append(abs(v))
+        if all(d > 1e-8 for d in distances) and distances[-1] > 0.9 * distances[0]:
+            where = (f"{n} = {'-' if point is -sp.oo else ''}10^8, 10^16, 10^32" if point in (sp.oo, -sp.oo)
+                     else f"{n} at 10^-8, 10^-16, 10^-32 from {point}")
+            return (f"f - ({_short(value, 60)}) at {where} is {', '.join(f'{d:.3g}' for d in distances)} in size: it "
+                    f"does not tend to 0")
+    return None
 
 
 def _vanishing_parts(f, params, n):

@@ -36,6 +36,9 @@ time there.  The repair drops the identity entries before the xreplace; the set 
 """
 from __future__ import annotations
 
+import itertools
+import math
+
 import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 from sympy.core.assumptions import _assume_defined as _ASSUME_DEFINED
@@ -195,6 +198,8 @@ def _odd_away_from_zero(function):
     return classmethod(eval)
 
 
+# the checked rewrites try every combination of their symbols' points up to this many (two symbols of any declaration)
+_EVAL_PAIRS = 400
 # integers and halves for the checked rewrites (``_checked_eval``); a symbol takes those its declaration admits
 _EVAL_POINTS = tuple(sp.Integer(v) for v in (0, 1, -1, 2, -2, 3, -3, 4, 5, 6, 7, 9, 10, 15)) + (
     sp.Rational(1, 2), sp.Rational(-1, 2), sp.Rational(3, 2))
@@ -213,6 +218,29 @@ def admissible(sym, points) -> list:
     return [v for v in points if all(getattr(v, f"is_{k}") == want for k, want in facts.items())]
 
 
+def assignments(pools, full=24):
+    """Joint points of symbols, symbol i taking the values of ``pools[i]``: every combination when there are at most
+    ``full``, else as many as the largest pool, symbol i stepping through its pool with a stride prime to the pool's size
+    (each symbol meets each of its points), after every symbol at one value.  (The checker's exact-point guards, and the
+    checked rewrites here.)"""
+    sizes = [len(pool) for pool in pools]
+    if math.prod(sizes) <= full:
+        yield from itertools.product(*pools)
+        return
+    # every symbol at one value first (a rewrite wrong only where two symbols meet; a 36th probe), then the strides
+    for v in [v for v in pools[0] if all(v in pool for pool in pools[1:])][:6]:
+        yield (v,) * len(pools)
+    for t in range(max(sizes)):
+        yield tuple(pool[(t * _coprime_stride(i, len(pool)) + i) % len(pool)] for i, pool in enumerate(pools))
+
+
+def _coprime_stride(i, n) -> int:
+    for stride in (1, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31)[i % 12:] + (1,):
+        if math.gcd(stride, n) == 1:
+            return stride
+    return 1
+
+
 def _checked_eval(function):
     """``eval`` of ``function``, its rewrite of arguments with symbols kept only where it agrees with the function built
     at numbers at admissible points (both values numbers, equal to 20 digits; a value against no value is a
@@ -229,8 +257,10 @@ def _checked_eval(function):
         pools = [admissible(x, _EVAL_POINTS) for x in symbols]
         if any(not pool for pool in pools):
             return None              # no point to check the rewrite at: not taken
-        for t in range(max(len(pool) for pool in pools)):
-            point = {x: pool[(t + 3 * i) % len(pool)] for i, (x, pool) in enumerate(zip(symbols, pools))}
+        # every pair of values of two symbols (hermite_prob(y, -x) was built as (-1)^y hermite_prob(y, x), wrong only at
+        # x = 0 with y not an integer, a pair the strides missed; a 38th probe, Dec 2026)
+        for values in assignments(pools, full=_EVAL_PAIRS):
+            point = dict(zip(symbols, values))
             try:
                 direct = cls(*[sp.sympify(a).xreplace(point) for a in args])
                 rewritten = sp.sympify(out).xreplace(point)
@@ -263,7 +293,12 @@ CHECKED_EVAL = tuple(getattr(sp, name) for name in (
     "RisingFactorial", "FallingFactorial", "zeta", "dirichlet_eta", "polylog", "lerchphi", "expint", "lowergamma",
     "uppergamma", "elliptic_k", "elliptic_e", "beta",
     # polygamma(m, 1) built as (-1)^(m+1) m! zeta(m + 1): zoo at m = 0, where it is -EulerGamma (a 37th probe)
-    "polygamma"))
+    "polygamma",
+    # Mod(-x, 2x) built as -x for an integer x (Mod(-1, 2) = 1); binomial(x, x/2) as zoo for a negative integer x
+    # (binomial(-2, -1) = 0); jacobi_symbol(x, x) as 0 (1 at x = 1); periodic_argument, principal_branch, elliptic_f,
+    # elliptic_pi and marcumq by forms wrong at a point (a battery of built forms against values, a 38th probe)
+    "Mod", "binomial", "jacobi_symbol", "legendre_symbol", "kronecker_symbol", "periodic_argument", "principal_branch",
+    "elliptic_f", "elliptic_pi", "marcumq"))
 
 
 # (class, assumption, repaired handler)

@@ -2183,6 +2183,101 @@ def a_polygamma_fact_table():
 ROUND_THIRTY_SEVEN = [a_polygamma_instance_of_a_cited_lemma, a_polygamma_exact_instance, a_polygamma_slack,
                       a_polygamma_sum_identity_under_a_definition, a_polygamma_fact_table]
 
+
+# round 38 (Dec 2026): SymPy's limit wrong through Gamma beside its poles and erf / erfc of a complex argument, and the
+# construction-time rewrites of Mod and binomial at a cited lemma's instance
+def a_limit_of_gamma_beside_its_poles():
+    # Gamma(1 - n - e^-n) ~ (-1)^n e^n/(n - 1)! -> 0: the limit is 1 (1.0000000040 at n = 20); SymPy's limit said 0
+    n = sp.Symbol("n", positive=True, integer=True)
+    lim = sp.Limit(sp.gamma(1 - n - sp.exp(-n)) + 1, n, sp.oo)
+    return _one("R38a", lim, "eq", 0, eq(lim, 0), LimitCheck())
+
+
+def a_limit_of_erf_on_the_diagonal():
+    # erf(n(1 + i)) -> 1 (|e^{-z^2}| = 1 on arg z = pi/4): the limit is 2 (1.99960 at n = 1000); SymPy's limit said 0
+    n = sp.Symbol("n", positive=True, integer=True)
+    lim = sp.Limit(sp.erf(n * (1 + sp.I)) + 1, n, sp.oo)
+    return _one("R38b", lim, "eq", 0, eq(lim, 0), LimitCheck())
+
+
+def a_limit_of_erfc_on_the_diagonal():
+    # erfc(n(1 - i)) -> 0: the limit is 1 (1.000004 at n = 10^5); SymPy's limit said 0
+    n = sp.Symbol("n", positive=True, integer=True)
+    lim = sp.Limit(sp.erfc(n * (1 - sp.I)) + 1, n, sp.oo)
+    return _one("R38c", lim, "eq", 0, eq(lim, 0), LimitCheck())
+
+
+def _mod_lemma():
+    # true: Mod(p, q) >= 0 for a positive integer q
+    p_, q_ = sp.Symbol("p", integer=True), sp.Symbol("q", integer=True, positive=True)
+    return Lemma.from_derivation(_one("C38m", sp.Mod(p_, q_), "ge", 0, ge(sp.Mod(p_, q_), 0), NonNegative()),
+                                 {"p": p_, "q": q_})
+
+
+def a_mod_instance_of_a_cited_lemma(route=ByLemma):
+    # Mod(-x, 2x) was built as -x for an integer x: "-x >= 0 for every integer x with 2x > 0", false at x = 1
+    # (Mod(-1, 2) = 1)
+    x = sp.Symbol("x", integer=True)
+    return _one("R38d", -x, "ge", 0, ge(-x, 0), route(_mod_lemma(), {"p": -x, "q": 2 * x}),
+                assumptions=[Assumption("2x > 0", gt(2 * x, 0))])
+
+
+def _binomial_lemma():
+    # true: 1/(1 + |binomial(a, k)|) + (a + 2)^2 > 0
+    a_, k_ = sp.Symbol("a", integer=True), sp.Symbol("k", integer=True)
+    c = 1 / (1 + sp.Abs(sp.binomial(a_, k_))) + (a_ + 2) ** 2
+    return Lemma.from_derivation(_one("C38b", c, "gt", 0, gt(c, 0), NonNegative()), {"a": a_, "k": k_})
+
+
+def a_binomial_instance_of_a_cited_lemma(route=ByLemma):
+    # binomial(x, x/2) was built as zoo for a negative integer x: "(x + 2)^2 > 0" for x/2 an integer, false at x = -2
+    # (binomial(-2, -1) = 0)
+    x = sp.Symbol("x", integer=True, negative=True)
+    q = (x + 2) ** 2
+    return _one("R38e", q, "gt", 0, gt(q, 0), route(_binomial_lemma(), {"a": x, "k": x / 2}),
+                assumptions=[Assumption("x/2 is an integer", sp.Eq(sp.floor(x / 2), x / 2))])
+
+
+def a_binomial_instance_at_a_prime(route=ByLemma):
+    # binomial(-p, p/2) was built as zoo for a prime p: "(p - 2)^2 > 0" for p/2 an integer, false at p = 2
+    # (binomial(-2, 1) = -2)
+    p = sp.Symbol("p", prime=True)
+    q = (p - 2) ** 2
+    return _one("R38f", q, "gt", 0, gt(q, 0), route(_binomial_lemma(), {"a": -p, "k": p / 2}),
+                assumptions=[Assumption("p/2 is an integer", sp.Eq(sp.floor(p / 2), p / 2))])
+
+
+def a_mod_exact_instance():
+    return a_mod_instance_of_a_cited_lemma(ExactInstance)
+
+
+def a_binomial_exact_instance():
+    return a_binomial_instance_of_a_cited_lemma(ExactInstance)
+
+
+ROUND_THIRTY_EIGHT = [a_limit_of_gamma_beside_its_poles, a_limit_of_erf_on_the_diagonal, a_limit_of_erfc_on_the_diagonal,
+                      a_mod_instance_of_a_cited_lemma, a_binomial_instance_of_a_cited_lemma,
+                      a_binomial_instance_at_a_prime, a_mod_exact_instance, a_binomial_exact_instance]
+
+
+def test_the_numeric_limit_check_alone_refuses_a_limit_a_constant_away(monkeypatch):
+    """With the argument rule switched off, the values at n = 10^8, 10^16, 10^32 refuse SymPy's wrong limits of erf and
+    erfc on the diagonal (2 and 1 away); and true limits, slow ones included, pass it."""
+    from infonce_sym.proofs import chain
+    monkeypatch.setattr(chain, "_limit_argument_problem", lambda *args: None)
+    for build in (a_limit_of_erf_on_the_diagonal, a_limit_of_erfc_on_the_diagonal):
+        step = build().run().steps[0]
+        assert not step.ok and "does not tend to 0" in step.detail, step.detail
+    n, a, x = sp.Symbol("n", positive=True, integer=True), sp.Symbol("a", positive=True), sp.Symbol("x", positive=True)
+    true_limits = [(1 / sp.log(sp.log(n)), 0), ((1 + a / n) ** n, sp.exp(a)), (sp.sin(n) / n, 0),
+                   (sp.factorial(n) / (sp.sqrt(2 * sp.pi * n) * (n / sp.E) ** n), 1), (sp.atan(n), sp.pi / 2),
+                   (sp.binomial(2 * n, n) / 4 ** n, 0), (sp.harmonic(n) - sp.log(n), sp.EulerGamma)]
+    for f, value in true_limits:
+        assert chain._limit_numerically_off(f, n, sp.oo, "+", value) is None, f
+    assert chain._limit_numerically_off(x * sp.log(x), x, 0, "+", 0) is None
+    assert chain._limit_numerically_off(sp.sin(x) / x, x, 0, "+", 1) is None
+    assert "does not tend to 0" in chain._limit_numerically_off(sp.sin(x) / x, x, 0, "+", 2)
+
 def test_a_checked_rewrite_keeps_what_holds_and_drops_what_does_not():
     """sympy_repairs.CHECKED_EVAL: the wrong rewrites of rounds 35-36 leave the function unevaluated; right ones stay."""
     from infonce_sym.proofs import sympy_repairs
@@ -2195,6 +2290,10 @@ def test_a_checked_rewrite_keeps_what_holds_and_drops_what_does_not():
     assert isinstance(sp.polygamma(k, 1), sp.polygamma) and sp.polygamma(0, 1) == -sp.EulerGamma
     assert sp.legendre(k, -1) == (-1) ** k and sp.mobius(6) == 1 and sp.sinc(sp.pi) == 0
     assert sp.sinc(sp.pi * (2 * n + 1) / 2) == 2 * (-1) ** n / (sp.pi * (2 * n + 1))
+    # round 38: Mod(-x, 2x) and binomial(x, x/2) stay as they are; Mod(x, 2x) = x for x > 0 and binomial(m, 0) = 1 stay
+    xn = sp.Symbol("x", integer=True, negative=True)
+    assert isinstance(sp.Mod(-m, 2 * m), sp.Mod) and isinstance(sp.binomial(xn, xn / 2), sp.binomial)
+    assert sp.Mod(xp, 2 * xp) == xp and sp.binomial(m, 0) == 1
 
 def test_the_sign_guard_alone_refuses_what_the_unrepaired_sympy_said():
     """Without the repairs (SymPy 1.14 as it is), NonNegative's exact-point guard alone refuses each false chain of
@@ -2407,7 +2506,7 @@ def _false_chains():
             + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
             + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY
             + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE + ROUND_THIRTY_FOUR
-            + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX + ROUND_THIRTY_SEVEN)
+            + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX + ROUND_THIRTY_SEVEN + ROUND_THIRTY_EIGHT)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
