@@ -713,6 +713,11 @@ def _sign_refuted(e, strict) -> bool:
     return False
 
 
+def _symbol_facts(facts):
+    """The entries of a fact table that give a symbol a value (z = 1): read as definitions by the exact-point guard."""
+    return {k: v for k, v in (facts or {}).items() if isinstance(k, sp.Symbol)}
+
+
 def _definitions_refuted(a, b, defs) -> bool:
     """Whether ``a = b`` under the definitions ``defs`` (name -> value, substituted in turn as ``_apply`` does) fails at
     an exact admissible point where every definition is first evaluated at that point: SymPy rewrites f(value) when it
@@ -722,10 +727,20 @@ def _definitions_refuted(a, b, defs) -> bool:
     are no evidence; expressions with sums, integrals, expectations or limits are not judged (no exact value)."""
     if not defs:
         return False
-    names = [k for k in (defs.keys() if isinstance(defs, dict) else [k for k, _ in defs])]
-    values = list(defs.values() if isinstance(defs, dict) else [v for _, v in defs])
-    if not all(isinstance(k, sp.Symbol) for k in names):
+    items = tuple(defs.items() if isinstance(defs, dict) else defs)
+    if not all(isinstance(k, sp.Symbol) for k, _ in items):
         return False
+    try:
+        return _definitions_refuted_at(sp.sympify(a), sp.sympify(b), tuple((k, sp.sympify(v)) for k, v in items))
+    except TypeError:          # (an unhashable value: judged without the memo)
+        return _definitions_refuted_at.__wrapped__(a, b, items)
+
+
+@functools.lru_cache(maxsize=8192)
+def _definitions_refuted_at(a, b, items) -> bool:
+    """``_definitions_refuted`` of a pure (hashable) question, kept: a check's definitions, slacks and facts are asked of
+    again for every claim a mutation test gives it."""
+    names, values = [k for k, _ in items], [v for _, v in items]
     frame = _guard_frame([a, b] + values, names)
     if frame is None:
         return False
@@ -957,7 +972,8 @@ class Identity:
         fractional = fractional_range(claim)
         if fractional is not None:
             return _fail(fractional)
-        if _definitions_refuted(claim.lhs, claim.rhs, self.defs):
+        if _definitions_refuted(claim.lhs, claim.rhs, self.defs) or _definitions_refuted(claim.lhs, claim.rhs,
+                                                                                          _symbol_facts(self.facts)):
             return _fail("lhs != rhs at an exact point where the definitions take their values (SymPy's rewrite of a "
                          "function at a definition is wrong there)")
         d = self.difference(claim.lhs, claim.rhs)
@@ -1030,8 +1046,13 @@ class NonNegative:
         # all slacks at once: one after another, s -> t -> x - 1 checked only t >= 0 (a probe, Dec 2026)
         total = sp.Add(*terms).subs(self.hyps, simultaneous=True)
         d = Identity(facts=self.facts, defs=self.defs).difference(gap, total)
+        # (and the slacks' values built into the terms: sinc(pi n/2)^2 was built by the odd-n formula for every n, and
+        # a slack rewritten so proved 1/pi^2 ... at n = 2; probes 36 and 38, Dec 2026)
         if not _zero(d) or _definitions_refuted(gap, total, self.defs):
             return _fail(lambda: f"gap != witness sum: difference {_short(d, failure=True)}")
+        if _definitions_refuted(sp.Add(*terms), total, self.hyps):
+            return _fail("the witness terms at the slacks' values differ from the terms built with them at an exact "
+                         "point (SymPy's rewrite of a function of a slack's value is wrong there)")
         bad = [t for t in terms if not _nonneg(t)]
         if bad:
             return _fail(lambda: f"witness term not nonnegative by assumptions: {bad[0]}")
@@ -1147,7 +1168,12 @@ class Lemma:
                     if bad:
                         raise ValueError(f"lemma {self.name}: {', '.join(bad)} comes to depend on {kw[n_]}, the "
                                          f"variable of its limit")
-        return self._instance(kw)
+        instance = self._instance(kw)
+        at = _instance_refuted(self, kw, instance)
+        if at is not None:
+            raise ValueError(f"lemma {self.name}: its instance is not the lemma at {at} (SymPy rewrote a function of the "
+                             f"instance's values when it was built, and the rewrite is wrong there)")
+        return instance
 
     def _instance(self, kw):
         hyps = self.hypotheses(**kw) if self.hypotheses else []
@@ -1725,6 +1751,76 @@ def _named_marker(sym):
 
 
 _NAMED_ARG = sp.Dummy("named_argument")       # a named function's generic argument, in its bound premise
+
+
+def _truth(rel):
+    """True / False where a relational (or boolean) at numbers is decided, else None."""
+    rel = sp.sympify(rel)
+    if rel in (sp.true, sp.false):
+        return bool(rel)
+    if not isinstance(rel, sp.core.relational.Relational) or not (rel.lhs.is_number and rel.rhs.is_number):
+        return None
+    if rel.lhs.has(sp.nan, sp.zoo) or rel.rhs.has(sp.nan, sp.zoo):
+        return None
+    try:
+        decided = rel.func(sp.N(rel.lhs, 30), sp.N(rel.rhs, 30))
+    except Exception:
+        return None
+    return bool(decided) if decided in (sp.true, sp.false) else None
+
+
+def _instance_refuted(lemma, kw, instance):
+    """The first exact admissible point (as text) at which the built instance of ``lemma`` says otherwise than the lemma
+    built at the numbers of that point (its parameters' values taken there first, so that every function is built at
+    numbers), or None.  SymPy rewrites f(value) when an instance is built, and some rewrites are wrong at some values:
+    Mod(-x, 2x) built as -x, binomial(x, x/2) as zoo (a 38th probe, Dec 2026); a list of checked rewrites
+    (``sympy_repairs.CHECKED_EVAL``) cannot name every function.  The conclusion and each hypothesis are compared by
+    their truth there (and a cited chain's two sides by value).  Instances with sums over symbolic ranges, integrals,
+    expectations, limits or undefined functions are not judged here (no exact value)."""
+    concl, hyps = instance
+    own = list(lemma.hypotheses(**kw)) if lemma.hypotheses else []
+    forms = [concl] + own
+    values = [v for v in kw.values() if isinstance(v, sp.Basic)]
+    if any(not isinstance(sp.sympify(f), (sp.core.relational.Relational, sp.logic.boolalg.BooleanAtom)) for f in forms):
+        return None
+    exprs = [_short_sums_done(sp.sympify(e)) for f in forms for e in (f.args if isinstance(f, sp.core.relational.Relational)
+                                                                       else ())]
+    if any(e.has(*_GUARD_OPAQUE) or e.atoms(AppliedUndef) or _limit_variables(e) for e in exprs + values):
+        return None          # (a limsup's variable is bound: no point gives it a value)
+    bound = set().union(*(v.variables for v in values if isinstance(v, sp.Lambda)), set())
+    symbols = sorted(set().union(*(e.free_symbols for e in exprs + values)), key=sp.default_sort_key)
+    if not symbols or bound & set(symbols) or not all(isinstance(x, sp.Symbol) for x in symbols):
+        return None
+    pools = [sympy_repairs.admissible(x, _GUARD_POINTS) for x in symbols]
+    if any(not pool for pool in pools):
+        return None
+    derivation = lemma.derivation
+    for assignment in sympy_repairs.assignments(pools):
+        point = dict(zip(symbols, assignment))
+        try:
+            at_numbers = {k: (v.xreplace(point) if isinstance(v, sp.Basic) else v) for k, v in kw.items()}
+            direct = [lemma.conclusion(**at_numbers)] + (list(lemma.hypotheses(**at_numbers)) if lemma.hypotheses else [])
+            if len(direct) != len(forms):
+                # (a cited chain's domain conditions depend on the values: at numbers some are decided and left out)
+                direct, forms_here = direct[:1], forms[:1]
+            else:
+                forms_here = forms
+            pairs = [(_truth(d.xreplace(point) if isinstance(d, sp.Basic) else d), _truth(f.xreplace(point)))
+                     for d, f in zip(direct, forms_here)]
+            if derivation is not None and isinstance(direct[0], sp.core.relational.Relational) \
+                    and isinstance(concl, sp.core.relational.Relational):
+                for a_, b_ in zip(direct[0].args, concl.args):
+                    a_, b_ = sp.sympify(a_).xreplace(point), sp.sympify(b_).xreplace(point)
+                    if a_.is_number and b_.is_number and not (a_.has(sp.nan, sp.zoo, sp.oo, -sp.oo)
+                                                              or b_.has(sp.nan, sp.zoo, sp.oo, -sp.oo)):
+                        x_, y_ = complex(sp.N(a_, 30)), complex(sp.N(b_, 30))
+                        if abs(x_ - y_) > 1e-20 * max(1.0, abs(x_), abs(y_)):
+                            return ", ".join(f"{k} = {v}" for k, v in point.items())
+        except Exception:           # no value there: no evidence either way
+            continue
+        if any(a_ is not None and b_ is not None and a_ != b_ for a_, b_ in pairs):
+            return ", ".join(f"{k} = {v}" for k, v in point.items())
+    return None
 
 
 def _instance_key(lemma, subs) -> tuple:
@@ -2379,6 +2475,9 @@ class PositiveMultiple:
         if kind != "lt":
             return _fail("a positivity check needs a strict inequality")
         gap = Identity(defs=self.defs).difference(big - small, 0)
+        if _definitions_refuted(big - small, gap, self.defs):
+            return _fail("the gap under the definitions is not the gap at an exact point where they take their values "
+                         "(SymPy's rewrite of a function at a definition is wrong there)")
         factor = sp.simplify(gap / self.g)
         if not _pos(factor):
             return _fail(f"the gap over {_short(self.g, 60)} is not positive by assumptions: {_short(factor, 80)}")
@@ -2410,7 +2509,7 @@ class AsGap:
             return _fail("a strict claim needs a strict lemma (0 <= x^2 gave x^2 > 0)")
         ident = Identity(defs=self.defs)
         d = ident.difference(big - small, lb - ls)
-        if not _zero(d):
+        if not _zero(d) or _definitions_refuted(big - small, lb - ls, self.defs):
             return _fail("the gap is not the lemma's big - small")
         res = self.check(want)
         if res.ok:

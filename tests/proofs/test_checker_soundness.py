@@ -2305,6 +2305,8 @@ def test_the_sign_guard_alone_refuses_what_the_unrepaired_sympy_said():
     code = """if True:
         import infonce_sym.proofs.sympy_repairs as R
         R.apply = lambda: None
+        import infonce_sym.proofs.chain as C
+        C._instance_refuted = lambda *args: None         # (the guard of a lemma's instance refuses some of them first)
         import importlib.util
         import sympy as sp
         spec = importlib.util.spec_from_file_location("soundness", %r)
@@ -2315,6 +2317,33 @@ def test_the_sign_guard_alone_refuses_what_the_unrepaired_sympy_said():
         for build in T.ROUND_THIRTY_TWO + T.ROUND_THIRTY_THREE + guarded:
             r = build().run()
             assert r.verdict != "proved" and (r.verdict == "failed" or r.undischarged), (build.__name__, r.verdict)
+        print("refused")
+    """ % str(Path(__file__).resolve())
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(root)})
+    assert out.returncode == 0 and out.stdout.strip() == "refused", out.stderr[-2000:]
+
+def test_the_exact_point_guards_alone_refuse_the_wrong_rewrites_of_rounds_35_to_38():
+    """With no checked rewrites (``sympy_repairs.CHECKED_EVAL`` empty: SymPy's wrong rewrites of mobius, sinc, jn,
+    legendre, hermite_prob, polygamma, Mod and binomial all built), the exact-point guards on every substitution route
+    (a cited lemma's instance, an exact instance, a slack, definitions, SumIdentity, PositiveMultiple, AsGap and fact
+    tables) refuse each false chain of rounds 35 to 38 that rests on a rewrite.  In a process of its own."""
+    import subprocess
+    import sys
+    code = """if True:
+        import sympy as sp
+        import infonce_sym.proofs.sympy_repairs as R
+        R.CHECKED_EVAL = ()
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("soundness", %r)
+        T = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(T)
+        x = sp.Symbol("x", integer=True)
+        assert sp.Mod(-x, 2 * x) == -x                                   # SymPy's wrong rewrite, built
+        for build in T.ROUND_THIRTY_FIVE + T.ROUND_THIRTY_SIX + T.ROUND_THIRTY_SEVEN + T.ROUND_THIRTY_EIGHT:
+            r = build().run()
+            assert r.verdict == "failed", (build.__name__, r.verdict)
         print("refused")
     """ % str(Path(__file__).resolve())
     root = Path(__file__).resolve().parents[2]
