@@ -629,12 +629,13 @@ def _pos(e) -> bool:
     return bool(e.is_positive or sp.factor(e).is_positive) and not _sign_refuted(e, strict=True)
 
 
-# exact points for the sign guard: ends of the usual declared ranges, halves, irrationals (algebraic of two degrees,
+# exact points for the sign guard: ends of the usual declared ranges, halves, thirds, irrationals (algebraic of two degrees,
 # transcendental), a prime, a composite, a larger integer, imaginary points and the infinities; a symbol takes those its
 # declaration admits
 _GUARD_POINTS = (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2), sp.Integer(-2), sp.Integer(3),
                  sp.Rational(1, 2), sp.Rational(-1, 2), sp.sqrt(2), -sp.sqrt(2), sp.cbrt(2), sp.Integer(10),
                  sp.Integer(-10), sp.Integer(7), sp.Integer(4), sp.Integer(9), sp.Integer(15), sp.Integer(-3),
+                 sp.Rational(1, 3), sp.Rational(-1, 3),
                  sp.pi, -sp.pi, sp.E, sp.I, -sp.I, 2 * sp.I, sp.oo, -sp.oo)
 # what the guard cannot give an exact value: it judges only expressions of declared symbols, numbers and (below)
 # undefined functions' values
@@ -1785,8 +1786,20 @@ def _instance_refuted(lemma, kw, instance):
         return None
     exprs = [_short_sums_done(sp.sympify(e)) for f in forms for e in (f.args if isinstance(f, sp.core.relational.Relational)
                                                                        else ())]
-    if any(e.has(*_GUARD_OPAQUE) or e.atoms(AppliedUndef) or _limit_variables(e) for e in exprs + values):
+    if any(e.has(*_GUARD_OPAQUE) or _limit_variables(e) for e in exprs + values):
         return None          # (a limsup's variable is bound: no point gives it a value)
+    # an undefined function's value stands for a symbol of its declaration, in the values and the built forms alike
+    # (Mod(-g(t), 2 g(t)) built as -g(t) for g integer-valued; a 39th probe, Dec 2026)
+    undefined = set().union(*(e.atoms(AppliedUndef) for e in exprs + values))
+    as_symbols = {u: sp.Dummy("value", **sympy_repairs.declared_facts(u)) for u in undefined}
+    if as_symbols:
+        kw = {k: (v.xreplace(as_symbols) if isinstance(v, sp.Basic) else v) for k, v in kw.items()}
+        forms = [sp.sympify(f).xreplace(as_symbols) for f in forms]
+        concl = forms[0]
+        exprs = [e.xreplace(as_symbols) for e in exprs]
+        values = [v for v in kw.values() if isinstance(v, sp.Basic)]
+        if any(e.atoms(AppliedUndef) for e in exprs + values):
+            return None
     bound = set().union(*(v.variables for v in values if isinstance(v, sp.Lambda)), set())
     symbols = sorted(set().union(*(e.free_symbols for e in exprs + values)), key=sp.default_sort_key)
     if not symbols or bound & set(symbols) or not all(isinstance(x, sp.Symbol) for x in symbols):
@@ -2180,10 +2193,12 @@ class LimitCheck:
         off = _limit_numerically_off(f, n, point, side, claim.rhs)
         if off:
             return _fail(off)
-        params = sorted((x for x in f.free_symbols | sp.sympify(claim.rhs).free_symbols if x != n),
+        params = sorted((x for x in f.free_symbols | sp.sympify(claim.rhs).free_symbols | sp.sympify(point).free_symbols
+                         if x != n),
                         key=sp.default_sort_key)
+        at_singular = _point_at_singular_values(f, n, point)
         for x in params:
-            for v in _special_values(x, f, n):
+            for v in _special_values(x, f, n) + [v for v in at_singular.get(x, []) if v not in _special_values(x, f, n)]:
                 try:
                     at = sp.limit(f.xreplace({x: v}), n, sp.sympify(point).xreplace({x: v}), side)
                     ok = sp.simplify(at - sp.sympify(claim.rhs).xreplace({x: v})) == 0
@@ -2225,6 +2240,31 @@ class LimitCheck:
         return "CAS limit"
 
 
+def _point_at_singular_values(f, n, point) -> dict:
+    """{symbol of a symbolic point: the values at which the point meets a point where f is not smooth in n}: the zeros in
+    n of the arguments of |.|, sign, Heaviside, floor and ceiling and of f's denominator, solved for the point's
+    symbols.  lim_{x -> a+} |x - 2|/(x - 2) = sign(a - 2) passed (it is 1 at a = 2, not 0), a not being in f (a 39th
+    probe, Dec 2026)."""
+    point = sp.sympify(point)
+    if not point.free_symbols or point.has(sp.oo, -sp.oo):
+        return {}
+    kinks = [a.args[0] for a in sp.preorder_traversal(f)
+             if isinstance(a, (sp.Abs, sp.sign, sp.Heaviside, sp.floor, sp.ceiling)) and a.args[0].has(n)]
+    try:
+        kinks.append(sp.denom(sp.together(f)))
+        zeros = {z for g in kinks for z in sp.solve(g, n) if not z.has(n)}
+    except Exception:  # pragma: no cover - no zeros from it
+        return {}
+    out = {}
+    for x in point.free_symbols:
+        for z in zeros:
+            try:
+                out.setdefault(x, []).extend(v for v in sp.solve(point - z, x) if v.is_number and v not in out.get(x, []))
+            except Exception:  # pragma: no cover
+                continue
+    return out
+
+
 def _limit_argument_problem(f, n, point, side):
     """Why SymPy's limit is not taken through a function of ``f`` (of those it is taken through), or None: a complex
     argument (lim erf(n(1 + i)) + 1 = 0 passed, the limit is 2), or a Gamma or factorial whose argument does not tend to
@@ -2263,19 +2303,29 @@ def _limit_numerically_off(f, n, point, side, value):
         sides = [[point + s * sp.Float(10 ** -e, 50) for e in (8, 16, 32)] for s in signs]
     else:
         return None
-    for at in sides:
+    # the other symbols at a random point, and all at 1/3, 5/2, 3, 7 in turn where their declarations admit it (the limit
+    # of n^a/(n^2 + n^a), n^a written e^{a log n}, is 0 for a < 2 only: a 39th probe, Dec 2026)
+    others = sorted((sp.sympify(f - value).free_symbols - {n}), key=sp.default_sort_key)
+    fixed = [{}] + [{y: v for y in others} for v in (sp.Rational(1, 3), sp.Rational(5, 2), sp.Integer(3), sp.Integer(7))
+                    if others and all(sympy_repairs.admissible(y, (v,)) for y in others)]
+    for at, given in itertools.product(sides, fixed):
         distances = []
         for x in at:
             try:
-                v = complex(sp.N(_spot_values(sp.sympify(f - value).xreplace({n: x}), random.Random(7)), 40))
+                v = complex(sp.N(_spot_values(sp.sympify(f - value).xreplace({**given, n: x}), random.Random(7)), 40))
             except (TypeError, ValueError, ZeroDivisionError):
-                return None
+                distances = None
+                break
             if not cmath.isfinite(v):
-                return None
+                distances = None
+                break
             distances.append(abs(v))
+        if distances is None:
+            continue
         if all(d > 1e-8 for d in distances) and distances[-1] > 0.9 * distances[0]:
             where = (f"{n} = {'-' if point is -sp.oo else ''}10^8, 10^16, 10^32" if point in (sp.oo, -sp.oo)
                      else f"{n} at 10^-8, 10^-16, 10^-32 from {point}")
+            where += "".join(f", {y} = {v}" for y, v in given.items())
             return (f"f - ({_short(value, 60)}) at {where} is {', '.join(f'{d:.3g}' for d in distances)} in size: it "
                     f"does not tend to 0")
     return None

@@ -200,9 +200,9 @@ def _odd_away_from_zero(function):
 
 # the checked rewrites try every combination of their symbols' points up to this many (two symbols of any declaration)
 _EVAL_PAIRS = 400
-# integers and halves for the checked rewrites (``_checked_eval``); a symbol takes those its declaration admits
-_EVAL_POINTS = tuple(sp.Integer(v) for v in (0, 1, -1, 2, -2, 3, -3, 4, 5, 6, 7, 9, 10, 15)) + (
-    sp.Rational(1, 2), sp.Rational(-1, 2), sp.Rational(3, 2))
+# integers, halves and thirds for the checked rewrites (``_checked_eval``); a symbol takes those its declaration admits
+_EVAL_POINTS = tuple(sp.Integer(v) for v in (0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, 7, 9, 10, 15)) + (
+    sp.Rational(1, 2), sp.Rational(-1, 2), sp.Rational(3, 2), sp.Rational(1, 3), sp.Rational(-1, 3))
 
 
 def declared_facts(e) -> dict:

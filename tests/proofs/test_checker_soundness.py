@@ -2260,6 +2260,209 @@ ROUND_THIRTY_EIGHT = [a_limit_of_gamma_beside_its_poles, a_limit_of_erf_on_the_d
                       a_binomial_instance_at_a_prime, a_mod_exact_instance, a_binomial_exact_instance]
 
 
+# round 39 (Dec 2026): a limit at a symbolic point, n^a written e^{a log n}, an undefined function's value inside Mod, and
+# rewrites wrong only at points the guards did not try (thirds, integers below -3, non-integers SymPy cannot build at)
+# 1. LimitCheck at a symbolic point: no numeric check (the point is no number), special values of a are 0, -1, 7/5
+#    only (a is not in f, so no roots); SymPy's generic answer sign(a - 2) is wrong at a = 2 (the limit from the right is 1)
+
+
+def a_limit_at_a_symbolic_point():
+    x, a = sp.Symbol("x", real=True), sp.Symbol("a", positive=True)
+    lim = sp.Limit(sp.Abs(x - 2) / (x - 2), x, a, "+")
+    return _one("R39a", lim, "eq", sp.sign(a - 2), eq(lim, sp.sign(a - 2)), LimitCheck())
+
+
+def that_limit_cited_at_two(route=ByLemma):
+    # lim_{x -> 2+} |x - 2|/(x - 2) = 0 (it is 1)
+    x, a = sp.Symbol("x", real=True), sp.Symbol("a", positive=True)
+    lem = Lemma.from_derivation(a_limit_at_a_symbolic_point(), {"a": a})
+    lim2 = sp.Limit(sp.Abs(x - 2) / (x - 2), x, 2, "+")
+    return _one("R39b", lim2, "eq", 0, eq(lim2, 0), route(lem, {"a": 2}))
+
+
+def that_limit_cited_at_two_exactly():
+    return that_limit_cited_at_two(ExactInstance)
+
+
+# 2. n^a written exp(a log n): the thresholds compare exponents of powers of n and rates of exponentials separately, so
+#    a = 2 (where a log n meets the exponent 2 of n^2) is never tried; SymPy's generic value 0 is wrong for a >= 2
+#    (1/2 at a = 2, 1 at a = 3)
+
+
+def a_power_written_as_an_exponential():
+    n, a = sp.Symbol("n", positive=True, integer=True), sp.Symbol("a", positive=True)
+    E = sp.exp(a * sp.log(n))
+    lim = sp.Limit(E / (n ** 2 + E), n, sp.oo)
+    return _one("R39c", lim, "eq", 0, eq(lim, 0), LimitCheck())
+
+
+# 3. the checked rewrites check only where the free symbols are Symbols and the values numbers: g(t) with g declared
+#    integer-valued makes every point a non-number, so Mod(-g(t), 2 g(t)) is built as -g(t) unchecked (round 38's hole)
+
+
+def _mod_lemma_39():
+    p_, q_ = sp.Symbol("p", integer=True), sp.Symbol("q", integer=True, positive=True)
+    return Lemma.from_derivation(_one("C39m", sp.Mod(p_, q_), "ge", 0, ge(sp.Mod(p_, q_), 0), NonNegative()),
+                                 {"p": p_, "q": q_})
+
+
+def a_mod_of_an_undefined_integer_value(route=ByLemma):
+    # "-g(t) >= 0 for every integer-valued g with 2 g(t) > 0": false at g = 1 (Mod(-1, 2) = 1)
+    t, g = sp.Symbol("t", real=True), sp.Function("g", integer=True)
+    G = g(t)
+    return _one("R39d", -G, "ge", 0, ge(-G, 0), route(_mod_lemma_39(), {"p": -G, "q": 2 * G}),
+                assumptions=[Assumption("2g(t) > 0", gt(2 * G, 0))])
+
+
+def a_mod_of_an_undefined_integer_value_exactly():
+    return a_mod_of_an_undefined_integer_value(ExactInstance)
+
+
+# 4. chebyshevu(x, -x) / hermite(x, -x) for x < 0 built as (-1)^x F(x, x): right at integers only; the checked rewrite
+#    skips every non-integer point since SymPy raises building chebyshevu(-1/2, 1/2) at numbers (TypeError in eval)
+
+
+def _equal_arguments_lemma(F):
+    n_, z_, w_ = sp.Symbol("n", real=True), sp.Symbol("z", real=True), sp.Symbol("w", real=True)
+    c = _one("C39u", F(n_, z_), "eq", F(n_, w_), eq(F(n_, z_), F(n_, w_)), Identity(facts={w_: z_}),
+             assumptions=[Assumption("w = z", eq(w_, z_))])
+    return Lemma.from_derivation(c, {"n": n_, "z": z_, "w": w_})
+
+
+def a_reflected_chebyshev_u(F=sp.chebyshevu, route=ByLemma):
+    # "(-1)^x U_x(x) = U_x(y) for x < 0, y = -x": at x = -1/2, -i against U_{-1/2}(1/2) = 0.5774
+    xn, yr = sp.Symbol("x", negative=True), sp.Symbol("y", real=True)
+    lhs, rhs = (-1) ** xn * F(xn, xn), F(xn, yr)
+    return _one("R39e", lhs, "eq", rhs, eq(lhs, rhs), route(_equal_arguments_lemma(F), {"n": xn, "z": -xn, "w": yr}),
+                assumptions=[Assumption("y = -x", eq(yr, -xn))])
+
+
+def a_reflected_hermite():
+    return a_reflected_chebyshev_u(sp.hermite)
+
+
+def a_reflected_chebyshev_u_exactly():
+    return a_reflected_chebyshev_u(sp.chebyshevu, ExactInstance)
+
+
+# 6. the same gap (integers down to -3 only): jn(-x - 4, 0) for a negative integer x is built as zoo, right at
+#    x = -1, -2, -3 (orders -3, -2, -1) and wrong at x = -4 (j_0(0) = 1) and below (j_n(0) = 0, n >= 1)
+
+
+def _reciprocal_jn_lemma():
+    m_, z_, w_ = sp.Symbol("m", integer=True), sp.Symbol("z", real=True), sp.Symbol("w", real=True)
+    c1, c2 = 1 / (1 + sp.jn(m_, z_) ** 2), 1 / (1 + sp.jn(m_, w_) ** 2)
+    c = _one("C39j", c1, "eq", c2, eq(c1, c2), Identity(facts={w_: z_}), assumptions=[Assumption("w = z", eq(w_, z_))])
+    return Lemma.from_derivation(c, {"m": m_, "z": z_, "w": w_})
+
+
+def a_spherical_bessel_beyond_the_points(route=ByLemma):
+    # "1/(1 + j_{-x-4}(y)^2) = 0 for every negative integer x, y = 0": at x = -4 it is 1/(1 + j_0(0)^2) = 1/2
+    xn, yr = sp.Symbol("x", integer=True, negative=True), sp.Symbol("y", real=True)
+    rhs = 1 / (1 + sp.jn(-xn - 4, yr) ** 2)
+    return _one("R39h", sp.Integer(0), "eq", rhs, eq(0, rhs), route(_reciprocal_jn_lemma(), {"m": -xn - 4, "z": 0, "w": yr}),
+                assumptions=[Assumption("y = 0", eq(yr, 0))])
+
+
+def a_spherical_bessel_beyond_the_points_exactly():
+    return a_spherical_bessel_beyond_the_points(ExactInstance)
+
+
+# 7. a point with denominator 3: gegenbauer(x + 1/3, 0, 0) for x < 0 is built as 0; the checked rewrite tries x = -1, -2,
+#    -3, -1/2 (degrees -2/3, -5/3, -8/3, -1/6) and never x = -1/3, where the degree is 0 and C_0^(0)(0) = 1
+
+
+def _gegenbauer_lemma():
+    n_, a_, z_, w_ = (sp.Symbol(v, real=True) for v in ("n", "a", "z", "w"))
+    c = _one("C39g", sp.gegenbauer(n_, a_, z_), "eq", sp.gegenbauer(n_, a_, w_),
+             eq(sp.gegenbauer(n_, a_, z_), sp.gegenbauer(n_, a_, w_)), Identity(facts={w_: z_}),
+             assumptions=[Assumption("w = z", eq(w_, z_))])
+    return Lemma.from_derivation(c, {"n": n_, "a": a_, "z": z_, "w": w_})
+
+
+def a_gegenbauer_value_at_a_third(route=ByLemma):
+    # "C_{x+1/3}^(0)(y) = 0 for every x < 0, y = 0": at x = -1/3 it is C_0^(0)(0) = 1
+    xn, yr = sp.Symbol("x", negative=True), sp.Symbol("y", real=True)
+    rhs = sp.gegenbauer(xn + sp.Rational(1, 3), 0, yr)
+    return _one("R39i", sp.Integer(0), "eq", rhs, eq(0, rhs),
+                route(_gegenbauer_lemma(), {"n": xn + sp.Rational(1, 3), "a": 0, "z": 0, "w": yr}),
+                assumptions=[Assumption("y = 0", eq(yr, 0))])
+
+
+def a_gegenbauer_value_at_a_third_exactly():
+    return a_gegenbauer_value_at_a_third(ExactInstance)
+
+
+def a_gegenbauer_value_beyond_the_points():
+    # the integer form: C_{2k+8}^(0)(y) = 0 for every negative integer k, y = 0: at k = -4 it is 1
+    k, yr = sp.Symbol("k", integer=True, negative=True), sp.Symbol("y", real=True)
+    rhs = sp.gegenbauer(2 * k + 8, 0, yr)
+    return _one("R39j", sp.Integer(0), "eq", rhs, eq(0, rhs),
+                ByLemma(_gegenbauer_lemma(), {"n": 2 * k + 8, "a": 0, "z": 0, "w": yr}),
+                assumptions=[Assumption("y = 0", eq(yr, 0))])
+
+
+# 8. halves only among the non-integers: chebyshevt(2x, -1) for x > 0 is built as (-1)^(2x), right where 2x is an integer
+#    (every point tried: x in 1..15, 1/2, 3/2) and wrong elsewhere: T_{2/3}(-1) = cos(2 pi/3) = -1/2, (-1)^(2/3) is not real
+
+
+def _chebyshev_t_lemma():
+    n_, z_, w_ = (sp.Symbol(v, real=True) for v in ("n", "z", "w"))
+    c = _one("C39t", sp.chebyshevt(n_, z_), "eq", sp.chebyshevt(n_, w_), eq(sp.chebyshevt(n_, z_), sp.chebyshevt(n_, w_)),
+             Identity(facts={w_: z_}), assumptions=[Assumption("w = z", eq(w_, z_))])
+    return Lemma.from_derivation(c, {"n": n_, "z": z_, "w": w_})
+
+
+def a_chebyshev_t_at_a_third(route=ByLemma):
+    # "(-1)^(2x) = T_{2x}(y) for every x > 0, y = -1": at x = 1/3, exp(2 pi i/3) against -1/2
+    xp, yr = sp.Symbol("x", positive=True), sp.Symbol("y", real=True)
+    lhs, rhs = (-1) ** (2 * xp), sp.chebyshevt(2 * xp, yr)
+    return _one("R39k", lhs, "eq", rhs, eq(lhs, rhs), route(_chebyshev_t_lemma(), {"n": 2 * xp, "z": -1, "w": yr}),
+                assumptions=[Assumption("y = -1", eq(yr, -1))])
+
+
+def a_chebyshev_t_at_a_third_exactly():
+    return a_chebyshev_t_at_a_third(ExactInstance)
+
+
+# 5. a checked rewrite is tried at integers down to -3 only: legendre(k + 4, -1) for a negative integer k is built as
+#    (-1)^(k + 4), right at k = -1, -2, -3 (degrees 3, 2, 1) and wrong from k = -5 on (legendre(-1, -1) = P_0(-1) = 1)
+
+
+def _legendre_lemma():
+    m_, z_, w_ = sp.Symbol("m", integer=True), sp.Symbol("z", real=True), sp.Symbol("w", real=True)
+    c = _one("C39l", sp.legendre(m_, z_), "eq", sp.legendre(m_, w_), eq(sp.legendre(m_, z_), sp.legendre(m_, w_)),
+             Identity(facts={w_: z_}), assumptions=[Assumption("w = z", eq(w_, z_))])
+    return Lemma.from_derivation(c, {"m": m_, "z": z_, "w": w_})
+
+
+def a_legendre_value_beyond_the_points(route=ByLemma):
+    # "(-1)^(k+4) = P_{k+4}(y) for every negative integer k, y = -1": at k = -5, -1 against P_{-1}(-1) = 1
+    k, yr = sp.Symbol("k", integer=True, negative=True), sp.Symbol("y", real=True)
+    lhs, rhs = (-1) ** (k + 4), sp.legendre(k + 4, yr)
+    return _one("R39f", lhs, "eq", rhs, eq(lhs, rhs), route(_legendre_lemma(), {"m": k + 4, "z": -1, "w": yr}),
+                assumptions=[Assumption("y = -1", eq(yr, -1))])
+
+
+def a_legendre_value_beyond_the_points_exactly():
+    return a_legendre_value_beyond_the_points(ExactInstance)
+
+
+def a_legendre_value_beyond_the_points_by_a_definition():
+    k, xr = sp.Symbol("k", integer=True, negative=True), sp.Symbol("x", real=True)
+    q = sp.legendre(k + 4, xr) * (-1) ** k
+    return Derivation("R39g", "", "", q, "gt", 0, [Step("a", "", eq(q, 1), "", Identity(defs={xr: -1})),
+                                                   Step("b", "", gt(1, 0), "", NonNegative())])
+
+
+ROUND_THIRTY_NINE = [a_limit_at_a_symbolic_point, that_limit_cited_at_two, that_limit_cited_at_two_exactly,
+                     a_power_written_as_an_exponential, a_mod_of_an_undefined_integer_value,
+                     a_mod_of_an_undefined_integer_value_exactly, a_reflected_chebyshev_u, a_reflected_hermite,
+                     a_spherical_bessel_beyond_the_points, a_gegenbauer_value_at_a_third,
+                     a_gegenbauer_value_beyond_the_points, a_chebyshev_t_at_a_third, a_chebyshev_t_at_a_third_exactly,
+                     a_legendre_value_beyond_the_points]
+
+
 def test_the_numeric_limit_check_alone_refuses_a_limit_a_constant_away(monkeypatch):
     """With the argument rule switched off, the values at n = 10^8, 10^16, 10^32 refuse SymPy's wrong limits of erf and
     erfc on the diagonal (2 and 1 away); and true limits, slow ones included, pass it."""
@@ -2535,7 +2738,8 @@ def _false_chains():
             + ROUND_TWENTY_THREE + ROUND_TWENTY_FOUR + ROUND_TWENTY_FIVE
             + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY
             + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE + ROUND_THIRTY_FOUR
-            + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX + ROUND_THIRTY_SEVEN + ROUND_THIRTY_EIGHT)
+            + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX + ROUND_THIRTY_SEVEN + ROUND_THIRTY_EIGHT
+            + ROUND_THIRTY_NINE)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
