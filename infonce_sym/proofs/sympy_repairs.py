@@ -19,10 +19,13 @@ Dec 2026):
   rewrite is kept for an x known to be nonzero only;
 * more construction-time rewrites of f(expression) that are wrong at some values (probes 35 and 36): mobius(2x) built as
   -1, sinc(pi n/2) by the odd-n formula for every n, jn(k, 0) as zoo, legendre(m, -1) as (-1)^m for m < 0,
-  hermite_prob(j, 0) by a form right at j = 0, 1 only, polygamma(m, 1) by one that is zoo at m = 0 (probe 37).  For the functions of ``CHECKED_EVAL`` (number-theoretic,
-  orthogonal polynomials, Bessel and other special functions) a rewrite of an argument with symbols is kept only if it
-  agrees with the function built at numbers at a dozen admissible points of those symbols; else the function stays
-  unevaluated.
+  hermite_prob(j, 0) by a form right at j = 0, 1 only, polygamma(m, 1) by one that is zoo at m = 0 (probe 37),
+  Mod(-x, 2x) as -x, binomial(x, x/2) as zoo (probe 38), gegenbauer(x + 1/3, 0, 0) as 0 (probe 39).  For the functions
+  of ``CHECKED_EVAL`` (number-theoretic, orthogonal polynomials, Bessel and other special functions, Mod, binomial) a
+  rewrite of an argument with symbols is kept only if it agrees with the function built at numbers at the admissible
+  points of those symbols (integers, halves, thirds; every pair of values of two symbols); else the function stays
+  unevaluated.  (The checker's exact-point guards compare every substituted value with the same form built at numbers
+  as well, whatever the function: ``chain._instance_refuted``, ``chain._definitions_refuted``.)
 
 Each repair says what SymPy said where that is true, and leaves the question open (None) elsewhere: a repair only ever
 loses something SymPy decided, never adds a fact.  ``tests/proofs/test_checker_soundness.py`` compares the facts SymPy
