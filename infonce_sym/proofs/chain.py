@@ -665,7 +665,8 @@ def _guard_frame(exprs, names=()):
     symbols = sorted(set().union(*(e.free_symbols for e in exprs)) - set(names), key=sp.default_sort_key)
     if not all(isinstance(x, sp.Symbol) for x in symbols):
         return None
-    pools = [sympy_repairs.admissible(x, _GUARD_POINTS) for x in symbols]
+    pools = [sympy_repairs.admissible(x, _GUARD_POINTS + tuple(v for v in sympy_repairs.argument_points(exprs, x)
+                                                               if v not in _GUARD_POINTS)) for x in symbols]
     if any(not pool for pool in pools):
         return "unseen"
     return exprs, symbols, pools
@@ -1786,8 +1787,12 @@ def _instance_refuted(lemma, kw, instance):
         return None
     exprs = [_short_sums_done(sp.sympify(e)) for f in forms for e in (f.args if isinstance(f, sp.core.relational.Relational)
                                                                        else ())]
-    if any(e.has(*_GUARD_OPAQUE) or _limit_variables(e) for e in exprs + values):
-        return None          # (a limsup's variable is bound: no point gives it a value)
+    lambdas_ok = tuple(c for c in _GUARD_OPAQUE if c is not sp.Lambda)     # (a function parameter's value is a Lambda)
+    if any(e.has(*_GUARD_OPAQUE) or _limit_variables(e) for e in exprs) or \
+            any(v.has(*lambdas_ok) or _limit_variables(v) for v in values) or \
+            any(isinstance(v, sp.Lambda) and v.expr.atoms(AppliedUndef) for v in values):
+        return None          # (a limsup's variable is bound: no point gives it a value; nor a function's value at a
+        #                      Lambda's variable)
     # an undefined function's value stands for a symbol of its declaration, in the values and the built forms alike
     # (Mod(-g(t), 2 g(t)) built as -g(t) for g integer-valued; a 39th probe, Dec 2026)
     undefined = set().union(*(e.atoms(AppliedUndef) for e in exprs + values))
@@ -1804,7 +1809,8 @@ def _instance_refuted(lemma, kw, instance):
     symbols = sorted(set().union(*(e.free_symbols for e in exprs + values)), key=sp.default_sort_key)
     if not symbols or bound & set(symbols) or not all(isinstance(x, sp.Symbol) for x in symbols):
         return None
-    pools = [sympy_repairs.admissible(x, _GUARD_POINTS) for x in symbols]
+    pools = [sympy_repairs.admissible(x, _GUARD_POINTS + tuple(v for v in sympy_repairs.argument_points(exprs + values, x)
+                                                               if v not in _GUARD_POINTS)) for x in symbols]
     if any(not pool for pool in pools):
         return None
     derivation = lemma.derivation
@@ -2303,10 +2309,12 @@ def _limit_numerically_off(f, n, point, side, value):
         sides = [[point + s * sp.Float(10 ** -e, 50) for e in (8, 16, 32)] for s in signs]
     else:
         return None
-    # the other symbols at a random point, and all at 1/3, 5/2, 3, 7 in turn where their declarations admit it (the limit
+    # the other symbols at a random point, and all at 1/3, 5/2, 3, 7, ... in turn where their declarations admit it (the limit
     # of n^a/(n^2 + n^a), n^a written e^{a log n}, is 0 for a < 2 only: a 39th probe, Dec 2026)
     others = sorted((sp.sympify(f - value).free_symbols - {n}), key=sp.default_sort_key)
-    fixed = [{}] + [{y: v for y in others} for v in (sp.Rational(1, 3), sp.Rational(5, 2), sp.Integer(3), sp.Integer(7))
+    # (and at -1/3 ... -100, 20, 100: n^a/(n^9 + n^a) is 0 for a < 9 only, e^{-a log n}/(n^5 + ...) for a > -5 only; a 40th)
+    spread = [sp.Rational(1, 3), sp.Rational(5, 2), sp.Integer(3), sp.Integer(7), sp.Integer(20), sp.Integer(100)]
+    fixed = [{}] + [{y: v for y in others} for v in spread + [-v for v in spread]
                     if others and all(sympy_repairs.admissible(y, (v,)) for y in others)]
     for at, given in itertools.product(sides, fixed):
         distances = []

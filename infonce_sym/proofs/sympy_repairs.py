@@ -214,6 +214,29 @@ def declared_facts(e) -> dict:
     return {k: v for k in _ASSUME_DEFINED if (v := getattr(e, f"is_{k}")) is not None}
 
 
+# values at which a function's argument is tried, whatever symbol it is made of (``argument_points``)
+_ARGUMENT_TARGETS = (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(-2), sp.Rational(1, 2), sp.Rational(-1, 2),
+                     sp.Rational(2, 3))
+
+
+def argument_points(exprs, sym) -> list:
+    """Values of ``sym`` at which an argument of a function in ``exprs`` that is linear in it (c1 sym + c0, numbers)
+    takes 0, +-1, -2, +-1/2 or 2/3: a rewrite wrong at negative degrees only, legendre(k + 12, -1) built as
+    (-1)^(k + 12), is wrong from k = -13, which no fixed list of points reached (a 40th probe, Dec 2026)."""
+    out = []
+    for e in exprs:
+        for f in sp.sympify(e).atoms(sp.Function):
+            for a in f.args:
+                a = sp.sympify(a)
+                if not a.has(sym) or a == sym:
+                    continue
+                c1, c0 = a.diff(sym), a.subs(sym, 0)
+                if not (c1.is_number and c0.is_number and c1 != 0 and not a.diff(sym, 2).has(sym) and a.diff(sym, 2) == 0):
+                    continue
+                out += [v for v in ((t - c0) / c1 for t in _ARGUMENT_TARGETS) if v.is_number and v not in out]
+    return out
+
+
 def admissible(sym, points) -> list:
     """The numbers of ``points`` that meet every declaration of ``sym`` (the checked rewrites here, the checker's
     exact-point guards)."""
@@ -257,7 +280,9 @@ def _checked_eval(function):
         symbols = sorted(set().union(*(sp.sympify(a).free_symbols for a in args)), key=sp.default_sort_key)
         if not symbols or not all(isinstance(x, sp.Symbol) for x in symbols):
             return out
-        pools = [admissible(x, _EVAL_POINTS) for x in symbols]
+        held = [sp.Function("f")(*args)]          # (its own arguments, read as those of a function)
+        pools = [admissible(x, _EVAL_POINTS + tuple(v for v in argument_points(held, x) if v not in _EVAL_POINTS))
+                 for x in symbols]
         if any(not pool for pool in pools):
             return None              # no point to check the rewrite at: not taken
         # every pair of values of two symbols (hermite_prob(y, -x) was built as (-1)^y hermite_prob(y, x), wrong only at

@@ -2463,6 +2463,122 @@ ROUND_THIRTY_NINE = [a_limit_at_a_symbolic_point, that_limit_cited_at_two, that_
                      a_legendre_value_beyond_the_points]
 
 
+# round 40 (Dec 2026): legendre(k + c, -1) is built as (-1)^(k + c) for a negative integer k, wrong at every negative
+# degree (P_n(-1) = P_{-n-1}(-1)); with c = 12 only from k = -13, which no fixed point reached, on every route; and limits
+# whose threshold in a parameter lay beyond the tried values (a = 9, a = -5)
+def _legendre_lemma_40(extra=None):
+    # true: P_m(z) + extra = P_m(w) + extra when w = z
+    m_, z_, w_ = sp.Symbol("m", integer=True), sp.Symbol("z", real=True), sp.Symbol("w", real=True)
+    params = {"m": m_, "z": z_, "w": w_}
+    more = sp.Integer(0)
+    if extra == "function":
+        f = sp.Function("f", real=True)
+        more, params["f"] = f(1), f
+    elif extra == "sum":
+        N, j = sp.Symbol("N", integer=True, positive=True), sp.Symbol("j", integer=True)
+        more, params["N"] = sp.Sum(j, (j, 1, N)), N
+    left, right = sp.legendre(m_, z_) + more, sp.legendre(m_, w_) + more
+    c = _one("C40", left, "eq", right, eq(left, right), Identity(facts={w_: z_}), assumptions=[Assumption("w = z", eq(w_, z_))])
+    return Lemma.from_derivation(c, params)
+
+
+def _negative_integer():
+    return sp.Symbol("k", integer=True, negative=True)
+
+
+def a_legendre_instance_beyond_every_point(route=ByLemma):
+    # "(-1)^(k+12) = P_{k+12}(y) for every negative integer k, y = -1": false at k = -13 (-1 against P_{-1}(-1) = 1)
+    k, y = _negative_integer(), sp.Symbol("y", real=True)
+    lhs, rhs = (-1) ** (k + 12), sp.legendre(k + 12, y)
+    return _one("R40a", lhs, "eq", rhs, eq(lhs, rhs), route(_legendre_lemma_40(), {"m": k + 12, "z": -1, "w": y}),
+                assumptions=[Assumption("y = -1", eq(y, -1))])
+
+
+def a_legendre_exact_instance_beyond_every_point():
+    return a_legendre_instance_beyond_every_point(ExactInstance)
+
+
+def a_legendre_definition_beyond_every_point(check=Identity):
+    # "P_{k+12}(x) - (-1)^k = 0 where x := -1": 2 at k = -13
+    k, x = _negative_integer(), sp.Symbol("x", real=True)
+    q = sp.legendre(k + 12, x) - (-1) ** k
+    return _one("R40c", q, "eq", 0, eq(q, 0), check(defs={x: -1}))
+
+
+def a_legendre_sum_identity_beyond_every_point():
+    return a_legendre_definition_beyond_every_point(SumIdentity)
+
+
+def a_legendre_positive_multiple_beyond_every_point():
+    # "P_{k+12}(x) (-1)^k y > 0 where x := -1, y > 0": -1 at k = -13, y = 1
+    k, x, y = _negative_integer(), sp.Symbol("x", real=True), sp.Symbol("y", positive=True)
+    q = sp.legendre(k + 12, x) * (-1) ** k * y
+    return _one("R40e", q, "gt", 0, gt(q, 0), PositiveMultiple(y, defs={x: -1}), assumptions=[Assumption("y > 0", gt(y, 0))])
+
+
+def a_legendre_fact_keyed_by_an_expression():
+    # "P_{k+8}(cos w) = (-1)^k when cos w = -1": P_{-2}(-1) = -1 against 1 at k = -10, w = pi
+    k, w = _negative_integer(), sp.Symbol("w", real=True)
+    q = sp.legendre(k + 8, sp.cos(w)) - (-1) ** k
+    return _one("R40f", q, "eq", 0, eq(q, 0), Identity(facts={sp.cos(w): -1}),
+                assumptions=[Assumption("cos w = -1", eq(sp.cos(w), -1))])
+
+
+def a_legendre_instance_with_a_function_parameter():
+    # the lemma cited with f := (t -> t^2): (-1)^(k+8) + 1 = P_{k+8}(y) + 1 at y = -1, 2 against 0 at k = -10
+    k, y, t = _negative_integer(), sp.Symbol("y", real=True), sp.Symbol("t", real=True)
+    lhs, rhs = (-1) ** (k + 8) + 1, sp.legendre(k + 8, y) + 1
+    return _one("R40g", lhs, "eq", rhs, eq(lhs, rhs),
+                ByLemma(_legendre_lemma_40("function"), {"m": k + 8, "z": -1, "w": y, "f": sp.Lambda(t, t ** 2)}),
+                assumptions=[Assumption("y = -1", eq(y, -1))])
+
+
+def a_legendre_instance_beside_a_sum():
+    # the lemma with a sum over a symbolic range beside P: 2 against 0 at k = -10, N = 1
+    k, y = _negative_integer(), sp.Symbol("y", real=True)
+    N, j = sp.Symbol("N", integer=True, positive=True), sp.Symbol("j", integer=True)
+    S = sp.Sum(j, (j, 1, N))
+    lhs, rhs = (-1) ** (k + 8) + S, sp.legendre(k + 8, y) + S
+    return _one("R40h", lhs, "eq", rhs, eq(lhs, rhs),
+                ByLemma(_legendre_lemma_40("sum"), {"m": k + 8, "z": -1, "w": y, "N": N}),
+                assumptions=[Assumption("y = -1", eq(y, -1))])
+
+
+def a_limit_with_a_negative_threshold():
+    # lim n^{-a}/(n^5 + n^{-a}) = 0 for a < 0 (n^{-a} written e^{-a log n}): 1 for a < -5 (0.99999999 at a = -7, n = 10^8)
+    n, a = sp.Symbol("n", positive=True, integer=True), sp.Symbol("a", negative=True)
+    E = sp.exp(-a * sp.log(n))
+    lim = sp.Limit(E / (n ** 5 + E), n, sp.oo)
+    return _one("R40i", lim, "eq", 0, eq(lim, 0), LimitCheck())
+
+
+def a_limit_with_a_threshold_beyond_seven():
+    # lim n^a/(n^9 + n^a) = 0 for a > 0: 1/2 at a = 9, 1 for a > 9
+    n, a = sp.Symbol("n", positive=True, integer=True), sp.Symbol("a", positive=True)
+    E = sp.exp(a * sp.log(n))
+    lim = sp.Limit(E / (n ** 9 + E), n, sp.oo)
+    return _one("R40j", lim, "eq", 0, eq(lim, 0), LimitCheck())
+
+
+ROUND_FORTY = [a_legendre_instance_beyond_every_point, a_legendre_exact_instance_beyond_every_point,
+               a_legendre_definition_beyond_every_point, a_legendre_sum_identity_beyond_every_point,
+               a_legendre_positive_multiple_beyond_every_point, a_legendre_fact_keyed_by_an_expression,
+               a_legendre_instance_with_a_function_parameter, a_legendre_instance_beside_a_sum,
+               a_limit_with_a_negative_threshold, a_limit_with_a_threshold_beyond_seven]
+
+
+def test_argument_points_put_an_argument_at_its_small_values():
+    """The guards' extra points: where an argument linear in the symbol is 0, +-1, -2, +-1/2, 2/3 (k + 12 at k = -13)."""
+    from infonce_sym.proofs import sympy_repairs
+    k, x = sp.Symbol("k", integer=True, negative=True), sp.Symbol("x", real=True)
+    points = sympy_repairs.argument_points([sp.legendre(k + 12, -1), sp.sin(2 * x - 1)], k)
+    assert set(points) == {-12, -11, -13, -14, sp.Rational(-23, 2), sp.Rational(-25, 2), sp.Rational(-34, 3)}
+    assert sympy_repairs.admissible(k, points) == [-12, -11, -13, -14]
+    assert set(sympy_repairs.argument_points([sp.sin(2 * x - 1)], x)) == {
+        sp.Rational(1, 2), 1, 0, sp.Rational(-1, 2), sp.Rational(3, 4), sp.Rational(1, 4), sp.Rational(5, 6)}
+    assert sympy_repairs.argument_points([sp.sin(x ** 2)], x) == []
+
+
 def test_the_numeric_limit_check_alone_refuses_a_limit_a_constant_away(monkeypatch):
     """With the argument rule switched off, the values at n = 10^8, 10^16, 10^32 refuse SymPy's wrong limits of erf and
     erfc on the diagonal (2 and 1 away); and true limits, slow ones included, pass it."""
@@ -2739,7 +2855,7 @@ def _false_chains():
             + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY
             + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE + ROUND_THIRTY_FOUR
             + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX + ROUND_THIRTY_SEVEN + ROUND_THIRTY_EIGHT
-            + ROUND_THIRTY_NINE)
+            + ROUND_THIRTY_NINE + ROUND_FORTY)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
