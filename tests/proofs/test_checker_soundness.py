@@ -2188,23 +2188,17 @@ ROUND_THIRTY_SEVEN = [a_polygamma_instance_of_a_cited_lemma, a_polygamma_exact_i
 # construction-time rewrites of Mod and binomial at a cited lemma's instance
 def a_limit_of_gamma_beside_its_poles():
     # Gamma(1 - n - e^-n) ~ (-1)^n e^n/(n - 1)! -> 0: the limit is 1 (1.0000000040 at n = 20); SymPy's limit said 0
-    n = sp.Symbol("n", positive=True, integer=True)
-    lim = sp.Limit(sp.gamma(1 - n - sp.exp(-n)) + 1, n, sp.oo)
-    return _one("R38a", lim, "eq", 0, eq(lim, 0), LimitCheck())
+    return _limit_chain("R38a", lambda n: sp.gamma(1 - n - sp.exp(-n)) + 1, 0)
 
 
 def a_limit_of_erf_on_the_diagonal():
     # erf(n(1 + i)) -> 1 (|e^{-z^2}| = 1 on arg z = pi/4): the limit is 2 (1.99960 at n = 1000); SymPy's limit said 0
-    n = sp.Symbol("n", positive=True, integer=True)
-    lim = sp.Limit(sp.erf(n * (1 + sp.I)) + 1, n, sp.oo)
-    return _one("R38b", lim, "eq", 0, eq(lim, 0), LimitCheck())
+    return _limit_chain("R38b", lambda n: sp.erf(n * (1 + sp.I)) + 1, 0)
 
 
 def a_limit_of_erfc_on_the_diagonal():
     # erfc(n(1 - i)) -> 0: the limit is 1 (1.000004 at n = 10^5); SymPy's limit said 0
-    n = sp.Symbol("n", positive=True, integer=True)
-    lim = sp.Limit(sp.erfc(n * (1 - sp.I)) + 1, n, sp.oo)
-    return _one("R38c", lim, "eq", 0, eq(lim, 0), LimitCheck())
+    return _limit_chain("R38c", lambda n: sp.erfc(n * (1 - sp.I)) + 1, 0)
 
 
 def _mod_lemma():
@@ -2290,27 +2284,19 @@ def that_limit_cited_at_two_exactly():
 
 
 def a_power_written_as_an_exponential():
-    n, a = sp.Symbol("n", positive=True, integer=True), sp.Symbol("a", positive=True)
-    E = sp.exp(a * sp.log(n))
-    lim = sp.Limit(E / (n ** 2 + E), n, sp.oo)
-    return _one("R39c", lim, "eq", 0, eq(lim, 0), LimitCheck())
+    a = sp.Symbol("a", positive=True)
+    return _limit_chain("R39c", lambda n: sp.exp(a * sp.log(n)) / (n ** 2 + sp.exp(a * sp.log(n))), 0)
 
 
 # 3. the checked rewrites check only where the free symbols are Symbols and the values numbers: g(t) with g declared
 #    integer-valued makes every point a non-number, so Mod(-g(t), 2 g(t)) is built as -g(t) unchecked (round 38's hole)
 
 
-def _mod_lemma_39():
-    p_, q_ = sp.Symbol("p", integer=True), sp.Symbol("q", integer=True, positive=True)
-    return Lemma.from_derivation(_one("C39m", sp.Mod(p_, q_), "ge", 0, ge(sp.Mod(p_, q_), 0), NonNegative()),
-                                 {"p": p_, "q": q_})
-
-
 def a_mod_of_an_undefined_integer_value(route=ByLemma):
     # "-g(t) >= 0 for every integer-valued g with 2 g(t) > 0": false at g = 1 (Mod(-1, 2) = 1)
     t, g = sp.Symbol("t", real=True), sp.Function("g", integer=True)
     G = g(t)
-    return _one("R39d", -G, "ge", 0, ge(-G, 0), route(_mod_lemma_39(), {"p": -G, "q": 2 * G}),
+    return _one("R39d", -G, "ge", 0, ge(-G, 0), route(_mod_lemma(), {"p": -G, "q": 2 * G}),
                 assumptions=[Assumption("2g(t) > 0", gt(2 * G, 0))])
 
 
@@ -2546,18 +2532,14 @@ def a_legendre_instance_beside_a_sum():
 
 def a_limit_with_a_negative_threshold():
     # lim n^{-a}/(n^5 + n^{-a}) = 0 for a < 0 (n^{-a} written e^{-a log n}): 1 for a < -5 (0.99999999 at a = -7, n = 10^8)
-    n, a = sp.Symbol("n", positive=True, integer=True), sp.Symbol("a", negative=True)
-    E = sp.exp(-a * sp.log(n))
-    lim = sp.Limit(E / (n ** 5 + E), n, sp.oo)
-    return _one("R40i", lim, "eq", 0, eq(lim, 0), LimitCheck())
+    a = sp.Symbol("a", negative=True)
+    return _limit_chain("R40i", lambda n: sp.exp(-a * sp.log(n)) / (n ** 5 + sp.exp(-a * sp.log(n))), 0)
 
 
 def a_limit_with_a_threshold_beyond_seven():
     # lim n^a/(n^9 + n^a) = 0 for a > 0: 1/2 at a = 9, 1 for a > 9
-    n, a = sp.Symbol("n", positive=True, integer=True), sp.Symbol("a", positive=True)
-    E = sp.exp(a * sp.log(n))
-    lim = sp.Limit(E / (n ** 9 + E), n, sp.oo)
-    return _one("R40j", lim, "eq", 0, eq(lim, 0), LimitCheck())
+    a = sp.Symbol("a", positive=True)
+    return _limit_chain("R40j", lambda n: sp.exp(a * sp.log(n)) / (n ** 9 + sp.exp(a * sp.log(n))), 0)
 
 
 ROUND_FORTY = [a_legendre_instance_beyond_every_point, a_legendre_exact_instance_beyond_every_point,
