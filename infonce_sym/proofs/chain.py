@@ -1777,9 +1777,10 @@ def _instance_refuted(lemma, kw, instance):
     numbers), or None.  SymPy rewrites f(value) when an instance is built, and some rewrites are wrong at some values:
     Mod(-x, 2x) built as -x, binomial(x, x/2) as zoo (a 38th probe, Dec 2026); a list of checked rewrites
     (``sympy_repairs.CHECKED_EVAL``) cannot name every function.  The conclusion and each hypothesis are compared by
-    their truth there (and a cited chain's two sides by value).  Instances with sums over symbolic ranges, integrals,
-    expectations, limits or undefined functions are not judged here (no exact value)."""
-    concl, hyps = instance
+    their truth there (and a cited chain's two sides by value).  An undefined function's value stands for a symbol of
+    its declaration.  Instances with sums over symbolic ranges, integrals, expectations or limits, and function
+    parameters holding an undefined function's value at their variable, are not judged here (no exact value)."""
+    concl, _ = instance
     own = list(lemma.hypotheses(**kw)) if lemma.hypotheses else []
     forms = [concl] + own
     values = [v for v in kw.values() if isinstance(v, sp.Basic)]
