@@ -665,8 +665,7 @@ def _guard_frame(exprs, names=()):
     symbols = sorted(set().union(*(e.free_symbols for e in exprs)) - set(names), key=sp.default_sort_key)
     if not all(isinstance(x, sp.Symbol) for x in symbols):
         return None
-    pools = [sympy_repairs.admissible(x, _GUARD_POINTS + tuple(v for v in sympy_repairs.argument_points(exprs, x)
-                                                               if v not in _GUARD_POINTS)) for x in symbols]
+    pools = [sympy_repairs.admissible(x, sympy_repairs.with_argument_points(_GUARD_POINTS, exprs, x)) for x in symbols]
     if any(not pool for pool in pools):
         return "unseen"
     return exprs, symbols, pools
@@ -1765,9 +1764,14 @@ def _truth(rel):
     if rel.lhs.has(sp.nan, sp.zoo) or rel.rhs.has(sp.nan, sp.zoo):
         return None
     try:
-        decided = rel.func(sp.N(rel.lhs, 30), sp.N(rel.rhs, 30))
+        lhs, rhs = complex(sp.N(rel.lhs, 30)), complex(sp.N(rel.rhs, 30))
     except Exception:
         return None
+    if abs(lhs - rhs) <= 1e-20 * max(1.0, abs(lhs), abs(rhs)):
+        return None             # too close to tell at 30 digits (x <= y + |x - y| at x = y, algebraic numbers)
+    if lhs.imag or rhs.imag:
+        return False if isinstance(rel, sp.Eq) else None
+    decided = rel.func(sp.Float(lhs.real, 17), sp.Float(rhs.real, 17))
     return bool(decided) if decided in (sp.true, sp.false) else None
 
 
@@ -1810,8 +1814,8 @@ def _instance_refuted(lemma, kw, instance):
     symbols = sorted(set().union(*(e.free_symbols for e in exprs + values)), key=sp.default_sort_key)
     if not symbols or bound & set(symbols) or not all(isinstance(x, sp.Symbol) for x in symbols):
         return None
-    pools = [sympy_repairs.admissible(x, _GUARD_POINTS + tuple(v for v in sympy_repairs.argument_points(exprs + values, x)
-                                                               if v not in _GUARD_POINTS)) for x in symbols]
+    pools = [sympy_repairs.admissible(x, sympy_repairs.with_argument_points(_GUARD_POINTS, exprs + values, x))
+             for x in symbols]
     if any(not pool for pool in pools):
         return None
     derivation = lemma.derivation

@@ -45,6 +45,7 @@ import math
 import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 from sympy.core.assumptions import _assume_defined as _ASSUME_DEFINED
+from sympy.core.function import AppliedUndef
 from sympy.core.logic import fuzzy_and, fuzzy_not, fuzzy_or
 
 
@@ -220,9 +221,9 @@ _ARGUMENT_TARGETS = (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(-2
 
 
 def argument_points(exprs, sym) -> list:
-    """Values of ``sym`` at which an argument of a function in ``exprs`` that is linear in it (c1 sym + c0, numbers)
-    takes 0, +-1, -2, +-1/2 or 2/3: a rewrite wrong at negative degrees only, legendre(k + 12, -1) built as
-    (-1)^(k + 12), is wrong from k = -13, which no fixed list of points reached (a 40th probe, Dec 2026)."""
+    """Values of ``sym`` at which an argument of a function in ``exprs``, a polynomial of degree at most 4 in it (the other
+    symbols at the same value), takes 0, +-1, -2, +-1/2 or 2/3: a rewrite wrong at negative degrees only, legendre(k + 12,
+    -1) built as (-1)^(k + 12), is wrong from k = -13, which no fixed list of points reached (a 40th probe, Dec 2026)."""
     out = []
     for e in exprs:
         for f in sp.sympify(e).atoms(sp.Function):
@@ -230,11 +231,26 @@ def argument_points(exprs, sym) -> list:
                 a = sp.sympify(a)
                 if not a.has(sym) or a == sym:
                     continue
-                c1, c0 = a.diff(sym), a.subs(sym, 0)
-                if not (c1.is_number and c0.is_number and c1 != 0 and not a.diff(sym, 2).has(sym) and a.diff(sym, 2) == 0):
+                # the other symbols at sym's value too (k + m + 24 at k = m = -13; the guards try all symbols at one value)
+                a = a.xreplace({x: sym for x in a.free_symbols if x != sym and isinstance(x, sp.Symbol)})
+                try:
+                    if a.free_symbols != {sym} or not a.is_polynomial(sym) or not 1 <= sp.degree(a, sym) <= 4:
+                        continue
+                    # (and polynomial arguments: (k - 12)^2 - 1 is negative at k = 12 only; a 41st probe)
+                    # (rational roots only: an irrational one costs exact arithmetic at every point, and a rewrite wrong
+                    # over an interval meets the rational points of the others and the fixed ones)
+                    for t in _ARGUMENT_TARGETS:
+                        out += [v for v in sp.roots(sp.Poly(a - t, sym)) if v.is_rational and v not in out]
+                except (sp.PolynomialError, NotImplementedError, ValueError):  # pragma: no cover - no points from it
                     continue
-                out += [v for v in ((t - c0) / c1 for t in _ARGUMENT_TARGETS) if v.is_number and v not in out]
     return out
+
+
+def with_argument_points(points, exprs, sym) -> tuple:
+    """``argument_points`` first (the guards try every symbol at one of its first values before the strides), then the
+    fixed ``points``."""
+    extra = argument_points(exprs, sym)
+    return tuple(extra) + tuple(v for v in points if v not in extra)
 
 
 def admissible(sym, points) -> list:
@@ -267,6 +283,21 @@ def _coprime_stride(i, n) -> int:
     return 1
 
 
+def _legendre_reflected_for_nonnegative_degrees(function):
+    """legendre's ``eval``, its reflection P_n(-x) = (-1)^n P_n(x) (and so P_n(-1) = (-1)^n) kept for a nonnegative
+    integer n only: for n < 0, P_n = P_{-n-1} gives -(-1)^n P_n(x), and for a non-integer degree there is no such rule
+    (legendre(k + 12, -1) built as (-1)^(k + 12) was wrong from k = -13; probes 40 and 41, Dec 2026)."""
+    sympys = function.eval.__func__
+
+    def eval(cls, n, x):
+        if not n.is_Number and x.could_extract_minus_sign() and not (n.is_integer and n.is_nonnegative):
+            return None
+        return sympys(cls, n, x)
+
+    eval._infonce_reflection = True
+    return classmethod(eval)
+
+
 def _checked_eval(function):
     """``eval`` of ``function``, its rewrite of arguments with symbols kept only where it agrees with the function built
     at numbers at admissible points (both values numbers, equal to 20 digits; a value against no value is a
@@ -277,12 +308,17 @@ def _checked_eval(function):
         out = sympys(cls, *args)
         if out is None:
             return None
+        # an undefined function's value stands for a symbol of its declaration (legendre(g(t) + 12, -1) was kept unchecked:
+        # no point gave g(1) a value; a 41st probe, Dec 2026)
+        undefined = set().union(*(sp.sympify(a).atoms(AppliedUndef) for a in args))
+        if undefined:
+            values = {u: sp.Dummy("value", **declared_facts(u)) for u in undefined}
+            args, out = tuple(sp.sympify(a).xreplace(values) for a in args), sp.sympify(out).xreplace(values)
         symbols = sorted(set().union(*(sp.sympify(a).free_symbols for a in args)), key=sp.default_sort_key)
         if not symbols or not all(isinstance(x, sp.Symbol) for x in symbols):
             return out
         held = [sp.Function("f")(*args)]          # (its own arguments, read as those of a function)
-        pools = [admissible(x, _EVAL_POINTS + tuple(v for v in argument_points(held, x) if v not in _EVAL_POINTS))
-                 for x in symbols]
+        pools = [admissible(x, with_argument_points(_EVAL_POINTS, held, x)) for x in symbols]
         if any(not pool for pool in pools):
             return None              # no point to check the rewrite at: not taken
         # every pair of values of two symbols (hermite_prob(y, -x) was built as (-1)^y hermite_prob(y, x), wrong only at
@@ -386,6 +422,9 @@ def apply():
     for function in ODD_AWAY_FROM_ZERO:
         if not getattr(function.eval, "_infonce_repaired", False):
             function.eval = _odd_away_from_zero(function)
+    if not getattr(sp.legendre.eval, "_infonce_reflection", False) and not getattr(sp.legendre.eval, "_infonce_repaired",
+                                                                                  False):
+        sp.legendre.eval = _legendre_reflected_for_nonnegative_degrees(sp.legendre)
     for function in CHECKED_EVAL:
         if not getattr(function.eval, "_infonce_repaired", False):
             function.eval = _checked_eval(function)

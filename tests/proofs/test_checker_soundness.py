@@ -2549,6 +2549,70 @@ ROUND_FORTY = [a_legendre_instance_beyond_every_point, a_legendre_exact_instance
                a_limit_with_a_negative_threshold, a_limit_with_a_threshold_beyond_seven]
 
 
+# round 41 (Dec 2026): legendre(A, -1) built as (-1)^A for any symbolic degree, wrong at every negative one, reached where
+# no point looked: a degree (k - 12)^2 - 1 (negative at k = 12 only), k + m + 24 (two symbols), g(t) + 12 (an undefined
+# function's value); and jn of a square order.  legendre's reflection is now kept for nonnegative integer degrees only,
+# polynomial arguments and several symbols get argument points too, and the checked rewrites read g(t) as a symbol
+def _square_degree(k):
+    return (k - 12) ** 2 - 1
+
+
+def a_legendre_of_a_square_degree():
+    # "P_A(-1) = (-1)^A, A = (k - 12)^2 - 1, for every integer k": at k = 12, P_{-1}(-1) = P_0(-1) = 1 against -1
+    k = sp.Symbol("k", integer=True)
+    lhs, rhs = sp.legendre(_square_degree(k), -1), (-1) ** _square_degree(k)
+    return _one("R41a", lhs, "eq", rhs, eq(lhs, rhs), Identity())
+
+
+def a_legendre_of_a_square_degree_by_a_lemma():
+    k, y = sp.Symbol("k", integer=True), sp.Symbol("y", real=True)
+    lhs, rhs = (-1) ** _square_degree(k), sp.legendre(_square_degree(k), y)
+    return _one("R41b", lhs, "eq", rhs, eq(lhs, rhs), ByLemma(_legendre_lemma_40(), {"m": _square_degree(k), "z": -1, "w": y}),
+                assumptions=[Assumption("y = -1", eq(y, -1))])
+
+
+def a_legendre_sign_of_a_square_degree():
+    # "P_A(-1) (-1)^A >= 0": -1 at k = 12
+    k = sp.Symbol("k", integer=True)
+    q = sp.legendre(_square_degree(k), -1) * (-1) ** _square_degree(k)
+    return _one("R41c", q, "ge", 0, ge(q, 0), NonNegative())
+
+
+def a_legendre_of_two_symbols_by_a_definition():
+    # "P_{k+m+24}(x) = (-1)^(k+m) where x := -1, negative integers k, m": -2 at k = m = -13
+    k, m = sp.Symbol("k", integer=True, negative=True), sp.Symbol("m", integer=True, negative=True)
+    x = sp.Symbol("x", real=True)
+    q = sp.legendre(k + m + 24, x) - (-1) ** (k + m)
+    return _one("R41d", q, "eq", 0, eq(q, 0), Identity(defs={x: -1}))
+
+
+def a_legendre_of_an_undefined_value():
+    # "P_{g(t)+12}(-1) = (-1)^(g(t)+12) for every negative-integer-valued g": at g = -13, 1 against -1
+    t, g = sp.Symbol("t", real=True), sp.Function("g", integer=True, negative=True)
+    lhs, rhs = sp.legendre(g(t) + 12, -1), (-1) ** (g(t) + 12)
+    return _one("R41e", lhs, "eq", rhs, eq(lhs, rhs), Identity())
+
+
+def a_bessel_of_a_square_order_by_a_definition():
+    # "1/(1 + j_{-(k-12)^2}(x)^2) = 0 where x := 0": 1/2 at k = 12 (j_0(0) = 1); jn(-(k - 12)^2, 0) was built as zoo
+    k, x = sp.Symbol("k", integer=True), sp.Symbol("x", real=True)
+    q = 1 / (1 + sp.jn(-(k - 12) ** 2, x) ** 2)
+    return _one("R41f", q, "eq", 0, eq(q, 0), Identity(defs={x: 0}))
+
+
+def a_bessel_of_an_undefined_order():
+    # "1/(1 + j_{g(t)+12}(0)^2) = 0 for every negative-integer-valued g": 1/2 at g = -12; built through jn(., 0) as zoo
+    t, g = sp.Symbol("t", real=True), sp.Function("g", integer=True, negative=True)
+    q = 1 / (1 + sp.jn(g(t) + 12, 0) ** 2)
+    return _one("R41g", q, "eq", 0, eq(q, 0), Identity())
+
+
+ROUND_FORTY_ONE = [a_legendre_of_a_square_degree, a_legendre_of_a_square_degree_by_a_lemma,
+                   a_legendre_sign_of_a_square_degree, a_legendre_of_two_symbols_by_a_definition,
+                   a_legendre_of_an_undefined_value, a_bessel_of_a_square_order_by_a_definition,
+                   a_bessel_of_an_undefined_order]
+
+
 def test_argument_points_put_an_argument_at_its_small_values():
     """The guards' extra points: where an argument linear in the symbol is 0, +-1, -2, +-1/2, 2/3 (k + 12 at k = -13)."""
     from infonce_sym.proofs import sympy_repairs
@@ -2558,7 +2622,13 @@ def test_argument_points_put_an_argument_at_its_small_values():
     assert sympy_repairs.admissible(k, points) == [-12, -11, -13, -14]
     assert set(sympy_repairs.argument_points([sp.sin(2 * x - 1)], x)) == {
         sp.Rational(1, 2), 1, 0, sp.Rational(-1, 2), sp.Rational(3, 4), sp.Rational(1, 4), sp.Rational(5, 6)}
-    assert sympy_repairs.argument_points([sp.sin(x ** 2)], x) == []
+    # polynomial arguments (rational roots) and several symbols read at one value: (k - 12)^2 - 1 = -1 at k = 12,
+    # k + m + 24 = -2 at k = m = -13
+    f, j = sp.Function("f"), sp.Symbol("j", integer=True)
+    assert set(sympy_repairs.argument_points([f((j - 12) ** 2 - 1)], j)) == {11, 13, 12}
+    m = sp.Symbol("m", integer=True, negative=True)
+    assert -13 in sympy_repairs.argument_points([f(k + m + 24)], k)
+    assert sympy_repairs.argument_points([sp.sin(x ** 2 - 2)], x) == [-1, 1, 0]      # (x^2 - 2 = -1, -2; rational roots)
 
 
 def test_the_numeric_limit_check_alone_refuses_a_limit_a_constant_away(monkeypatch):
@@ -2837,7 +2907,7 @@ def _false_chains():
             + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY
             + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE + ROUND_THIRTY_FOUR
             + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX + ROUND_THIRTY_SEVEN + ROUND_THIRTY_EIGHT
-            + ROUND_THIRTY_NINE + ROUND_FORTY)
+            + ROUND_THIRTY_NINE + ROUND_FORTY + ROUND_FORTY_ONE)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
