@@ -719,7 +719,7 @@ def _symbol_facts(facts):
     return {k: v for k, v in (facts or {}).items() if isinstance(k, sp.Symbol)}
 
 
-def _definitions_refuted(a, b, defs) -> bool:
+def definitions_refuted(a, b, defs) -> bool:
     """Whether ``a = b`` under the definitions ``defs`` (name -> value, substituted in turn as ``_apply`` does) fails at
     an exact admissible point where every definition is first evaluated at that point: SymPy rewrites f(value) when it
     is built, and some rewrites are wrong where f of the number is right (mobius(2x) built as -1, sinc(pi n/2) by the
@@ -739,7 +739,7 @@ def _definitions_refuted(a, b, defs) -> bool:
 
 @functools.lru_cache(maxsize=8192)
 def _definitions_refuted_at(a, b, items) -> bool:
-    """``_definitions_refuted`` of a pure (hashable) question, kept: a check's definitions, slacks and facts are asked of
+    """``definitions_refuted`` of a pure (hashable) question, kept: a check's definitions, slacks and facts are asked of
     again for every claim a mutation test gives it."""
     names, values = [k for k, _ in items], [v for _, v in items]
     frame = _guard_frame([a, b] + values, names)
@@ -973,7 +973,7 @@ class Identity:
         fractional = fractional_range(claim)
         if fractional is not None:
             return _fail(fractional)
-        if _definitions_refuted(claim.lhs, claim.rhs, self.defs) or _definitions_refuted(claim.lhs, claim.rhs,
+        if definitions_refuted(claim.lhs, claim.rhs, self.defs) or definitions_refuted(claim.lhs, claim.rhs,
                                                                                           _symbol_facts(self.facts)):
             return _fail("lhs != rhs at an exact point where the definitions take their values (SymPy's rewrite of a "
                          "function at a definition is wrong there)")
@@ -1049,9 +1049,9 @@ class NonNegative:
         d = Identity(facts=self.facts, defs=self.defs).difference(gap, total)
         # (and the slacks' values built into the terms: sinc(pi n/2)^2 was built by the odd-n formula for every n, and
         # a slack rewritten so proved 1/pi^2 ... at n = 2; probes 36 and 38, Dec 2026)
-        if not _zero(d) or _definitions_refuted(gap, total, self.defs):
+        if not _zero(d) or definitions_refuted(gap, total, self.defs):
             return _fail(lambda: f"gap != witness sum: difference {_short(d, failure=True)}")
-        if _definitions_refuted(sp.Add(*terms), total, self.hyps):
+        if definitions_refuted(sp.Add(*terms), total, self.hyps):
             return _fail("the witness terms at the slacks' values differ from the terms built with them at an exact "
                          "point (SymPy's rewrite of a function of a slack's value is wrong there)")
         bad = [t for t in terms if not _nonneg(t)]
@@ -2068,7 +2068,7 @@ class ByLemma:
             diffs = []
             for p, q in pairs:
                 diffs.append(ident.difference(p, q))
-                if _numerically_zero(diffs[-1], trials=1) is not True or _definitions_refuted(p, q, self.defs):
+                if _numerically_zero(diffs[-1], trials=1) is not True or definitions_refuted(p, q, self.defs):
                     return False
             return all(ident.zero(d) for d in diffs)
         if not any(same([(cs, x), (cb, y)]) for x, y in orders):
@@ -2538,7 +2538,7 @@ class PositiveMultiple:
         if kind != "lt":
             return _fail("a positivity check needs a strict inequality")
         gap = Identity(defs=self.defs).difference(big - small, 0)
-        if _definitions_refuted(big - small, gap, self.defs):
+        if definitions_refuted(big - small, gap, self.defs):
             return _fail("the gap under the definitions is not the gap at an exact point where they take their values "
                          "(SymPy's rewrite of a function at a definition is wrong there)")
         factor = sp.simplify(gap / self.g)
@@ -2572,7 +2572,7 @@ class AsGap:
             return _fail("a strict claim needs a strict lemma (0 <= x^2 gave x^2 > 0)")
         ident = Identity(defs=self.defs)
         d = ident.difference(big - small, lb - ls)
-        if not _zero(d) or _definitions_refuted(big - small, lb - ls, self.defs):
+        if not _zero(d) or definitions_refuted(big - small, lb - ls, self.defs):
             return _fail("the gap is not the lemma's big - small")
         res = self.check(want)
         if res.ok:

@@ -61,7 +61,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from .chain import (AsGap, Assumption as As, ByLemma, Derivation, ExactInstance, Identity, Lemma, NonNegative,
-                    Step, StepResult, _definitions_refuted, eq, ge, le)
+                    Step, StepResult, definitions_refuted, eq, ge, le)
 from . import errata as _errata
 from . import lemmas as L
 from . import statements as B4
@@ -308,7 +308,7 @@ class SumIdentity:
             return StepResult(False, "failed", "identity check needs '='")
         if fractional_range(claim) is not None:
             return StepResult(False, "failed", fractional_range(claim))
-        if _definitions_refuted(claim.lhs, claim.rhs, self.defs):
+        if definitions_refuted(claim.lhs, claim.rhs, self.defs):
             # a definition's value built into a function wrongly (polygamma(m, 1) as (-1)^(m+1) m! zeta(m + 1); probes
             # 36 to 38, Dec 2026)
             return StepResult(False, "failed", "lhs != rhs at an exact point where the definitions take their values")

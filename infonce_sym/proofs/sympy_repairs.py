@@ -25,7 +25,7 @@ Dec 2026):
   rewrite of an argument with symbols is kept only if it agrees with the function built at numbers at the admissible
   points of those symbols (integers, halves, thirds; every pair of values of two symbols); else the function stays
   unevaluated.  (The checker's exact-point guards compare every substituted value with the same form built at numbers
-  as well, whatever the function: ``chain._instance_refuted``, ``chain._definitions_refuted``.)
+  as well, whatever the function: ``chain._instance_refuted``, ``chain.definitions_refuted``.)
 
 Each repair says what SymPy said where that is true, and leaves the question open (None) elsewhere: a repair only ever
 loses something SymPy decided, never adds a fact.  ``tests/proofs/test_checker_soundness.py`` compares the facts SymPy
