@@ -760,10 +760,10 @@ def _definitions_refuted_at(a, b, items) -> bool:
             here = [e.xreplace({**point, **resolved}) for e in sides]
             if any(h.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or not h.is_number for h in here):
                 continue
-            x_, y_ = (complex(sp.N(h, 30)) for h in here)
+            differ = sympy_repairs.values_differ(*here)
         except Exception:          # no value there: no evidence either way
             continue
-        if abs(x_ - y_) > 1e-20 * max(1.0, abs(x_), abs(y_)):
+        if differ:
             return True
     return False
 
@@ -1764,11 +1764,11 @@ def _truth(rel):
     if rel.lhs.has(sp.nan, sp.zoo) or rel.rhs.has(sp.nan, sp.zoo):
         return None
     try:
+        if not sympy_repairs.values_differ(rel.lhs, rel.rhs):
+            return None         # too close to tell (x <= y + |x - y| at x = y, algebraic numbers)
         lhs, rhs = complex(sp.N(rel.lhs, 30)), complex(sp.N(rel.rhs, 30))
     except Exception:
         return None
-    if abs(lhs - rhs) <= 1e-20 * max(1.0, abs(lhs), abs(rhs)):
-        return None             # too close to tell at 30 digits (x <= y + |x - y| at x = y, algebraic numbers)
     if lhs.imag or rhs.imag:
         return False if isinstance(rel, sp.Eq) else None
     decided = rel.func(sp.Float(lhs.real, 17), sp.Float(rhs.real, 17))
@@ -1837,8 +1837,7 @@ def _instance_refuted(lemma, kw, instance):
                     a_, b_ = sp.sympify(a_).xreplace(point), sp.sympify(b_).xreplace(point)
                     if a_.is_number and b_.is_number and not (a_.has(sp.nan, sp.zoo, sp.oo, -sp.oo)
                                                               or b_.has(sp.nan, sp.zoo, sp.oo, -sp.oo)):
-                        x_, y_ = complex(sp.N(a_, 30)), complex(sp.N(b_, 30))
-                        if abs(x_ - y_) > 1e-20 * max(1.0, abs(x_), abs(y_)):
+                        if sympy_repairs.values_differ(a_, b_):
                             return ", ".join(f"{k} = {v}" for k, v in point.items())
         except Exception:           # no value there: no evidence either way
             continue

@@ -246,6 +246,14 @@ def argument_points(exprs, sym) -> list:
     return out
 
 
+def values_differ(a, b) -> bool:
+    """Whether two numbers differ: each evaluated at 30 digits, then compared as complex doubles (any difference beyond
+    1e-20 of the larger, or of 1).  The comparison of the checked rewrites here and of the checker's exact-point guards;
+    raises where a value cannot be evaluated."""
+    x, y = complex(sp.N(a, 30)), complex(sp.N(b, 30))
+    return abs(x - y) > 1e-20 * max(1.0, abs(x), abs(y))
+
+
 def with_argument_points(points, exprs, sym) -> tuple:
     """``argument_points`` first (the guards try every symbol at one of its first values before the strides), then the
     fixed ``points``."""
@@ -338,10 +346,10 @@ def _checked_eval(function):
                     return None
                 continue
             try:
-                a_, b_ = complex(sp.N(direct, 30)), complex(sp.N(rewritten, 30))
+                differ = values_differ(direct, rewritten)
             except Exception:
                 continue
-            if abs(a_ - b_) > 1e-20 * max(1.0, abs(a_), abs(b_)):
+            if differ:
                 return None
         return out
 
