@@ -346,8 +346,11 @@ def _assumption_mutants(d, result):
     return out
 
 
-def mutants(derivations, sample=None, seed=0):
-    """Every mutant of ``derivations`` (at most ``sample`` per derivation and kind, seeded)."""
+def mutants(derivations, sample=None, seed=0, kinds=None):
+    """Every mutant of ``derivations`` (at most ``sample`` per derivation and kind, seeded); ``kinds``: only
+    the mutants of those kinds (the others are not built: a citation's equivalence test asks the CAS)."""
+    if kinds is not None and not set(kinds) <= set(KINDS):
+        raise ValueError(f"mutant kinds are {KINDS}, not {sorted(set(kinds) - set(KINDS))}")
     out = []
     EQUIVALENT.clear()
     for d in derivations:
@@ -359,6 +362,8 @@ def mutants(derivations, sample=None, seed=0):
             for kind, label, build in _check_mutants(st.check):
                 per.append((Mutant(d, i, kind, label), build))
         per += [(m, None) for m in _assumption_mutants(d, res)]
+        if kinds is not None:
+            per = [x for x in per if x[0].kind in kinds]
         if sample is None:
             out += [m for m in map(_built, per) if m is not None]
             continue

@@ -235,7 +235,7 @@ def test_a_citation_mutant_is_equivalent_only_when_the_cas_confirms_it():
     assert not _same_sides(sp.Le(x, y + sp.Abs(x - y)), sp.Le(x, 1 + sp.Abs(x - 1)))
     assert _same_sides(sp.Le(x, y + sp.Abs(x - y)), sp.Le(x, sp.Abs(y - x) + y))
     from infonce_sym.proofs import derivation
-    ms = mutants([derivation("EXP.search-dcl.upper")])
+    ms = mutants([derivation("EXP.search-dcl.upper")], kinds=("citation",))
     assert not any("parameter y -> 1" in e for e in EQUIVALENT)
     drawn = [m for m in ms if m.label.endswith("parameter y -> 1")]
     assert drawn and all(killed(m)[0] for m in drawn)
@@ -246,9 +246,22 @@ def test_unused_and_used_assumptions():
     from infonce_sym.proofs.mutants import killed, mutants
     for id_ in ("P1.lower", "A2.13", "L7"):
         d = next(x for x in DERIVATIONS if x.id == id_)
-        ms = [m for m in mutants([d]) if m.step_index == -1]
+        ms = [m for m in mutants([d], kinds=("hypothesis",)) if m.step_index == -1]
         assert ms, id_
         assert all(killed(m)[0] for m in ms)
+
+
+def test_mutants_of_some_kinds_are_those_kinds_of_all_mutants():
+    """``mutants(kinds=...)`` builds only those kinds (the tests above ask for one kind): the same mutants, in the same
+    order, as the full list filtered; an unknown kind is refused."""
+    from infonce_sym.proofs.mutants import mutants
+    d = next(x for x in DERIVATIONS if x.id == "L7")
+    every = [(m.step_index, m.kind, m.label) for m in mutants([d])]
+    for kinds in (("hypothesis",), ("claim", "citation")):
+        assert [(m.step_index, m.kind, m.label) for m in mutants([d], kinds=kinds)] == [x for x in every if x[1] in kinds]
+    assert {k for _, k, _ in every} > {"hypothesis", "claim"}
+    with pytest.raises(ValueError, match="nonsense"):
+        mutants([d], kinds=("nonsense",))
 
 
 def test_a2_ratio_assumes_delta_small_and_survives_an_attack():
