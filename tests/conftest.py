@@ -27,6 +27,10 @@ SHARE_DERIVATION_RUNS = (
     "tests/proofs/test_section4_derivations.py::test_verdicts",
     "tests/proofs/test_continuity.py::test_every_chain_is_proved_with_nothing_undischarged",
     "tests/proofs/test_continuity.py::test_citations",
+    # tests that run a few chains with their citations (12, 8 and 4 s in a process that has not run them)
+    "tests/proofs/test_section3_derivations.py::test_unused_and_used_assumptions",
+    "tests/proofs/test_section3_derivations.py::test_a_citation_mutant_is_equivalent_only_when_the_cas_confirms_it",
+    "tests/proofs/test_section3_derivations.py::test_errata_point_to_proved_derivations",
     "tests/app/test_verify.py",                      # one verify --quick (its fixture is module-scoped)
     # derivations --check in this process (it runs every chain: 26-39 s in a process of its own)
     "tests/app/test_cli_contract.py::test_derivations_check_treats_a_non_utf8_file_as_stale_and_refuses_two_runs",

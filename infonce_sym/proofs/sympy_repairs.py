@@ -39,6 +39,7 @@ time there.  The repair drops the identity entries before the xreplace; the set 
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -226,24 +227,42 @@ def argument_points(exprs, sym) -> list:
     -1) built as (-1)^(k + 12), is wrong from k = -13, which no fixed list of points reached (a 40th probe, Dec 2026)."""
     out = []
     for e in exprs:
-        for f in sp.sympify(e).atoms(sp.Function):
-            for a in f.args:
-                a = sp.sympify(a)
-                if not a.has(sym) or a == sym:
-                    continue
-                # the other symbols at sym's value too (k + m + 24 at k = m = -13; the guards try all symbols at one value)
-                a = a.xreplace({x: sym for x in a.free_symbols if x != sym and isinstance(x, sp.Symbol)})
-                try:
-                    if a.free_symbols != {sym} or not a.is_polynomial(sym) or not 1 <= sp.degree(a, sym) <= 4:
-                        continue
-                    # (and polynomial arguments: (k - 12)^2 - 1 is negative at k = 12 only; a 41st probe)
-                    # (rational roots only: an irrational one costs exact arithmetic at every point, and a rewrite wrong
-                    # over an interval meets the rational points of the others and the fixed ones)
-                    for t in _ARGUMENT_TARGETS:
-                        out += [v for v in sp.roots(sp.Poly(a - t, sym)) if v.is_rational and v not in out]
-                except (sp.PolynomialError, NotImplementedError, ValueError):  # pragma: no cover - no points from it
-                    continue
+        for a in _function_arguments(sp.sympify(e)):
+            if not a.has(sym) or a == sym:
+                continue
+            # the other symbols at sym's value too (k + m + 24 at k = m = -13; the guards try all symbols at one value)
+            a = a.xreplace({x: sym for x in a.free_symbols if x != sym and isinstance(x, sp.Symbol)})
+            out += [v for v in _argument_roots(a, sym) if v not in out]
     return out
+
+
+@functools.lru_cache(maxsize=8192)
+def _function_arguments(e) -> tuple:
+    """The arguments of the functions in ``e`` (the guards ask of one expression once per symbol)."""
+    return tuple(sp.sympify(a) for f in e.atoms(sp.Function) for a in f.args)
+
+
+@functools.lru_cache(maxsize=8192)
+def _argument_roots(a, sym) -> tuple:
+    """The rational values of ``sym`` at which ``a``, a polynomial of degree 1 to 4 in ``sym`` alone, takes one of
+    _ARGUMENT_TARGETS (polynomial arguments: (k - 12)^2 - 1 is negative at k = 12 only; a 41st probe).  Rational roots
+    only: an irrational one costs exact arithmetic at every point, and a rewrite wrong over an interval meets the rational
+    points of the others and the fixed ones.  Integer and rational coefficients by factoring over Q (``ground_roots``),
+    others (sqrt(2) k - sqrt(2)) by ``roots``."""
+    out = []
+    try:
+        if a.free_symbols != {sym} or not a.is_polynomial(sym):
+            return ()
+        poly = sp.Poly(a, sym)
+        if not 1 <= poly.degree() <= 4:
+            return ()
+        for t in _ARGUMENT_TARGETS:
+            shifted = poly - t
+            found = shifted.ground_roots() if shifted.domain.is_ZZ or shifted.domain.is_QQ else sp.roots(shifted)
+            out += sorted(v for v in found if v.is_rational and v not in out)        # each target's in ascending order
+    except (sp.PolynomialError, NotImplementedError, ValueError):  # pragma: no cover - no points from it
+        return ()
+    return tuple(out)
 
 
 def values_differ(a, b) -> bool:

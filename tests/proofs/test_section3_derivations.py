@@ -76,7 +76,7 @@ def test_errata_point_to_proved_derivations():
     for e in ERRATA:
         assert set(e) >= {"id", "paper_ref", "kind", "paper_says", "corrected", "proved_by"}
         if e["proved_by"] in S3.BY_ID:
-            assert e["proved_by"] in ids and S3.BY_ID[e["proved_by"]].run().verdict == "proved"
+            assert e["proved_by"] in ids and cited_result(S3.BY_ID[e["proved_by"]]).verdict == "proved"
 
 
 # ---------------------------------------------------------------- statements
