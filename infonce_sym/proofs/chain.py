@@ -1763,12 +1763,14 @@ def _truth(rel):
         return None
     if rel.lhs.has(sp.nan, sp.zoo) or rel.rhs.has(sp.nan, sp.zoo):
         return None
+    if rel.lhs == rel.rhs:
+        return None             # (one number: as too close to tell, below)
     try:
-        if not sympy_repairs.values_differ(rel.lhs, rel.rhs):
-            return None         # too close to tell (x <= y + |x - y| at x = y, algebraic numbers)
         lhs, rhs = complex(sp.N(rel.lhs, 30)), complex(sp.N(rel.rhs, 30))
     except Exception:
         return None
+    if not sympy_repairs.complexes_differ(lhs, rhs):
+        return None             # too close to tell (x <= y + |x - y| at x = y, algebraic numbers)
     if lhs.imag or rhs.imag:
         return False if isinstance(rel, sp.Eq) else None
     decided = rel.func(sp.Float(lhs.real, 17), sp.Float(rhs.real, 17))
@@ -1829,8 +1831,10 @@ def _instance_refuted(lemma, kw, instance):
                 direct, forms_here = direct[:1], forms[:1]
             else:
                 forms_here = forms
-            pairs = [(_truth(d.xreplace(point) if isinstance(d, sp.Basic) else d), _truth(f.xreplace(point)))
-                     for d, f in zip(direct, forms_here)]
+            # (a form built the same at the point as the lemma at its numbers has the same truth: not asked)
+            pairs = [(_truth(d_), _truth(f_)) for d_, f_ in
+                     ((d.xreplace(point) if isinstance(d, sp.Basic) else d, f.xreplace(point))
+                      for d, f in zip(direct, forms_here)) if d_ != f_]
             if derivation is not None and isinstance(direct[0], sp.core.relational.Relational) \
                     and isinstance(concl, sp.core.relational.Relational):
                 for a_, b_ in zip(direct[0].args, concl.args):
