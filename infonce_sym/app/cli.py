@@ -676,9 +676,9 @@ def cmd_risk(args):
         if len(rows) == 1:
             ev, results, gaps = rows[0]
             _emit_json(args, results, model=model.label, undefined=ev.undefined, gaps=gaps,
-                       precision_check_digits=f"{ev.agreement_digits:.1f}", seconds=f"{ev.seconds:.3f}")
+                       precision_check_digits=f"{ev.agreement_digits:.1f}", cpu_seconds=f"{ev.seconds:.3f}")
         else:
-            _emit_json(args, None, model=model.label, seconds=f"{sum(ev.seconds for ev in values):.3f}",
+            _emit_json(args, None, model=model.label, cpu_seconds=f"{sum(ev.seconds for ev in values):.3f}",
                        by_k=[{"k": ev.k, "results": results, "undefined": ev.undefined, "gaps": gaps,
                               "precision_check_digits": f"{ev.agreement_digits:.1f}"} for ev, results, gaps in rows])
         return 0
@@ -686,10 +686,10 @@ def cmd_risk(args):
     if len(rows) == 1:
         ev = values[0]
         print(f"{model.label}  {_inputs_line(args, ('tau', 'k', 'loss'))}  ({args.digits} digits, unchanged to "
-              f"{ev.agreement_digits:.1f} digits at higher precision, {total:.1f}s)")
+              f"{ev.agreement_digits:.1f} digits at higher precision, {total:.1f} s CPU)")
     else:
         print(f"{model.label}  {_inputs_line(args, ('tau', 'k', 'loss'))}  ({args.digits} digits, {len(rows)} values "
-              f"sharing the k-independent work, {total:.1f}s)")
+              f"sharing the k-independent work, {total:.1f} s CPU)")
     for ev, results, gaps in rows:
         if len(rows) > 1:
             print(f" k = {ev.k}  (unchanged to {ev.agreement_digits:.1f} digits at higher precision)")

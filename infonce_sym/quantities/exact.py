@@ -174,7 +174,7 @@ class ExactValues:
     values: dict
     gaps: dict
     undefined: dict = field(default_factory=dict)
-    seconds: float = 0.0
+    seconds: float = 0.0                 # CPU (process time) of both passes
     agreement_digits: float = math.inf
 
     def as_strings(self) -> dict:
