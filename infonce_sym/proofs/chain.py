@@ -714,6 +714,37 @@ def _sign_refuted(e, strict) -> bool:
     return False
 
 
+def _real_refuted(e) -> bool:
+    """Whether an exact admissible point (each symbol at a finite one) gives ``e`` no finite real value (nan, zoo, an
+    infinity, or a value off the real line): SymPy's "real" has been wrong at poles (beta(x, x) at x = 0, -1, ...; a
+    42nd probe).  Expressions with sums over symbolic ranges, integrals, expectations or limits are not judged."""
+    if not isinstance(e, sp.Basic):
+        return False
+    frame = _guard_frame([e])
+    if frame is None:
+        return False
+    if frame == "unseen":
+        return True
+    (e,), symbols, pools = frame
+    pools = [[v for v in pool if v.is_finite] for pool in pools]      # (x - 1 at x = oo is no pole)
+    if any(not pool for pool in pools):
+        return True
+    for assignment in sympy_repairs.assignments(pools):
+        try:
+            value = e.xreplace(dict(zip(symbols, assignment)))
+            if value.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+                return True
+            number = value if value.is_Rational else sp.N(value, 30)
+            if not number.is_number:
+                continue
+            real, imaginary = number.as_real_imag()
+            if real.is_number and imaginary.is_number and abs(imaginary) > 1e-20 * max(1, abs(real)):
+                return True
+        except Exception:       # a point where SymPy cannot evaluate: no evidence either way
+            continue
+    return False
+
+
 def _symbol_facts(facts):
     """The entries of a fact table that give a symbol a value (z = 1): read as definitions by the exact-point guard."""
     return {k: v for k, v in (facts or {}).items() if isinstance(k, sp.Symbol)}
@@ -2644,8 +2675,10 @@ class ByCases:
             # a split on a random X holds pointwise, not for E[.] of it (E X E X^3 >= 0 "by cases X <= 0, X >= 0";
             # a probe, Dec 2026)
             return _fail("a case split of a claim about expectations needs deterministic conditions")
-        if not (g1.is_extended_real and g2.is_extended_real):
-            # x >= c or x <= c covers every real x only: sqrt(x) >= 0 / sqrt(x) <= 0 missed x < 0 (a probe, Dec 2026)
+        if not (g1.is_real and g2.is_real) or _real_refuted(g1):
+            # x >= c or x <= c covers every real x only: sqrt(x) >= 0 / sqrt(x) <= 0 missed x < 0 (a probe, Dec 2026);
+            # and every finite one: cot(x) >= 0 / cot(x) <= 0 missed x = 0, where cot is zoo (SymPy: extended real, and
+            # beta(x, x) real at its poles; a 42nd probe)
             return _fail("the cases are not exhaustive: a condition's sides are not known to be real")
         res = StepResult(True, "proved", "")
         for idx, (cond, chk) in enumerate(self.cases):

@@ -12,6 +12,8 @@ Dec 2026):
 * b**e irrational for an irrational b and any integer e (sqrt(2)**2 = 2): (x^2 - 2)^2 > 0 for an irrational x;
 * polygamma(n, z) positive (n odd) and finite for every real z, its poles 0, -1, -2 ... included:
   1/polygamma(1, y) > 0 (0 at y = 0);
+* beta(a, b) real (so finite) for every real a, b, the poles of Gamma included: 1/(1 + beta(e^x - 5/2)^2) > 0 (0 at
+  x = log(5/2); probe 42);
 * exp(x) positive and nonzero for an x declared extended negative, which may be -oo (exp(-oo) = 0): exp(-w) > 0;
 * LambertW(x, k) finite for every finite x, and of a branch k != 0 never real, while W_k(0) = -oo for k != 0 (and
   W_0(-1/e) = W_-1(-1/e) = -1 is real): 1/|W_1(m)| > 0 (0 at m = 0; a 34th probe);
@@ -129,6 +131,14 @@ def _polygamma_is_negative(self):
 def _polygamma_is_complex(self):
     z = self.args[1]
     return fuzzy_and([z.is_complex, fuzzy_not(fuzzy_and([z.is_nonpositive, z.is_integer]))])
+
+
+def _beta_is_real(self):
+    """beta(a, b) = Gamma(a) Gamma(b)/Gamma(a + b) is real (finite) for real a, b off the poles 0, -1, -2 ... of Gamma (1/Gamma
+    is entire); SymPy said real for every real a, b, its poles included (1/(1 + beta(e^x - 5/2)^2) > 0, 0 at
+    x = log(5/2); a 42nd probe)."""
+    a, b = self.args
+    return True if _polygamma_off_its_poles(a) and _polygamma_off_its_poles(b) else None
 
 
 _SYMPY_EXP_IS_EXTENDED_POSITIVE = sp.exp._eval_is_extended_positive
@@ -404,7 +414,7 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (sp.binomial, "nonnegative", _binomial_is_nonnegative), (sp.binomial, "integer", _binomial_is_integer),
            (sp.Pow, "rational", _pow_is_rational),
            (sp.polygamma, "positive", _polygamma_is_positive), (sp.polygamma, "negative", _polygamma_is_negative),
-           (sp.polygamma, "complex", _polygamma_is_complex),
+           (sp.polygamma, "complex", _polygamma_is_complex), (sp.beta, "real", _beta_is_real),
            (sp.exp, "extended_positive", _exp_is_extended_positive), (sp.exp, "zero", _exp_is_zero),
            (sp.LambertW, "finite", _lambertw_is_finite), (sp.LambertW, "extended_real", _lambertw_is_extended_real)]
 # functions whose construction rewrote f(-x) to -f(x) though f(0) != 0
