@@ -664,12 +664,23 @@ class _Sphere2Law:
             minus_one = -half_tau * (ein_gap + arb(0, (2 * rad).upper()))
             return 1 + minus_one, minus_one
         alpha = self.alpha
-        if a.mid() >= alpha.mid():
-            integral = self._at_midpoints(lambda s, x, y: _gamma_upper(s, x) - _gamma_upper(s, y), (alpha, a, b), bits)
+        spread = _arb_max(abs(a.log()), abs(b.log()))
+        if (alpha.upper() * (spread + 1)).mid() < arb(2) ** -(bits + 16):
+            # alpha = kappa tau below the working precision (kappa = 1e-300): the integral at alpha = 0, E1(a) - E1(b),
+            # whose change up to alpha, at most alpha max|log t| times the integral (t^alpha <= e^{alpha max|log t|}
+            # ~ 1), joins the radius below. Gamma(alpha, .) itself cancels about log2(1/alpha) bits (Gamma(alpha) ~
+            # 1/alpha), which took minutes at kappa = 1e-1000 (a probe, Dec 2026)
+            integral = self._at_midpoints(lambda x, y: _gamma_upper(_ZERO, x) - _gamma_upper(_ZERO, y), (a, b), bits)
+            rad = (-a).exp() / a * a.rad() + (-b).exp() / b * b.rad() + spread * abs(integral) * alpha.upper()
         else:
-            integral = self._at_midpoints(lambda s, x, y: _gamma_lower(s, y) - _gamma_lower(s, x), (alpha, a, b), bits)
-        rad = (((alpha - 1) * a.log() - a).exp() * a.rad() + ((alpha - 1) * b.log() - b).exp() * b.rad()
-               + _arb_max(abs(a.log()), abs(b.log())) * abs(integral) * alpha.rad())
+            if a.mid() >= alpha.mid():
+                integral = self._at_midpoints(lambda s, x, y: _gamma_upper(s, x) - _gamma_upper(s, y), (alpha, a, b),
+                                              bits)
+            else:
+                integral = self._at_midpoints(lambda s, x, y: _gamma_lower(s, y) - _gamma_lower(s, x), (alpha, a, b),
+                                              bits)
+            rad = (((alpha - 1) * a.log() - a).exp() * a.rad() + ((alpha - 1) * b.log() - b).exp() * b.rad()
+                   + spread * abs(integral) * alpha.rad())
         integral = integral + arb(0, (2 * rad).upper())
         return (self.log_prefactor + alpha * (self.log_mu - log_c)).exp() * integral, None
 

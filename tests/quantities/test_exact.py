@@ -879,3 +879,14 @@ def test_the_failing_quantity_is_named_with_the_check_s_own_floor():
                    "search_cross_entropy": mpmath.mpf(0)}, {})
         assert ex._agreement(first, second, 101) == 0.0
         assert ex._worst_quantity(first, second, 101) == "search_cross_entropy"
+
+
+@pytest.mark.parametrize("tau", [0.01, 0.1])
+def test_a_kappa_far_below_the_working_precision_is_the_uniform_model(tau):
+    """At d = 3 and kappa = 1e-1000 (a probe found the run still going after 10 minutes: Gamma(kappa tau, .) cancels
+    about log2(1/(kappa tau)) bits) the values are those of kappa = 0, a route of its own (alpha = 0: Ein and E1), to
+    every printed digit: they differ by O(kappa)."""
+    tiny, uniform = (exact_values(SphereModel(3, kappa), tau, k=5, digits=30) for kappa in ("1e-1000", 0))
+    for key in ("risk", "cross_entropy_limit", "search_cross_entropy"):
+        assert tiny.as_strings()[key] == uniform.as_strings()[key], key
+    assert tiny.agreement_digits >= 30
