@@ -943,8 +943,17 @@ def _print_section4(args, out):
         elif isinstance(value, (list, dict)) and len(str(value)) > 100:
             continue
         else:
-            print(f"  {key:<28} {jsonable(value)}")
+            print(f"  {key:<28} {_plain(jsonable(value))}")
     return 0
+
+
+def _plain(v) -> str:
+    """A value for the text output: a list as [a, b] (no Python quotes), a truth value as true / false (as in --json)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_plain(x) for x in v) + "]"
+    return str(v)
 
 
 MAX_TABLE_ROWS = 20
@@ -1108,6 +1117,15 @@ def cmd_derivations(args):
 
 # ------------------------------------------------------------------ the parser
 
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml), or "unknown" when run from a source tree not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("infonce-sym")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser():
     """The parser. A new subcommand: ``s = sub.add_parser(...)``, its options with ``real_option``,
     ``int_option``, ``choice_option``, ``path_option`` (or plain flags), ``s.set_defaults(func=...)``
@@ -1115,6 +1133,7 @@ def build_parser():
     p = _Parser(prog="infonce-sym", description="Symbolic-numeric companion to Whiteley (2026), "
                 "Similarity search generalisation in contrastive learning with InfoNCE loss. "
                 "Numbers are read as the decimals typed; bad input exits with status 2.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     v = sub.add_parser("verify", help="re-derive and re-check everything; write a report")

@@ -613,9 +613,10 @@ def compare_versions(model, other, tau, ks, samples: int = 2048, seed: int = 0, 
 # ------------------------------------------------------------------ report and plots
 def pool_text(result) -> str:
     """The pool's size and whether each anchor's own row is in it (a separate --negatives file has no own row)."""
+    rows = f"{result['pool_size']} row{'' if result['pool_size'] == 1 else 's'}"
     if result["pool"] == "negatives":
-        return f"{result['pool_size']} rows, a separate file: no anchor's own row"
-    return f"{result['pool_size']} rows per anchor, own row {'excluded' if result['exclude_own'] else 'included'}"
+        return f"{rows}, a separate file: no anchor's own row"
+    return f"{rows} per anchor, own row {'excluded' if result['exclude_own'] else 'included'}"
 
 
 def _fmt(x, digits=6):

@@ -1281,3 +1281,29 @@ def test_monte_carlo_figures_carry_their_interval_reliability_and_backend(capsys
     assert code == 0 and [float(x) for x in r["ci95"]] == pytest.approx([float(r["estimate"]) - half,
                                                                          float(r["estimate"]) + half], rel=1e-12)
     assert isinstance(r["ci95_reliable"], bool) and r["backend"] in ("numba", "numpy")
+
+
+def test_version_is_the_installed_distributions(capsys):
+    """`infonce-sym --version` prints the version pyproject.toml declares (read here with tomllib), exit 0."""
+    import tomllib
+    from pathlib import Path
+    declared = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["version"]
+    try:
+        code = main(["--version"])
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    assert code == 0 and out.strip() == f"infonce-sym {declared}" and err == ""
+
+
+def test_text_output_shows_lists_and_truth_values_as_the_json_does(capsys):
+    """rademacher's text lines: ci95 as [lo, hi] and complete as true/false (they were Python reprs, ['..', '..'] and
+    True), with the numbers of --json."""
+    argv = ["rademacher", "--k", "4", "--samples", "4", "--n", "5"]
+    code, out, _ = run(argv, capsys)
+    lines = {line.split()[0]: line.split(None, 1)[1] for line in out.splitlines() if line.startswith("  ") and line.split()}
+    code_json, out_json, _ = run(argv + ["--json"], capsys)
+    data = json.loads(out_json)["results"]
+    assert code == code_json == 0
+    assert lines["ci95"] == "[" + ", ".join(data["ci95"]) + "]"
+    assert lines["complete"] == ("true" if data["complete"] else "false")
