@@ -254,23 +254,39 @@ def _function_arguments(e) -> tuple:
 
 @functools.lru_cache(maxsize=8192)
 def _argument_roots(a, sym) -> tuple:
-    """The rational values of ``sym`` at which ``a``, a polynomial of degree 1 to 4 in ``sym`` alone, takes one of
-    _ARGUMENT_TARGETS (polynomial arguments: (k - 12)^2 - 1 is negative at k = 12 only; a 41st probe).  Rational roots
-    only: an irrational one costs exact arithmetic at every point, and a rewrite wrong over an interval meets the rational
-    points of the others and the fixed ones.  Integer and rational coefficients by factoring over Q (``ground_roots``),
-    others (sqrt(2) k - sqrt(2)) by ``roots``."""
+    """The values of ``sym`` at which ``a`` (in ``sym`` alone) takes one of _ARGUMENT_TARGETS:
+    * a polynomial of degree 1 to 4 (polynomial arguments: (k - 12)^2 - 1 is negative at k = 12 only; a 41st probe), or
+      a rational function whose numerator is one ((k + 12)/(k + 13)): rational roots only (an irrational one costs
+      exact arithmetic at every point, and a rewrite wrong over an interval meets the rational points of the others and
+      the fixed ones); integer and rational coefficients by factoring over Q (``ground_roots``), others (sqrt(2) k -
+      sqrt(2)) by ``roots``;
+    * an expression in which ``sym`` occurs once (e^x - 5/2, 2^k + 3, log(y) + 1): the real solutions ``solve`` finds by
+      inverting it (x = log(5/2)), irrational ones included: beta(e^x - 5/2) is zoo at x = log(5/2), which no fixed
+      point reached (a 42nd probe)."""
     out = []
     try:
-        if a.free_symbols != {sym} or not a.is_polynomial(sym):
+        if a.free_symbols != {sym}:
             return ()
-        poly = sp.Poly(a, sym)
-        if not 1 <= poly.degree() <= 4:
+        if a.is_polynomial(sym) or a.is_rational_function(sym):
+            numerator, denominator = sp.fraction(sp.together(a))
+            poly = sp.Poly(numerator, sym)
+            below = sp.Poly(denominator, sym)
+            if not 1 <= poly.degree() <= 4 or below.degree() > 4:
+                return ()
+            for t in _ARGUMENT_TARGETS:
+                shifted = poly - t * below
+                if shifted.is_zero:
+                    continue
+                found = shifted.ground_roots() if shifted.domain.is_ZZ or shifted.domain.is_QQ else sp.roots(shifted)
+                # each target's in ascending order; a root of the denominator is no value of a
+                out += sorted(v for v in found if v.is_rational and v not in out and below.eval(v) != 0)
+            return tuple(out)
+        if sum(1 for t in sp.preorder_traversal(a) if t == sym) != 1:
             return ()
         for t in _ARGUMENT_TARGETS:
-            shifted = poly - t
-            found = shifted.ground_roots() if shifted.domain.is_ZZ or shifted.domain.is_QQ else sp.roots(shifted)
-            out += sorted(v for v in found if v.is_rational and v not in out)        # each target's in ascending order
-    except (sp.PolynomialError, NotImplementedError, ValueError):  # pragma: no cover - no points from it
+            found = [v for v in sp.solve(a - t, sym) if v.is_number and v.is_real and v.is_finite]
+            out += [v for v in found[:3] if v not in out]
+    except (sp.PolynomialError, NotImplementedError, ValueError, TypeError):  # pragma: no cover - no points from it
         return ()
     return tuple(out)
 

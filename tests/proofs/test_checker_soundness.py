@@ -2674,6 +2674,23 @@ def test_argument_points_put_an_argument_at_its_small_values():
     assert sympy_repairs.argument_points([sp.sin(x ** 2 - 2)], x) == [-1, 1, 0]      # (x^2 - 2 = -1, -2; rational roots)
 
 
+def test_argument_points_invert_an_argument_its_symbol_occurs_in_once():
+    """Arguments not polynomial in the symbol: a rational function through its numerator ((k + 12)/(k + 13) = 0 at
+    k = -12, never at k = -13), and one the symbol occurs in once by inverting it (e^x - 5/2 = 0 at x = log(5/2)); the
+    sign guard alone then finds beta's pole there (before the beta repair, SymPy's 'real' proved the chain)."""
+    from infonce_sym.proofs import chain, sympy_repairs
+    x, k = sp.Symbol("x", real=True), sp.Symbol("k", integer=True)
+    f = sp.Function("f")
+    points = sympy_repairs.argument_points([f(sp.exp(x) - sp.Rational(5, 2))], x)
+    assert sp.log(sp.Rational(5, 2)) in points and -sp.log(2) in points          # e^x - 5/2 = 0 and = -2
+    assert all(sp.exp(v) - sp.Rational(5, 2) in (0, 1, -1, -2, sp.Rational(1, 2), sp.Rational(-1, 2), sp.Rational(2, 3))
+               for v in points)
+    rational = sympy_repairs.argument_points([f((k + 12) / (k + 13))], k)
+    assert -12 in rational and -11 in rational and -13 not in rational            # (at 1: no k; at -1: k = -25/2)
+    assert sympy_repairs.argument_points([f(2 ** k + 3)], k) == []              # 2^k + 3 > 1: no target is met
+    assert chain._sign_refuted(1 / (1 + sp.beta(sp.exp(x) - sp.Rational(5, 2)) ** 2), True)
+
+
 def test_the_numeric_limit_check_alone_refuses_a_limit_a_constant_away(monkeypatch):
     """With the argument rule switched off, the values at n = 10^8, 10^16, 10^32 refuse SymPy's wrong limits of erf and
     erfc on the diagonal (2 and 1 away); and true limits, slow ones included, pass it."""
