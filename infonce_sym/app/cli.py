@@ -84,7 +84,17 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", None, _Once)
         self.register("action", "store", _Once)
 
+    def parse_known_args(self, args=None, namespace=None):
+        self._arguments_given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):           # one line, status 2
+        if message.startswith("the following arguments are required"):
+            # a misspelt option (--ta for --tau) was reported only as the missing one (a probe, Dec 2026)
+            unknown = [a for a in getattr(self, "_arguments_given", []) if a.startswith("-") and len(a) > 1
+                       and not a[1].isdigit() and a.split("=")[0] not in self._option_string_actions]
+            if unknown:
+                message = f"unrecognized arguments: {' '.join(unknown)} ({message})"
         raise InputError("arguments", message)
 
 

@@ -1307,3 +1307,12 @@ def test_text_output_shows_lists_and_truth_values_as_the_json_does(capsys):
     assert code == code_json == 0
     assert lines["ci95"] == "[" + ", ".join(data["ci95"]) + "]"
     assert lines["complete"] == ("true" if data["complete"] else "false")
+
+
+def test_a_misspelt_option_is_named_beside_the_missing_one(capsys):
+    """--ta for --tau (options are not abbreviated): the line names --ta, not only the missing --tau; a negative number
+    given as a value is no option."""
+    line = refused(["risk", "--ta", "0.5", "--k", "16"], capsys)
+    assert "unrecognized arguments: --ta" in line and "--tau" in line
+    line = refused(["risk", "--k", "-3"], capsys)
+    assert "unrecognized" not in line and "--tau" in line
