@@ -658,14 +658,13 @@ def _guard_frame(exprs, names=()):
     exprs = [_short_sums_done(sp.sympify(e)) for e in exprs]
     if any(e.has(*_GUARD_OPAQUE) for e in exprs):
         return None
-    undefined = set().union(*(e.atoms(AppliedUndef) for e in exprs))
-    if undefined:
-        values = {u: sp.Dummy("value", **sympy_repairs.declared_facts(u)) for u in undefined}
+    values = sympy_repairs.undefined_as_symbols(exprs)
+    if values:
         exprs = [e.xreplace(values) for e in exprs]
     symbols = sorted(set().union(*(e.free_symbols for e in exprs)) - set(names), key=sp.default_sort_key)
     if not all(isinstance(x, sp.Symbol) for x in symbols):
         return None
-    pools = [sympy_repairs.admissible(x, sympy_repairs.with_argument_points(_GUARD_POINTS, exprs, x)) for x in symbols]
+    pools = sympy_repairs.point_pools(symbols, _GUARD_POINTS, exprs)
     if any(not pool for pool in pools):
         return "unseen"
     return exprs, symbols, pools
@@ -1833,8 +1832,7 @@ def _instance_refuted(lemma, kw, instance):
         #                      Lambda's variable)
     # an undefined function's value stands for a symbol of its declaration, in the values and the built forms alike
     # (Mod(-g(t), 2 g(t)) built as -g(t) for g integer-valued; a 39th probe, Dec 2026)
-    undefined = set().union(*(e.atoms(AppliedUndef) for e in exprs + values))
-    as_symbols = {u: sp.Dummy("value", **sympy_repairs.declared_facts(u)) for u in undefined}
+    as_symbols = sympy_repairs.undefined_as_symbols(exprs + values)
     if as_symbols:
         kw = {k: (v.xreplace(as_symbols) if isinstance(v, sp.Basic) else v) for k, v in kw.items()}
         forms = [sp.sympify(f).xreplace(as_symbols) for f in forms]
@@ -1847,8 +1845,7 @@ def _instance_refuted(lemma, kw, instance):
     symbols = sorted(set().union(*(e.free_symbols for e in exprs + values)), key=sp.default_sort_key)
     if not symbols or bound & set(symbols) or not all(isinstance(x, sp.Symbol) for x in symbols):
         return None
-    pools = [sympy_repairs.admissible(x, sympy_repairs.with_argument_points(_GUARD_POINTS, exprs + values, x))
-             for x in symbols]
+    pools = sympy_repairs.point_pools(symbols, _GUARD_POINTS, exprs + values)
     if any(not pool for pool in pools):
         return None
     derivation = lemma.derivation

@@ -312,6 +312,20 @@ def with_argument_points(points, exprs, sym) -> tuple:
     return tuple(extra) + tuple(v for v in points if v not in extra)
 
 
+def undefined_as_symbols(exprs) -> dict:
+    """Each undefined function's value in ``exprs`` (g(t)) mapped to a fresh symbol of its declaration (g integer and
+    negative: a negative integer symbol): what the checked rewrites here and the checker's exact-point guards read it as
+    (legendre(g(t) + 12, -1) was kept unchecked, no point giving g(1) a value; a 41st probe)."""
+    undefined = set().union(*(sp.sympify(e).atoms(AppliedUndef) for e in exprs))
+    return {u: sp.Dummy("value", **declared_facts(u)) for u in undefined}
+
+
+def point_pools(symbols, points, exprs) -> list:
+    """For each of ``symbols``, the points its declaration admits: the argument points of ``exprs`` first, then ``points``
+    (the checked rewrites here, the checker's exact-point guards)."""
+    return [admissible(x, with_argument_points(points, exprs, x)) for x in symbols]
+
+
 def admissible(sym, points) -> list:
     """The numbers of ``points`` that meet every declaration of ``sym`` (the checked rewrites here, the checker's
     exact-point guards)."""
@@ -369,15 +383,14 @@ def _checked_eval(function):
             return None
         # an undefined function's value stands for a symbol of its declaration (legendre(g(t) + 12, -1) was kept unchecked:
         # no point gave g(1) a value; a 41st probe, Dec 2026)
-        undefined = set().union(*(sp.sympify(a).atoms(AppliedUndef) for a in args))
-        if undefined:
-            values = {u: sp.Dummy("value", **declared_facts(u)) for u in undefined}
+        values = undefined_as_symbols(args)
+        if values:
             args, out = tuple(sp.sympify(a).xreplace(values) for a in args), sp.sympify(out).xreplace(values)
         symbols = sorted(set().union(*(sp.sympify(a).free_symbols for a in args)), key=sp.default_sort_key)
         if not symbols or not all(isinstance(x, sp.Symbol) for x in symbols):
             return out
         held = [sp.Function("f")(*args)]          # (its own arguments, read as those of a function)
-        pools = [admissible(x, with_argument_points(_EVAL_POINTS, held, x)) for x in symbols]
+        pools = point_pools(symbols, _EVAL_POINTS, held)
         if any(not pool for pool in pools):
             return None              # no point to check the rewrite at: not taken
         # every pair of values of two symbols (hermite_prob(y, -x) was built as (-1)^y hermite_prob(y, x), wrong only at
