@@ -670,7 +670,6 @@ def _guard_frame(exprs, names=()):
     return exprs, symbols, pools
 
 
-@functools.lru_cache(maxsize=8192)
 def _sign_refuted(e, strict) -> bool:
     """Whether an exact admissible point shows that SymPy's verdict e >= 0 (e > 0 when ``strict``) is wrong: a value
     < 0 (or 0 for ``strict``), no value (nan, zoo), or one off the real line.  SymPy's assumption handlers have
@@ -680,6 +679,20 @@ def _sign_refuted(e, strict) -> bool:
     undefined function's value stands for a symbol of its declaration (f positive: f(y) at 1, 2, 1/2 ...), and a
     Piecewise is evaluated at the point; an expression with sums, integrals, expectations or limits is not judged here
     (no exact value)."""
+    return _refuted_at_points(e, "positive" if strict else "nonnegative")
+
+
+def _real_refuted(e) -> bool:
+    """Whether an exact admissible point (each symbol at a finite one) gives ``e`` no finite real value (nan, zoo, an
+    infinity, or a value off the real line): SymPy's "real" has been wrong at poles (beta(x, x) at x = 0, -1, ...; a
+    42nd probe).  Expressions with sums over symbolic ranges, integrals, expectations or limits are not judged."""
+    return _refuted_at_points(e, "real")
+
+
+@functools.lru_cache(maxsize=8192)
+def _refuted_at_points(e, want) -> bool:
+    """``_sign_refuted`` (``want`` "nonnegative" or "positive") and ``_real_refuted`` ("real"): whether some exact
+    admissible point gives ``e`` a value that is not what SymPy said, or none."""
     if not isinstance(e, sp.Basic):
         return False
     frame = _guard_frame([e])
@@ -688,11 +701,15 @@ def _sign_refuted(e, strict) -> bool:
     if frame == "unseen":
         return True          # a declaration no point meets (odd and composite ...): SymPy's verdict is not taken unseen
     (e,), symbols, pools = frame
+    if want == "real":
+        pools = [[v for v in pool if v.is_finite] for pool in pools]      # (x - 1 at x = oo is no pole)
+        if any(not pool for pool in pools):
+            return True
     for assignment in sympy_repairs.assignments(pools):
         point = dict(zip(symbols, assignment))
         try:
             value = e.xreplace(point)
-            if value.has(sp.nan, sp.zoo):
+            if value.has(sp.nan, sp.zoo) or (want == "real" and value.has(sp.oo, -sp.oo)):
                 return True
             if value in (sp.oo, -sp.oo):
                 if value is -sp.oo:
@@ -706,38 +723,7 @@ def _sign_refuted(e, strict) -> bool:
                 continue
             if abs(imaginary) > 1e-20 * max(1, abs(real)):
                 return True          # off the real line (beyond the rounding of 30 digits)
-            if real < 0 or (strict and (value.is_zero or real == 0)):
-                return True
-        except Exception:       # a point where SymPy cannot evaluate: no evidence either way
-            continue
-    return False
-
-
-def _real_refuted(e) -> bool:
-    """Whether an exact admissible point (each symbol at a finite one) gives ``e`` no finite real value (nan, zoo, an
-    infinity, or a value off the real line): SymPy's "real" has been wrong at poles (beta(x, x) at x = 0, -1, ...; a
-    42nd probe).  Expressions with sums over symbolic ranges, integrals, expectations or limits are not judged."""
-    if not isinstance(e, sp.Basic):
-        return False
-    frame = _guard_frame([e])
-    if frame is None:
-        return False
-    if frame == "unseen":
-        return True
-    (e,), symbols, pools = frame
-    pools = [[v for v in pool if v.is_finite] for pool in pools]      # (x - 1 at x = oo is no pole)
-    if any(not pool for pool in pools):
-        return True
-    for assignment in sympy_repairs.assignments(pools):
-        try:
-            value = e.xreplace(dict(zip(symbols, assignment)))
-            if value.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
-                return True
-            number = value if value.is_Rational else sp.N(value, 30)
-            if not number.is_number:
-                continue
-            real, imaginary = number.as_real_imag()
-            if real.is_number and imaginary.is_number and abs(imaginary) > 1e-20 * max(1, abs(real)):
+            if want != "real" and (real < 0 or (want == "positive" and (value.is_zero or real == 0))):
                 return True
         except Exception:       # a point where SymPy cannot evaluate: no evidence either way
             continue
