@@ -2613,25 +2613,24 @@ ROUND_FORTY_ONE = [a_legendre_of_a_square_degree, a_legendre_of_a_square_degree_
                    a_bessel_of_an_undefined_order]
 
 
-def cases_on_a_cotangent():
-    # "sin(x)^2 > 0 for every real x" by cases cot x >= 0 / cot x <= 0 (sin^2 = 1/(1 + cot^2)): 0 at x = 0, where cot is
-    # zoo and neither case holds; SymPy calls cot(x) extended real (a 42nd probe, Dec 2026)
+def _cases_on_the_sign_of(name, f, q):
+    # "q(y) > 0 for every real y" by cases f(y) >= 0 / f(y) <= 0, q = 1/(1 + f^2) in each
     y = sp.Symbol("y", real=True)
     s_, t_ = sp.Symbol("s", nonnegative=True), sp.Symbol("t", nonnegative=True)
-    q = sp.sin(y) ** 2
-    return _one("R42a", q, "gt", 0, gt(q, 0), ByCases([
-        (ge(sp.cot(y), 0), NonNegative([1 / (1 + s_ ** 2)], {s_: sp.cot(y)})),
-        (le(sp.cot(y), 0), NonNegative([1 / (1 + t_ ** 2)], {t_: -sp.cot(y)}))]))
+    return _one(name, q(y), "gt", 0, gt(q(y), 0), ByCases([
+        (ge(f(y), 0), NonNegative([1 / (1 + s_ ** 2)], {s_: f(y)})),
+        (le(f(y), 0), NonNegative([1 / (1 + t_ ** 2)], {t_: -f(y)}))]))
+
+
+def cases_on_a_cotangent():
+    # sin(y)^2 = 1/(1 + cot(y)^2): 0 at y = 0, where cot is zoo and neither case holds; SymPy calls cot(y) extended real
+    # (a 42nd probe, Dec 2026)
+    return _cases_on_the_sign_of("R42a", sp.cot, lambda y: sp.sin(y) ** 2)
 
 
 def cases_on_a_tangent():
-    # "cos(x)^2 > 0 for every real x" by cases tan x >= 0 / tan x <= 0: 0 at x = pi/2, a point no guard tries
-    y = sp.Symbol("y", real=True)
-    s_, t_ = sp.Symbol("s", nonnegative=True), sp.Symbol("t", nonnegative=True)
-    q = sp.cos(y) ** 2
-    return _one("R42b", q, "gt", 0, gt(q, 0), ByCases([
-        (ge(sp.tan(y), 0), NonNegative([1 / (1 + s_ ** 2)], {s_: sp.tan(y)})),
-        (le(sp.tan(y), 0), NonNegative([1 / (1 + t_ ** 2)], {t_: -sp.tan(y)}))]))
+    # cos(y)^2 = 1/(1 + tan(y)^2): 0 at y = pi/2, a point no guard tries
+    return _cases_on_the_sign_of("R42b", sp.tan, lambda y: sp.cos(y) ** 2)
 
 
 def a_beta_function_beside_its_pole():
