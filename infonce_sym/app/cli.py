@@ -148,8 +148,10 @@ def _real_reader(flag, lo, hi, lo_open, hi_open, in_floats):
                                        f"doubles), got {shown(text)}, whose double is {float(value)!r}") from None
             if value != 0 and abs(float(value)) < sys.float_info.min:
                 # a subnormal double (5e-324) has lost its digits, and R/12 of a radius R of 5e-324 is 0
-                raise InputError(flag, f"must be a decimal in {rng} whose double is not subnormal (0 or at least "
-                                       f"2.2250738585072014e-308; this command computes in doubles), got {shown(text)}")
+                # (it named 0 as allowed, which no range of a double option holds: (0, 10] for --radius)
+                raise InputError(flag, f"must be a decimal in {rng} whose double is not subnormal (at least "
+                                       f"2.2250738585072014e-308 in size; this command computes in doubles), got "
+                                       f"{shown(text)}")
         return value
     return reader
 

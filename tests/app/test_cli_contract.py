@@ -1184,6 +1184,7 @@ def test_a_subnormal_double_is_refused_where_a_command_computes_in_doubles(argv,
     """radius 5e-324 passed '(0, 10] as a double too' and then divided by R/12 = 0."""
     line = refused(argv, capsys)
     assert "not subnormal" in line and argv[-2] in line
+    assert "(0 or" not in line            # 0 is in no such range: it was named as allowed
 
 
 def test_theorem1_at_the_smallest_normal_delta_has_a_finite_sample_term(capsys):
