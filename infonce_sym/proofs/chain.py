@@ -2673,9 +2673,11 @@ class ByCases:
                 return _fail(why)
             keep, used = [], []
             for p in sub.premises:
-                usable = p.kind not in ("definition", "circular", "bound") and p.rel is not None
+                # a premise said of every value of a variable (a lemma's "for every x") is not shown by a case, which
+                # holds at some of its values: each case's own instance was shown on its half-line only (a 43rd probe)
+                usable = p.kind not in ("definition", "circular", "bound") and p.rel is not None and not p.every
                 fact = next(((t, fr) for r, t, fr in facts if usable and premise_matches(p.rel, r)), None)
-                if _by_condition(p, cond):
+                if _by_condition(p, cond) and not p.every:
                     sub.discharges.append((p.text, f"case {cond}"))
                 elif fact is not None:
                     sub.discharges.append((p.text, f"case {cond}: {fact[0]}"))

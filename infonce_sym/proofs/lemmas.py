@@ -395,7 +395,7 @@ def darboux_lower_sum(index=None):
          "M": sp.Symbol("M", positive=True, integer=True)},
         lambda g, a, M: le(sp.Sum((a(k_) - a(k_ + 1)) * g(a(k_)), (k_, 1, M)), sp.Integral(g(_eps), (_eps, 0, a(1)))),
         lambda g, a, M: [ge(a(k_) - a(k_ + 1), 0), ge(a(M + 1), 0), ge(g(MONO_X), 0),
-                         ge(g(MONO_X) - g(MONO_X + MONO_H), 0)], bound=(MONO_X, MONO_H))
+                         ge(g(MONO_X) - g(MONO_X + MONO_H), 0)], bound=(MONO_X, MONO_H, k_))
 
 
 @_lib('elementary')
@@ -583,7 +583,7 @@ def ftc_antiderivative():
          "U": sp.Symbol("U", positive=True)},
         lambda F, f, U: eq(sp.Integral(f(e), (e, 0, U)), F(U)),
         lambda F, f, U: [eq(sp.diff(F(e), e), f(e)), eq(sp.Limit(F(e), e, 0, "+"), 0)] + smooth_conditions(F, _y),
-        bound=(_y,))
+        bound=(_y, e))
 
 
 @_lib('elementary')
@@ -910,7 +910,7 @@ def integral_monotone():
         "monotonicity of the integral", "f <= g on [0, 1] implies int_0^1 f <= int_0^1 g",
         {"f": sp.Lambda(_u, sp.Function("f")(_u)), "g": sp.Lambda(_u, sp.Function("g")(_u))},
         lambda f, g: le(sp.Integral(f(_ci), (_ci, 0, 1)), sp.Integral(g(_ci), (_ci, 0, 1))),
-        lambda f, g: [ge(g(_ci) - f(_ci), 0)])
+        lambda f, g: [ge(g(_ci) - f(_ci), 0)], bound=(_ci,))
 
 
 @_lib('elementary')

@@ -2644,6 +2644,106 @@ def a_beta_function_beside_its_pole():
 ROUND_FORTY_TWO = [cases_on_a_cotangent, cases_on_a_tangent, a_beta_function_beside_its_pole]
 
 
+def a_for_every_hypothesis_split_into_two_instances():
+    # "0 <= int_0^{3/2} (e - 1) de" (it is -3/8) by cases x >= 1 / x <= 1 on integral_nonnegative's bound variable: each
+    # case a different g, whose "g(x) >= 0 for every x" the case showed on its half-line only (a 43rd probe, Dec 2026)
+    big_x, u_ = L.MONO_X, sp.Symbol("u", real=True)
+    e_, b_ = sp.Symbol("e", real=True), sp.Rational(3, 2)
+    s1, s2 = sp.Symbol("s1", nonnegative=True), sp.Symbol("s2", nonnegative=True)
+    integral = sp.Integral(e_ - 1, (e_, 0, b_))
+    first = ByLemma(L.integral_nonnegative(), {"g": sp.Lambda(u_, u_ - 1), "b": b_},
+                    hyp_checks={1: NonNegative([s1], {s1: big_x - 1})})
+    second = ByLemma(L.integral_nonnegative(), {"g": sp.Lambda(u_, sp.Rational(8, 3) * (1 - u_) * u_ ** 2), "b": b_},
+                     hyp_checks={1: NonNegative([sp.Rational(8, 3) * s2 * big_x ** 2], {s2: 1 - big_x})})
+    return _one("R43a", sp.Integer(0), "le", integral, le(0, integral),
+                ByCases([(ge(big_x, 1), first), (le(big_x, 1), second)]))
+
+
+def a_pointwise_hypothesis_split_into_two_instances():
+    # "3/4 <= 1/2" by cases on integral_monotone's variable c (not in its bound variables): f = 3/4 <= g = c for
+    # c >= 3/4, and another g (integral 1/2) for c <= 3/4
+    u_, c_ = sp.Symbol("u", real=True), sp.Symbol("c", real=True)
+    s1, s2 = sp.Symbol("s1", nonnegative=True), sp.Symbol("s2", nonnegative=True)
+    three_quarters = sp.Rational(3, 4)
+    other = sp.Lambda(u_, three_quarters + 15 * (three_quarters - u_) * u_ ** 4)
+    first = ByLemma(L.integral_monotone(), {"f": sp.Lambda(u_, three_quarters), "g": sp.Lambda(u_, u_)},
+                    hyp_checks={0: NonNegative([s1], {s1: c_ - three_quarters})})
+    second = ByLemma(L.integral_monotone(), {"f": sp.Lambda(u_, three_quarters), "g": other},
+                     hyp_checks={0: NonNegative([15 * s2 * c_ ** 4], {s2: three_quarters - c_})})
+    return _one("R43b", three_quarters, "le", sp.Rational(1, 2), le(three_quarters, sp.Rational(1, 2)),
+                ByCases([(ge(c_, three_quarters), first), (le(c_, three_quarters), second)]))
+
+
+def a_pointwise_hypothesis_assumed_at_one_value():
+    # "3/4 <= 1/2" from integral_monotone with f = 3/4, g = c, its hypothesis c - 3/4 >= 0 discharged by an assumption
+    # "c >= 3/4": true at c = 1, where the statement is still false
+    u_, c_ = sp.Symbol("u", real=True), sp.Symbol("c", real=True)
+    three_quarters = sp.Rational(3, 4)
+    return _one("R43c", three_quarters, "le", sp.Rational(1, 2), le(three_quarters, sp.Rational(1, 2)),
+                ByLemma(L.integral_monotone(), {"f": sp.Lambda(u_, three_quarters), "g": sp.Lambda(u_, u_)}),
+                assumptions=[Assumption("c >= 3/4", ge(c_, three_quarters))])
+
+
+def an_antiderivative_assumed_at_one_point():
+    # "6 = 3" by the FTC with F(u) = u, f(u) = 2u - 1 on (0, 3]: F' = f only at epsilon = 1, which an assumption says
+    u_, eps = sp.Symbol("u", real=True), sp.Symbol("epsilon", positive=True)
+    check = ByLemma(L.ftc_antiderivative(), {"F": sp.Lambda(u_, u_), "f": sp.Lambda(u_, 2 * u_ - 1), "U": 3},
+                    hyp_checks={1: LimitCheck()})
+    return _one("R43d", sp.Integer(6), "eq", 3, eq(6, 3), check,
+                assumptions=[Assumption("2 epsilon - 1 = 1", eq(2 * eps - 1, 1))])
+
+
+def a_non_increasing_sequence_assumed_at_one_index():
+    # "16/3 <= log 3" from the lower Darboux sum with a = (1, -1, 1), g(u) = 1/(u + 1/2): "a_k >= a_{k+1}" is needed for
+    # every k <= M and an assumption gives it at k = 1 only
+    u_, k_ = sp.Symbol("u", real=True), L.CHAIN_K
+    g, a = sp.Lambda(u_, 1 / (u_ + sp.Rational(1, 2))), sp.Lambda(k_, -(-1) ** k_)
+    lemma = L.darboux_lower_sum()
+    total = lemma.instantiate({"g": g, "a": a, "M": 2})[0].lhs
+    return _one("R43e", sp.Rational(16, 3), "le", sp.log(3), le(sp.Rational(16, 3), sp.log(3)),
+                ByLemma(lemma, {"g": g, "a": a, "M": 2}, facts={total: sp.Rational(16, 3)}),
+                assumptions=[Assumption("the sum", eq(total, sp.Rational(16, 3))),
+                             Assumption("a_k >= a_{k+1}", ge(-2 * (-1) ** k_, 0))])
+
+
+ROUND_FORTY_THREE = [a_for_every_hypothesis_split_into_two_instances, a_pointwise_hypothesis_split_into_two_instances,
+                     a_pointwise_hypothesis_assumed_at_one_value, an_antiderivative_assumed_at_one_point,
+                     a_non_increasing_sequence_assumed_at_one_index]
+
+
+def test_every_library_lemma_binds_the_variables_its_conclusion_binds():
+    """A hypothesis at a variable the conclusion integrates, sums or takes a limit over (integral_monotone's c, the FTC's
+    epsilon, the Darboux sum's k) is said of every value of it: the variable must be among the lemma's bound ones, else an
+    assumption true at one value discharged it (a 43rd probe, Dec 2026).  Every factory of the library that needs no
+    argument is built at its own parameters."""
+    import inspect
+    from infonce_sym.proofs.chain import Lemma as LemmaClass
+    lemmas = []
+    for name, factory in sorted(vars(L).items()):
+        if name.startswith("_") or not inspect.isfunction(factory):
+            continue
+        try:
+            lemma = factory()
+        except TypeError:            # a factory that needs arguments
+            continue
+        if isinstance(lemma, LemmaClass) and lemma.hypotheses is not None:
+            lemmas.append((name, lemma))
+    assert len(lemmas) > 40
+    leaks = []
+    for name, lemma in lemmas:
+        conclusion = sp.sympify(lemma.conclusion(**lemma.params))
+        binders = set()
+        for t in sp.preorder_traversal(conclusion):
+            if isinstance(t, (sp.Integral, sp.Sum, sp.Product)):
+                binders |= {lim[0] for lim in t.limits}
+            elif isinstance(t, sp.Limit):
+                binders.add(t.args[1])
+        said = set().union(*(sp.sympify(h).free_symbols for h in lemma.hypotheses(**lemma.params)))
+        if (binders & said) - set(lemma.bound or ()):
+            leaks.append((name, (binders & said) - set(lemma.bound or ())))
+    assert not leaks, leaks
+
+
 def test_a_case_split_on_conditions_without_a_value_somewhere_is_not_exhaustive():
     """arg(x) >= 0 / arg(x) <= 0 cover no real x = 0 (arg(0) is nan, though SymPy declares arg real): the split is refused
     although its claim, x^2 >= 0, is true; a split on x - 1 is not."""
@@ -2966,7 +3066,7 @@ def _false_chains():
             + ROUND_TWENTY_SIX + ROUND_TWENTY_SEVEN + ROUND_TWENTY_EIGHT + ROUND_TWENTY_NINE + ROUND_THIRTY
             + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE + ROUND_THIRTY_FOUR
             + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX + ROUND_THIRTY_SEVEN + ROUND_THIRTY_EIGHT
-            + ROUND_THIRTY_NINE + ROUND_FORTY + ROUND_FORTY_ONE + ROUND_FORTY_TWO)
+            + ROUND_THIRTY_NINE + ROUND_FORTY + ROUND_FORTY_ONE + ROUND_FORTY_TWO + ROUND_FORTY_THREE)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
