@@ -637,6 +637,12 @@ class _Sphere2Law:
             flint.ctx.prec = prec
         return value + arb(0, tail.upper())
 
+    def _e1_gap(self, a, b, bits):
+        """(E1(a) - E1(b) = int_a^b e^{-t} dt/t at the midpoints of a, b to ``bits`` bits, the first-order effect of their
+        radii): the integral at alpha = 0."""
+        integral = self._at_midpoints(lambda x, y: _expint1_raised(x, E1_LOST_BITS) - _expint1(y), (a, b), bits)
+        return integral, (-a).exp() / a * a.rad() + (-b).exp() / b * b.rad()
+
     def _transform_minus_one(self, c, bits):
         """(E e^{-cX}, E e^{-cX} - 1), the second None unless it is formed without cancellation
         (alpha = 0, a < 1, or by the moment series for small c); the integral's value at the midpoints
@@ -655,9 +661,7 @@ class _Sphere2Law:
         half_tau = self.tau / 2
         if self.alpha.is_zero():
             if a.mid() >= 1:
-                integral = self._at_midpoints(lambda x, y: _expint1_raised(x, E1_LOST_BITS) - _expint1(y), (a, b),
-                                              bits)
-                rad = (-a).exp() / a * a.rad() + (-b).exp() / b * b.rad()
+                integral, rad = self._e1_gap(a, b, bits)
                 return half_tau * (integral + arb(0, (2 * rad).upper())), None
             ein_gap = self._at_midpoints(lambda x, y: _ein(y) - _ein(x), (a, b), bits)
             rad = -(-a).expm1() / a * a.rad() - (-b).expm1() / b * b.rad()       # d/dt Ein = (1 - e^-t)/t
@@ -670,8 +674,8 @@ class _Sphere2Law:
             # whose change up to alpha, at most alpha max|log t| times the integral (t^alpha <= e^{alpha max|log t|}
             # ~ 1), joins the radius below. Gamma(alpha, .) itself cancels about log2(1/alpha) bits (Gamma(alpha) ~
             # 1/alpha), which took minutes at kappa = 1e-1000 (a probe, Dec 2026)
-            integral = self._at_midpoints(lambda x, y: _gamma_upper(_ZERO, x) - _gamma_upper(_ZERO, y), (a, b), bits)
-            rad = (-a).exp() / a * a.rad() + (-b).exp() / b * b.rad() + spread * abs(integral) * alpha.upper()
+            integral, rad = self._e1_gap(a, b, bits)
+            rad += spread * abs(integral) * alpha.upper()
         else:
             if a.mid() >= alpha.mid():
                 integral = self._at_midpoints(lambda s, x, y: _gamma_upper(s, x) - _gamma_upper(s, y), (alpha, a, b),

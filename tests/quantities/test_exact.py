@@ -884,8 +884,9 @@ def test_the_failing_quantity_is_named_with_the_check_s_own_floor():
 @pytest.mark.parametrize("tau", [0.01, 0.1])
 def test_a_kappa_far_below_the_working_precision_is_the_uniform_model(tau):
     """At d = 3 and kappa = 1e-1000 (a probe found the run still going after 10 minutes: Gamma(kappa tau, .) cancels
-    about log2(1/(kappa tau)) bits) the values are those of kappa = 0, a route of its own (alpha = 0: Ein and E1), to
-    every printed digit: they differ by O(kappa)."""
+    about log2(1/(kappa tau)) bits) the values are those of kappa = 0 to every printed digit: they differ by O(kappa).
+    The kappa = 0 route shares only the E1 difference at a >= 1 (``_e1_gap``): it takes Ein below 1 and its own
+    prefactor tau/2, where the tiny kappa takes E1 everywhere and the vMF prefactor."""
     tiny, uniform = (exact_values(SphereModel(3, kappa), tau, k=5, digits=30) for kappa in ("1e-1000", 0))
     for key in ("risk", "cross_entropy_limit", "search_cross_entropy"):
         assert tiny.as_strings()[key] == uniform.as_strings()[key], key
