@@ -223,6 +223,14 @@ def _load(files, keys, columns):
 
 
 # ------------------------------------------------------------------ run
+def _inputs_as_typed(args) -> dict:
+    """The options as typed, defaults included (as the other commands' JSON gives them)."""
+    typed = getattr(args, "typed", {})
+    return {name: typed.get(name, value) for name, value in vars(args).items()
+            if value is not None and not name.startswith("_")
+            and name not in ("command", "func", "json", "typed", "given", "progress")}
+
+
 def run(args) -> int:
     from ..quantities import empirical as emp
     from . import embeddings as app
@@ -329,6 +337,7 @@ def run(args) -> int:
         command = "infonce-sym embeddings " + " ".join(_argv_shown())
         result["written"] = [str(p) for p in app.write_report(result, out_dir, command)]
     if args.json:
+        result = {"command": "embeddings", "inputs": _inputs_as_typed(args), **result}
         print(json.dumps(result, indent=1, allow_nan=False, default=str))
     else:
         _print_text(result)

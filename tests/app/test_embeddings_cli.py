@@ -287,6 +287,12 @@ def test_json_numbers_against_brute_force_and_the_bounds(tmp_path, capsys):
     for key in ("n", "dim", "tau", "normalised", "cross_entropy_limit", "c1", "c2", "by_k", "k_for_gap"):
         assert key in r
     assert (r["n"], r["dim"], r["tau"], r["normalised"]) == (5, 3, "0.25", True)
+    # the command and its options as typed, defaults included, as the other commands' JSON has them
+    assert r["command"] == "embeddings"
+    assert r["inputs"] == {"anchors": str(tmp_path / "a.npy"), "positives": str(tmp_path / "p.npy"), "tau": "0.25",
+                           "k": "1,2,3,1000", "samples": "2000", "out": str(tmp_path / "rep"), "loss": "infonce",
+                           "exclude_own": False, "seed": "0", "no_tau_sweep": False, "memory_limit": "2GB",
+                           "max_seconds": "600"}
     model = emp.make_pairs(a, p)
     ce = np.mean([-model.anchors[i] @ model.positives[i] / 0.25
                   + math.log(np.mean(np.exp(model.anchors[i] @ model.pool.T / 0.25))) for i in range(5)])
