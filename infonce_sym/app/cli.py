@@ -717,7 +717,7 @@ def cmd_risk(args):
 
 
 def cmd_mc(args):
-    from ..quantities.montecarlo import GAPS, MIN_INTERVAL_SAMPLES, interval_doubt, monte_carlo
+    from ..quantities.montecarlo import GAPS, interval_doubt, monte_carlo
     model = _build_model(args)
     with StopAtMaxSeconds(args):
         result = monte_carlo(model, args.tau, args.k, args.samples, args.seed, loss=args.loss)   # tau as typed
@@ -742,9 +742,7 @@ def cmd_mc(args):
         else:
             lo, hi = r["ci95"]
             doubt = "" if r.get("ci95_reliable", True) else (
-                f"  (not a 95% interval: {interval_doubt(r)}"
-                + ("; a heavy tail the sample has barely seen" if r["samples"] >= MIN_INTERVAL_SAMPLES else "")
-                + "; `infonce-sym risk` gives the exact value)")
+                f"  (not a 95% interval: {interval_doubt(r)}; `infonce-sym risk` gives the exact value)")
             est, se = float(r["estimate"]), float(r["stderr"])
             # enough digits that the interval's ends differ (two digits of its half-width: the standard error's
             # multiple, or the rounding bound alone when every tuple gave one value), at least 8

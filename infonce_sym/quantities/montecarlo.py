@@ -450,7 +450,9 @@ def sampled_result(n, mean, m2, m3=None) -> dict:
 
 def interval_doubt(result) -> str:
     """Why a sampled quantity's 95% interval is not reliable (``normal_approximation``, ``unseen_anchors``), in
-    words."""
+    words.  Only the reasons that are a skewness say that a heavy tail may be barely seen: a sample whose values agree
+    to rounding has seen no tail at all (a one-state model's every tuple is the same number; a probe, Dec 2026)."""
+    tail = "; a heavy tail the sample has barely seen"
     n = result["samples"]
     if n < MIN_INTERVAL_SAMPLES:
         return f"{n} samples, fewer than the {MIN_INTERVAL_SAMPLES} it needs"
@@ -467,15 +469,15 @@ def interval_doubt(result) -> str:
     if g1 is not None and not n > COCHRAN_FACTOR * g1 * g1:
         return (f"the model's own skewness of the per-tuple value is {g1:.3g} (the sample's {float(result['skewness']):.3g}"
                 f" has not seen its rare tail), and Cochran's rule asks for more than "
-                f"{math.ceil(COCHRAN_FACTOR * g1 * g1)} samples")
+                f"{math.ceil(COCHRAN_FACTOR * g1 * g1)} samples{tail}")
     unseen = result.get("unseen_anchors")
     if unseen is not None and unseen["skewness_bound"] ** 2 * COCHRAN_FACTOR >= n:
         return (f"the anchors drawn miss states of pi-mass {unseen['mass']:.3g}, where the per-tuple "
                 f"values can lie up to {unseen['distance']:.3g} from the mean: a skewness up to "
                 f"{unseen['skewness_bound']:.3g}, and Cochran's rule asks for more than "
-                f"{result['samples_for_normal_interval']} samples")
+                f"{result['samples_for_normal_interval']} samples{tail}")
     return (f"skewness {float(result['skewness']):.3g}, and Cochran's rule asks for more than 25 x skewness^2 = "
-            f"{result['samples_for_normal_interval']} samples")
+            f"{result['samples_for_normal_interval']} samples{tail}")
 
 
 def normal_approximation(n, m2, m3, mean=0.0) -> dict:

@@ -88,7 +88,7 @@ def test_mc_says_when_its_interval_is_not_a_95_percent_interval(capsys):
             "--seed", "5"]
     assert main(args) == 0
     line = next(t for t in capsys.readouterr().out.splitlines() if t.strip().startswith("risk"))
-    assert "not a 95% interval" in line and "Cochran" in line
+    assert "not a 95% interval" in line and "Cochran" in line and "a heavy tail the sample has barely seen" in line
     lo, hi = line.split("95% [")[1].split("]")[0].split(", ")
     assert float(lo) < float(hi)
     assert main(args + ["--json"]) == 0
@@ -100,6 +100,20 @@ def test_mc_says_when_its_interval_is_not_a_95_percent_interval(capsys):
     assert not float(lo) <= exact <= float(hi)
     assert main(["mc", "--tau", "0.5", "--k", "8", "--samples", "4000", "--seed", "3"]) == 0
     assert "not a 95% interval" not in capsys.readouterr().out
+
+
+def test_mc_on_a_one_state_model_says_its_sample_saw_no_tail(capsys, tmp_path):
+    """Every tuple of a one-state model gives the same number, log(1 + 1/k) (k = 4: log(5/4)): the interval is not
+    called a 95% one because the sample measures no spread, and the text no longer adds "a heavy tail the sample has
+    barely seen", which it said of every unreliable interval (this sample saw no tail at all; a probe, Dec 2026)."""
+    spec = tmp_path / "one.json"
+    spec.write_text(json.dumps({"pi": [1], "M": [[1]], "embedding": [[1]]}))
+    assert main(["mc", "--model", "finite", "--spec", str(spec), "--tau", "0.5", "--k", "4", "--samples", "100",
+                 "--seed", "1"]) == 0
+    line = next(t for t in capsys.readouterr().out.splitlines() if t.strip().startswith("risk"))
+    assert "measures no spread" in line and "heavy tail" not in line
+    lo, hi = line.split("95% [")[1].split("]")[0].split(", ")
+    assert float(lo) <= float(mpmath.log(mpmath.mpf(5) / 4)) <= float(hi)
 
 
 def test_expand_matches_the_gap_at_large_k(capsys):
