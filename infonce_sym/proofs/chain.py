@@ -697,7 +697,7 @@ def _refuted_at_points(e, want) -> bool:
         return False
     frame = _guard_frame([e])
     if frame is None:
-        return False
+        return _inner_facts_refuted(e)
     if frame == "unseen":
         return True          # a declaration no point meets (odd and composite ...): SymPy's verdict is not taken unseen
     (e,), symbols, pools = frame
@@ -727,6 +727,29 @@ def _refuted_at_points(e, want) -> bool:
                 return True
         except Exception:       # a point where SymPy cannot evaluate: no evidence either way
             continue
+    return False
+
+
+# the wrappers whose sign and reality SymPy reads off their inner expression (E[X] >= 0 from X >= 0; a sum or product over
+# a symbolic range from its summand or factor), which the guard cannot evaluate whole
+_FACTS_THROUGH = (Expectation, sp.Sum, sp.Product)
+# (SymPy's fact of the inner expression, the expression the guard judges, what it must be)
+_INNER_FACTS = (("positive", 1, "positive"), ("nonnegative", 1, "nonnegative"), ("negative", -1, "positive"),
+                ("nonpositive", -1, "nonnegative"), ("real", 1, "real"))
+
+
+def _inner_facts_refuted(e) -> bool:
+    """Whether a fact that SymPy holds of the argument of an expectation, or of the summand of a sum (or factor of a
+    product), in ``e`` is refuted at exact points: the wrapper's sign is read off it, and the guard cannot evaluate the
+    wrapper.  E[(1/S(sqrt X))^2] >= 0 and sum_{j <= K} (1/S(sqrt(x j)))^2 >= 0 were proved for X, x < 0 (SymPy read the
+    Fresnel S infinite off the real line, so its reciprocal 0); at X = -1 the square is -1/S(1)^2 = -5.2 (a 44th probe,
+    Dec 2026).  The inner expression is judged as the guard judges a bare one (its own wrappers in turn)."""
+    for t in sp.preorder_traversal(e):
+        if isinstance(t, _FACTS_THROUGH):
+            inner = t.args[0]
+            for fact, sign, want in _INNER_FACTS:
+                if getattr(inner, "is_" + fact) and _refuted_at_points(sign * inner, want):
+                    return True
     return False
 
 

@@ -50,6 +50,7 @@ from sympy.concrete.expr_with_limits import ExprWithLimits
 from sympy.core.assumptions import _assume_defined as _ASSUME_DEFINED
 from sympy.core.function import AppliedUndef
 from sympy.core.logic import fuzzy_and, fuzzy_not, fuzzy_or
+from sympy.functions.special.error_functions import FresnelIntegral
 
 
 def _rational_unless_at(exception):
@@ -139,6 +140,12 @@ def _beta_is_real(self):
     x = log(5/2); a 42nd probe)."""
     a, b = self.args
     return True if _polygamma_off_its_poles(a) and _polygamma_off_its_poles(b) else None
+
+
+def _fresnel_is_finite(self):
+    """S(z) and C(z) are entire: finite at every finite z.  SymPy read them finite exactly where real, so infinite off the
+    real line, and 1/S(sqrt(x))^2 (x < 0) zero and nonnegative, though it is -1/S(1)^2 = -5.2 at x = -1 (a 44th probe)."""
+    return True if self.args[0].is_finite else None
 
 
 _SYMPY_EXP_IS_EXTENDED_POSITIVE = sp.exp._eval_is_extended_positive
@@ -445,7 +452,8 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (sp.polygamma, "positive", _polygamma_is_positive), (sp.polygamma, "negative", _polygamma_is_negative),
            (sp.polygamma, "complex", _polygamma_is_complex), (sp.beta, "real", _beta_is_real),
            (sp.exp, "extended_positive", _exp_is_extended_positive), (sp.exp, "zero", _exp_is_zero),
-           (sp.LambertW, "finite", _lambertw_is_finite), (sp.LambertW, "extended_real", _lambertw_is_extended_real)]
+           (sp.LambertW, "finite", _lambertw_is_finite), (sp.LambertW, "extended_real", _lambertw_is_extended_real),
+           (FresnelIntegral, "finite", _fresnel_is_finite)]
 # functions whose construction rewrote f(-x) to -f(x) though f(0) != 0
 ODD_AWAY_FROM_ZERO = (sp.acot, sp.acoth)
 
