@@ -3173,6 +3173,26 @@ def test_a_product_up_to_a_symbolic_integer_is_judged_in_seconds():
     assert out.stdout.split() == ["failed", "failed", "proved", "failed"], out.stderr[-500:]
 
 
+def test_an_identity_with_an_undefined_function_beside_a_divergent_integral_is_judged_in_seconds():
+    """F(y) (int_0^{3/4} pi sec^2(pi c) dc + 1) = 0 by DoitIdentity: SymPy's antiderivative across the pole says the
+    integral is -1 (it diverges), and the spot check's evalf, which can give F(y) no value anyway, raised its precision
+    for minutes (a 44th probe, Dec 2026).  Refused in seconds now; a true identity with F is still proved."""
+    import subprocess
+    import sys
+    code = """if True:
+        import sympy as sp
+        from infonce_sym.proofs.chain import Derivation, DoitIdentity, Step, eq
+        c, y = sp.Symbol("c", real=True), sp.Symbol("y", real=True)
+        F = sp.Function("F", positive=True)
+        divergent = sp.Integral(sp.pi * (1 + sp.tan(sp.pi * c) ** 2), (c, 0, sp.Rational(3, 4)))
+        def verdict(lhs, rhs):
+            return Derivation("D", "", "", lhs, "eq", rhs, [Step("a", "", eq(lhs, rhs), "", DoitIdentity())]).run().verdict
+        print(verdict(F(y) * (divergent + 1), 0), verdict(F(y) * sp.Derivative(y ** 2, y), 2 * y * F(y)))
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["failed", "proved"], out.stderr[-500:]
+
+
 def test_a_value_that_is_nan_at_the_spot_points_is_no_zero():
     # abs(nan) > 1e-15 is False: nan counted as a vanishing difference in both numeric guards (a 28th probe, Dec 2026)
     from infonce_sym.proofs.chain import numerically_zero
