@@ -33,6 +33,7 @@ TAU_SWEEP_FACTORS = (0.5, 0.7, 1.0, 1.4, 2.0)
 TAU_SWEEP_FACTORS_LARGE = (0.5, 1.0, 2.0)
 LARGE = 4e7                     # n * pool above which the DCL tables and the long tau sweep are opt-in
 MC_MAX_K = 4096
+K_FOR_GAP_MAX_POWER = 39        # the k-for-gap search's doubling grid ends at 2^39
 
 
 # ------------------------------------------------------------------ the registered statements
@@ -433,7 +434,7 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
             return np.abs(getattr(emp.gaps_at(tab, kk, with_dcl=with_dcl), name))
         s2, _ = run.evaluate([tau_f], kk, (), with_dcl)     # one more pass over the anchors (main tau only)
         return np.abs(getattr(_gap_values(s2[0], kk, n, with_dcl), name))
-    k_for = emp.k_for_gap_search(evaluate, GAP_THRESHOLDS, 39, scan)
+    k_for = emp.k_for_gap_search(evaluate, GAP_THRESHOLDS, K_FOR_GAP_MAX_POWER, scan)
     stage("k_for_gap")
     out = {
         "n": n, "dim": dim, "tau": str(tau), "loss": loss,
@@ -446,6 +447,8 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
         "by_k": by_k,
         "k_for_gap": {str(t): v for t, v in k_for.items()},
         "k_for_gap_loss": loss,
+        # null in k_for_gap: not below the threshold by this k (the text says "> 2^39")
+        "k_for_gap_search_limit": 2 ** K_FOR_GAP_MAX_POWER,
         "method": ("transform route E log S = int (e^-t - E e^-tS) dt/t per anchor, float64, trapezoid "
                    f"in log t with step {emp.STEP} (error bound: |T_h - T_2h| + rounding + neglected terms)"),
     }
@@ -730,8 +733,8 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
         lines += ["", "Beside it, the default model (each anchor's own row included in its pool): ∫CE = "
                   f"{shown(own['cross_entropy_limit'], own['cross_entropy_limit_error_bound'])}; ∫CE − R(k) at " +
                   ", ".join(f"k = {x['k']}: {x['gap']:.6g} (± {x['gap_error_bound']:.1e})" for x in own["by_k"]) + "."]
-    lines += ["", f"k at which |∫CE − {'R~' if result['k_for_gap_loss'] == 'dcl' else 'R'}| falls below a threshold (and stays below on the doubling grid up to 2^39): " +
-              ", ".join(f"{t}: {v if v is not None else '> 2^39'}" for t, v in result["k_for_gap"].items()), ""]
+    lines += ["", f"k at which |∫CE − {'R~' if result['k_for_gap_loss'] == 'dcl' else 'R'}| falls below a threshold (and stays below on the doubling grid up to 2^{K_FOR_GAP_MAX_POWER}): " +
+              ", ".join(f"{t}: {v if v is not None else f'> 2^{K_FOR_GAP_MAX_POWER}'}" for t, v in result["k_for_gap"].items()), ""]
     if result.get("monte_carlo"):
         lines += ["## Monte Carlo cross-check", "", "| k | exact gap | MC gap | std. error | z | verdict |",
                   "|---|---|---|---|---|---|"]

@@ -371,8 +371,9 @@ def _print_text(r):
               f"{row['prop1_lower']:>10.4g} {up:>10.4g} "
               f"{exp if isinstance(exp, str) else format(exp, '.6g'):>12} "
               f"{'—' if row['dcl_gap'] is None else format(row['dcl_gap'], '.6g'):>12}")
+    beyond = f"> 2^{r['k_for_gap_search_limit'].bit_length() - 1}"      # (null in the JSON)
     print(f"k beyond which |∫CE - {'R~' if r['k_for_gap_loss'] == 'dcl' else 'R'}| stays below " + ", ".join(
-        f"{t}: {v if v is not None else '> 2^39'}" for t, v in r["k_for_gap"].items()))
+        f"{t}: {v if v is not None else beyond}" for t, v in r["k_for_gap"].items()))
     if r.get("dcl_note"):
         print(r["dcl_note"])
     if r.get("own_row_included"):

@@ -995,3 +995,23 @@ def test_a_parquet_file_with_two_columns_says_columns():
     from infonce_sym.app.embeddings_io import _pick_key
     with pytest.raises(InputError, match=r"holds 2 columns \(emb, emb2\); choose one with --column"):
         _pick_key("--anchors", Path("x.parquet"), ["emb", "emb2"], None, what="column")
+
+
+def test_a_k_for_gap_beyond_the_search_says_where_the_search_ended(tmp_path, capsys):
+    """Anchors their own positives, own rows left out, tau = 0.01: the gap is still about -11 at k = 2^39, where the
+    doubling search ends, so no k is found.  The JSON's null comes with the limit (k_for_gap_search_limit = 2^39; it
+    gave a bare null, which the text printed as "> 2^39": an embeddings probe, Dec 2026), and the exact gap at that k
+    is indeed above every threshold."""
+    a = np.random.default_rng(1).normal(size=(4, 3))
+    np.save(tmp_path / "a.npy", a)
+    args = ("--anchors", tmp_path / "a.npy", "--positives", tmp_path / "a.npy", "--exclude-own", "--tau", "0.01",
+            "--k", str(2 ** 39), "--samples", "0", "--no-tau-sweep")
+    code, out, err = _run(capsys, *args, "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["k_for_gap"] == {"0.1": None, "0.01": None, "0.001": None}
+    assert r["k_for_gap_search_limit"] == 2 ** 39
+    (row,) = r["by_k"]
+    assert row["k"] == 2 ** 39 and abs(row["gap"]) - row["gap_error_bound"] > 0.1
+    code, out, err = _run(capsys, *args)
+    assert code == 0 and "0.1: > 2^39, 0.01: > 2^39, 0.001: > 2^39" in out

@@ -15,7 +15,7 @@ from infonce_sym.app import embeddings as app
 from infonce_sym.app.cli import main
 from infonce_sym.quantities import empirical as emp
 
-VARYING = ("seconds", "seconds_by_stage", "streaming")
+VARYING = ("seconds", "seconds_by_stage", "streaming", "inputs")       # (inputs: the --workers or --scheduler typed)
 
 
 def _files(tmp_path, n=48, d=8, seed=0, noise=0.5):
