@@ -745,7 +745,10 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
     if result.get("compare"):
         lines += ["## Prop. 4: two versions of the embedding", "",
                   "Over the sampled tuples of each k (Monte Carlo: the mean is an estimate; the max and the worst "
-                  "ratios are those of the sample).", "",
+                  "ratios are those of the sample)." + (
+                      f" The second version has {result['compare']['zero_padded_from_dim']} dimensions, zero-padded to "
+                      f"{result['dim']} (a truncated dimension: the same similarities)."
+                      if result["compare"].get("zero_padded_from_dim") else ""), "",
                   "| k | tuples sampled | mean change | max change | worst ratio [4,1,3] | worst ratio [2,1,1] |",
                   "|---|---|---|---|---|---|"]
         for r in result["compare"]["by_k"]:

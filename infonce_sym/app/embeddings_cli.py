@@ -72,7 +72,8 @@ def add_parser(subparsers):
     e.add_argument("--compare", nargs=2, metavar=("A2", "P2"), default=None,
                    help="Prop. 4: the same items embedded by a second model version (anchors, positives); "
                         "reports |change of the loss| against the continuity bound over sampled tuples, at the "
-                        "k <= 4096 of --k (default off)")
+                        "k <= 4096 of --k; a version of fewer dimensions (a truncated one) is zero-padded "
+                        "(default off)")
     e.add_argument("--compare-key", metavar="KEY[,KEY]", default=None,
                    help="array names inside the --compare files (default: as --key)")
     e.add_argument("--digits", metavar="N", default=None,
@@ -288,9 +289,19 @@ def run(args) -> int:
         ckeys = (_names("--compare-key", args.compare_key, compared, KEYED_SUFFIXES)
                  if args.compare_key else keys[:2])
         c = _load(compared, ckeys, cols[:2])
+        # a truncated dimension (the first d' < d coordinates, Matryoshka-style): its unit rows are those of S^(d'-1)
+        # inside S^(d-1), zero-padded, whose similarities are the truncated ones (refused before; an embeddings probe)
+        padded_from = None
+        if (all(arr.ndim == 2 and ref.ndim == 2 and arr.shape[0] == ref.shape[0] for arr, ref in zip(c, arrays[:2]))
+                and c[0].shape[1] == c[1].shape[1] < arrays[0].shape[1]):
+            import numpy as np
+            padded_from = c[0].shape[1]
+            c = [np.pad(np.asarray(arr), ((0, 0), (0, arrays[0].shape[1] - padded_from))) for arr in c]
         for path, arr, ref in zip(args.compare, c, arrays[:2]):
             if arr.shape != ref.shape:
-                raise InputError("--compare", f"{path}: shape {arr.shape} does not match the first version's {ref.shape}")
+                raise InputError("--compare", f"{path}: shape {arr.shape} does not match the first version's {ref.shape}"
+                                 " (a narrower version is taken as a truncated dimension when both its files have one"
+                                 " width)")
         if args.negatives is not None:
             raise InputError("--compare", "works with --negatives-from (the pool must come from the compared files)")
         other = emp.make_pairs(c[0], c[1], None, negatives_from, args.exclude_own, names=("--compare", "--compare", "--compare"))
@@ -332,6 +343,7 @@ def run(args) -> int:
                              progress=getattr(args, "progress", None))
         if other is not None:
             result["compare"] = app.compare_versions(model, other, tau_text, ks, max(2, samples or 2048), seed, loss)
+            result["compare"]["zero_padded_from_dim"] = padded_from
     result.pop("_tables", None)
     if out_dir is not None:
         command = "infonce-sym embeddings " + " ".join(_argv_shown())
@@ -390,6 +402,9 @@ def _print_text(r):
         print(f"tau = {row['tau']:.4g}: ∫CE = {shown(row['cross_entropy_limit'], row['cross_entropy_limit_error_bound'], 8)}; gap " +
               ", ".join(f"k={x['k']}: {x['gap']:.4g}" for x in row["by_k"]) + dcl)
     if r.get("compare"):
+        if r["compare"].get("zero_padded_from_dim"):
+            print(f"Prop. 4: the second version's {r['compare']['zero_padded_from_dim']} dimensions, zero-padded to "
+                  f"{r['dim']} (a truncated dimension: the same similarities)")
         for row in r["compare"]["by_k"]:
             print(f"Prop. 4, k = {row['k']}, over {row['samples']} sampled tuples: max |change| {row['max_change']:.4g}; worst ratio to the bound "
                   f"{row['prop4']['worst_ratio']:.3g} (paper [4,1,3]), {row['prop4_sharp']['worst_ratio']:.3g} "

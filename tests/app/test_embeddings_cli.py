@@ -427,6 +427,35 @@ def test_compare_on_the_fixture_never_exceeds_the_bounds(tmp_path, capsys):
     assert row["prop4"]["violations"] == row["prop4_sharp"]["violations"] == 0
 
 
+def test_compare_with_a_truncated_dimension_is_the_zero_padded_one(tmp_path, capsys):
+    """The fixture stores its 128-d truncation zero-padded to 256 columns; the same rows given as 128 columns (a
+    truncated dimension as a model writes it, refused before: an embeddings probe, Dec 2026) are zero-padded by the
+    command, and every Prop. 4 figure is the one of the stored padded rows; the output says so.  Two compared files of
+    different widths are still refused."""
+    with np.load(FIXTURE) as data:
+        part = {key: data[key][:200] for key in ("anchors", "positives", "anchors_trunc", "positives_trunc")}
+    assert not np.any(part["anchors_trunc"][:, 128:]) and not np.any(part["positives_trunc"][:, 128:])
+    np.savez(tmp_path / "part.npz", **part)
+    np.save(tmp_path / "a128.npy", part["anchors_trunc"][:, :128])
+    np.save(tmp_path / "p128.npy", part["positives_trunc"][:, :128])
+    f = tmp_path / "part.npz"
+    base = ("--anchors", f, "--positives", f, "--key", "anchors,positives", "--tau", "0.1", "--k", "1,16",
+            "--samples", "128", "--no-tau-sweep")
+    code, out, err = _run(capsys, *base, "--compare", f, f, "--compare-key", "anchors_trunc,positives_trunc", "--json")
+    assert code == 0, err
+    stored = json.loads(out)["compare"]
+    code, out, err = _run(capsys, *base, "--compare", tmp_path / "a128.npy", tmp_path / "p128.npy", "--json")
+    assert code == 0, err
+    cut = json.loads(out)["compare"]
+    assert stored.pop("zero_padded_from_dim") is None and cut.pop("zero_padded_from_dim") == 128
+    assert cut == stored
+    code, out, err = _run(capsys, *base, "--compare", tmp_path / "a128.npy", tmp_path / "p128.npy")
+    assert code == 0 and "second version's 128 dimensions, zero-padded to 256" in out
+    np.save(tmp_path / "p100.npy", part["positives_trunc"][:, :100])
+    code, out, err = _run(capsys, *base, "--compare", tmp_path / "a128.npy", tmp_path / "p100.npy")
+    assert code == 2 and err.count("\n") == 1 and "--compare" in err and "does not match" in err
+
+
 # ------------------------------------------------------------------ bad files
 def _bad_cases(tmp_path):
     a, p = _pairs(5, 4, seed=6)
