@@ -66,6 +66,12 @@ def dcl_bounds(k, tau):
     return _statement("DCL-11", "lower")(), upper
 
 
+def _swept(tau, factor):
+    """A tau of the sweep: the double of the decimal tau x factor to 15 digits (0.015 x 0.7 was 0.010499999999999999 in
+    the JSON and the text; an embeddings probe, Dec 2026); the tables are computed at the tau shown."""
+    return tau if factor == 1.0 else float(f"{tau * factor:.15g}")
+
+
 def expansion_values(tab: emp.AnchorTables) -> dict:
     """c1, c2 (InfoNCE) and c1t, c2t (DCL): the registered per-anchor expressions in the
     anchor's moments (m_n = E V^n, V = x/mu - 1; EW^n = W^n, the positive being fixed), averaged
@@ -361,7 +367,8 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
     if tau_factors is None:
         tau_factors = TAU_SWEEP_FACTORS_LARGE if large else TAU_SWEEP_FACTORS
     lo_tau, hi_tau = emp.TAU_RANGE
-    sweep = [tau_f * f for f in tau_factors if f != 1.0 and lo_tau <= tau_f * f <= hi_tau] if tau_sweep else []
+    sweep = [_swept(tau_f, f) for f in tau_factors if f != 1.0] if tau_sweep else []
+    sweep = [t for t in sweep if lo_tau <= t <= hi_tau]
     remote = executor is not None and executor_label is not None and executor_label.startswith("dask")
     label = executor_label or ("in-process" if executor is None else f"process pool ({workers})")
     table_bytes = 3 * 8 * n * emp.grid_size(tau_f, pool_size)[1]
@@ -458,7 +465,7 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
     if tau_sweep:
         rows = []
         for f in tau_factors:
-            t = tau_f * f
+            t = _swept(tau_f, f)
             if not lo_tau <= t <= hi_tau:
                 continue
             if f == 1.0:

@@ -314,6 +314,28 @@ def test_json_numbers_against_brute_force_and_the_bounds(tmp_path, capsys):
     assert "| 1000 |" in (tmp_path / "rep" / "report.md").read_text()
 
 
+def test_the_tau_sweep_is_at_the_decimals_of_tau_times_its_factors(tmp_path, capsys):
+    """tau = 0.015: the sweep's taus are 0.0105, 0.015, 0.021 and 0.03 (x 0.7, 1, 1.4, 2; x 0.5 is below 0.01), the doubles of
+    those decimals (the JSON gave 0.010499999999999999 and the text 0.0105: an embeddings probe, Dec 2026), and the
+    limit at each is the closed form at that tau."""
+    a, p = _pairs(5, 3, seed=4)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.015",
+                          "--k", "4", "--samples", "0", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["tau_sweep"]
+    assert [row["tau"] for row in rows] == [0.0105, 0.015, 0.021, 0.03]
+    model = emp.make_pairs(a, p)
+    for row in rows:
+        tau = row["tau"]
+        z = np.array([model.anchors[i] @ model.pool.T / tau for i in range(5)])
+        zmax = z.max(axis=1)
+        ce = np.mean([-model.anchors[i] @ model.positives[i] / tau + zmax[i] + math.log(np.mean(np.exp(z[i] - zmax[i])))
+                      for i in range(5)])
+        assert abs(row["cross_entropy_limit"] - ce) <= row["cross_entropy_limit_error_bound"] + 1e-12 * abs(ce)
+
+
 def test_dcl_tau_sweep_against_brute_force(tmp_path, capsys):
     """--loss dcl: every row of the tau sweep carries the DCL gap at that tau (brute force over the pool
     tuples, k = 1, 2, 3) and its bound, beside the InfoNCE gap; without it the rows have no DCL gap."""
