@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import InputError, naming_the_file
 from ..quantities import empirical as emp
-from ..quantities.montecarlo import interval_doubt, quantile95
+from ..quantities.montecarlo import interval_doubt, model_skewness, quantile95
 from .cli import RANGES
 
 __all__ = ["analyse", "RowSource", "Streaming", "tables_unit", "mc_unit", "block_rows", "remember", "DEFAULT_MEMORY_LIMIT", "expansion_values", "prop1_bounds", "dcl_bounds", "compare_versions",
@@ -268,7 +268,7 @@ class _Tables:
     def __init__(self, n):
         self.log_w = np.empty(n)
         self.cross_entropy_terms = np.empty(n)
-        self.moments = {f"m{r}": np.empty(n) for r in range(2, 7)}
+        self.moments = {key: np.empty(n) for key in emp.MOMENT_KEYS}
 
     @property
     def cross_entropy_limit(self) -> float:
@@ -484,7 +484,8 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
                          "by_k": by})
         out["tau_sweep"] = rows
     if mc_samples:
-        out["monte_carlo"] = _mc_check(run, tau_f, gv, loss, mc_samples, seed, tab.cross_entropy_terms)
+        out["monte_carlo"] = _mc_check(run, tau_f, gv, loss, mc_samples, seed, tab.cross_entropy_terms,
+                                       emp.k1_skewness(tab.moments, loss))
         stage("monte_carlo")
     if beside_default and source.exclude_own:
         s2, _ = run.evaluate([tau_f], ks, (), False, source=source.including_own())
@@ -529,8 +530,10 @@ def _finite(x):
     return float(x) if np.isfinite(x) else None
 
 
-def _mc_check(run, tau, gv, loss, samples, seed, ce_terms):
-    """Monte Carlo of ∫CE - R (paired: CE_i - loss) at the k <= MC_MAX_K of the list."""
+def _mc_check(run, tau, gv, loss, samples, seed, ce_terms, k1_skewness=None):
+    """Monte Carlo of ∫CE - R (paired: CE_i - loss) at the k <= MC_MAX_K of the list; at k = 1 the sample is also judged
+    by the model's own skewness of a tuple's value (``k1_skewness``, Cochran's rule), which sees a rare row the sample
+    may not have drawn."""
     rows = []
     for a, k in enumerate(gv.k):
         if k > MC_MAX_K:
@@ -539,6 +542,8 @@ def _mc_check(run, tau, gv, loss, samples, seed, ce_terms):
         exact = float(gv.gap[a] if loss == "infonce" else gv.dcl_gap[a])
         bound = float(gv.error[a] if loss == "infonce" else gv.dcl_error[a])
         g = mc["gap"]
+        if k == 1 and k1_skewness is not None:
+            g = model_skewness(g, k1_skewness)
         z = (g["estimate"] - exact) / g["stderr"] if g["stderr"] > 0 else None     # None: no spread to judge
         # the 95% interval widened by the exact gap's error bound and the float64 rounding of a tuple's loss
         within = abs(g["estimate"] - exact) <= quantile95(g["samples"]) * g["stderr"] + bound + _loss_rounding(tau)

@@ -216,6 +216,28 @@ def block_tables(s, p, tau, pool_size: int, with_dcl: bool = True) -> AnchorTabl
                         pool_size=pool_size, extras={"with_dcl": with_dcl})
 
 
+# the per-anchor moments of AnchorTables: x's centred moments, and the mean and central moments of a k = 1 tuple's
+# value, -log(W + x) (InfoNCE) and -log x (DCL), over the anchor's pool
+K1_MOMENTS = ("k1_mean", "k1_m2", "k1_m3", "k1_dcl_mean", "k1_dcl_m2", "k1_dcl_m3")
+MOMENT_KEYS = tuple(f"m{r}" for r in range(2, 7)) + K1_MOMENTS
+
+
+def k1_skewness(moments, loss: str = "infonce"):
+    """The skewness of a k = 1 tuple's value over the whole empirical model (anchor uniform, negative uniform in its
+    pool) from the per-anchor means and central moments (the law of total cumulants); None where it has no spread.
+    A rare pool row can carry the mean (each anchor's own row, at k = 1 and scale 20, 0.03% of the tuples and 99.9% of
+    R(1)): the sample never drew it, its own skewness was small, and the check said "outside the 95% interval"
+    (an embeddings probe, Dec 2026)."""
+    name = "k1" if loss == "infonce" else "k1_dcl"
+    mean_i, m2_i, m3_i = (np.asarray(moments[f"{name}_{part}"], dtype=float) for part in ("mean", "m2", "m3"))
+    d = mean_i - mean_i.mean()
+    m2 = float(np.mean(m2_i + d * d))
+    m3 = float(np.mean(m3_i + 3 * m2_i * d + d * d * d))
+    if not m2 > 0 or not math.isfinite(m3):
+        return None
+    return m3 / m2 ** 1.5
+
+
 def block_bytes(rows: int, pool_size: int, tau: float) -> int:
     """Working memory of one block of ``rows`` anchors (similarities and temporaries of
     :func:`_row_tables`, about 14 float64 per similarity; its per-node arrays, about 40 float64 per
@@ -249,7 +271,7 @@ class AnchorTables:
     log_w: np.ndarray                  # (n,) log W_i
     log_mu: np.ndarray                 # (n,)
     positive_similarity: np.ndarray    # (n,)
-    moments: dict                      # "m2".."m6": (n,) centred moments of x_i
+    moments: dict                      # "m2".."m6": (n,) centred moments of x_i; K1_MOMENTS: of a k = 1 tuple's value
     gap1: np.ndarray                   # (n,) -E log(W + x): ∫CE - R at k = 1, per anchor
     dcl_gap1: np.ndarray               # (n,) -E log x
     mean_log_x: np.ndarray             # (n,)
@@ -267,6 +289,14 @@ class AnchorTables:
         return math.fsum(terms) / terms.size          # correctly rounded sum: any row blocking
 
 
+def _second_and_third(negated):
+    """Row means of d^2 and d^3 for d = -negated (the central moments of a value from its negated deviations)."""
+    power = negated * negated
+    second = power.mean(axis=1)
+    power *= negated
+    return second, -power.mean(axis=1)
+
+
 def _row_tables(s, p, tau, y0, N, with_dcl=True):
     """Tables for one chunk of anchors: s (B x m) similarities, p (B,) positive similarities."""
     B, m = s.shape
@@ -279,8 +309,17 @@ def _row_tables(s, p, tau, y0, N, with_dcl=True):
     x = np.exp(log_x)
     log_w = p / tau - log_mu
     # k = 1 directly: -E log(W + x) and -E log x
-    gap1 = -np.mean(np.logaddexp(log_w[:, None], log_x), axis=1)
+    t = np.logaddexp(log_w[:, None], log_x)
+    gap1 = -np.mean(t, axis=1)
     mean_log_x = np.mean(log_x, axis=1)
+    # and the central moments of a k = 1 tuple's values -log(W + x) and -log x over the anchor's pool (the Monte Carlo
+    # check judges its sample by the model's skewness: ``k1_skewness``); at most two more (B x m) arrays, freed before
+    # the Taylor moments' two
+    k1 = {"k1_mean": gap1, "k1_dcl_mean": -mean_log_x}
+    t += gap1[:, None]                                     # -(value - its mean)
+    k1["k1_m2"], k1["k1_m3"] = _second_and_third(t)
+    del t
+    k1["k1_dcl_m2"], k1["k1_dcl_m3"] = _second_and_third(log_x - mean_log_x[:, None])
     # centred moments M_r, r = 2..R
     v = x - 1.0
     max_v = np.abs(v).max(axis=1)
@@ -374,7 +413,7 @@ def _row_tables(s, p, tau, y0, N, with_dcl=True):
     log_phi_up = np.full((B, N), np.nan)
     log_phi[direct] = lp
     log_phi_up[direct] = lp_up
-    moments = {f"m{r}": M[r].copy() for r in range(2, 7)}
+    moments = {f"m{r}": M[r].copy() for r in range(2, 7)} | k1
     return dict(L=L, log_phi=log_phi, log_phi_up=log_phi_up, log_w=log_w, log_mu=log_mu,
                 moments=moments, gap1=gap1, dcl_gap1=-mean_log_x, mean_log_x=mean_log_x)
 
@@ -406,7 +445,7 @@ def anchor_tables(model: EmpiricalPairs, tau, chunk_rows: int | None = None, wit
         workers = min(2, os.cpu_count() or 1) if n * model.pool.shape[0] > 4e7 else 1
     L, log_phi, log_phi_up = (np.empty((n, N)) for _ in range(3))
     out = {key: np.empty(n) for key in ("log_w", "log_mu", "gap1", "dcl_gap1", "mean_log_x", "p")}
-    mom = {f"m{r}": np.empty(n) for r in range(2, 7)}
+    mom = {key: np.empty(n) for key in MOMENT_KEYS}
     jobs = [(a, min(n, a + chunk), tau, y0, N, with_dcl) for a in range(0, n, chunk)]
 
     def store(start, stop, t):

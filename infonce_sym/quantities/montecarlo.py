@@ -467,8 +467,10 @@ def interval_doubt(result) -> str:
                 f"the mean by up to {positives['shift']:.3g}, more than its standard error")
     g1 = result.get("model_skewness")
     if g1 is not None and not n > COCHRAN_FACTOR * g1 * g1:
-        return (f"the model's own skewness of the per-tuple value is {g1:.3g} (the sample's {float(result['skewness']):.3g}"
-                f" has not seen its rare tail), and Cochran's rule asks for more than "
+        sample = float(result["skewness"])
+        unseen = " has not seen its rare tail" if abs(sample) < abs(g1) else ""
+        return (f"the model's own skewness of the per-tuple value is {g1:.3g} (the sample's {sample:.3g}{unseen}), and "
+                f"Cochran's rule asks for more than "
                 f"{math.ceil(COCHRAN_FACTOR * g1 * g1)} samples{tail}")
     unseen = result.get("unseen_anchors")
     if unseen is not None and unseen["skewness_bound"] ** 2 * COCHRAN_FACTOR >= n:

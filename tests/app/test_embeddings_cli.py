@@ -760,7 +760,9 @@ def test_monte_carlo_check_is_inconclusive_when_the_sample_fails_cochrans_rule(t
     row with probability 1/n (loss log 2) and otherwise all but irrelevant (e^{(s - 1)/tau} ~ e^-100),
     so R(1) = log(2)/n up to 1e-10.  4096 sampled tuples meet the own row a few times (none at all, with
     n = 2000 and another seed: the estimate then lay 2e4 standard errors from the exact gap), so the
-    sample's skewness fails Cochran's rule and the check says inconclusive, whatever the z."""
+    sample's skewness fails Cochran's rule and the check says inconclusive, whatever the z.  The model's own
+    skewness of a tuple's value at k = 1, now judged first, is that of two values with probabilities 1/n and 1 - 1/n,
+    -(1 - 2/n)/sqrt((1/n)(1 - 1/n)) = -31.6 (the own row's is the lower)."""
     rng = np.random.default_rng(1)
     np.save(tmp_path / "a.npy", rng.standard_normal((1000, 16)))
     code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "a.npy",
@@ -769,7 +771,8 @@ def test_monte_carlo_check_is_inconclusive_when_the_sample_fails_cochrans_rule(t
     r = json.loads(out)
     assert abs(r["by_k"][0]["risk"] - math.log(2) / 1000) <= 1e-10
     one, sixteen = r["monte_carlo"]
-    assert one["verdict"].startswith("inconclusive (skewness"), one
+    two_point = -(1 - 2 / 1000) / math.sqrt(1 / 1000 * (1 - 1 / 1000))
+    assert one["verdict"].startswith(f"inconclusive (the model's own skewness of the per-tuple value is {two_point:.3g} "), one
     assert sixteen["verdict"] == "consistent", sixteen
 
 
@@ -1066,3 +1069,42 @@ def test_a_k_for_gap_beyond_the_search_says_where_the_search_ended(tmp_path, cap
     assert row["k"] == 2 ** 39 and abs(row["gap"]) - row["gap_error_bound"] > 0.1
     code, out, err = _run(capsys, *args)
     assert code == 0 and "0.1: > 2^39, 0.01: > 2^39, 0.001: > 2^39" in out
+
+
+@pytest.mark.parametrize("loss, exclude_own", [("infonce", False), ("dcl", False), ("infonce", True)])
+def test_the_k1_skewness_of_the_model_against_every_tuple(loss, exclude_own):
+    """emp.k1_skewness (per-anchor central moments, combined by the law of total cumulants) against the skewness of the
+    paired value CE_i - loss over every (anchor, pool row) tuple at k = 1, written from the similarities."""
+    a, p = _pairs(7, 4, seed=8)
+    tau = 0.2
+    model = emp.make_pairs(a, p, exclude_own=exclude_own)
+    values = []
+    for i in range(model.n):
+        pool = np.delete(model.pool, i, axis=0) if exclude_own else model.pool
+        pos, neg = model.anchors[i] @ model.positives[i] / tau, pool @ model.anchors[i] / tau
+        ce = -pos + math.log(np.mean(np.exp(neg)))
+        loss_values = np.logaddexp(pos, neg) - pos if loss == "infonce" else neg - pos
+        values += list(ce - loss_values)
+    v = np.array(values)
+    d = v - v.mean()
+    want = np.mean(d ** 3) / np.mean(d ** 2) ** 1.5
+    got = emp.k1_skewness(emp.anchor_tables(model, tau).moments, loss)
+    assert abs(got - want) <= 1e-9 * abs(want), (got, want)
+
+
+def test_a_rare_pool_row_that_carries_the_mean_makes_the_k1_check_inconclusive(tmp_path, capsys):
+    """Each anchor's own row, 1/300 of its pool at k = 1 and scale 20, carries nearly all of R(1): 100 tuples rarely draw
+    one, their sample skewness is small, and the check said "outside the 95% interval" (z = 1182) though the exact
+    value is right (an embeddings probe, Dec 2026).  The model's own skewness (-17) asks Cochran's rule for more
+    than 7000 tuples: inconclusive, naming it."""
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(300, 256))
+    p = a + 0.7 * rng.normal(size=(300, 256))
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--scale", "20",
+                          "--k", "1", "--no-tau-sweep", "--samples", "100", "--seed", "0", "--json")
+    assert code == 0, err
+    (row,) = json.loads(out)["monte_carlo"]
+    assert abs(row["z"]) > 100 and row["ci95_reliable"] is False
+    assert row["verdict"].startswith("inconclusive (the model's own skewness of the per-tuple value is -17.2"), row
