@@ -154,15 +154,17 @@ def make_pairs(anchors, positives, negatives=None, negatives_from: str = "positi
 
 def similarity_rows(model: EmpiricalPairs, start: int, stop: int):
     """S = <a_i, q_j> for anchors start..stop-1 (own column removed under exclude_own), p = <a_i, p_i>."""
-    m = model.pool.shape[0]
     a = model.anchors[start:stop]
     s = a @ model.pool.T
     p = np.einsum("ij,ij->i", a, model.positives[start:stop])
-    if model.exclude_own:
-        keep = np.ones(s.shape, dtype=bool)
-        keep[np.arange(stop - start), np.arange(start, stop)] = False
-        s = s[keep].reshape(stop - start, m - 1)
-    return s, p
+    return (_own_column_removed(s, start, stop) if model.exclude_own else s), p
+
+
+def _own_column_removed(rows, start: int, stop: int):
+    """Rows start..stop-1 of an (anchor x pool row) array without each anchor's own column."""
+    keep = np.ones(rows.shape, dtype=bool)
+    keep[np.arange(stop - start), np.arange(start, stop)] = False
+    return rows[keep].reshape(stop - start, rows.shape[1] - 1)
 
 
 def similarity_chunks(model: EmpiricalPairs, chunk: int):
@@ -844,6 +846,39 @@ def continuity_sample(model: EmpiricalPairs, other: EmpiricalPairs, tau, k: int,
         PM.append(np.where(top > 0, safe * np.mean((dq / safe[:, None]) ** beta, axis=1) ** (1 / beta), 0.0))
     return {"change": np.concatenate(change), "Da": np.concatenate(Da), "Dp": np.concatenate(Dp),
             "PM": np.concatenate(PM), "beta": beta, "k": k, "tau": tau, "seed": seed}
+
+
+# continuity_every_k1_tuple takes every tuple up to this many (n x pool): 4 arrays of that many doubles, in row blocks
+EVERY_K1_TUPLE_MAX = 2 ** 22
+
+
+def continuity_every_k1_tuple(model: EmpiricalPairs, other: EmpiricalPairs, tau, loss: str = "infonce",
+                              rows_per_block: int = 512) -> dict:
+    """``continuity_sample``'s figures at k = 1 over every tuple (anchor i, row j of its pool), not a sample: each
+    anchor block's similarities under both versions by one matrix product each; PM = ||q_j - q_j'|| (one negative)."""
+    tau = check_tau(tau)
+    if other.anchors.shape != model.anchors.shape or other.pool.shape != model.pool.shape:
+        raise InputError("compare", f"the second version must have the shapes of the first: anchors "
+                         f"{model.anchors.shape}, pool {model.pool.shape}; got {other.anchors.shape}, {other.pool.shape}")
+    da_all = np.linalg.norm(model.anchors - other.anchors, axis=1)
+    dp_all = np.linalg.norm(model.positives - other.positives, axis=1)
+    dq_all = np.linalg.norm(model.pool - other.pool, axis=1)
+    change, Da, Dp, PM = [], [], [], []
+    for start in range(0, model.n, rows_per_block):
+        stop = min(model.n, start + rows_per_block)
+        vals = []
+        for mod in (model, other):
+            s, p = similarity_rows(mod, start, stop)
+            s, p = np.clip(s, -1.0, 1.0), np.clip(p, -1.0, 1.0)
+            vals.append(loss_from_similarities(np.repeat(p, s.shape[1]), s.reshape(-1, 1), tau, loss))
+        change.append(np.abs(vals[0] - vals[1]))
+        width = s.shape[1]
+        Da.append(np.repeat(da_all[start:stop], width))
+        Dp.append(np.repeat(dp_all[start:stop], width))
+        dq = np.broadcast_to(dq_all, (stop - start, dq_all.size))
+        PM.append((_own_column_removed(dq, start, stop) if model.exclude_own else dq).ravel())
+    return {"change": np.concatenate(change), "Da": np.concatenate(Da), "Dp": np.concatenate(Dp),
+            "PM": np.concatenate(PM), "beta": max(1.0, 2.0 / tau), "k": 1, "tau": tau, "every_tuple": True}
 
 
 class LawModel:

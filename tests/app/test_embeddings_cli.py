@@ -1108,3 +1108,45 @@ def test_a_rare_pool_row_that_carries_the_mean_makes_the_k1_check_inconclusive(t
     (row,) = json.loads(out)["monte_carlo"]
     assert abs(row["z"]) > 100 and row["ci95_reliable"] is False
     assert row["verdict"].startswith("inconclusive (the model's own skewness of the per-tuple value is -17.2"), row
+
+
+@pytest.mark.parametrize("loss, exclude_own", [("infonce", False), ("dcl", True)])
+def test_compare_at_k1_takes_every_tuple(tmp_path, capsys, loss, exclude_own):
+    """At k = 1 on a small model --compare goes over every (anchor, pool row) tuple, not 2048 sampled ones (on the
+    fixture the sample's worst ratio was 14x below the model's: an embeddings probe, Dec 2026): the changes, Da, Dp
+    and PM against each tuple's losses written from the unit rows, and the worst ratio the largest over them."""
+    from infonce_sym.proofs.statements import continuity_bound
+    a, p = _pairs(6, 3, seed=9)
+    a2, p2 = a + 0.1 * np.random.default_rng(10).normal(size=a.shape), p + 0.05
+    for name, arr in (("a", a), ("p", p), ("a2", a2), ("p2", p2)):
+        np.save(tmp_path / f"{name}.npy", arr)
+    tau = 0.25
+    unit = lambda m: m.astype(np.float64) / np.linalg.norm(m.astype(np.float64), axis=1, keepdims=True)   # noqa: E731
+    A, P, A2, P2 = map(unit, (a, p, a2, p2))
+    want = []
+    for i in range(6):
+        for j in range(6):
+            if exclude_own and j == i:
+                continue
+            losses = []
+            for x, y in ((A, P), (A2, P2)):
+                pos, neg = x[i] @ y[i] / tau, x[i] @ y[j] / tau
+                losses.append(math.log1p(math.exp(neg - pos)) if loss == "infonce" else neg - pos)
+            want.append((abs(losses[0] - losses[1]), np.linalg.norm(A[i] - A2[i]), np.linalg.norm(P[i] - P2[i]),
+                         np.linalg.norm(P[j] - P2[j])))
+    want = np.array(want)
+    cs = emp.continuity_every_k1_tuple(emp.make_pairs(a, p, exclude_own=exclude_own),
+                                       emp.make_pairs(a2, p2, exclude_own=exclude_own), tau, loss)
+    got = np.stack([cs["change"], cs["Da"], cs["Dp"], cs["PM"]], axis=1)
+    assert np.allclose(got, want, rtol=1e-12, atol=1e-14)
+    args = ["--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--compare", tmp_path / "a2.npy",
+            tmp_path / "p2.npy", "--tau", "0.25", "--k", "1,4", "--loss", loss, "--samples", "0", "--no-tau-sweep", "--json"]
+    code, out, err = _run(capsys, *args + (["--exclude-own"] if exclude_own else []))
+    assert code == 0, err
+    one, four = json.loads(out)["compare"]["by_k"]
+    assert one["every_tuple"] is True and one["samples"] == len(want) and four["every_tuple"] is False
+    assert one["max_change"] == pytest.approx(want[:, 0].max(), rel=1e-12)
+    beta = max(1.0, 2 / tau)
+    for which in ("prop4", "prop4_sharp"):
+        bound = np.asarray(continuity_bound(which, tau, want[:, 1], want[:, 2], want[:, 3], beta), float)
+        assert one[which]["worst_ratio"] == pytest.approx((want[:, 0] / bound).max(), rel=1e-9)
