@@ -198,11 +198,7 @@ def block_similarities(anchors, positives, pool, start: int, stop: int, exclude_
         q = unit_rows(pool, j, min(m, j + POOL_CHUNK))
         s[:, j:j + q.shape[0]] = (a2 @ q.T)[:a.shape[0]]
     del a, a2
-    if exclude_own:
-        keep = np.ones(s.shape, dtype=bool)
-        keep[np.arange(stop - start), np.arange(start, stop)] = False
-        s = s[keep].reshape(stop - start, m - 1)
-    return s, p
+    return (_own_column_removed(s, start, stop) if exclude_own else s), p
 
 
 def block_tables(s, p, tau, pool_size: int, with_dcl: bool = True) -> AnchorTables:
@@ -816,6 +812,15 @@ def monte_carlo_gap(model: EmpiricalPairs, tau, k: int, samples: int = 4096, see
             "seed": seed}
 
 
+def _version_distances(model: EmpiricalPairs, other: EmpiricalPairs):
+    """||a_i - a_i'||, ||p_i - p_i'|| and ||q_j - q_j'|| of a second version of the same items (same shapes)."""
+    if other.anchors.shape != model.anchors.shape or other.pool.shape != model.pool.shape:
+        raise InputError("compare", f"the second version must have the shapes of the first: anchors "
+                         f"{model.anchors.shape}, pool {model.pool.shape}; got {other.anchors.shape}, {other.pool.shape}")
+    return tuple(np.linalg.norm(x - y, axis=1) for x, y in ((model.anchors, other.anchors),
+                                                             (model.positives, other.positives), (model.pool, other.pool)))
+
+
 def continuity_sample(model: EmpiricalPairs, other: EmpiricalPairs, tau, k: int, samples: int = 2048,
                       seed: int = 0, loss: str = "infonce") -> dict:
     """Prop. 4 inputs over sampled tuples: |l(phi) - l(phi')| and Da, Dp, PM (beta = 1 v 2/tau).
@@ -824,13 +829,8 @@ def continuity_sample(model: EmpiricalPairs, other: EmpiricalPairs, tau, k: int,
     Dp = ||p_i - p_i'||, PM = (k^-1 sum_j ||q_J_j - q_J_j'||^beta)^(1/beta)."""
     tau = check_tau(tau)
     k = check_k(k)
-    if other.anchors.shape != model.anchors.shape or other.pool.shape != model.pool.shape:
-        raise InputError("compare", f"the second version must have the shapes of the first: anchors "
-                         f"{model.anchors.shape}, pool {model.pool.shape}; got {other.anchors.shape}, {other.pool.shape}")
     beta = max(1.0, 2.0 / tau)
-    da_all = np.linalg.norm(model.anchors - other.anchors, axis=1)
-    dp_all = np.linalg.norm(model.positives - other.positives, axis=1)
-    dq_all = np.linalg.norm(model.pool - other.pool, axis=1)
+    da_all, dp_all, dq_all = _version_distances(model, other)
     change, Da, Dp, PM = [], [], [], []
     for anchors, neg in mc_blocks(model, k, samples, seed):
         vals = []
@@ -857,12 +857,7 @@ def continuity_every_k1_tuple(model: EmpiricalPairs, other: EmpiricalPairs, tau,
     """``continuity_sample``'s figures at k = 1 over every tuple (anchor i, row j of its pool), not a sample: each
     anchor block's similarities under both versions by one matrix product each; PM = ||q_j - q_j'|| (one negative)."""
     tau = check_tau(tau)
-    if other.anchors.shape != model.anchors.shape or other.pool.shape != model.pool.shape:
-        raise InputError("compare", f"the second version must have the shapes of the first: anchors "
-                         f"{model.anchors.shape}, pool {model.pool.shape}; got {other.anchors.shape}, {other.pool.shape}")
-    da_all = np.linalg.norm(model.anchors - other.anchors, axis=1)
-    dp_all = np.linalg.norm(model.positives - other.positives, axis=1)
-    dq_all = np.linalg.norm(model.pool - other.pool, axis=1)
+    da_all, dp_all, dq_all = _version_distances(model, other)
     change, Da, Dp, PM = [], [], [], []
     for start in range(0, model.n, rows_per_block):
         stop = min(model.n, start + rows_per_block)

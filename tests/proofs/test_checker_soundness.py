@@ -2742,21 +2742,32 @@ ROUND_FORTY_FOUR = [an_expectation_of_a_wrong_sign, a_sum_over_a_symbolic_range_
                     a_witness_term_an_expectation_of_a_wrong_sign]
 
 
+def _refused_in_a_process_of_its_own(switch_off, checks):
+    """Run ``checks`` (code reading this module as T) in a fresh interpreter, after ``switch_off`` (code that disables a
+    repair or a guard, which are global, before anything is imported), and require that it ends printing "refused"."""
+    import subprocess
+    import sys
+    import textwrap
+    code = (textwrap.dedent(switch_off) + "import importlib.util\n"
+            f"spec = importlib.util.spec_from_file_location('soundness', {str(Path(__file__).resolve())!r})\n"
+            "T = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(T)\n"
+            + textwrap.dedent(checks) + "print('refused')\n")
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(root)})
+    assert out.returncode == 0 and out.stdout.strip() == "refused", out.stderr[-2000:]
+
+
 def test_the_guard_alone_refuses_a_wrong_sign_inside_an_expectation_or_a_sum():
     """Without the repairs (SymPy's Fresnel integrals infinite off the real line), the exact-point guard refuses round
     44's chains by judging the argument of the expectation and the summand of the sum, whose signs SymPy carries to the
     wrapper, at the points their declarations admit; a true chain of the same shape is still proved.  In a process of
     its own: the repairs are global."""
-    import subprocess
-    import sys
-    code = """if True:
+    _refused_in_a_process_of_its_own("""
         import infonce_sym.proofs.sympy_repairs as R
         R.apply = lambda: None
-        import importlib.util
+    """, """
         import sympy as sp
-        spec = importlib.util.spec_from_file_location("soundness", %r)
-        T = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(T)
         assert (1 / sp.fresnels(sp.sqrt(sp.Symbol("x", negative=True)))).is_zero       # SymPy's wrong answer
         for build in T.ROUND_FORTY_FOUR:
             r = build().run()
@@ -2764,12 +2775,7 @@ def test_the_guard_alone_refuses_a_wrong_sign_inside_an_expectation_or_a_sum():
         X = T.random_symbol("X", positive=True)
         q = T.Ex((1 / sp.fresnels(sp.sqrt(X))) ** 2)
         assert T._one("R44t", q, "ge", 0, T.ge(q, 0), T.NonNegative()).run().verdict == "proved"
-        print("refused")
-    """ % str(Path(__file__).resolve())
-    root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "PYTHONPATH": str(root)})
-    assert out.returncode == 0 and out.stdout.strip() == "refused", out.stderr[-2000:]
+    """)
 
 
 def test_every_library_lemma_binds_the_variables_its_conclusion_binds():
@@ -2891,56 +2897,36 @@ def test_the_sign_guard_alone_refuses_what_the_unrepaired_sympy_said():
     rounds 32 to 34 that rest on an assumption: a wrong sign from SymPy's assumptions is caught at an admissible point
     (m = 0, n = 1, x = sqrt(2), y = 0, w = oo), inside a Piecewise, beside an undefined function and beside a symbol of
     an unusual declaration, whatever handler was wrong.  In a process of its own: the repairs are global."""
-    import subprocess
-    import sys
-    code = """if True:
+    _refused_in_a_process_of_its_own("""
         import infonce_sym.proofs.sympy_repairs as R
         R.apply = lambda: None
         import infonce_sym.proofs.chain as C
         C._instance_refuted = lambda *args: None         # (the guard of a lemma's instance refuses some of them first)
-        import importlib.util
+    """, """
         import sympy as sp
-        spec = importlib.util.spec_from_file_location("soundness", %r)
-        T = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(T)
         assert sp.atan(sp.Symbol("m", integer=True, nonnegative=True)).is_positive      # SymPy's wrong answer
         guarded = [b for b in T.ROUND_THIRTY_FOUR if b is not T.an_arccotangent_read_as_odd_at_zero]    # (an eval rewrite)
         for build in T.ROUND_THIRTY_TWO + T.ROUND_THIRTY_THREE + guarded:
             r = build().run()
             assert r.verdict != "proved" and (r.verdict == "failed" or r.undischarged), (build.__name__, r.verdict)
-        print("refused")
-    """ % str(Path(__file__).resolve())
-    root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "PYTHONPATH": str(root)})
-    assert out.returncode == 0 and out.stdout.strip() == "refused", out.stderr[-2000:]
+    """)
 
 def test_the_exact_point_guards_alone_refuse_the_wrong_rewrites_of_rounds_35_to_38():
     """With no checked rewrites (``sympy_repairs.CHECKED_EVAL`` empty: SymPy's wrong rewrites of mobius, sinc, jn,
     legendre, hermite_prob, polygamma, Mod and binomial all built), the exact-point guards on every substitution route
     (a cited lemma's instance, an exact instance, a slack, definitions, SumIdentity, PositiveMultiple, AsGap and fact
     tables) refuse each false chain of rounds 35 to 38 that rests on a rewrite.  In a process of its own."""
-    import subprocess
-    import sys
-    code = """if True:
-        import sympy as sp
+    _refused_in_a_process_of_its_own("""
         import infonce_sym.proofs.sympy_repairs as R
         R.CHECKED_EVAL = ()
-        import importlib.util
-        spec = importlib.util.spec_from_file_location("soundness", %r)
-        T = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(T)
+    """, """
+        import sympy as sp
         x = sp.Symbol("x", integer=True)
         assert sp.Mod(-x, 2 * x) == -x                                   # SymPy's wrong rewrite, built
         for build in T.ROUND_THIRTY_FIVE + T.ROUND_THIRTY_SIX + T.ROUND_THIRTY_SEVEN + T.ROUND_THIRTY_EIGHT:
             r = build().run()
             assert r.verdict == "failed", (build.__name__, r.verdict)
-        print("refused")
-    """ % str(Path(__file__).resolve())
-    root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "PYTHONPATH": str(root)})
-    assert out.returncode == 0 and out.stdout.strip() == "refused", out.stderr[-2000:]
+    """)
 
 def test_what_sympy_decides_of_the_repaired_forms_holds_at_admissible_numbers():
     """The forms of the repairs (two-argument functions, powers of irrationals, exponentials of extended symbols) and
