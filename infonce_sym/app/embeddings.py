@@ -93,6 +93,45 @@ def expansion_values(tab: emp.AnchorTables) -> dict:
     return out
 
 
+def expansion_error_bounds(tab: emp.AnchorTables, tau: float, pool_size: int, dim: int) -> dict:
+    """Bounds on |c - c_exact| for the c of :func:`expansion_values`, c_exact that of the rows as given: each c is
+    a polynomial of degree at most 2 in the per-anchor (EW, EW2, m2, m3), so with their rounding bounds delta
+    (:func:`emp.moment_rounding`) an anchor's |f(q + delta) - f(q)| <= sum |grad f| delta + (1/2) sum |H| delta delta;
+    plus the evaluation's rounding (16 eps of its terms) and the mean's ((16 + log2 n) eps of its |values|)."""
+    import sympy as sp
+    from ..proofs.expansions import expansion_constants
+    consts = expansion_constants()
+    ld = np.longdouble
+    err = emp.moment_rounding(tab.moments, tau, pool_size, dim)
+    w = np.exp(tab.log_w.astype(ld))
+    values = {"m2": tab.moments["m2"].astype(ld), "m3": tab.moments["m3"].astype(ld)}
+    deltas = {"m2": err["m2"].astype(ld), "m3": err["m3"].astype(ld)}
+    for n in range(1, 7):
+        name = "EW" if n == 1 else f"EW{n}"
+        values[name] = w ** n
+        deltas[name] = w ** n * (np.expm1(ld(n * err["log_w"])) + 4 * emp.EPS)
+    n_rows = tab.log_w.size
+    out = {}
+    for name in ("c1", "c2", "c1t", "c2t"):
+        expr = consts[name]
+        syms = sorted(expr.free_symbols, key=lambda s: s.name)
+        if sp.Poly(expr, *syms).total_degree() > 2:        # the bound below is exact only to degree 2
+            raise NotImplementedError(f"{name} is of degree above 2 in {syms}")
+
+        def at(e):
+            f = sp.lambdify(syms, e, modules="numpy")
+            return np.asarray(f(*[values[s.name] for s in syms]), dtype=ld) * np.ones(n_rows, dtype=ld)
+        bound = np.zeros(n_rows, dtype=ld)
+        for i, a in enumerate(syms):
+            bound += np.abs(at(sp.diff(expr, a))) * deltas[a.name]
+            for j, b in enumerate(syms):
+                bound += np.abs(at(sp.diff(expr, a, b))) * deltas[a.name] * deltas[b.name] / 2
+        bound += 16 * emp.EPS * sum(np.abs(at(term)) for term in sp.Add.make_args(expr))
+        mean_abs = np.mean(np.abs(at(expr)))
+        out[name] = float(np.mean(bound) + (16 + math.log2(max(2, n_rows))) * emp.EPS * mean_abs)
+    return out
+
+
 def _num(x):
     """A JSON number, or a decimal string when it does not fit a double."""
     if isinstance(x, np.longdouble):
@@ -414,6 +453,7 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
         gv.dcl_error = np.array([64 * emp.EPS * sums[0].mean("dcl_gap1_err", n) if k == 1 else np.nan
                                  for k in gv.k])
     consts = expansion_values(tab)
+    c_error = expansion_error_bounds(tab, tau_f, pool_size, dim)
     stage("c1_c2")
     ce_error = _ce_error(dim, tau_f)
     by_k = []
@@ -427,6 +467,7 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
             "prop1_lower": lo, "prop1_upper": hi,
             "prop1_holds": bool(lo - gv.error[a] <= gv.gap[a] <= hi + gv.error[a]),
             "expansion_c1_c2": _num(c1 / k + c2 / (np.longdouble(k) ** 2)),
+            "expansion_c1_c2_error_bound": c_error["c1"] / k + c_error["c2"] / k ** 2,
             "dcl_risk": _finite(gv.dcl_risk[a]),
             "dcl_risk_error_bound": _finite(ce_error + gv.dcl_error[a]), "dcl_gap": _finite(gv.dcl_gap[a]),
             "dcl_gap_error_bound": _finite(gv.dcl_error[a]), "dcl_lower": dlo, "dcl_upper": dhi,
@@ -451,6 +492,9 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
         "cross_entropy_limit_error_bound": ce_error,
         "c1": _num(consts["c1"]), "c2": _num(consts["c2"]), "c1_dcl": _num(consts["c1t"]),
         "c2_dcl": _num(consts["c2t"]),
+        # |c - c of the rows as given| (the float64 similarities' rounding: expansion_error_bounds)
+        "c1_error_bound": c_error["c1"], "c2_error_bound": c_error["c2"],
+        "c1_dcl_error_bound": c_error["c1t"], "c2_dcl_error_bound": c_error["c2t"],
         "by_k": by_k,
         "k_for_gap": {str(t): v for t, v in k_for.items()},
         "k_for_gap_loss": loss,
@@ -662,6 +706,36 @@ def shown(x, bound, most=12) -> str:
     return f"{x:.{max(1, min(most, digits))}g}"
 
 
+def cell(x, bound, most=6) -> str:
+    """A value of a table or a line whose bound is not printed beside it: as :func:`shown` (at most ``most`` digits);
+    '0 ± 2b' where |x| <= b, its sign unknown (the DCL gap at k = 1 of near-equal rows, -6e-18 for an exact 6e-27);
+    a decimal string (beyond a double) as it is.
+
+    >>> cell(-5.736e-18, 2.4e-14), cell(0.0606246, 2.8e-09), cell(None, 1.0)
+    ('0 ± 4.8e-14', '0.0606246', '—')
+    """
+    if x is None or isinstance(x, str):
+        return _fmt(x)
+    if bound and math.isfinite(bound) and abs(x) <= bound:
+        return f"0 ± {2 * bound:.1e}"
+    return shown(x, bound, most)
+
+
+def expansion_text(result: dict) -> str:
+    """'c1 = ..., c2 = ... (DCL: ..., ...)', each to the digits its error bound leaves; with near-equal rows the
+    similarities' rounding is a large part of c1~ and c2~, and the line says so."""
+    names = (("c1", "c1"), ("c2", "c2"), ("c1_dcl", "c1~"), ("c2_dcl", "c2~"))
+    text = {key: cell(result[key], result[f"{key}_error_bound"]) for key, _ in names}
+    line = f"c1 = {text['c1']}, c2 = {text['c2']} (DCL: {text['c1_dcl']}, {text['c2_dcl']})"
+    loose = [label for key, label in names if isinstance(result[key], float)
+             and result[f"{key}_error_bound"] > 1e-3 * abs(result[key])]
+    if loose:
+        line += (f"; {', '.join(loose)} known only to the digits shown (± " +
+                 ", ".join(f"{result[f'{key}_error_bound']:.1e}" for key, label in names if label in loose) +
+                 ": the float64 similarities' rounding, the pool's spread being that small)")
+    return line
+
+
 # what ``write_report`` writes into --out
 REPORT_FILES = (REPORT_MD, GAP_PLOT, TAU_PLOT) = ("report.md", "gap_vs_k.png", "tau_sweep.png")
 
@@ -735,15 +809,16 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
              f"from the {result['pool']} ({pool_text(result)}). "
              f"Rows were normalised to unit length ({result['rows_rescaled']} rows had a norm other than 1).", "",
              f"k -> infinity limit ∫CE = {shown(result['cross_entropy_limit'], result['cross_entropy_limit_error_bound'])} "
-             f"(± {result['cross_entropy_limit_error_bound']:.1e}); c1 = {_fmt(result['c1'])}, "
-             f"c2 = {_fmt(result['c2'])} (DCL: {_fmt(result['c1_dcl'])}, {_fmt(result['c2_dcl'])}).", "",
+             f"(± {result['cross_entropy_limit_error_bound']:.1e}); {expansion_text(result)}.", "",
              "| k | R(k) | ∫CE − R | error bound | Prop. 1 lower | Prop. 1 upper | c1/k + c2/k² | R~(k) | ∫CE − R~ |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['k']} | {shown(r['risk'], r['risk_error_bound'], 10)} | {r['gap']:.6g} | "
+        lines.append(f"| {r['k']} | {cell(r['risk'], r['risk_error_bound'], 10)} | "
+                     f"{shown(r['gap'], r['gap_error_bound'], 6)} | "
                      f"{r['gap_error_bound']:.1e} | {r['prop1_lower']:.4g} | {_fmt(r['prop1_upper'], 4)} | "
-                     f"{_fmt(r['expansion_c1_c2'], 6)} | {shown(r['dcl_risk'], r['dcl_risk_error_bound'], 10)} | "
-                     f"{_fmt(r['dcl_gap'])} |")
+                     f"{cell(r['expansion_c1_c2'], r['expansion_c1_c2_error_bound'])} | "
+                     f"{cell(r['dcl_risk'], r['dcl_risk_error_bound'], 10)} | "
+                     f"{cell(r['dcl_gap'], r['dcl_gap_error_bound'])} |")
     if result.get("own_row_included"):
         own = result["own_row_included"]
         lines += ["", "Beside it, the default model (each anchor's own row included in its pool): ∫CE = "

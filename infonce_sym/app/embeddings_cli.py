@@ -366,23 +366,23 @@ def _argv_shown():
 
 
 def _print_text(r):
-    from .embeddings import MC_MAX_K, pool_text, shown
+    from .embeddings import MC_MAX_K, cell, expansion_text, pool_text, shown
     print(f"empirical model: n = {r['n']} pairs, d = {r['dim']}, tau = {r['tau']}, pool = {r['pool']} "
           f"({pool_text(r)}); "
           f"rows normalised ({r['rows_rescaled']} had norm != 1)")
     print(f"k -> oo limit ∫CE = {shown(r['cross_entropy_limit'], r['cross_entropy_limit_error_bound'])} "
-          f"± {r['cross_entropy_limit_error_bound']:.1e}   c1 = {r['c1']:.6g}   c2 = "
-          f"{r['c2'] if isinstance(r['c2'], str) else format(r['c2'], '.6g')}")
+          f"± {r['cross_entropy_limit_error_bound']:.1e}   {expansion_text(r)}")
     print(f"{'k':>10} {'R(k)':>18} {'∫CE - R':>13} {'± bound':>8} {'P1 lower':>10} {'P1 upper':>10} "
           f"{'c1/k+c2/k²':>12} {'∫CE - R~':>12}")
     for row in r["by_k"]:
         up = row["prop1_upper"]
         exp = row["expansion_c1_c2"]
-        print(f"{row['k']:>10} {shown(row['risk'], row['risk_error_bound']):>18} {row['gap']:>13.6g} "
+        print(f"{row['k']:>10} {cell(row['risk'], row['risk_error_bound'], 12):>18} "
+              f"{shown(row['gap'], row['gap_error_bound'], 6):>13} "
               f"{row['gap_error_bound']:>8.1e} "
               f"{row['prop1_lower']:>10.4g} {up:>10.4g} "
-              f"{exp if isinstance(exp, str) else format(exp, '.6g'):>12} "
-              f"{'—' if row['dcl_gap'] is None else format(row['dcl_gap'], '.6g'):>12}")
+              f"{cell(exp, row['expansion_c1_c2_error_bound']):>12} "
+              f"{cell(row['dcl_gap'], row['dcl_gap_error_bound']):>12}")
     beyond = f"> 2^{r['k_for_gap_search_limit'].bit_length() - 1}"      # (null in the JSON)
     print(f"k beyond which |∫CE - {'R~' if r['k_for_gap_loss'] == 'dcl' else 'R'}| stays below " + ", ".join(
         f"{t}: {v if v is not None else beyond}" for t, v in r["k_for_gap"].items()))

@@ -50,7 +50,7 @@ __all__ = ["EmpiricalPairs", "make_pairs", "AnchorTables", "anchor_tables", "gap
            "mc_blocks", "mc_draw", "mc_block_count", "mc_losses", "mc_summary", "tuple_similarities_rows",
            "normalise_rows", "unit_rows", "block_similarities", "block_tables", "block_bytes",
            "anchor_gap_sums", "exact_partials", "k_for_gap_search", "k_for_gap_candidates", "POOL_CHUNK", "similarity_chunks", "similarity_rows", "check_tau_range", "grid_size",
-           "LawModel", "EPS", "STEP",
+           "LawModel", "EPS", "STEP", "moment_rounding", "similarity_rounding",
            "TAU_RANGE", "K_MAX"]
 
 K_MAX = 10 ** 12                 # the grid reaches every k <= K_MAX
@@ -217,7 +217,38 @@ def block_tables(s, p, tau, pool_size: int, with_dcl: bool = True) -> AnchorTabl
 # the per-anchor moments of AnchorTables: x's centred moments, and the mean and central moments of a k = 1 tuple's
 # value, -log(W + x) (InfoNCE) and -log x (DCL), over the anchor's pool
 K1_MOMENTS = ("k1_mean", "k1_m2", "k1_m3", "k1_dcl_mean", "k1_dcl_m2", "k1_dcl_m3")
-MOMENT_KEYS = tuple(f"m{r}" for r in range(2, 7)) + K1_MOMENTS
+# and, for the rounding bounds of m2 and m3 (``moment_rounding``), the means of |v|^a (1 + x)^b, v = x - 1, named r{a}{b}
+ROUNDING_SUMS = ("r11", "r21", "r02", "r12", "r03", "r30")
+MOMENT_KEYS = tuple(f"m{r}" for r in range(2, 7)) + K1_MOMENTS + ROUNDING_SUMS
+
+
+def similarity_rounding(dim: int) -> float:
+    """|error| of one float64 similarity of unit rows against the exact cosine of the rows as given (the rows'
+    normalisation and a dot product of length d: at most about (d + 3) eps; 2 d eps allowed)."""
+    return 2 * dim * EPS
+
+
+def moment_rounding(moments: dict, tau: float, pool_size: int, dim: int) -> dict:
+    """Bounds on how far the float64 tables (``moments`` of :class:`AnchorTables`, at ``tau``, over pools of
+    ``pool_size`` rows of dimension ``dim``) are from the exact values of the rows as given: ``log_w`` (|error| of
+    every log W_i), ``m2`` and ``m3`` (per anchor (|error| of the centred moments of x = e^{s/tau}/mu).
+
+    log x = s/tau - log mu and log W = <a, p>/tau - log mu are each off by at most e = 2 delta/tau (delta the
+    similarities' rounding, :func:`similarity_rounding`; log-sum-exp is 1-Lipschitz) plus their own rounding: s/tau and
+    log x = z - log mu eps |.| each (|z|, |log mu| <= 1/tau), the mean of m exponentials in (0, 1] (16 + log2 m) eps
+    relative, its log, the exponentials 2 eps: at most (20 + log2 m) eps + 4 eps/tau, allowed twice over.  So the computed x is x (1 + theta),
+    |theta| <= expm1(e) + 2 eps, and v = fl(x - 1) is off by at most eta (1 + x), eta = expm1(e) + 4 eps; then
+    |fl(v)^r - v^r| <= (|v| + eta (1 + x))^r - |v|^r, whose mean over the pool is the expansion in the sums
+    r{a}{b} = mean |v|^a (1 + x)^b, plus the mean's own rounding ((16 + log2 m) eps of mean |v|^r).  With near-equal
+    rows (x - 1 ~ 1e-7) the similarities' rounding moves m3 by about 1e-4 of itself (an embeddings probe, Dec 2026)."""
+    m = max(2, pool_size)
+    sums = (16 + math.log2(m)) * EPS
+    e = 2 * similarity_rounding(dim) / tau + 2 * ((20 + math.log2(m)) * EPS + 4 * EPS / tau)
+    eta = math.expm1(e) + 4 * EPS
+    mom = moments
+    m2 = 2 * eta * mom["r11"] + eta ** 2 * mom["r02"] + sums * mom["m2"]
+    m3 = 3 * eta * mom["r21"] + 3 * eta ** 2 * mom["r12"] + eta ** 3 * mom["r03"] + sums * mom["r30"]
+    return {"log_w": e, "m2": m2, "m3": m3}
 
 
 def k1_skewness(moments, loss: str = "infonce"):
@@ -327,7 +358,26 @@ def _row_tables(s, p, tau, y0, N, with_dcl=True):
         M[r] = vr.mean(axis=1)
         if r < TAYLOR_TERMS:
             vr *= v
-    del v, vr
+    # the means that bound the moments' float64 rounding (``moment_rounding``): |v|^a (1 + x)^b per anchor, in the
+    # two arrays of the moments and one more
+    sums = {}
+    np.abs(v, out=vr)                                    # |v|
+    np.add(x, 1.0, out=v)                                # 1 + x
+    t = vr * v
+    sums["r11"] = t.mean(axis=1)
+    t *= vr
+    sums["r21"] = t.mean(axis=1)
+    np.multiply(v, v, out=t)
+    sums["r02"] = t.mean(axis=1)
+    t *= vr
+    sums["r12"] = t.mean(axis=1)
+    np.multiply(v, v, out=t)
+    t *= v
+    sums["r03"] = t.mean(axis=1)
+    np.multiply(vr, vr, out=t)
+    t *= vr
+    sums["r30"] = t.mean(axis=1)
+    del v, vr, t
     log_c = y0 + h * np.arange(N)
     c = np.exp(log_c)
     # the last node each anchor needs (beyond it e^{-cW} phi^2 < e^{-60}); x_min > 0
@@ -411,7 +461,7 @@ def _row_tables(s, p, tau, y0, N, with_dcl=True):
     log_phi_up = np.full((B, N), np.nan)
     log_phi[direct] = lp
     log_phi_up[direct] = lp_up
-    moments = {f"m{r}": M[r].copy() for r in range(2, 7)} | k1
+    moments = {f"m{r}": M[r].copy() for r in range(2, 7)} | k1 | sums
     return dict(L=L, log_phi=log_phi, log_phi_up=log_phi_up, log_w=log_w, log_mu=log_mu,
                 moments=moments, gap1=gap1, dcl_gap1=-mean_log_x, mean_log_x=mean_log_x)
 

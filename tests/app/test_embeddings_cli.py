@@ -1150,3 +1150,41 @@ def test_compare_at_k1_takes_every_tuple(tmp_path, capsys, loss, exclude_own):
     for which in ("prop4", "prop4_sharp"):
         bound = np.asarray(continuity_bound(which, tau, want[:, 1], want[:, 2], want[:, 3], beta), float)
         assert one[which]["worst_ratio"] == pytest.approx((want[:, 0] / bound).max(), rel=1e-9)
+
+
+def test_expansion_constants_show_only_the_digits_their_rounding_bounds_leave(tmp_path, capsys):
+    """Rows equal up to 1e-6 at tau = 3: x - 1 is about 1e-7, and the float64 similarities' rounding is about 1e-4 of
+    c1~ and c2~ (the exact cosines: tests/quantities/test_empirical.py) and all of the DCL gap at k = 1 (printed as
+    -5.73615e-18 for an exact 5.9e-27).  The JSON carries each constant's bound; the text and the report print no digit
+    it does not leave, say which constants are known only that far, and show a value within its bound of 0 as 0 ± 2b.
+    Spread-out rows (the committed fixture's scale of noise) print c1 and c2 to 6 digits with no such remark."""
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=16)
+    np.save(tmp_path / "a.npy", base + 1e-6 * rng.normal(size=(30, 16)))
+    np.save(tmp_path / "p.npy", base + 1e-6 * rng.normal(size=(30, 16)))
+    args = ("--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "3", "--k", "1,16",
+            "--samples", "0", "--no-tau-sweep")
+    code, out, err = _run(capsys, *args, "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    for key in ("c1", "c2", "c1_dcl", "c2_dcl"):
+        assert 0 < r[f"{key}_error_bound"] < 1e-12, key
+    assert r["c1_dcl_error_bound"] > 1e-3 * r["c1_dcl"] > 0
+    assert abs(r["by_k"][0]["dcl_gap"]) <= r["by_k"][0]["dcl_gap_error_bound"]
+    code, out, err = _run(capsys, *args, "--out", tmp_path / "rep")
+    assert code == 0, err
+    report = (tmp_path / "rep" / "report.md").read_text()
+    for text in (out, report):
+        line = next(x for x in text.splitlines() if "c1 = " in x)
+        assert "c1~, c2~ known only to the digits shown" in line and "c1 = -1, c2 = 0.5" in line, line
+        c1_dcl = line.split("(DCL: ")[1].split(",")[0]
+        assert len(Decimal(c1_dcl).as_tuple().digits) == 1 and abs(float(c1_dcl) / r["c1_dcl"] - 1) < 0.2, line
+        assert "0 ± " in text and "e-18" not in text
+    a, p = _pairs(40, 8, seed=2)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    code, out, err = _run(capsys, *args)
+    line = next(x for x in out.splitlines() if "c1 = " in x)
+    assert code == 0 and "known only" not in line and "0 ± " not in out, out
+    r = json.loads(_run(capsys, *args, "--json")[1])
+    assert f"c1 = {r['c1']:.6g}, c2 = {r['c2']:.6g} (DCL: {r['c1_dcl']:.6g}, {r['c2_dcl']:.6g})" in line, line

@@ -2,6 +2,7 @@
 enumeration of every k-tuple (k = 1, 2, 3), the arb route of quantities.exact on the equivalent
 FiniteModel, Monte Carlo over sampled tuples, and the exact constant c1 at large k."""
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -175,3 +176,52 @@ def test_bad_inputs():
         emp.anchor_tables(model, 0.001)
     with pytest.raises(InputError, match="k"):
         emp.gaps_at(emp.anchor_tables(model, 1.0), [10 ** 13])
+
+
+def _expansion_reference(model, tau, dps=50):
+    """Per anchor (m2, m3, W) and the means c1, c2, c1~, c2~ (the registered expressions, written out) of the rows as
+    given: their exact cosines (LawModel), x = e^{s/tau}/mean e^{s/tau}, at ``dps`` digits."""
+    with mpmath.workdps(dps):
+        t = mpmath.mpf(tau)
+        per = []
+        for law in emp.LawModel(model).anchor_laws(mpmath.mp):
+            z = [s / t for s in law.negative_similarity]
+            mu = mpmath.fsum(mpmath.exp(v) for v in z) / len(z)
+            v = [mpmath.exp(q) / mu - 1 for q in z]
+            m2 = mpmath.fsum(x ** 2 for x in v) / len(v)
+            m3 = mpmath.fsum(x ** 3 for x in v) / len(v)
+            per.append((m2, m3, mpmath.exp(law.positive_similarity[0] / t) / mu))
+        consts = {"c1": [m2 / 2 - w for m2, m3, w in per],
+                  "c2": [-w * m2 + w * w / 2 + 3 * m2 ** 2 / 4 - m3 / 3 for m2, m3, w in per],
+                  "c1t": [m2 / 2 for m2, m3, w in per], "c2t": [3 * m2 ** 2 / 4 - m3 / 3 for m2, m3, w in per]}
+        return per, {key: mpmath.fsum(vals) / len(vals) for key, vals in consts.items()}
+
+
+@pytest.mark.parametrize("spread, tau", [(0.4, 0.25), (1e-3, 3.0), (1e-6, 3.0), (1e-6, 0.05), (1e-7, 100.0),
+                                         (1e-5, 0.01)])
+def test_expansion_constants_within_their_rounding_bounds_of_the_exact_cosines(spread, tau):
+    """c1, c2, c1~, c2~ and the moments m2, m3 of each anchor against those of the exact cosines of the rows as given
+    (50 digits): within the bounds of emp.moment_rounding and embeddings.expansion_error_bounds.  With rows equal up
+    to ``spread`` the float64 similarities' rounding is a large part of x - 1: c1~ and c2~ were printed to 6 digits
+    while off by 4e-4 of themselves at spread 1e-6, and by 89 % at spread 1e-7, tau = 100 (an embeddings probe,
+    Dec 2026).  On spread-out rows the bounds are at most 1e-9 of the values (the bounds are not vacuous)."""
+    from infonce_sym.app.embeddings import expansion_error_bounds, expansion_values
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=16)
+    a, p = (base + spread * rng.normal(size=(30, 16)) for _ in range(2))
+    model = emp.make_pairs(a, p)
+    tab = emp.anchor_tables(model, tau)
+    per, ref = _expansion_reference(model, tau)
+    rounding = emp.moment_rounding(tab.moments, tau, tab.pool_size, 16)
+    for i, (m2, m3, w) in enumerate(per):
+        assert abs(tab.moments["m2"][i] - m2) <= rounding["m2"][i], i
+        assert abs(tab.moments["m3"][i] - m3) <= rounding["m3"][i], i
+        assert abs(tab.log_w[i] - mpmath.log(w)) <= rounding["log_w"], i
+    got, bound = expansion_values(tab), expansion_error_bounds(tab, tau, tab.pool_size, 16)
+    errors = {key: abs(mpmath.mpf(float(got[key])) - ref[key]) for key in ref}
+    for key in ref:
+        assert errors[key] <= bound[key], (key, errors[key], bound[key])
+    if spread == 0.4:
+        assert all(bound[key] <= 1e-9 * abs(ref[key]) for key in ref), (bound, ref)
+    elif spread <= 1e-5:                    # the float64 value is off (a zero bound would fail the test)
+        assert errors["c1t"] > 1e-6 * abs(ref["c1t"]) and bound["c1t"] > 1e-3 * abs(ref["c1t"])
