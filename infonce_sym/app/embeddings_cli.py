@@ -394,7 +394,10 @@ def _print_text(r):
               f"{shown(own['cross_entropy_limit'], own['cross_entropy_limit_error_bound'])}; gap " +
               ", ".join(f"k={x['k']}: {x['gap']:.6g}" for x in own["by_k"]))
     for row in r.get("monte_carlo", []):
-        z = "—" if row["z"] is None else f"{row['z']:.2f}"
+        # no z where the standard error is the values' rounding (it measured no spread: -192 was printed beside
+        # "consistent"); the JSON keeps it
+        no_spread = row["z"] is None or row["verdict"].startswith("consistent (no spread beyond rounding")
+        z = "—" if no_spread else f"{row['z']:.2f}"
         print(f"Monte Carlo k = {row['k']}: gap {row['mc_gap']:.6g} ± {row['stderr']:.2g} (exact "
               f"{row['exact_gap']:.6g}, z = {z}, {row['verdict']})")
     for row in r.get("tau_sweep", []):

@@ -1041,8 +1041,18 @@ def test_one_anchor_gets_one_verdict_whatever_k(tmp_path, capsys):
     code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.05",
                           "--k", "1,16", "--samples", "2000", "--no-tau-sweep", "--json")
     assert code == 0, err
-    verdicts = [row["verdict"] for row in json.loads(out)["monte_carlo"]]
+    rows = json.loads(out)["monte_carlo"]
+    verdicts = [row["verdict"] for row in rows]
     assert len(verdicts) == 2 and all(v.startswith("consistent") for v in verdicts), verdicts
+    # the text prints no z where the standard error is rounding (a z of -192 stood beside "consistent")
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", "--tau", "0.05",
+                          "--k", "1,16", "--samples", "2000", "--no-tau-sweep")
+    lines = [x for x in out.splitlines() if x.startswith("Monte Carlo k = ")]
+    assert code == 0 and len(lines) == 2, out
+    for line, row in zip(lines, rows):
+        shown_z = line.split("z = ")[1].split(",")[0]
+        assert (shown_z == "—") == (row["z"] is None or "no spread beyond rounding" in row["verdict"]), (line, row)
+    assert any("no spread beyond rounding" in row["verdict"] and row["z"] is not None for row in rows), rows
 
 
 def test_a_parquet_file_with_two_columns_says_columns():
