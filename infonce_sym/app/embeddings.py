@@ -560,9 +560,9 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
 
 
 def _ce_error(dim, tau):
-    """Rounding of the float64 similarities (|error| <= 2 d eps per entry) moves log mu_i and
-    <a_i,p_i>/tau by at most 2 d eps/tau each, plus the log-sum-exp's own rounding."""
-    return 4 * dim * emp.EPS / tau + _loss_rounding(tau)
+    """Rounding of the float64 similarities (:func:`emp.similarity_rounding` per entry) moves log mu_i and
+    <a_i,p_i>/tau by at most that over tau each, plus the log-sum-exp's own rounding."""
+    return 2 * emp.similarity_rounding(dim) / tau + _loss_rounding(tau)
 
 
 def _loss_rounding(tau):
