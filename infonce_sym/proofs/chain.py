@@ -715,6 +715,8 @@ def _refuted_at_points(e, want) -> bool:
                 if value is -sp.oo:
                     return True
                 continue
+            if sympy_repairs.costly_to_evaluate(value):
+                continue         # (an argument too large to evaluate here: no evidence either way)
             number = value if value.is_Rational else sp.N(value, 30)
             if not number.is_number:
                 continue
@@ -1804,6 +1806,8 @@ def _truth(rel):
         return None
     if rel.lhs == rel.rhs:
         return None             # (one number: as too close to tell, below)
+    if sympy_repairs.costly_to_evaluate(rel.lhs) or sympy_repairs.costly_to_evaluate(rel.rhs):
+        return None             # (an argument too large to evaluate here)
     try:
         lhs, rhs = complex(sp.N(rel.lhs, 30)), complex(sp.N(rel.rhs, 30))
     except Exception:

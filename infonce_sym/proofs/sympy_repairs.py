@@ -45,11 +45,14 @@ import functools
 import itertools
 import math
 
+import mpmath
 import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 from sympy.core.assumptions import _assume_defined as _ASSUME_DEFINED
 from sympy.core.function import AppliedUndef
 from sympy.core.logic import fuzzy_and, fuzzy_not, fuzzy_or
+from sympy.functions.elementary.hyperbolic import HyperbolicFunction
+from sympy.functions.elementary.trigonometric import TrigonometricFunction
 from sympy.functions.special.error_functions import FresnelIntegral
 
 
@@ -146,6 +149,14 @@ def _fresnel_is_finite(self):
     """S(z) and C(z) are entire: finite at every finite z.  SymPy read them finite exactly where real, so infinite off the
     real line, and 1/S(sqrt(x))^2 (x < 0) zero and nonnegative, though it is -1/S(1)^2 = -5.2 at x = -1 (a 44th probe)."""
     return True if self.args[0].is_finite else None
+
+
+def _log_is_finite(self):
+    """log z is finite exactly where z is finite and nonzero.  SymPy called it finite wherever z is finite and not known
+    to be zero, so 1/(1 + |log((x - y - 1)^2)|) positive for integers x, y though it is 0 at (1, 0), and a lemma cited
+    there proved 0 > 0 (a 45th probe, Dec 2026)."""
+    z = self.args[0]
+    return fuzzy_and([z.is_finite, fuzzy_not(z.is_zero)])
 
 
 _SYMPY_EXP_IS_EXTENDED_POSITIVE = sp.exp._eval_is_extended_positive
@@ -290,20 +301,62 @@ def _argument_roots(a, sym) -> tuple:
             return tuple(out)
         if sum(1 for t in sp.preorder_traversal(a) if t == sym) != 1:
             return ()
+        # a power of degree above 4 on the way to sym is not inverted (as a polynomial of such degree gives no points):
+        # solve found the 12 roots of x^12 = log(c) for exp(-exp(x^12)) for minutes (a 45th probe)
+        if any(p.base.has(sym) and not (p.exp.is_number and abs(p.exp) <= 4) for p in a.atoms(sp.Pow)):
+            return ()
         for t in _ARGUMENT_TARGETS:
-            found = [v for v in sp.solve(a - t, sym) if v.is_number and v.is_real and v.is_finite]
+            # (solve may answer with a list of dicts: im(t)/6 = 0 gave [{t: re(t), im(t): 0}]; a 45th probe)
+            found = [v for v in sp.solve(a - t, sym)
+                     if isinstance(v, sp.Expr) and v.is_number and v.is_real and v.is_finite]
             out += [v for v in found[:3] if v not in out]
     except (sp.PolynomialError, NotImplementedError, ValueError, TypeError):  # pragma: no cover - no points from it
         return ()
     return tuple(out)
 
 
+# functions whose evaluation reduces their argument modulo a constant (ln 2, pi) computed to the argument's own bits
+_REDUCING = (sp.exp, TrigonometricFunction, HyperbolicFunction)
+# an argument of more bits than this is not evaluated at a point (the constant to 2^20000 ... bits: seconds and more)
+MAX_ARGUMENT_BITS = 20000
+
+
+def costly_to_evaluate(value) -> bool:
+    """Whether evaluating the number ``value`` would reduce an argument beyond MAX_ARGUMENT_BITS bits: exp(-exp(x^12)) at
+    x = 15 asks for ln 2 to 2^47 bits, and the exact-point guard computed it for minutes (a 45th probe, Dec 2026).  The
+    arguments are sized from the inside out (an inner one first, so none of those sized is itself costly): exp, the
+    trigonometric and hyperbolic functions, and a power's exponent unless it is rational."""
+    for node in sp.postorder_traversal(value):
+        if isinstance(node, sp.Pow):
+            arg = node.exp
+        elif isinstance(node, _REDUCING):
+            arg = node.args[0]
+        else:
+            continue
+        if arg.is_Rational:
+            if arg.is_Integer and arg.p.bit_length() > MAX_ARGUMENT_BITS + 1 or \
+                    not arg.is_Integer and abs(arg.p // arg.q).bit_length() > MAX_ARGUMENT_BITS + 1:
+                return True
+            continue
+        if not arg.has(sp.Function, sp.Pow):
+            continue                   # rationals and constants (pi, E) combined: sized by their own value below only
+        try:
+            size = sp.N(sp.Abs(arg), 5)
+        except Exception:              # pragma: no cover - no size: no value either, left to the caller
+            continue
+        if size.is_Float and size > 0 and mpmath.mag(mpmath.mpf(size._mpf_)) > MAX_ARGUMENT_BITS:
+            return True
+    return False
+
+
 def values_differ(a, b) -> bool:
     """Whether two numbers differ: each evaluated at 30 digits, then compared as complex doubles (any difference beyond
     1e-20 of the larger, or of 1).  The comparison of the checked rewrites here and of the checker's exact-point guards;
-    raises where a value cannot be evaluated."""
+    raises where a value cannot be evaluated, or would cost too much to (``costly_to_evaluate``)."""
     if a == b:                 # the same number built twice (most points of a true identity): nothing to evaluate
         return False
+    if costly_to_evaluate(a) or costly_to_evaluate(b):
+        raise ValueError("an argument too large to evaluate at this point")
     return complexes_differ(complex(sp.N(a, 30)), complex(sp.N(b, 30)))
 
 
@@ -453,7 +506,7 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (sp.polygamma, "complex", _polygamma_is_complex), (sp.beta, "real", _beta_is_real),
            (sp.exp, "extended_positive", _exp_is_extended_positive), (sp.exp, "zero", _exp_is_zero),
            (sp.LambertW, "finite", _lambertw_is_finite), (sp.LambertW, "extended_real", _lambertw_is_extended_real),
-           (FresnelIntegral, "finite", _fresnel_is_finite)]
+           (FresnelIntegral, "finite", _fresnel_is_finite), (sp.log, "finite", _log_is_finite)]
 # functions whose construction rewrote f(-x) to -f(x) though f(0) != 0
 ODD_AWAY_FROM_ZERO = (sp.acot, sp.acoth)
 
