@@ -218,8 +218,9 @@ class SphereModel:
 
     @property
     def label(self) -> str:
-        text = format(Decimal(self.kappa_decimal).normalize(), "f")
-        return f"sphere(d={self.dim}, kappa={text if len(text) <= 24 else self.kappa_decimal})"
+        # the decimal typed, never rounded: Decimal.normalize labelled kappa = 9999.99... (50 digits) 10000 while the
+        # values were those of the kappa typed (a probe, Dec 2026)
+        return f"sphere(d={self.dim}, kappa={_decimal_label(self.kappa_decimal)})"
 
     dominated = True
     domination_reason = "vMF(x, kappa) has density exp(kappa<x,z>)/Z_d(kappa) w.r.t. the uniform law"

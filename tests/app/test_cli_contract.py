@@ -1162,6 +1162,11 @@ def test_the_example_label_keeps_the_decimals_typed(capsys):
     code, out, _ = run(["risk", "--model", "example-a2", "--tau", "0.5", "--k", "10", "--digits", "5",
                         "--delta", "1e-999999"], capsys)
     assert code == 0 and "delta=1E-999999," in out.splitlines()[0] and len(out.splitlines()[0]) < 200
+    # the sphere's kappa too (9999.99... to 50 digits was labelled 10000; a probe, Dec 2026)
+    for typed, shown in (("9999.9999999999999999999999999999999999999999999999", None), ("2.50", "2.5"),
+                         ("1e-300", "1E-300"), ("4", "4")):
+        code, out, _ = run(["risk", "--dim", "3", "--kappa", typed, "--tau", "0.5", "--k", "2", "--digits", "5"], capsys)
+        assert code == 0 and out.startswith(f"sphere(d=3, kappa={shown or typed})  "), out.splitlines()[0]
 
 
 @pytest.mark.parametrize("dim, kappa", [(3, "1e-400"), (3, "1e-5000"), (2, "1e-200"), (2, "1e-400")])
