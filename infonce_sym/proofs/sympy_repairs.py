@@ -159,6 +159,17 @@ def _log_is_finite(self):
     return fuzzy_and([z.is_finite, fuzzy_not(z.is_zero)])
 
 
+def _zeta_is_finite(self):
+    """zeta(s) is finite off s = 1; Hurwitz's zeta(s, a) = sum_{n >= 0} (n + a)^-s also has a pole at every integer a <= 0
+    (its term n = -a), which SymPy ignored: 1/(1 + |zeta(2, (x - y - 1)^2)|) > 0 was proved for integers x, y, though
+    zeta(2, 0) is infinite (a 45th probe, Dec 2026).  Finite where s != 1 and a is known not to be such an integer."""
+    off_the_pole = fuzzy_not((self.args[0] - 1).is_zero)
+    if len(self.args) == 1:
+        return off_the_pole
+    a = self.args[1]
+    return fuzzy_and([off_the_pole, fuzzy_or([fuzzy_not(a.is_integer), a.is_positive])])
+
+
 _SYMPY_EXP_IS_EXTENDED_POSITIVE = sp.exp._eval_is_extended_positive
 
 
@@ -506,7 +517,8 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (sp.polygamma, "complex", _polygamma_is_complex), (sp.beta, "real", _beta_is_real),
            (sp.exp, "extended_positive", _exp_is_extended_positive), (sp.exp, "zero", _exp_is_zero),
            (sp.LambertW, "finite", _lambertw_is_finite), (sp.LambertW, "extended_real", _lambertw_is_extended_real),
-           (FresnelIntegral, "finite", _fresnel_is_finite), (sp.log, "finite", _log_is_finite)]
+           (FresnelIntegral, "finite", _fresnel_is_finite), (sp.log, "finite", _log_is_finite),
+           (sp.zeta, "finite", _zeta_is_finite)]
 # functions whose construction rewrote f(-x) to -f(x) though f(0) != 0
 ODD_AWAY_FROM_ZERO = (sp.acot, sp.acoth)
 

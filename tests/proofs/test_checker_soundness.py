@@ -2776,8 +2776,26 @@ def a_log_at_a_zero_of_a_polynomial_of_degree_eight():
     return _one("S4", q, "gt", 0, gt(q, 0), NonNegative())
 
 
+def a_hurwitz_zeta_at_a_pole_off_the_diagonal():
+    # zeta(2, a) has a pole at every integer a <= 0; SymPy called it finite for every a (s = 2 != 1): at (x, y) = (1, 0)
+    # the argument (x - y - 1)^2 is 0 and the quantity 1/(1 + oo) = 0
+    xi, yi = sp.Symbol("x", integer=True), sp.Symbol("y", integer=True)
+    q = 1 / (1 + sp.Abs(sp.zeta(2, (xi - yi - 1) ** 2)))
+    return _one("S7", q, "gt", 0, gt(q, 0), NonNegative())
+
+
 ROUND_FORTY_FIVE = [a_log_at_a_zero_off_the_diagonal_of_two_integers, zero_greater_than_zero_by_citing_the_log_chain_at_its_zero,
-                    a_log_at_an_irrational_zero, a_log_at_a_zero_of_a_polynomial_of_degree_eight]
+                    a_log_at_an_irrational_zero, a_log_at_a_zero_of_a_polynomial_of_degree_eight,
+                    a_hurwitz_zeta_at_a_pole_off_the_diagonal]
+
+
+def test_a_hurwitz_zeta_off_its_poles_is_still_finite():
+    """The repaired finiteness of zeta keeps zeta(2, p) finite for a positive integer p (and zeta(s) off s = 1): the true
+    form of round 45's zeta chain is proved."""
+    pp = sp.Symbol("p", positive=True, integer=True)
+    q = 1 / (1 + sp.Abs(sp.zeta(2, pp)))
+    assert _one("S8", q, "gt", 0, gt(q, 0), NonNegative()).run().verdict == "proved"
+    assert sp.zeta(2, sp.Symbol("a", integer=True)).is_finite is None and sp.zeta(sp.Integer(3)).is_finite
 
 
 def test_a_log_of_a_nonzero_argument_is_still_finite():
