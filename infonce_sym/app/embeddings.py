@@ -122,9 +122,9 @@ def expansion_error_bounds(tab: emp.AnchorTables, tau: float, pool_size: int, di
             f = sp.lambdify(syms, e, modules="numpy")
             return np.asarray(f(*[values[s.name] for s in syms]), dtype=ld) * np.ones(n_rows, dtype=ld)
         bound = np.zeros(n_rows, dtype=ld)
-        for i, a in enumerate(syms):
+        for a in syms:
             bound += np.abs(at(sp.diff(expr, a))) * deltas[a.name]
-            for j, b in enumerate(syms):
+            for b in syms:
                 bound += np.abs(at(sp.diff(expr, a, b))) * deltas[a.name] * deltas[b.name] / 2
         bound += 16 * emp.EPS * sum(np.abs(at(term)) for term in sp.Add.make_args(expr))
         mean_abs = np.mean(np.abs(at(expr)))
