@@ -72,25 +72,33 @@ def _swept(tau, factor):
     return tau if factor == 1.0 else float(f"{tau * factor:.15g}")
 
 
-def expansion_values(tab: emp.AnchorTables) -> dict:
-    """c1, c2 (InfoNCE) and c1t, c2t (DCL): the registered per-anchor expressions in the
-    anchor's moments (m_n = E V^n, V = x/mu - 1; EW^n = W^n, the positive being fixed), averaged
-    over the anchors.  Evaluated in extended precision (W^2 can exceed 1e308)."""
-    import sympy as sp
-    from ..proofs.expansions import expansion_constants
-    consts = expansion_constants()
+# the registered expansion constants read per anchor (EXP.infonce, EXP.dcl)
+EXPANSION_NAMES = ("c1", "c2", "c1t", "c2t")
+
+
+def _anchor_inputs(tab: emp.AnchorTables) -> dict:
+    """The per-anchor values of the expansion constants' symbols: the moments m_n = E V^n (V = x/mu - 1) and EW^n = W^n
+    (the positive being fixed), in extended precision (W^2 can exceed 1e308)."""
     ld = np.longdouble
     w = np.exp(tab.log_w.astype(ld))
-    values = {**{k: v.astype(ld) for k, v in tab.moments.items()},
-              **{("EW" if n == 1 else f"EW{n}"): w ** n for n in range(1, 7)}}
-    out = {}
-    for name in ("c1", "c2", "c1t", "c2t"):
-        expr = consts[name]
-        syms = sorted(expr.free_symbols, key=lambda s: s.name)
-        f = sp.lambdify(syms, expr, modules="numpy")
-        per_anchor = f(*[values[s.name] for s in syms])
-        out[name] = np.mean(np.asarray(per_anchor, dtype=ld) * np.ones(tab.log_w.size, dtype=ld))
-    return out
+    return {**{k: v.astype(ld) for k, v in tab.moments.items()},
+            **{("EW" if n == 1 else f"EW{n}"): w ** n for n in range(1, 7)}}
+
+
+def _at_anchors(expr, values: dict, rows: int) -> np.ndarray:
+    """``expr`` (a SymPy expression in the symbols of ``values``, or a number) at every anchor."""
+    import sympy as sp
+    syms = sorted(expr.free_symbols, key=lambda s: s.name)
+    f = sp.lambdify(syms, expr, modules="numpy")
+    return np.asarray(f(*[values[s.name] for s in syms]), dtype=np.longdouble) * np.ones(rows, dtype=np.longdouble)
+
+
+def expansion_values(tab: emp.AnchorTables) -> dict:
+    """c1, c2 (InfoNCE) and c1t, c2t (DCL): the registered per-anchor expressions in the anchor's moments
+    (:func:`_anchor_inputs`), averaged over the anchors."""
+    from ..proofs.expansions import expansion_constants
+    consts, values = expansion_constants(), _anchor_inputs(tab)
+    return {name: np.mean(_at_anchors(consts[name], values, tab.log_w.size)) for name in EXPANSION_NAMES}
 
 
 def expansion_error_bounds(tab: emp.AnchorTables, tau: float, pool_size: int, dim: int) -> dict:
@@ -100,35 +108,27 @@ def expansion_error_bounds(tab: emp.AnchorTables, tau: float, pool_size: int, di
     plus the evaluation's rounding (16 eps of its terms) and the mean's ((16 + log2 n) eps of its |values|)."""
     import sympy as sp
     from ..proofs.expansions import expansion_constants
-    consts = expansion_constants()
-    ld = np.longdouble
+    consts, values = expansion_constants(), _anchor_inputs(tab)
     err = emp.moment_rounding(tab.moments, tau, pool_size, dim)
-    w = np.exp(tab.log_w.astype(ld))
-    values = {"m2": tab.moments["m2"].astype(ld), "m3": tab.moments["m3"].astype(ld)}
+    ld, rows = np.longdouble, tab.log_w.size
     deltas = {"m2": err["m2"].astype(ld), "m3": err["m3"].astype(ld)}
     for n in range(1, 7):
         name = "EW" if n == 1 else f"EW{n}"
-        values[name] = w ** n
-        deltas[name] = w ** n * (np.expm1(ld(n * err["log_w"])) + 4 * emp.EPS)
-    n_rows = tab.log_w.size
+        deltas[name] = values[name] * (np.expm1(ld(n * err["log_w"])) + 4 * emp.EPS)
     out = {}
-    for name in ("c1", "c2", "c1t", "c2t"):
+    for name in EXPANSION_NAMES:
         expr = consts[name]
         syms = sorted(expr.free_symbols, key=lambda s: s.name)
         if sp.Poly(expr, *syms).total_degree() > 2:        # the bound below is exact only to degree 2
             raise NotImplementedError(f"{name} is of degree above 2 in {syms}")
-
-        def at(e):
-            f = sp.lambdify(syms, e, modules="numpy")
-            return np.asarray(f(*[values[s.name] for s in syms]), dtype=ld) * np.ones(n_rows, dtype=ld)
-        bound = np.zeros(n_rows, dtype=ld)
+        bound = np.zeros(rows, dtype=ld)
         for a in syms:
-            bound += np.abs(at(sp.diff(expr, a))) * deltas[a.name]
+            bound += np.abs(_at_anchors(sp.diff(expr, a), values, rows)) * deltas[a.name]
             for b in syms:
-                bound += np.abs(at(sp.diff(expr, a, b))) * deltas[a.name] * deltas[b.name] / 2
-        bound += 16 * emp.EPS * sum(np.abs(at(term)) for term in sp.Add.make_args(expr))
-        mean_abs = np.mean(np.abs(at(expr)))
-        out[name] = float(np.mean(bound) + (16 + math.log2(max(2, n_rows))) * emp.EPS * mean_abs)
+                bound += np.abs(_at_anchors(sp.diff(expr, a, b), values, rows)) * deltas[a.name] * deltas[b.name] / 2
+        bound += 16 * emp.EPS * sum(np.abs(_at_anchors(term, values, rows)) for term in sp.Add.make_args(expr))
+        mean_abs = np.mean(np.abs(_at_anchors(expr, values, rows)))
+        out[name] = float(np.mean(bound) + (16 + math.log2(max(2, rows))) * emp.EPS * mean_abs)
     return out
 
 

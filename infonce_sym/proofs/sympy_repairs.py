@@ -335,8 +335,8 @@ MAX_ARGUMENT_BITS = 20000
 def costly_to_evaluate(value) -> bool:
     """Whether evaluating the number ``value`` would reduce an argument beyond MAX_ARGUMENT_BITS bits: exp(-exp(x^12)) at
     x = 15 asks for ln 2 to 2^47 bits, and the exact-point guard computed it for minutes (a 45th probe, Dec 2026).  The
-    arguments are sized from the inside out (an inner one first, so none of those sized is itself costly): exp, the
-    trigonometric and hyperbolic functions, and a power's exponent unless it is rational."""
+    arguments are sized from the inside out (an inner one first, so none of those sized is itself costly): those of exp
+    and the trigonometric and hyperbolic functions, and a power's exponent."""
     for node in sp.postorder_traversal(value):
         if isinstance(node, sp.Pow):
             arg = node.exp
@@ -345,8 +345,7 @@ def costly_to_evaluate(value) -> bool:
         else:
             continue
         if arg.is_Rational:
-            if arg.is_Integer and arg.p.bit_length() > MAX_ARGUMENT_BITS + 1 or \
-                    not arg.is_Integer and abs(arg.p // arg.q).bit_length() > MAX_ARGUMENT_BITS + 1:
+            if abs(arg.p // arg.q).bit_length() > MAX_ARGUMENT_BITS + 1:
                 return True
             continue
         if not arg.has(sp.Function, sp.Pow):

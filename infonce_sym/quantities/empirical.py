@@ -231,13 +231,13 @@ def similarity_rounding(dim: int) -> float:
 def moment_rounding(moments: dict, tau: float, pool_size: int, dim: int) -> dict:
     """Bounds on how far the float64 tables (``moments`` of :class:`AnchorTables`, at ``tau``, over pools of
     ``pool_size`` rows of dimension ``dim``) are from the exact values of the rows as given: ``log_w`` (|error| of
-    every log W_i), ``m2`` and ``m3`` (per anchor (|error| of the centred moments of x = e^{s/tau}/mu).
+    every log W_i), and ``m2`` and ``m3`` (per anchor: |error| of the centred moments of x = e^{s/tau}/mu).
 
     log x = s/tau - log mu and log W = <a, p>/tau - log mu are each off by at most e = 2 delta/tau (delta the
     similarities' rounding, :func:`similarity_rounding`; log-sum-exp is 1-Lipschitz) plus their own rounding: s/tau and
     log x = z - log mu eps |.| each (|z|, |log mu| <= 1/tau), the mean of m exponentials in (0, 1] (16 + log2 m) eps
-    relative, its log, the exponentials 2 eps: at most (20 + log2 m) eps + 4 eps/tau, allowed twice over.  So the computed x is x (1 + theta),
-    |theta| <= expm1(e) + 2 eps, and v = fl(x - 1) is off by at most eta (1 + x), eta = expm1(e) + 4 eps; then
+    relative, its log, the exponentials 2 eps: at most (20 + log2 m) eps + 4 eps/tau, allowed twice over.  So the
+    computed x is x (1 + theta), |theta| <= expm1(e) + 2 eps, and v = fl(x - 1) is off by at most eta (1 + x), eta = expm1(e) + 4 eps; then
     |fl(v)^r - v^r| <= (|v| + eta (1 + x))^r - |v|^r, whose mean over the pool is the expansion in the sums
     r{a}{b} = mean |v|^a (1 + x)^b, plus the mean's own rounding ((16 + log2 m) eps of mean |v|^r).  With near-equal
     rows (x - 1 ~ 1e-7) the similarities' rounding moves m3 by about 1e-4 of itself (an embeddings probe, Dec 2026)."""
@@ -245,9 +245,9 @@ def moment_rounding(moments: dict, tau: float, pool_size: int, dim: int) -> dict
     sums = (16 + math.log2(m)) * EPS
     e = 2 * similarity_rounding(dim) / tau + 2 * ((20 + math.log2(m)) * EPS + 4 * EPS / tau)
     eta = math.expm1(e) + 4 * EPS
-    mom = moments
-    m2 = 2 * eta * mom["r11"] + eta ** 2 * mom["r02"] + sums * mom["m2"]
-    m3 = 3 * eta * mom["r21"] + 3 * eta ** 2 * mom["r12"] + eta ** 3 * mom["r03"] + sums * mom["r30"]
+    m2 = 2 * eta * moments["r11"] + eta ** 2 * moments["r02"] + sums * moments["m2"]
+    m3 = (3 * eta * moments["r21"] + 3 * eta ** 2 * moments["r12"] + eta ** 3 * moments["r03"]
+          + sums * moments["r30"])
     return {"log_w": e, "m2": m2, "m3": m3}
 
 
