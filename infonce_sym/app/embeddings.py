@@ -46,24 +46,48 @@ def _statement(id, which):
     return _STATEMENTS[(id, which)]
 
 
+# the statements' bounds are evaluated in mpmath at this many digits and rounded to the double: in float64, 2/tau
+# rounded before e^{2/tau} cost 2/tau ulps (121 ulps of the P1 upper bound at --logit-scale 4.60517; an embeddings
+# probe, Dec 2026)
+BOUND_DPS = 30
+
+
 def _lambdified(id, which):
     from ..proofs.section3 import bound_args, bound_function
     names = [s.name for s in bound_args(id, which)]
-    f = bound_function(id, which)
-    return lambda **kw: float(f(*[kw[n] for n in names]))
+    f = bound_function(id, which, module="mpmath")
+
+    def value(**kw):
+        with mpmath.workdps(BOUND_DPS):
+            return float(f(*[_decimal_mpf(kw[n]) for n in names]))
+    return value
+
+
+def _decimal_mpf(x):
+    """A number as the decimal it is written as: a string as typed, a double as its shortest repr (a tau of the
+    sweep is a 15-digit decimal), an integer exactly."""
+    return mpmath.mpf(x if isinstance(x, str) else repr(float(x)) if isinstance(x, float) else int(x))
 
 
 def prop1_bounds(k, tau):
-    """Prop. 1: -log(1 + e^{2/tau}/k) <= ∫CE - R <= (e^{2/tau} - 1)^2/(8k)."""
-    with np.errstate(over="ignore"):
-        return _statement("P1", "lower")(k=k, tau=tau), _statement("P1", "upper")(k=k, tau=tau)
+    """Prop. 1: -log(1 + e^{2/tau}/k) <= ∫CE - R <= (e^{2/tau} - 1)^2/(8k), each the double nearest the value
+    at the decimal tau (a string as typed, or a double read as its shortest repr)."""
+    return _statement("P1", "lower")(k=k, tau=tau), _statement("P1", "upper")(k=k, tau=tau)
 
 
 def dcl_bounds(k, tau):
-    """(11) and Lemma 4: 0 <= ∫CE - R~ <= min((e^{2/tau} - 1)^2/(8k), 2/tau)."""
-    with np.errstate(over="ignore"):
-        upper = min(_statement("DCL-11", "upper")(k=k, tau=tau), _statement("L4", "upper")(tau=tau))
+    """(11) and Lemma 4: 0 <= ∫CE - R~ <= min((e^{2/tau} - 1)^2/(8k), 2/tau), as :func:`prop1_bounds`."""
+    upper = min(_statement("DCL-11", "upper")(k=k, tau=tau), _statement("L4", "upper")(tau=tau))
     return _statement("DCL-11", "lower")(), upper
+
+
+def tau_label(text: str, most: int = 25) -> str:
+    """The decimal tau of the JSON for a line of text: as it is up to ``most`` significant digits, else
+    rounded to ``most`` and marked with '…' (1/3 from --scale 3 has 80 digits in the JSON)."""
+    if len(text.lstrip("0.").replace(".", "")) <= most:
+        return text
+    with mpmath.workdps(most + 5):
+        return mpmath.nstr(mpmath.mpf(text), most, strip_zeros=False) + "…"
 
 
 def _swept(tau, factor):
@@ -458,8 +482,8 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
     ce_error = _ce_error(dim, tau_f)
     by_k = []
     for a, k in enumerate(gv.k):
-        lo, hi = prop1_bounds(k, tau_f)
-        dlo, dhi = dcl_bounds(k, tau_f)
+        lo, hi = prop1_bounds(k, str(tau))
+        dlo, dhi = dcl_bounds(k, str(tau))
         c1, c2 = consts["c1"], consts["c2"]
         by_k.append({
             "k": k, "risk": float(gv.risk[a]), "risk_error_bound": ce_error + float(gv.error[a]),
@@ -805,7 +829,7 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
         written.append(p)
     lines = ["# Finite-k bias of InfoNCE on your embeddings", "",
              f"`{command}`" if command else "", "",
-             f"n = {result['n']} pairs, d = {result['dim']}, tau = {result['tau']}, negatives i.i.d. with replacement "
+             f"n = {result['n']} pairs, d = {result['dim']}, tau = {tau_label(result['tau'])}, negatives i.i.d. with replacement "
              f"from the {result['pool']} ({pool_text(result)}). "
              f"Rows were normalised to unit length ({result['rows_rescaled']} rows had a norm other than 1).", "",
              f"k -> infinity limit ∫CE = {shown(result['cross_entropy_limit'], result['cross_entropy_limit_error_bound'])} "

@@ -1,8 +1,8 @@
 """The ``infonce-sym embeddings`` subcommand: ``add_parser(subparsers)`` and ``run(args)``.
 
 Every option is taken as typed (strings) and read here: a temperature is the decimal written
-(``--tau 0.05`` is 5/100; ``--scale 20`` is tau = 1/20; ``--logit-scale L`` is tau = e^{-L},
-evaluated to 30 digits), integers are the integers written.  Bad input, bad files included, is one
+(``--tau 0.05`` is 5/100; ``--scale 20`` is tau = 1/20, ``--scale 3`` 1/3 and ``--logit-scale L`` e^{-L} to
+TAU_DIGITS significant digits), integers are the integers written.  Bad input, bad files included, is one
 ``InputError`` naming the option (and the file): the command line prints one line and exits 2.
 """
 from __future__ import annotations
@@ -25,6 +25,11 @@ DIGITS_SMALL_N = 20_000          # --digits needs n * pool size <= this (the arb
 SAMPLES_RANGE = (0, 10 ** 6)
 SEED_RANGE = (0, 2 ** 64 - 1)
 WORKERS_RANGE = (1, 64)
+# a tau from --scale or --logit-scale, 1/S or e^-L, to this many significant digits: its rounding (1e-80 relative)
+# moves no value by more than 2/tau x 1e-80 <= 2e-78, far below the last of the --digits (at most 50) asked for.
+# At 25 digits, the --digits 50 values at --scale 3 were those of another tau from the 27th digit on (an
+# embeddings probe, Dec 2026)
+TAU_DIGITS = 80
 
 
 def add_parser(subparsers):
@@ -155,16 +160,16 @@ def read_tau(args) -> str:
         s = read_decimal(flag, text, f"a number in [{slo}, {shi}]")
         if s <= 0:
             raise InputError(flag, f"must be a number in [{slo}, {shi}] (tau = 1/S), got {text!r}")
-        with mpmath.workdps(30):
-            shown = mpmath.nstr(1 / mpmath.mpf(str(s)), 25)
+        with mpmath.workdps(TAU_DIGITS + 10):
+            shown = mpmath.nstr(1 / mpmath.mpf(str(s)), TAU_DIGITS)
         tau = Decimal(shown)
     else:
         what = f"a number in {logit_scale_text()}"
         ls = read_decimal(flag, text, what)
-        with mpmath.workdps(30):
-            if ls.copy_abs() > 50:
-                raise InputError(flag, f"must be {what}, got {text!r}")
-            shown = mpmath.nstr(mpmath.exp(-mpmath.mpf(str(ls))), 25)
+        if ls.copy_abs() > 50:
+            raise InputError(flag, f"must be {what}, got {text!r}")
+        with mpmath.workdps(TAU_DIGITS + 10):
+            shown = mpmath.nstr(mpmath.exp(-mpmath.mpf(str(ls))), TAU_DIGITS)
         tau = Decimal(shown)
     if not lo <= tau <= hi:
         if flag == "--logit-scale":
@@ -366,8 +371,8 @@ def _argv_shown():
 
 
 def _print_text(r):
-    from .embeddings import MC_MAX_K, cell, expansion_text, pool_text, shown
-    print(f"empirical model: n = {r['n']} pairs, d = {r['dim']}, tau = {r['tau']}, pool = {r['pool']} "
+    from .embeddings import MC_MAX_K, cell, expansion_text, pool_text, shown, tau_label
+    print(f"empirical model: n = {r['n']} pairs, d = {r['dim']}, tau = {tau_label(r['tau'])}, pool = {r['pool']} "
           f"({pool_text(r)}); "
           f"rows normalised ({r['rows_rescaled']} had norm != 1)")
     print(f"k -> oo limit ∫CE = {shown(r['cross_entropy_limit'], r['cross_entropy_limit_error_bound'])} "

@@ -1,6 +1,7 @@
 """``infonce-sym embeddings`` end to end: every file format round-trips, the numbers printed are
 those of independent routes (brute-force enumeration, the registered bounds), and every bad file
 exits 2 with one line naming the file and the problem."""
+import itertools
 import json
 import math
 import re
@@ -377,6 +378,70 @@ def test_scale_and_logit_scale_are_temperatures(tmp_path, capsys):
     assert abs(float(outs[2]["tau"]) - 0.05) < 1e-15
     assert outs[0]["by_k"][0]["gap"] == outs[1]["by_k"][0]["gap"]
     assert abs(outs[0]["by_k"][0]["gap"] - outs[2]["by_k"][0]["gap"]) < 1e-12
+
+
+def _brute_force_risk_mp(a, p, tau, k):
+    """R(k) of the empirical model (pool = the positives, own row included) by every ordered k-tuple of pool rows,
+    in mpmath at the current precision from the rows as given: mean_i mean_J log(1/k + (1/k) sum_j
+    e^{(<x_i, p_J_j> - <x_i, p_i>)/tau}) (MATH.md), tau an mpf."""
+    def unit(v):
+        v = [mpmath.mpf(float(x)) for x in v]
+        norm = mpmath.sqrt(mpmath.fsum(x * x for x in v))
+        return [x / norm for x in v]
+    xs, ps = [unit(v) for v in a], [unit(v) for v in p]
+    n = len(xs)
+    dot = [[mpmath.fsum(u * v for u, v in zip(x, q)) for q in ps] for x in xs]
+    total = 0
+    for i in range(n):
+        for tup in itertools.product(range(n), repeat=k):
+            total += mpmath.log((1 + mpmath.fsum(mpmath.exp((dot[i][j] - dot[i][i]) / tau) for j in tup)) / k)
+    return total / n ** (k + 1)
+
+
+@pytest.mark.parametrize("flag, value, tau_of", [
+    ("--scale", "3", lambda: mpmath.mpf(1) / 3),
+    ("--logit-scale", "2.30259", lambda: mpmath.exp(-mpmath.mpf("2.30259")))])
+def test_digits_at_a_scale_are_those_of_its_tau(tmp_path, capsys, flag, value, tau_of):
+    """--digits 50 at tau = 1/S or e^-L: every digit that of that tau.  tau was rounded to 25 digits before the
+    exact route, whose 50 digits were then those of another tau from the 27th on (an embeddings probe, Dec 2026).
+    Independent route: every ordered k-tuple in mpmath at 70 digits, at the tau computed here."""
+    a, p = _pairs(2, 3, seed=8)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy", flag, value,
+                          "--k", "1,2", "--digits", "50", "--samples", "0", "--no-tau-sweep", "--json")
+    assert code == 0, err
+    got = {row["k"]: row for row in json.loads(out)["digits"]}
+    with mpmath.workdps(70):
+        tau = tau_of()
+        for k in (1, 2):
+            printed = mpmath.mpf(got[k]["risk"])
+            want = _brute_force_risk_mp(a, p, tau, k)
+            last_digit = 10 ** (mpmath.floor(mpmath.log10(abs(want))) - 49)
+            assert abs(printed - want) <= last_digit, (k, got[k]["risk"], mpmath.nstr(want, 55))
+
+
+def test_prop1_bounds_are_the_doubles_nearest_their_values(tmp_path, capsys):
+    """The JSON's Prop. 1 and DCL bounds at tau = e^-4.60517 (~0.01): the doubles nearest (e^{2/tau} - 1)^2/(8k),
+    -log(1 + e^{2/tau}/k) and min(that upper bound, 2/tau), typed here from the paper's (10), (11) and Lemma 4 and
+    evaluated in mpmath at 50 digits.  In float64, 2/tau rounded before the exponential put the upper bound 121
+    ulps off (an embeddings probe, Dec 2026)."""
+    a, p = _pairs(4, 3, seed=9)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy",
+                          "--logit-scale", "4.60517", "--k", "1,7,1000000", "--samples", "0", "--no-tau-sweep",
+                          "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    with mpmath.workdps(50):
+        tau = mpmath.exp(-mpmath.mpf("4.60517"))
+        e = mpmath.exp(2 / tau)
+        for row in got["by_k"]:
+            k = row["k"]
+            assert row["prop1_upper"] == float((e - 1) ** 2 / (8 * k))
+            assert row["prop1_lower"] == float(-mpmath.log(1 + e / k))
+            assert row["dcl_upper"] == min(float((e - 1) ** 2 / (8 * k)), float(2 / tau))
 
 
 def test_exclude_own_reports_the_default_beside_it(tmp_path, capsys):
