@@ -630,12 +630,12 @@ def _pos(e) -> bool:
 
 
 # exact points for the sign guard: ends of the usual declared ranges, halves, thirds, irrationals (algebraic of two degrees,
-# transcendental), a prime, a composite, a larger integer, imaginary points and the infinities; a symbol takes those its
-# declaration admits
+# transcendental), a prime, a composite, a larger integer, an even multiple of 3 (SymPy called x/3 no integer for an even
+# x; a 46th probe), imaginary points and the infinities; a symbol takes those its declaration admits
 _GUARD_POINTS = (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2), sp.Integer(-2), sp.Integer(3),
                  sp.Rational(1, 2), sp.Rational(-1, 2), sp.sqrt(2), -sp.sqrt(2), sp.cbrt(2), sp.Integer(10),
                  sp.Integer(-10), sp.Integer(7), sp.Integer(4), sp.Integer(9), sp.Integer(15), sp.Integer(-3),
-                 sp.Rational(1, 3), sp.Rational(-1, 3),
+                 sp.Rational(1, 3), sp.Rational(-1, 3), sp.Integer(6),
                  sp.pi, -sp.pi, sp.E, sp.I, -sp.I, 2 * sp.I, sp.oo, -sp.oo)
 # what the guard cannot give an exact value: it judges only expressions of declared symbols, numbers and (below)
 # undefined functions' values
@@ -691,8 +691,8 @@ def _real_refuted(e) -> bool:
 
 @functools.lru_cache(maxsize=8192)
 def _refuted_at_points(e, want) -> bool:
-    """``_sign_refuted`` (``want`` "nonnegative" or "positive") and ``_real_refuted`` ("real"): whether some exact
-    admissible point gives ``e`` a value that is not what SymPy said, or none."""
+    """``_sign_refuted`` (``want`` "nonnegative" or "positive"), ``_real_refuted`` ("real") and a zero SymPy says of an
+    integrand ("zero"): whether some exact admissible point gives ``e`` a value that is not what SymPy said, or none."""
     if not isinstance(e, sp.Basic):
         return False
     frame = _guard_frame([e])
@@ -701,6 +701,7 @@ def _refuted_at_points(e, want) -> bool:
     if frame == "unseen":
         return True          # a declaration no point meets (odd and composite ...): SymPy's verdict is not taken unseen
     (e,), symbols, pools = frame
+    large = sympy_repairs.may_build_large(e)
     if want == "real":
         pools = [[v for v in pool if v.is_finite] for pool in pools]      # (x - 1 at x = oo is no pole)
         if any(not pool for pool in pools):
@@ -708,11 +709,13 @@ def _refuted_at_points(e, want) -> bool:
     for assignment in sympy_repairs.assignments(pools):
         point = dict(zip(symbols, assignment))
         try:
+            if large and sympy_repairs.costly_to_build(e, point):
+                continue         # (a value too large to build here: no evidence either way)
             value = e.xreplace(point)
             if value.has(sp.nan, sp.zoo) or (want == "real" and value.has(sp.oo, -sp.oo)):
                 return True
             if value in (sp.oo, -sp.oo):
-                if value is -sp.oo:
+                if value is -sp.oo or want == "zero":
                     return True
                 continue
             if sympy_repairs.costly_to_evaluate(value):
@@ -725,7 +728,10 @@ def _refuted_at_points(e, want) -> bool:
                 continue
             if abs(imaginary) > 1e-20 * max(1, abs(real)):
                 return True          # off the real line (beyond the rounding of 30 digits)
-            if want != "real" and (real < 0 or (want == "positive" and (value.is_zero or real == 0))):
+            if want == "zero":
+                if abs(real) > 1e-20:
+                    return True
+            elif want != "real" and (real < 0 or (want == "positive" and (value.is_zero or real == 0))):
                 return True
         except Exception:       # a point where SymPy cannot evaluate: no evidence either way
             continue
@@ -734,10 +740,12 @@ def _refuted_at_points(e, want) -> bool:
 
 # the wrappers whose sign and reality SymPy reads off their inner expression (E[X] >= 0 from X >= 0; a sum or product over
 # a symbolic range from its summand or factor), which the guard cannot evaluate whole
-_FACTS_THROUGH = (Expectation, sp.Sum, sp.Product)
+# (an integral's too, its variable a symbol of its declaration: SymPy calls an integral zero where it calls the integrand
+# zero, and a wrong "zero" of -1/zeta(s, 0)^2 proved that integral >= 0, -144 at s = -1; a 46th probe, Dec 2026)
+_FACTS_THROUGH = (Expectation, sp.Sum, sp.Product, sp.Integral)
 # (SymPy's fact of the inner expression, the expression the guard judges, what it must be)
 _INNER_FACTS = (("positive", 1, "positive"), ("nonnegative", 1, "nonnegative"), ("negative", -1, "positive"),
-                ("nonpositive", -1, "nonnegative"), ("real", 1, "real"))
+                ("nonpositive", -1, "nonnegative"), ("real", 1, "real"), ("zero", 1, "zero"))
 
 
 def _inner_facts_refuted(e) -> bool:
@@ -3385,7 +3393,9 @@ class Derivation:
         final = StepResult(not problems, "proved" if not problems else "failed",
                            "; ".join(problems) or f"chain composes to quantity {_SYMBOL[self.relation]} statement")
         for name, side in (("quantity", self.quantity), ("statement", self.statement)):
-            problem = claim_form_problem(side)
+            # (a matrix is no claim's side: unhashable, it raised TypeError out of run(); a 46th probe, Dec 2026)
+            problem = (f"the claim is a {type(side).__name__}, not a scalar expression"
+                       if isinstance(side, (sp.MatrixBase, list, tuple, dict, set)) else claim_form_problem(side))
             if problem:
                 final = StepResult(False, "failed", f"the {name}: {problem.replace('the claim ', '')}")
         allres = results + links + [final]

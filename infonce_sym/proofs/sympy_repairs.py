@@ -17,6 +17,8 @@ Dec 2026):
 * exp(x) positive and nonzero for an x declared extended negative, which may be -oo (exp(-oo) = 0): exp(-w) > 0;
 * LambertW(x, k) finite for every finite x, and of a branch k != 0 never real, while W_k(0) = -oo for k != 0 (and
   W_0(-1/e) = W_-1(-1/e) = -1 is real): 1/|W_1(m)| > 0 (0 at m = 0; a 34th probe);
+* a product an integer or not by rules that hold for powers of 2 only: x/3 no integer for an even x (6/3 = 2), x/6 an
+  integer (2/6 = 1/3): frac(x/3) > 0 (0 at x = 6; a 46th probe);
 * acot(-x) and acoth(-x) rewritten to -acot(x), -acoth(x) at construction, false at x = 0 (acot(0) = pi/2): that
   rewrite is kept for an x known to be nonzero only;
 * more construction-time rewrites of f(expression) that are wrong at some values (probes 35 and 36): mobius(2x) built as
@@ -50,7 +52,9 @@ import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 from sympy.core.assumptions import _assume_defined as _ASSUME_DEFINED
 from sympy.core.function import AppliedUndef
+from sympy.core.intfunc import trailing
 from sympy.core.logic import fuzzy_and, fuzzy_not, fuzzy_or
+from sympy.core.relational import is_gt
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 from sympy.functions.elementary.trigonometric import TrigonometricFunction
 from sympy.functions.special.error_functions import FresnelIntegral
@@ -160,14 +164,71 @@ def _log_is_finite(self):
 
 
 def _zeta_is_finite(self):
-    """zeta(s) is finite off s = 1; Hurwitz's zeta(s, a) = sum_{n >= 0} (n + a)^-s also has a pole at every integer a <= 0
-    (its term n = -a), which SymPy ignored: 1/(1 + |zeta(2, (x - y - 1)^2)|) > 0 was proved for integers x, y, though
-    zeta(2, 0) is infinite (a 45th probe, Dec 2026).  Finite where s != 1 and a is known not to be such an integer."""
+    """zeta(s) is finite off s = 1; Hurwitz's zeta(s, a) = sum_{n >= 0} (n + a)^-s is also infinite at an integer a <= 0
+    when s > 0 (its term n = -a), which SymPy ignored: 1/(1 + |zeta(2, (x - y - 1)^2)|) > 0 was proved for integers x, y,
+    though zeta(2, 0) is infinite (a 45th probe, Dec 2026).  Finite where s != 1 and a is known not to be such an
+    integer or s <= 0 (zeta(-1, 0) = -1/12); else undecided: the first repair called zeta(s, 0) infinite for s < 0, so
+    the integral of -1/zeta(s, 0)^2 "zero", and >= 0 was proved though it is -144 at s = -1 (a 46th probe)."""
     off_the_pole = fuzzy_not((self.args[0] - 1).is_zero)
     if len(self.args) == 1:
         return off_the_pole
-    a = self.args[1]
-    return fuzzy_and([off_the_pole, fuzzy_or([fuzzy_not(a.is_integer), a.is_positive])])
+    s_, a = self.args
+    return True if fuzzy_and([off_the_pole, fuzzy_or([fuzzy_not(a.is_integer), a.is_positive,
+                                                        s_.is_nonpositive])]) else None
+
+
+def _mul_is_integer(self):
+    """SymPy 1.14's Mul._eval_is_integer with only its sound rules.  It read x/3, x/7, x^2/3 as no integers for an even
+    x ("even numerators over odd denominators": 6/3 = 2) and x/6, x/10 as integers (counting the powers of 2 only:
+    2/6 = 1/3), so frac(x/3) > 0 and 1/polygamma(1, -x^2/3) > 0 were proved, 0 at x = 6 (a 46th probe, Dec 2026).
+    Kept: no denominators (integer factors and integer powers); a product over denominators > 1 alone; odd numerators over
+    an even denominator; an even numerator over 2; a power of 2 over fewer 2s than the even numerators have; an even
+    integer over more 2s than it has.  Else undecided."""
+    if self._eval_is_rational() is False:
+        return False
+    numerators, denominators, unknown = [], [], False
+    for a in self.args:
+        if a.is_integer:
+            if abs(a) is not sp.S.One:
+                numerators.append(a)
+        elif a.is_Rational:
+            n, d = a.as_numer_denom()
+            if abs(n) is not sp.S.One:
+                numerators.append(n)
+            if d is not sp.S.One:
+                denominators.append(d)
+        elif a.is_Pow:
+            b, e = a.as_base_exp()
+            hit = not b.is_integer or not e.is_integer
+            unknown = unknown or hit
+            if e.is_negative:
+                denominators.append(sp.Integer(2) if a is sp.S.Half else sp.Pow(a, -1))
+            else:
+                return None
+        else:
+            return None
+    if not denominators and not unknown:
+        return True
+    if not numerators and all(is_gt(d, sp.S.One) for d in denominators):
+        return False
+    if unknown:
+        return None
+    if all(n.is_odd for n in numerators) and any(d.is_even for d in denominators):
+        return False
+    if any(n.is_even for n in numerators) and denominators == [2]:
+        return True
+    if len(denominators) == 1:
+        d = denominators[0]
+        if d.is_Integer and d > 1 and d.p & (d.p - 1) == 0:        # a power of 2: the 2s decide
+            twos = sp.Add(*[n.as_base_exp()[1] for n in numerators if n.is_even]) - (d.p.bit_length() - 1)
+            if twos.is_nonnegative:
+                return True
+    if len(numerators) == 1:
+        n = numerators[0]
+        if n.is_Integer and n.is_even:
+            if (sp.Add(*[d.as_base_exp()[1] for d in denominators if d.is_even]) - trailing(n.p)).is_positive:
+                return False
+    return None
 
 
 _SYMPY_EXP_IS_EXTENDED_POSITIVE = sp.exp._eval_is_extended_positive
@@ -207,7 +268,9 @@ def _lambertw_is_finite(self):
     if x.is_finite and fuzzy_not(x.is_zero):
         return True
     if x.is_zero:
-        return False
+        # W_0(0) = 0: infinite only on a branch known not to be 0 (the first repair said infinite for any k not known
+        # to be 0, so 1/(1 + W(0, k)) "zero" for an integer k; its integral >= 0 was proved, -1 at k = 0; a 46th probe)
+        return False if fuzzy_not(k.is_zero) else None
     return None
 
 
@@ -357,6 +420,50 @@ def costly_to_evaluate(value) -> bool:
         if size.is_Float and size > 0 and mpmath.mag(mpmath.mpf(size._mpf_)) > MAX_ARGUMENT_BITS:
             return True
     return False
+
+
+# an exact power of a number (not 0, 1 or a float) of more bits than this is not built at a point, nor a factorial-like
+# value of an argument beyond COMBINATORIAL_ARGUMENT: SymPy computes them exactly while it builds the value
+MAX_VALUE_BITS = 10 ** 6
+COMBINATORIAL_ARGUMENT = 10 ** 5
+_COMBINATORIAL = (sp.factorial, sp.factorial2, sp.subfactorial, sp.RisingFactorial, sp.FallingFactorial, sp.binomial,
+                  sp.fibonacci, sp.lucas, sp.catalan, sp.bell, sp.harmonic)
+
+
+def _magnitude(x):
+    """|x| to 5 digits as an mpmath number (any exponent), or None where it has none."""
+    try:
+        v = sp.N(sp.Abs(x), 5)
+    except Exception:                  # pragma: no cover - no size: no value either, left to the caller
+        return None
+    return mpmath.mpf(v._mpf_) if v.is_Float else mpmath.mpf(int(v)) if v.is_Integer else None
+
+
+def may_build_large(e) -> bool:
+    """Whether ``e`` has a power of a symbolic or large exponent, or a factorial-like function: the forms whose value
+    at a point :func:`costly_to_build` sizes before it is built."""
+    return any((isinstance(t, sp.Pow) and (t.exp.free_symbols or (t.exp.is_Number and abs(t.exp) > 64)))
+               or isinstance(t, _COMBINATORIAL) for t in sp.preorder_traversal(e))
+
+
+def costly_to_build(e, point) -> bool:
+    """Whether building ``e`` at ``point`` (SymPy evaluating as it builds) would compute an exact power or factorial-like
+    value beyond MAX_VALUE_BITS bits, or reduce an argument beyond MAX_ARGUMENT_BITS (:func:`costly_to_evaluate`):
+    the exact-point guard built 2^(2^(2^x)) at x = 15, x^(10^30) at x = 2 and (|n| + 50)!! ... and never returned (a
+    46th probe, Dec 2026).  The value is built unevaluated and sized from the inside out."""
+    with sp.evaluate(False):
+        raw = e.xreplace(point)
+    for node in sp.postorder_traversal(raw):
+        if isinstance(node, sp.Pow) and node.base.is_number and node.exp.is_number and not node.base.is_Float:
+            base, exponent = _magnitude(node.base), _magnitude(node.exp)
+            if base is None or exponent is None or base in (0, 1):
+                continue
+            if exponent * max(1, abs(mpmath.log(base, 2))) > MAX_VALUE_BITS:
+                return True
+        elif isinstance(node, _COMBINATORIAL) and all(a.is_number for a in node.args):
+            if any((m := _magnitude(a)) is not None and m > COMBINATORIAL_ARGUMENT for a in node.args):
+                return True
+    return costly_to_evaluate(raw)
 
 
 def values_differ(a, b) -> bool:
@@ -517,7 +624,7 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (sp.exp, "extended_positive", _exp_is_extended_positive), (sp.exp, "zero", _exp_is_zero),
            (sp.LambertW, "finite", _lambertw_is_finite), (sp.LambertW, "extended_real", _lambertw_is_extended_real),
            (FresnelIntegral, "finite", _fresnel_is_finite), (sp.log, "finite", _log_is_finite),
-           (sp.zeta, "finite", _zeta_is_finite)]
+           (sp.zeta, "finite", _zeta_is_finite), (sp.Mul, "integer", _mul_is_integer)]
 # functions whose construction rewrote f(-x) to -f(x) though f(0) != 0
 ODD_AWAY_FROM_ZERO = (sp.acot, sp.acoth)
 
