@@ -2,46 +2,36 @@
 
 With `--dist loadgroup` (pyproject.toml) pytest-xdist hands out tests one at a time, except those
 of SHARE_DERIVATION_RUNS, which go to one worker together, so that the chains they need run once
-there, and those of SHARE_MUTATION_CACHES, which go to one worker (perhaps another) together, so that
-their memoised canonical forms serve each other. (xdist's own `xdist_group` mark does not group under pytest 9:
+there and their memoised canonical forms serve each other. (xdist's own `xdist_group` mark does not group under pytest 9:
 xdist 3.8 renames `item._nodeid`, which pytest 9 no longer reads; the grouping is done here.)
 The known-long tests start first (longest-processing-time-first), so that the two workers of a
 2-core machine end together instead of one waiting on a long test started last. Neither changes
 what any test checks. SymPy's cache size is set as the package sets it (infonce_sym/__init__.py), before
 any test module imports SymPy."""
+import gc
 import os
 
 import pytest
 
 os.environ.setdefault("SYMPY_CACHE_SIZE", "100000")     # read once, when SymPy is first imported
 
-# tests that each run every registered derivation (~35 s a process), or one each (the verdicts), and
-# verify --quick's test file (whose module fixture runs most derivation units in its own process):
-# one work unit, so that one process runs the chains once (chain.cited_result) and the others read that run
+# the tests that run registered chains: every chain (~35 s a process), a few with their citations, their
+# mutants, or verify --quick's module fixture (which runs most derivation units in its own process).  One
+# work unit, so that one process runs each chain once (chain.cited_result), builds the registry once and
+# memoises the canonical forms (chain.canon, chain.numerically_zero) that the mutants of later chains meet.
+# The five proofs files with verify's took 187 s CPU in one process (Dec 2026), 200 s in the per-test
+# CPU of a two-worker run that split them; the mutants alone in one process 40 s, after the verdicts 27 s.
+# The whole suite, idle, 2 workers, with the gc.freeze below: 283 s wall, 530 s CPU in tests; with the two
+# groups this replaced (the listed tests of the five files and verify's; the mutants), 301 s and 565 s.
 SHARE_DERIVATION_RUNS = (
-    "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_every_kind_are_killed",
-    "tests/proofs/test_section3_derivations.py::test_sampled_mutants_of_the_integral_chains_are_killed",
-    "tests/proofs/test_section3_derivations.py::test_rendered_files_are_up_to_date",
-    "tests/proofs/test_prove_cli.py::test_audit_json",
-    "tests/proofs/test_section3_derivations.py::test_verdict_as_declared",
-    "tests/proofs/test_section4_derivations.py::test_verdicts",
-    "tests/proofs/test_continuity.py::test_every_chain_is_proved_with_nothing_undischarged",
-    "tests/proofs/test_continuity.py::test_citations",
-    # tests that run a few chains with their citations (12, 8 and 4 s in a process that has not run them)
-    "tests/proofs/test_section3_derivations.py::test_unused_and_used_assumptions",
-    "tests/proofs/test_section3_derivations.py::test_a_citation_mutant_is_equivalent_only_when_the_cas_confirms_it",
-    "tests/proofs/test_section3_derivations.py::test_errata_point_to_proved_derivations",
+    "tests/proofs/test_section3_derivations.py",
+    "tests/proofs/test_section4_derivations.py",
+    "tests/proofs/test_prove_cli.py",
+    "tests/proofs/test_continuity.py",
+    "tests/proofs/test_expansions.py",
     "tests/app/test_verify.py",                      # one verify --quick (its fixture is module-scoped)
     # derivations --check in this process (it runs every chain: 26-39 s in a process of its own)
     "tests/app/test_cli_contract.py::test_derivations_check_treats_a_non_utf8_file_as_stale_and_refuses_two_runs",
-)
-
-# the mutation test of every registered chain: one work unit of its own, run in the registry's order, so
-# that a chain's mutants meet the canonical forms (chain.canon, chain.numerically_zero: memoised per
-# process) and SymPy's cache entries that the chains before it left.  Alone in one process they took 51 s;
-# handed out one chain at a time over two processes, 76 s (Dec 2026)
-SHARE_MUTATION_CACHES = (
-    "tests/proofs/test_section3_derivations.py::test_every_step_fails_when_mutated",
 )
 
 # nodeid prefixes, longest first (per-test CPU seconds measured on 2 cores, Dec 2026); a prefix that
@@ -66,6 +56,23 @@ LONG_FIRST = (
 )
 
 
+# After collection and after each test, every object alive is moved out of the collector's generations
+# (gc.freeze): SymPy's caches and the chains' memos grow to ~2 million objects a process, which every
+# full collection scanned again (43 of them in a worker, 25-32 s; Dec 2026). Cyclic garbage still goes at
+# the young collections of the test that made it; a cycle that outlives its test's young collections stays.
+# The collector's behaviour only: what a test checks is unchanged.
+def pytest_collection_finish(session):
+    gc.freeze()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    try:
+        return (yield)
+    finally:
+        gc.freeze()
+
+
 def _rank(nodeid):
     for i, prefix in enumerate(LONG_FIRST):
         if nodeid.startswith(prefix):
@@ -80,8 +87,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadgroup`: one test per work unit, one unit for SHARE_DERIVATION_RUNS, one for
-    SHARE_MUTATION_CACHES (and the `@group`
+    """`--dist loadgroup`: one test per work unit, one unit for SHARE_DERIVATION_RUNS (and the `@group`
     suffix of xdist_group marks honoured, should xdist add it again)."""
     if config.getvalue("dist") != "loadgroup":
         return None
@@ -94,8 +100,6 @@ def pytest_xdist_make_scheduler(config, log):
                 return scope
             if any(nodeid.startswith(t) for t in SHARE_DERIVATION_RUNS):
                 return "derivation-runs"
-            if any(nodeid.startswith(t) for t in SHARE_MUTATION_CACHES):
-                return "mutations"
             return nodeid
 
     return OneTestOrTheGroup(config, log)
