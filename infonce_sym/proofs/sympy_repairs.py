@@ -19,6 +19,8 @@ Dec 2026):
   W_0(-1/e) = W_-1(-1/e) = -1 is real): 1/|W_1(m)| > 0 (0 at m = 0; a 34th probe);
 * a product an integer or not by rules that hold for powers of 2 only: x/3 no integer for an even x (6/3 = 2), x/6 an
   integer (2/6 = 1/3): frac(x/3) > 0 (0 at x = 6; a 46th probe);
+* 0^e algebraic, so finite, for every e (a pole for e < 0), and b^e no integer for a rational b that is no integer and
+  any e > 0 ((3/2)^(log 2/log(3/2)) = 2): frac((3/2)^y) > 0 (a 47th probe);
 * acot(-x) and acoth(-x) rewritten to -acot(x), -acoth(x) at construction, false at x = 0 (acot(0) = pi/2): that
   rewrite is kept for an x known to be nonzero only;
 * more construction-time rewrites of f(expression) that are wrong at some values (probes 35 and 36): mobius(2x) built as
@@ -109,6 +111,36 @@ def _pow_is_rational(self):
             return False
         return None
     return _SYMPY_POW_IS_RATIONAL(self)
+
+
+_SYMPY_POW_IS_ALGEBRAIC = sp.Pow._eval_is_algebraic
+_SYMPY_POW_IS_INTEGER = sp.Pow._eval_is_integer
+
+
+def _pow_is_algebraic(self):
+    """0^e and 1^e were algebraic (so complex, so finite) for every e, though 0^e is a pole for e < 0 and 1^oo is no
+    number: 1/(1 + |0^((y - 5)^2 - 1/100) + 1|) > 0 was proved for y > 0, 0 at y = 5 (a 47th probe, Dec 2026).  Algebraic
+    there only where e > 0 (0^e = 0), or e is finite (1^e = 1); else undecided."""
+    b, e = self.args
+    if b.is_zero:
+        return True if e.is_positive else None
+    try:
+        one = (b - 1).is_zero
+    except ValueError:                # pragma: no cover - an operation SymPy does not allow: SymPy's own answer
+        one = None
+    if one:
+        return True if e.is_finite else None
+    return _SYMPY_POW_IS_ALGEBRAIC(self)
+
+
+def _pow_is_integer(self):
+    """b^e no integer for a rational b that is no integer and any e > 0, in SymPy 1.14: true for a rational e (b^e = N
+    would make b^m = N^n an integer), false for others, (3/2)^(log 2/log(3/2)) = 2: frac((3/2)^y) > 0 was proved for
+    y > 0 (a 47th probe, Dec 2026).  Undecided unless e is known rational; else SymPy's rules."""
+    b, e = self.args
+    if b.is_rational and b.is_integer is False and e.is_positive and not e.is_rational:
+        return None
+    return _SYMPY_POW_IS_INTEGER(self)
 
 
 def _polygamma_off_its_poles(z):
@@ -422,12 +454,16 @@ def costly_to_evaluate(value) -> bool:
     return False
 
 
-# an exact power of a number (not 0, 1 or a float) of more bits than this is not built at a point, nor a factorial-like
-# value of an argument beyond COMBINATORIAL_ARGUMENT: SymPy computes them exactly while it builds the value
+# an exact power of a number (not 0, 1 or a float) of more bits than this is not built at a point, nor a function other
+# than the elementary ones (factorials, gamma, primepi, partition ...) at a number beyond LARGE_ARGUMENT: SymPy may
+# compute them exactly while it builds the value (gamma(gamma(15)) is 87178291199!, primepi(15^40) counts primes; a
+# 47th probe, Dec 2026).  The elementary ones (exp, the trigonometric ...) are sized by costly_to_evaluate.
 MAX_VALUE_BITS = 10 ** 6
-COMBINATORIAL_ARGUMENT = 10 ** 5
-_COMBINATORIAL = (sp.factorial, sp.factorial2, sp.subfactorial, sp.RisingFactorial, sp.FallingFactorial, sp.binomial,
-                  sp.fibonacci, sp.lucas, sp.catalan, sp.bell, sp.harmonic)
+LARGE_ARGUMENT = 10 ** 5
+
+
+def _sized_by_argument(node) -> bool:
+    return isinstance(node, sp.Function) and not type(node).__module__.startswith("sympy.functions.elementary")
 
 
 def _magnitude(x):
@@ -440,15 +476,15 @@ def _magnitude(x):
 
 
 def may_build_large(e) -> bool:
-    """Whether ``e`` has a power of a symbolic or large exponent, or a factorial-like function: the forms whose value
-    at a point :func:`costly_to_build` sizes before it is built."""
+    """Whether ``e`` has a power of a symbolic or large exponent, or a function other than the elementary ones of an
+    argument with symbols: the forms whose value at a point :func:`costly_to_build` sizes before it is built."""
     return any((isinstance(t, sp.Pow) and (t.exp.free_symbols or (t.exp.is_Number and abs(t.exp) > 64)))
-               or isinstance(t, _COMBINATORIAL) for t in sp.preorder_traversal(e))
+               or (_sized_by_argument(t) and t.free_symbols) for t in sp.preorder_traversal(e))
 
 
 def costly_to_build(e, point) -> bool:
-    """Whether building ``e`` at ``point`` (SymPy evaluating as it builds) would compute an exact power or factorial-like
-    value beyond MAX_VALUE_BITS bits, or reduce an argument beyond MAX_ARGUMENT_BITS (:func:`costly_to_evaluate`):
+    """Whether building ``e`` at ``point`` (SymPy evaluating as it builds) would compute an exact power beyond
+    MAX_VALUE_BITS bits, a non-elementary function beyond LARGE_ARGUMENT, or reduce an argument beyond MAX_ARGUMENT_BITS (:func:`costly_to_evaluate`):
     the exact-point guard built 2^(2^(2^x)) at x = 15, x^(10^30) at x = 2 and (|n| + 50)!! ... and never returned (a
     46th probe, Dec 2026).  The value is built unevaluated and sized from the inside out."""
     with sp.evaluate(False):
@@ -460,8 +496,8 @@ def costly_to_build(e, point) -> bool:
                 continue
             if exponent * max(1, abs(mpmath.log(base, 2))) > MAX_VALUE_BITS:
                 return True
-        elif isinstance(node, _COMBINATORIAL) and all(a.is_number for a in node.args):
-            if any((m := _magnitude(a)) is not None and m > COMBINATORIAL_ARGUMENT for a in node.args):
+        elif _sized_by_argument(node) and all(a.is_number for a in node.args):
+            if any((m := _magnitude(a)) is not None and m > LARGE_ARGUMENT for a in node.args):
                 return True
     return costly_to_evaluate(raw)
 
@@ -618,7 +654,8 @@ CHECKED_EVAL = tuple(getattr(sp, name) for name in (
 REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", _rational_unless_at(0)),
            (sp.acos, "rational", _rational_unless_at(1)),
            (sp.binomial, "nonnegative", _binomial_is_nonnegative), (sp.binomial, "integer", _binomial_is_integer),
-           (sp.Pow, "rational", _pow_is_rational),
+           (sp.Pow, "rational", _pow_is_rational), (sp.Pow, "algebraic", _pow_is_algebraic),
+           (sp.Pow, "integer", _pow_is_integer),
            (sp.polygamma, "positive", _polygamma_is_positive), (sp.polygamma, "negative", _polygamma_is_negative),
            (sp.polygamma, "complex", _polygamma_is_complex), (sp.beta, "real", _beta_is_real),
            (sp.exp, "extended_positive", _exp_is_extended_positive), (sp.exp, "zero", _exp_is_zero),

@@ -2831,6 +2831,36 @@ ROUND_FORTY_SIX = [an_integral_of_a_reciprocal_hurwitz_zeta_at_zero, an_integral
                    a_trigamma_at_minus_an_even_square_third]
 
 
+def a_power_of_zero_read_as_finite():
+    # SymPy called 0^e algebraic (so finite) for every e: 1/(1 + |0^E + 1|) > 0 for y > 0, E = (y - 5)^2 - 1/100; at y = 5,
+    # 0^(-1/100) is a pole and the quantity 0 (the guard's points for y > 0 miss (4.9, 5.1))
+    yp = sp.Symbol("y", positive=True)
+    q = 1 / (1 + sp.Abs(sp.Pow(0, (yp - 5) ** 2 - sp.Rational(1, 100)) + 1))
+    return _one("T6", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_fractional_part_of_a_power_of_three_halves():
+    # SymPy called (3/2)^y no integer for every y > 0: frac((3/2)^y) > 0, 0 at y = log 2/log(3/2), where (3/2)^y = 2
+    yp = sp.Symbol("y", positive=True)
+    q = sp.frac(sp.Rational(3, 2) ** yp)
+    return _one("T7", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+ROUND_FORTY_SEVEN = [a_power_of_zero_read_as_finite, a_fractional_part_of_a_power_of_three_halves]
+
+
+def test_powers_of_zero_one_and_a_rational_say_only_what_holds():
+    """The repaired Pow facts (a 47th probe, Dec 2026): 0^e algebraic where e > 0 only, 1^e where e is finite; b^e no
+    integer for a rational b that is no integer where e is known rational (b^m = N^n would be an integer), undecided for
+    another e > 0 ((3/2)^(log 2/log(3/2)) = 2).  SymPy's other answers stand."""
+    yp, yr, q_ = sp.Symbol("y", positive=True), sp.Symbol("y", real=True), sp.Symbol("q", positive=True, rational=True)
+    assert sp.Pow(0, yp).is_algebraic and sp.Pow(0, yr).is_algebraic is None and sp.Pow(0, yr).is_finite is None
+    assert sp.Pow(1, yr, evaluate=False).is_algebraic
+    assert (sp.Rational(3, 2) ** yp).is_integer is None and (sp.Rational(3, 2) ** q_).is_integer is False
+    assert sp.simplify(sp.Rational(3, 2) ** (sp.log(2) / sp.log(sp.Rational(3, 2)))) == 2
+    assert (sp.Symbol("n", integer=True, nonnegative=True) ** 2).is_integer and (sp.Integer(2) ** yp).is_integer is None
+
+
 def test_the_integral_guard_alone_refuses_round_46s_integrals():
     """With round 45's repairs of zeta and LambertW (each calling a finite value infinite), the guard now reads the
     integrand's zero through the integral, judged at the points of its variables: refused (proved without that guard).
@@ -2898,7 +2928,7 @@ def test_zeta_and_lambertw_are_finite_where_they_are():
 def test_a_tower_of_powers_or_factorials_is_judged_in_seconds():
     """2^(2^(2^x)) >= 0, 9^(9^(x^2)) >= 0, x^(10^30) >= 0 and ((|n| + 50)!)! > 0: the exact-point guard built each at a
     point (2^(2^(2^15)), 2^(10^30), (50!)!) while substituting, before any size check, and never returned (a 46th
-    probe, Dec 2026).  A value beyond sympy_repairs.MAX_VALUE_BITS is now sized unevaluated and no point of evidence:
+    probe, Dec 2026); so gamma(gamma(y)) >= 0 (gamma(87178291200)) and primepi(m^40)^2 >= 0 (a 47th).  A value beyond sympy_repairs.MAX_VALUE_BITS is now sized unevaluated and no point of evidence:
     each is proved at once.  In a subprocess with a time limit, which the code before exceeds."""
     import subprocess
     import sys
@@ -2906,12 +2936,14 @@ def test_a_tower_of_powers_or_factorials_is_judged_in_seconds():
         import sympy as sp
         from infonce_sym.proofs.chain import Derivation, NonNegative, Step, ge, gt
         x, n = sp.Symbol("x", real=True), sp.Symbol("n", integer=True)
+        xp, m = sp.Symbol("y", positive=True), sp.Symbol("m", positive=True, integer=True)
         for q, rel in ((2 ** (2 ** (2 ** x)), ge), (9 ** (9 ** (x ** 2)), ge), (x ** (10 ** 30), ge),
-                       (sp.factorial(sp.factorial(sp.Abs(n) + 50)), gt)):
+                       (sp.factorial(sp.factorial(sp.Abs(n) + 50)), gt), (sp.gamma(sp.gamma(xp)), ge),
+                       (sp.primepi(m ** 40) ** 2, ge)):
             print(Derivation("TW", "", "", q, rel.__name__, 0, [Step("a", "", rel(q, 0), "", NonNegative())]).run().verdict)
     """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert out.stdout.split() == ["proved"] * 4, out.stderr[-500:]
+    assert out.stdout.split() == ["proved"] * 6, out.stderr[-500:]
 
 
 def test_a_matrix_as_the_quantity_is_refused_not_a_crash():
@@ -3357,7 +3389,7 @@ def _false_chains():
             + ROUND_THIRTY_ONE + ROUND_THIRTY_TWO + ROUND_THIRTY_THREE + ROUND_THIRTY_FOUR
             + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX + ROUND_THIRTY_SEVEN + ROUND_THIRTY_EIGHT
             + ROUND_THIRTY_NINE + ROUND_FORTY + ROUND_FORTY_ONE + ROUND_FORTY_TWO + ROUND_FORTY_THREE
-            + ROUND_FORTY_FOUR + ROUND_FORTY_FIVE + ROUND_FORTY_SIX)
+            + ROUND_FORTY_FOUR + ROUND_FORTY_FIVE + ROUND_FORTY_SIX + ROUND_FORTY_SEVEN)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
