@@ -172,9 +172,10 @@ def read_tau(args) -> str:
             shown = mpmath.nstr(mpmath.exp(-mpmath.mpf(str(ls))), TAU_DIGITS)
         tau = Decimal(shown)
     if not lo <= tau <= hi:
+        from .embeddings import tau_label      # (80 digits of 1/S or e^-L in a one-line error were noise)
         if flag == "--logit-scale":
-            raise InputError(flag, f"must be {what}, got {text!r} (tau = {shown})")
-        raise InputError(flag, f"must give tau in [{lo:f}, {hi:f}], got {text!r} (tau = {shown})")
+            raise InputError(flag, f"must be {what}, got {text!r} (tau = {tau_label(shown)})")
+        raise InputError(flag, f"must give tau in [{lo:f}, {hi:f}], got {text!r} (tau = {tau_label(shown)})")
     return shown
 
 

@@ -484,9 +484,10 @@ def may_build_large(e) -> bool:
 
 def costly_to_build(e, point) -> bool:
     """Whether building ``e`` at ``point`` (SymPy evaluating as it builds) would compute an exact power beyond
-    MAX_VALUE_BITS bits, a non-elementary function beyond LARGE_ARGUMENT, or reduce an argument beyond MAX_ARGUMENT_BITS (:func:`costly_to_evaluate`):
-    the exact-point guard built 2^(2^(2^x)) at x = 15, x^(10^30) at x = 2 and (|n| + 50)!! ... and never returned (a
-    46th probe, Dec 2026).  The value is built unevaluated and sized from the inside out."""
+    MAX_VALUE_BITS bits, a non-elementary function beyond LARGE_ARGUMENT, or reduce an argument beyond
+    MAX_ARGUMENT_BITS (:func:`costly_to_evaluate`): the exact-point guard built 2^(2^(2^x)) at x = 15, x^(10^30) at
+    x = 2 and (|n| + 50)!! ... and never returned (a 46th probe, Dec 2026).  The value is built unevaluated and sized
+    from the inside out."""
     with sp.evaluate(False):
         raw = e.xreplace(point)
     for node in sp.postorder_traversal(raw):

@@ -421,6 +421,19 @@ def test_digits_at_a_scale_are_those_of_its_tau(tmp_path, capsys, flag, value, t
             assert abs(printed - want) <= last_digit, (k, got[k]["risk"], mpmath.nstr(want, 55))
 
 
+def test_a_tau_out_of_range_is_named_to_25_digits(tmp_path, capsys):
+    """--logit-scale -4.61 gives tau = e^4.61 = 100.48..., out of range: the one-line error names it to 25 digits (it had
+    printed all 80 that tau now carries)."""
+    a, p = _pairs(2, 3, seed=8)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "p.npy", p)
+    code, out, err = _run(capsys, "--anchors", tmp_path / "a.npy", "--positives", tmp_path / "p.npy",
+                          "--logit-scale", "-4.61", "--samples", "0")
+    with mpmath.workdps(40):
+        want = mpmath.nstr(mpmath.exp(mpmath.mpf("4.61")), 25, strip_zeros=False)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and f"(tau = {want}…)" in err, err
+
+
 def test_prop1_bounds_are_the_doubles_nearest_their_values(tmp_path, capsys):
     """The JSON's Prop. 1 and DCL bounds at tau = e^-4.60517 (~0.01): the doubles nearest (e^{2/tau} - 1)^2/(8k),
     -log(1 + e^{2/tau}/k) and min(that upper bound, 2/tau), typed here from the paper's (10), (11) and Lemma 4 and
