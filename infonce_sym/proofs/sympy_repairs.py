@@ -21,6 +21,9 @@ Dec 2026):
   integer (2/6 = 1/3): frac(x/3) > 0 (0 at x = 6; a 46th probe);
 * 0^e algebraic, so finite, for every e (a pole for e < 0), and b^e no integer for a rational b that is no integer and
   any e > 0 ((3/2)^(log 2/log(3/2)) = 2): frac((3/2)^y) > 0 (a 47th probe);
+* rf(x, k) and ff(x, k) no integer (hence nonzero) wherever x or k is not an integer: rf(1/7, x) = 1 at x = 3.926...,
+  rf(-4, -5/2) = 0; an integral nonzero wherever its integrand is, whatever its sign: |int_{-1}^1 t dt| > 0 for t
+  nonzero (a 48th probe);
 * acot(-x) and acoth(-x) rewritten to -acot(x), -acoth(x) at construction, false at x = 0 (acot(0) = pi/2): that
   rewrite is kept for an x known to be nonzero only;
 * more construction-time rewrites of f(expression) that are wrong at some values (probes 35 and 36): mobius(2x) built as
@@ -42,10 +45,15 @@ The cost: ``ExprWithLimits.free_symbols`` (of Sum, Product, Integral) masks each
 xreplace reports a symbol mapped to itself as a change, so it rebuilds every Sum above the index, and each rebuild asks
 the free symbols of the sums inside again: nested sums (P4's loss along the path) took about a sixth of the checker's
 time there.  The repair drops the identity entries before the xreplace; the set returned is the same.
+
+One hang: the numeric value of an integral (asked when SymPy decides the sign of a number, atan(|int_{-1}^1 t dt|))
+doubled its working precision for as long as the value looked like 0, without end unless the caller set a maximum; the
+repair sets one where the caller did not (``INTEGRAL_MAX_PRECISION``): the value then has no accuracy, and SymPy no sign.
 """
 from __future__ import annotations
 
 import functools
+import importlib
 import itertools
 import math
 
@@ -57,6 +65,7 @@ from sympy.core.function import AppliedUndef
 from sympy.core.intfunc import trailing
 from sympy.core.logic import fuzzy_and, fuzzy_not, fuzzy_or
 from sympy.core.relational import is_gt
+from sympy.functions.combinatorial.factorials import FallingFactorial, RisingFactorial
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 from sympy.functions.elementary.trigonometric import TrigonometricFunction
 from sympy.functions.special.error_functions import FresnelIntegral
@@ -286,6 +295,42 @@ def _exp_is_zero(self):
     if x.is_finite or x.is_extended_nonnegative:
         return False
     return None
+
+
+def _factorial_power_is_integer(self):
+    # rf(x, k), ff(x, k): a product of k integers where x is an integer and k a nonnegative integer; elsewhere it may or
+    # may not be one (rf(1/7, x) = 1 at x = 3.926..., rf(-4, -5/2) = 0), where SymPy said "no integer" (so "nonzero")
+    x, k = self.args
+    return True if (x.is_integer and k.is_integer and k.is_nonnegative) else None
+
+
+SYMPY_INTEGRAL_IS_ZERO = sp.Integral._eval_is_zero
+
+
+def _integral_is_zero(self):
+    # SymPy's zero (an integrand or a range known to be 0), never its "nonzero", which it read off an integrand known
+    # nonzero whatever its sign (int_{-1}^1 t dt = 0)
+    return True if SYMPY_INTEGRAL_IS_ZERO(self) else None
+
+
+# the working precision (bits) at which the value of an integral stops being refined when its caller set none
+INTEGRAL_MAX_PRECISION = 1000
+
+
+def _integral_evalf_capped(evalf_integral, accuracy):
+    """SymPy's ``evalf_integral`` with a maximum working precision where the caller set none (``INTEGRAL_MAX_PRECISION``,
+    or four times the precision asked for), and then a ValueError where that gave no value to the precision asked for:
+    an integral whose value is 0 was refined without end (a 48th probe), and a value of no accuracy (2^-1000) would read
+    as a sign.  SymPy's sign of a number then says nothing (it catches the ValueError)."""
+    def capped(expr, prec, options):
+        if "maxprec" in options:
+            return evalf_integral(expr, prec, options)
+        result = evalf_integral(expr, prec, {**options, "maxprec": max(4 * prec, INTEGRAL_MAX_PRECISION)})
+        if accuracy(result) < prec:
+            raise ValueError("the integral has no value to the precision asked for")
+        return result
+    capped._infonce_repaired = True
+    return capped
 
 
 def _lambertw_branch(self):
@@ -527,10 +572,11 @@ def with_argument_points(points, exprs, sym) -> tuple:
 
 
 def undefined_as_symbols(exprs) -> dict:
-    """Each undefined function's value in ``exprs`` (g(t)) mapped to a fresh symbol of its declaration (g integer and
-    negative: a negative integer symbol): what the checked rewrites here and the checker's exact-point guards read it as
-    (legendre(g(t) + 12, -1) was kept unchecked, no point giving g(1) a value; a 41st probe)."""
-    undefined = set().union(*(sp.sympify(e).atoms(AppliedUndef) for e in exprs))
+    """Each undefined function's value in ``exprs`` (g(t)), and each entry of an indexed array (a[i]), mapped to a fresh
+    symbol of its declaration (g integer and negative: a negative integer symbol): what the checked rewrites here and the
+    checker's exact-point guards read it as (legendre(g(t) + 12, -1) was kept unchecked, no point giving g(1) a value; a
+    41st probe; an entry a[i] switched the guards off, |frac(rf(-3/2, a[i]))| > 0 proved, 0 at a[i] = 0; a 48th)."""
+    undefined = set().union(*(sp.sympify(e).atoms(AppliedUndef, sp.Indexed) for e in exprs))
     return {u: sp.Dummy("value", **declared_facts(u)) for u in undefined}
 
 
@@ -662,7 +708,9 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (sp.exp, "extended_positive", _exp_is_extended_positive), (sp.exp, "zero", _exp_is_zero),
            (sp.LambertW, "finite", _lambertw_is_finite), (sp.LambertW, "extended_real", _lambertw_is_extended_real),
            (FresnelIntegral, "finite", _fresnel_is_finite), (sp.log, "finite", _log_is_finite),
-           (sp.zeta, "finite", _zeta_is_finite), (sp.Mul, "integer", _mul_is_integer)]
+           (sp.zeta, "finite", _zeta_is_finite), (sp.Mul, "integer", _mul_is_integer),
+           (RisingFactorial, "integer", _factorial_power_is_integer),
+           (FallingFactorial, "integer", _factorial_power_is_integer), (sp.Integral, "zero", _integral_is_zero)]
 # functions whose construction rewrote f(-x) to -f(x) though f(0) != 0
 ODD_AWAY_FROM_ZERO = (sp.acot, sp.acoth)
 
@@ -717,5 +765,11 @@ def apply():
     for function in CHECKED_EVAL:
         if not getattr(function.eval, "_infonce_repaired", False):
             function.eval = _checked_eval(function)
+    sympy_evalf = importlib.import_module("sympy.core.evalf")
+    if not sympy_evalf.evalf_table:
+        sympy_evalf._create_evalf_table()
+    if not getattr(sympy_evalf.evalf_table[sp.Integral], "_infonce_repaired", False):
+        sympy_evalf.evalf_table[sp.Integral] = _integral_evalf_capped(sympy_evalf.evalf_table[sp.Integral],
+                                                                         sympy_evalf.complex_accuracy)
     if not getattr(ExprWithLimits.free_symbols.fget, "_infonce_repaired", False):
         ExprWithLimits.free_symbols = property(_free_symbols, doc=ExprWithLimits.free_symbols.__doc__)
