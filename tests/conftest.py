@@ -32,6 +32,8 @@ SHARE_DERIVATION_RUNS = (
     "tests/app/test_verify.py",                      # one verify --quick (its fixture is module-scoped)
     # derivations --check in this process (it runs every chain: 26-39 s in a process of its own)
     "tests/app/test_cli_contract.py::test_derivations_check_treats_a_non_utf8_file_as_stale_and_refuses_two_runs",
+    # every statement's verdict: every chain (35-80 s CPU in the other worker, Dec 2026; its runs are this group's)
+    "tests/proofs/test_statement_registry.py::test_every_statement_carries_its_verdict_and_what_its_names_mean",
 )
 
 # nodeid prefixes, longest first (per-test CPU seconds measured on 2 cores, Dec 2026); a prefix that
