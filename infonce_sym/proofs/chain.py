@@ -656,11 +656,13 @@ def _guard_frame(exprs, names=()):
     admissible points; None where there is no exact value to take (sums over symbolic ranges, integrals,
     expectations, limits), "unseen" where a declaration meets none of the points."""
     exprs = [_short_sums_done(sp.sympify(e)) for e in exprs]
-    if any(e.has(*_GUARD_OPAQUE) for e in exprs):
-        return None
+    # (the values first: a Lambda as an undefined function's argument, g(Lambda(t, t)), is no opaque wrapper of the
+    # expression; a 49th probe)
     values = sympy_repairs.undefined_as_symbols(exprs)
     if values:
         exprs = [e.xreplace(values) for e in exprs]
+    if any(e.has(*_GUARD_OPAQUE) for e in exprs):
+        return None
     symbols = sorted(set().union(*(e.free_symbols for e in exprs)) - set(names), key=sp.default_sort_key)
     if not all(isinstance(x, sp.Symbol) for x in symbols):
         return None
@@ -691,8 +693,9 @@ def _real_refuted(e) -> bool:
 
 @functools.lru_cache(maxsize=8192)
 def _refuted_at_points(e, want) -> bool:
-    """``_sign_refuted`` (``want`` "nonnegative" or "positive"), ``_real_refuted`` ("real") and a zero SymPy says of an
-    integrand ("zero"): whether some exact admissible point gives ``e`` a value that is not what SymPy said, or none."""
+    """``_sign_refuted`` (``want`` "nonnegative" or "positive"), ``_real_refuted`` ("real") and a zero, a nonzero or a
+    value off the real line that SymPy says of an integrand or summand ("zero", "nonzero", "not_real"): whether some
+    exact admissible point gives ``e`` a value that is not what SymPy said, or none."""
     if not isinstance(e, sp.Basic):
         return False
     frame = _guard_frame([e])
@@ -704,23 +707,44 @@ def _refuted_at_points(e, want) -> bool:
     if frame == "unseen":
         return True          # a declaration no point meets (odd and composite ...): SymPy's verdict is not taken unseen
     (e,), symbols, pools = frame
-    large = sympy_repairs.may_build_large(e)
-    if want == "real":
+    outcomes = _values_at_points(e, tuple(symbols), tuple(map(tuple, pools)), want == "real")
+    if outcomes is None:
+        return True          # (no finite point: "real" is not taken unseen)
+    for outcome in outcomes:
+        try:
+            if _outcome_refutes(outcome, want):
+                return True
+        except Exception:       # a value SymPy cannot compare: no evidence either way
+            continue
+    return False
+
+
+@functools.lru_cache(maxsize=8192)
+def _values_at_points(e, symbols, pools, finite):
+    """The value of the guard's expression ``e`` at each admissible point of its ``symbols`` (``pools``, as
+    ``_guard_frame`` gives them; only finite points when ``finite``), as ``_outcome_refutes`` reads them: computed once
+    for every fact asked of the same expression (its sign, its reality, its zero ...).  None where ``finite`` leaves a
+    symbol no point."""
+    if finite:
         pools = [[v for v in pool if v.is_finite] for pool in pools]      # (x - 1 at x = oo is no pole)
         if any(not pool for pool in pools):
-            return True
+            return None
+    large = sympy_repairs.may_build_large(e)
+    out = []
     for assignment in sympy_repairs.assignments(pools):
         point = dict(zip(symbols, assignment))
         try:
             if large and sympy_repairs.costly_to_build(e, point):
                 continue         # (a value too large to build here: no evidence either way)
             value = e.xreplace(point)
-            if value.has(sp.nan, sp.zoo) or (want == "real" and value.has(sp.oo, -sp.oo)):
-                return True
-            if value in (sp.oo, -sp.oo):
-                if value is -sp.oo or want == "zero":
-                    return True
+            if value.has(sp.nan, sp.zoo):
+                out.append(("undefined",))
                 continue
+            if value in (sp.oo, -sp.oo):
+                out.append(("infinite", value))
+                continue
+            if value.has(sp.oo, -sp.oo):
+                out.append(("has_infinity",))
             if sympy_repairs.costly_to_evaluate(value):
                 continue         # (an argument too large to evaluate here: no evidence either way)
             number = value if value.is_Rational else sp.N(value, 30)
@@ -729,16 +753,31 @@ def _refuted_at_points(e, want) -> bool:
             real, imaginary = number.as_real_imag()
             if not (real.is_number and imaginary.is_number):
                 continue
-            if abs(imaginary) > 1e-20 * max(1, abs(real)):
-                return True          # off the real line (beyond the rounding of 30 digits)
-            if want == "zero":
-                if abs(real) > 1e-20:
-                    return True
-            elif want != "real" and (real < 0 or (want == "positive" and (value.is_zero or real == 0))):
-                return True
+            out.append(("number", value, real, imaginary))
         except Exception:       # a point where SymPy cannot evaluate: no evidence either way
             continue
-    return False
+    return tuple(out)
+
+
+def _outcome_refutes(outcome, want) -> bool:
+    """Whether one point's value (``_values_at_points``) is not what SymPy said (``want``, as ``_refuted_at_points``)."""
+    kind = outcome[0]
+    if kind == "undefined":
+        return True
+    if kind == "has_infinity":
+        return want == "real"
+    if kind == "infinite":
+        return want == "real" or outcome[1] is -sp.oo or want == "zero"
+    _, value, real, imaginary = outcome
+    if want == "nonzero":
+        return bool(value.is_zero or (real == 0 and imaginary == 0))
+    if want == "not_real":
+        return bool(value.is_extended_real or imaginary == 0)
+    if abs(imaginary) > 1e-20 * max(1, abs(real)):
+        return True          # off the real line (beyond the rounding of 30 digits)
+    if want == "zero":
+        return bool(abs(real) > 1e-20)
+    return bool(want != "real" and (real < 0 or (want == "positive" and (value.is_zero or real == 0))))
 
 
 # the wrappers whose sign and reality SymPy reads off their inner expression (E[X] >= 0 from X >= 0; a sum or product over
@@ -746,9 +785,12 @@ def _refuted_at_points(e, want) -> bool:
 # (an integral's too, its variable a symbol of its declaration: SymPy calls an integral zero where it calls the integrand
 # zero, and a wrong "zero" of -1/zeta(s, 0)^2 proved that integral >= 0, -144 at s = -1; a 46th probe, Dec 2026)
 _FACTS_THROUGH = (Expectation, sp.Sum, sp.Product, sp.Integral)
-# (SymPy's fact of the inner expression, the expression the guard judges, what it must be)
-_INNER_FACTS = (("positive", 1, "positive"), ("nonnegative", 1, "nonnegative"), ("negative", -1, "positive"),
-                ("nonpositive", -1, "nonnegative"), ("real", 1, "real"), ("zero", 1, "zero"))
+# (SymPy's fact of the inner expression and its value, the expression the guard judges, what it must be); "nonzero" and
+# "not real" too: a product's nonzero and a sum's "not real" were read off a factor's wrong ones, |prod_j (x - 1)
+# acosh(-2)| > 0 proved, 0 at x = 1 (a 49th probe, Dec 2026)
+_INNER_FACTS = (("positive", True, 1, "positive"), ("nonnegative", True, 1, "nonnegative"),
+                ("negative", True, -1, "positive"), ("nonpositive", True, -1, "nonnegative"), ("real", True, 1, "real"),
+                ("zero", True, 1, "zero"), ("zero", False, 1, "nonzero"), ("extended_real", False, 1, "not_real"))
 
 
 def _inner_facts_refuted(e) -> bool:
@@ -760,8 +802,11 @@ def _inner_facts_refuted(e) -> bool:
     for t in sp.preorder_traversal(e):
         if isinstance(t, _FACTS_THROUGH):
             inner = t.args[0]
-            for fact, sign, want in _INNER_FACTS:
-                if getattr(inner, "is_" + fact) and _refuted_at_points(sign * inner, want):
+            signed = inner.is_positive or inner.is_negative     # (its sign's check sees a zero: no "nonzero" check)
+            for fact, value, sign, want in _INNER_FACTS:
+                if want == "nonzero" and signed:
+                    continue
+                if getattr(inner, "is_" + fact) is value and _refuted_at_points(sign * inner, want):
                     return True
     return False
 
@@ -822,11 +867,11 @@ def _definitions_refuted_at(a, b, items) -> bool:
         return True          # a declaration no point meets: the rewritten forms are not taken unseen
     exprs, symbols, pools = frame
     sides, items = exprs[:2], list(zip(names, exprs[2:]))
-    large = any(sympy_repairs.may_build_large(x) for x in exprs)
+    large = [sympy_repairs.may_build_large(x) for x in exprs]
     for assignment in sympy_repairs.assignments(pools):
         point = dict(zip(symbols, assignment))
         try:
-            if large and _definitions_costly_at(sides, items, point):
+            if any(large) and _definitions_costly_at(sides, items, point, large):
                 continue         # (a value too large to build here: no evidence either way)
             # each definition's value at the point, with the later definitions substituted into it (as _apply substitutes
             # them in turn), and every name and symbol replaced at once: a function is built at numbers only
@@ -844,16 +889,19 @@ def _definitions_refuted_at(a, b, items) -> bool:
     return False
 
 
-def _definitions_costly_at(sides, items, point) -> bool:
+def _definitions_costly_at(sides, items, point, large) -> bool:
     """Whether the sides with the definitions resolved at ``point`` (as ``_definitions_refuted_at`` builds them) would be
     too large to build there (``sympy_repairs.costly_to_build``): w = 10^(10^x) built 10^(10^10) at x = 10 and never
-    returned (a 48th probe, Dec 2026).  Sized unevaluated."""
+    returned (a 48th probe, Dec 2026).  Sized unevaluated; only the sides and values that ``large`` flags
+    (``may_build_large``): a name in a power's exponent flags its expression, and a value that passed its own sizing
+    grows only polynomially in one that is not flagged."""
     with sp.evaluate(False):
         resolved = {}
         for k, v in reversed(items):
             resolved[k] = v.xreplace({**point, **resolved})
         here = [e.xreplace({**point, **resolved}) for e in sides]
-    return any(sympy_repairs.costly_to_build(x, {}) for x in here + list(resolved.values()))
+    built = here + [resolved[k] for k, _ in items]
+    return any(sympy_repairs.costly_to_build(x, {}) for x, flagged in zip(built, large) if flagged)
 
 
 # ------------------------------------------------------------ checks
@@ -2988,8 +3036,9 @@ def claim_form_problem(claim, exact=True):
             if j.is_integer and not (sp.sympify(lo).is_integer and sp.sympify(hi).is_integer):
                 # an integer j from 1/2 made binomial(j, 2) >= 0 read as true, -1/8 there (a probe, Dec 2026)
                 narrower.append("integer, between ends that are not")
-            if j.is_nonzero and not j.is_positive:         # nonzero j over -1..1 skipped j = 0 (a probe, Dec 2026)
+            if j.is_zero is False and not j.is_positive:   # nonzero j over -1..1 skipped j = 0 (a probe, Dec 2026)
                 narrower.append("nonzero")
+            narrower += [key for key in _index_facts_beyond_range(j, lo, hi) if key not in narrower]
             if narrower or j.is_negative or j.is_nonpositive:
                 return f"the index {j} of {_short(s, 80)} is declared narrower than its range {lo}..{hi}"
     for s in claim.atoms(sp.Integral):
@@ -3003,6 +3052,22 @@ def claim_form_problem(claim, exact=True):
         if sp.sympify(cond) is sp.false or (relation_kind(cond) != "eq" and _gap(cond)[0].is_negative):
             return text
     return None
+
+
+# an index's sign is a premise on its range's ends (``range_conditions``) or refused above, not a fact read off its values
+_SIGN_FACTS = frozenset({"positive", "nonnegative", "negative", "nonpositive", "nonzero", "zero", "extended_positive",
+                         "extended_nonnegative", "extended_negative", "extended_nonpositive", "extended_nonzero"})
+
+
+def _index_facts_beyond_range(j, lo, hi) -> list:
+    """The declared facts of a sum's or product's index j, other than its sign, that SymPy does not know of every value of
+    its range lo, lo + 1, ... (lo + m, m a nonnegative integer; hi - m from an infinite lo): a rational j over sqrt 2 ..
+    sqrt 2 + K read (j - sqrt 2)^2 > 0 off the declaration, 0 at K = 0 (a 49th probe, Dec 2026)."""
+    lo, hi = sp.sympify(lo), sp.sympify(hi)
+    m = sp.Dummy("m", integer=True, nonnegative=True)
+    value = sp.Dummy("v", integer=True) if (lo.is_infinite and hi.is_infinite) else hi - m if lo.is_infinite else lo + m
+    return [key for key, want in sympy_repairs.declared_facts(j).items()
+            if key not in _SIGN_FACTS and getattr(value, f"is_{key}") is not want]
 
 
 def range_conditions(claim) -> list:

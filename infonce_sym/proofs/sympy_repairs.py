@@ -23,7 +23,9 @@ Dec 2026):
   any e > 0 ((3/2)^(log 2/log(3/2)) = 2): frac((3/2)^y) > 0 (a 47th probe);
 * rf(x, k) and ff(x, k) no integer (hence nonzero) wherever x or k is not an integer: rf(1/7, x) = 1 at x = 3.926...,
   rf(-4, -5/2) = 0; an integral nonzero wherever its integrand is, whatever its sign: |int_{-1}^1 t dt| > 0 for t
-  nonzero (a 48th probe);
+  nonzero (a 48th probe); frac(b) imaginary and nonzero for every imaginary b (frac(i) = 0); a product with a factor of
+  unknown complexness that is not real (acosh(-2)) not real, hence nonzero, whatever its real factors (0 at x = sqrt 3
+  for (x^2 - 3) acosh(-2)); a sum or product of terms that are not real not real (i + (-i) = 0; a 49th probe);
 * acot(-x) and acoth(-x) rewritten to -acot(x), -acoth(x) at construction, false at x = 0 (acot(0) = pi/2): that
   rewrite is kept for an x known to be nonzero only;
 * more construction-time rewrites of f(expression) that are wrong at some values (probes 35 and 36): mobius(2x) built as
@@ -69,6 +71,7 @@ from sympy.functions.combinatorial.factorials import FallingFactorial, RisingFac
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 from sympy.functions.elementary.trigonometric import TrigonometricFunction
 from sympy.functions.special.error_functions import FresnelIntegral
+from sympy.stats.rv import RandomSymbol
 
 
 def _rational_unless_at(exception):
@@ -304,6 +307,89 @@ def _factorial_power_is_integer(self):
     return True if (x.is_integer and k.is_integer and k.is_nonnegative) else None
 
 
+def _frac_is_real(self):
+    # frac(x) in [0, 1) for a real x; frac(i y) = i frac(y), real (0) at an integer y, where SymPy said "not real"
+    return True if self.args[0].is_extended_real else None
+
+
+def _frac_is_imaginary(self):
+    # frac(i) = 0, which is not imaginary: SymPy called frac(b) imaginary for every imaginary b
+    x = self.args[0]
+    return False if x.is_extended_real else None
+
+
+def _frac_is_integer(self):
+    # frac(x) is an integer (0) exactly where x is one, for a real x; frac(i) = 0 too
+    x = self.args[0]
+    if x.is_integer:
+        return True
+    return False if (x.is_extended_real and x.is_integer is False) else None
+
+
+def _frac_is_zero(self):
+    # the same: SymPy called frac(b) nonzero for every b that is neither 0 nor an integer (frac(i) = 0; a 49th probe)
+    x = self.args[0]
+    if x.is_zero or x.is_integer:
+        return True
+    return False if (x.is_extended_real and x.is_integer is False) else None
+
+
+def _mul_real_imag(self, real):
+    """SymPy 1.14's ``Mul._eval_real_imag`` with its first test made three-valued: it read "neither complex nor
+    infinite" from t.is_complex or t.is_infinite, None or False, so a factor of unknown complexness that is not real
+    (acosh(-2)) made the product "not real", hence nonzero, whatever the other factors: |(x^2 - 3) acosh(-2)| > 0
+    proved, 0 at x = sqrt 3 (a 49th probe, Dec 2026).  The rest is SymPy's (a real factor that may be 0 leaves it
+    open)."""
+    zero = False
+    t_not_re_im = None
+    for t in self.args:
+        if t.is_complex is False and t.is_infinite is False and t.is_extended_real is False:
+            return False
+        elif t.is_imaginary:
+            real = not real
+        elif t.is_extended_real:
+            if not zero:
+                z = t.is_zero
+                if not z and zero is False:
+                    zero = z
+                elif z:
+                    if all(a.is_finite for a in self.args):
+                        return True
+                    return None
+        elif t.is_extended_real is False or t.is_imaginary is False:
+            if t_not_re_im:
+                return None
+            t_not_re_im = t
+        else:
+            return None
+    if t_not_re_im:
+        if t_not_re_im.is_extended_real is False and real:
+            return zero
+        if t_not_re_im.is_imaginary is False and not real:
+            return zero
+        return None
+    if zero is False or real:
+        return real
+    return None
+
+
+def _mul_is_extended_real(self):
+    return _mul_real_imag(self, True)
+
+
+def _mul_is_imaginary(self):
+    if all(a.is_zero is False and a.is_finite for a in self.args):
+        return _mul_real_imag(self, False)
+    return None
+
+
+def _limits_is_extended_real(self):
+    # a sum or product of real terms is real; of terms that are not, it may still be (i + (-i), i i): SymPy said not
+    if self.has_empty_sequence or self.function.is_extended_real:
+        return True
+    return None
+
+
 SYMPY_INTEGRAL_IS_ZERO = sp.Integral._eval_is_zero
 
 
@@ -467,7 +553,9 @@ def _argument_roots(a, sym) -> tuple:
 
 
 # functions whose evaluation reduces their argument modulo a constant (ln 2, pi) computed to the argument's own bits
-_REDUCING = (sp.exp, TrigonometricFunction, HyperbolicFunction)
+# (sinc and the rounding functions too: sinc(exp(exp(exp(x)))) and frac(exp(exp(x))) at a point ran for minutes; a
+# 49th probe, Dec 2026)
+_REDUCING = (sp.exp, TrigonometricFunction, HyperbolicFunction, sp.sinc, sp.floor, sp.ceiling, sp.frac)
 # an argument of more bits than this is not evaluated at a point (the constant to 2^20000 ... bits: seconds and more)
 MAX_ARGUMENT_BITS = 20000
 
@@ -477,26 +565,27 @@ def costly_to_evaluate(value) -> bool:
     x = 15 asks for ln 2 to 2^47 bits, and the exact-point guard computed it for minutes (a 45th probe, Dec 2026).  The
     arguments are sized from the inside out (an inner one first, so none of those sized is itself costly): those of exp
     and the trigonometric and hyperbolic functions, and a power's exponent."""
-    for node in sp.postorder_traversal(value):
-        if isinstance(node, sp.Pow):
-            arg = node.exp
-        elif isinstance(node, _REDUCING):
-            arg = node.args[0]
-        else:
-            continue
-        if arg.is_Rational:
-            if abs(arg.p // arg.q).bit_length() > MAX_ARGUMENT_BITS + 1:
-                return True
-            continue
-        if not arg.has(sp.Function, sp.Pow):
-            continue                   # rationals and constants (pi, E) combined: sized by their own value below only
-        try:
-            size = sp.N(sp.Abs(arg), 5)
-        except Exception:              # pragma: no cover - no size: no value either, left to the caller
-            continue
-        if size.is_Float and size > 0 and mpmath.mag(mpmath.mpf(size._mpf_)) > MAX_ARGUMENT_BITS:
-            return True
-    return False
+    return any(map(_costly_argument, sp.postorder_traversal(value)))
+
+
+def _costly_argument(node) -> bool:
+    """Whether ``node`` (its arguments already sized, :func:`costly_to_evaluate`) reduces an argument beyond
+    MAX_ARGUMENT_BITS."""
+    if isinstance(node, sp.Pow):
+        arg = node.exp
+    elif isinstance(node, _REDUCING):
+        arg = node.args[0]
+    else:
+        return False
+    if arg.is_Rational:
+        return abs(arg.p // arg.q).bit_length() > MAX_ARGUMENT_BITS + 1
+    if not arg.has(sp.Function, sp.Pow):
+        return False                   # rationals and constants (pi, E) combined: sized by their own value below only
+    try:
+        size = sp.N(sp.Abs(arg), 5)
+    except Exception:                  # pragma: no cover - no size: no value either, left to the caller
+        return False
+    return bool(size.is_Float and size > 0 and mpmath.mag(mpmath.mpf(size._mpf_)) > MAX_ARGUMENT_BITS)
 
 
 # an exact power of a number (not 0, 1 or a float) of more bits than this is not built at a point, nor a function other
@@ -513,6 +602,8 @@ def _sized_by_argument(node) -> bool:
 
 def _magnitude(x):
     """|x| to 5 digits as an mpmath number (any exponent), or None where it has none."""
+    if x.is_Rational:                  # (most values at a point: no evaluation needed)
+        return mpmath.mpf(abs(x.p)) / x.q
     try:
         v = sp.N(sp.Abs(x), 5)
     except Exception:                  # pragma: no cover - no size: no value either, left to the caller
@@ -520,11 +611,18 @@ def _magnitude(x):
     return mpmath.mpf(v._mpf_) if v.is_Float else mpmath.mpf(int(v)) if v.is_Integer else None
 
 
+# the rounding functions compute their value when built at a number (frac(exp(exp(x))) at x = 15 asked for e^(e^15) to
+# 4.7 million bits; a 49th probe, Dec 2026)
+_BUILT_BY_VALUE = (sp.floor, sp.ceiling, sp.frac)
+
+
 def may_build_large(e) -> bool:
-    """Whether ``e`` has a power of a symbolic or large exponent, or a function other than the elementary ones of an
-    argument with symbols: the forms whose value at a point :func:`costly_to_build` sizes before it is built."""
+    """Whether ``e`` has a power of a symbolic or large exponent, or a function other than the elementary ones, or a
+    rounding function, of an argument with symbols: the forms whose value at a point :func:`costly_to_build` sizes
+    before it is built."""
     return any((isinstance(t, sp.Pow) and (t.exp.free_symbols or (t.exp.is_Number and abs(t.exp) > 64)))
-               or (_sized_by_argument(t) and t.free_symbols) for t in sp.preorder_traversal(e))
+               or ((_sized_by_argument(t) or isinstance(t, _BUILT_BY_VALUE)) and t.free_symbols)
+               for t in sp.preorder_traversal(e))
 
 
 def costly_to_build(e, point) -> bool:
@@ -536,6 +634,9 @@ def costly_to_build(e, point) -> bool:
     with sp.evaluate(False):
         raw = e.xreplace(point)
     for node in sp.postorder_traversal(raw):
+        # an argument to reduce first (a Pow's base may be floor(e^(e^15)), which sizing the power would evaluate)
+        if _costly_argument(node):
+            return True
         if isinstance(node, sp.Pow) and node.base.is_number and node.exp.is_number and not node.base.is_Float:
             base, exponent = _magnitude(node.base), _magnitude(node.exp)
             if base is None or exponent is None or base in (0, 1):
@@ -545,7 +646,7 @@ def costly_to_build(e, point) -> bool:
         elif _sized_by_argument(node) and all(a.is_number for a in node.args):
             if any((m := _magnitude(a)) is not None and m > LARGE_ARGUMENT for a in node.args):
                 return True
-    return costly_to_evaluate(raw)
+    return False
 
 
 def values_differ(a, b) -> bool:
@@ -575,8 +676,9 @@ def undefined_as_symbols(exprs) -> dict:
     """Each undefined function's value in ``exprs`` (g(t)), and each entry of an indexed array (a[i]), mapped to a fresh
     symbol of its declaration (g integer and negative: a negative integer symbol): what the checked rewrites here and the
     checker's exact-point guards read it as (legendre(g(t) + 12, -1) was kept unchecked, no point giving g(1) a value; a
-    41st probe; an entry a[i] switched the guards off, |frac(rf(-3/2, a[i]))| > 0 proved, 0 at a[i] = 0; a 48th)."""
-    undefined = set().union(*(sp.sympify(e).atoms(AppliedUndef, sp.Indexed) for e in exprs))
+    41st probe; an entry a[i] switched the guards off, |frac(rf(-3/2, a[i]))| > 0 proved, 0 at a[i] = 0; a 48th; so did
+    an Idx and a random symbol of sympy.stats, a 49th)."""
+    undefined = set().union(*(sp.sympify(e).atoms(AppliedUndef, sp.Indexed, sp.Idx, RandomSymbol) for e in exprs))
     return {u: sp.Dummy("value", **declared_facts(u)) for u in undefined}
 
 
@@ -710,7 +812,11 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (FresnelIntegral, "finite", _fresnel_is_finite), (sp.log, "finite", _log_is_finite),
            (sp.zeta, "finite", _zeta_is_finite), (sp.Mul, "integer", _mul_is_integer),
            (RisingFactorial, "integer", _factorial_power_is_integer),
-           (FallingFactorial, "integer", _factorial_power_is_integer), (sp.Integral, "zero", _integral_is_zero)]
+           (FallingFactorial, "integer", _factorial_power_is_integer), (sp.Integral, "zero", _integral_is_zero),
+           (sp.frac, "real", _frac_is_real), (sp.frac, "imaginary", _frac_is_imaginary),
+           (sp.frac, "integer", _frac_is_integer), (sp.frac, "zero", _frac_is_zero),
+           (sp.Mul, "extended_real", _mul_is_extended_real), (sp.Mul, "imaginary", _mul_is_imaginary),
+           (sp.Sum, "extended_real", _limits_is_extended_real), (sp.Product, "extended_real", _limits_is_extended_real)]
 # functions whose construction rewrote f(-x) to -f(x) though f(0) != 0
 ODD_AWAY_FROM_ZERO = (sp.acot, sp.acoth)
 
