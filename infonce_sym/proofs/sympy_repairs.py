@@ -318,18 +318,11 @@ def _frac_is_imaginary(self):
     return False if x.is_extended_real else None
 
 
-def _frac_is_integer(self):
-    # frac(x) is an integer (0) exactly where x is one, for a real x; frac(i) = 0 too
+def _frac_is_zero_or_integer(self):
+    # frac(x) is 0, its one integer value, exactly where a real x is an integer; undecided off the real line, where SymPy
+    # called frac(b) no integer and nonzero for every b that is not one (frac(i) = 0; a 49th probe)
     x = self.args[0]
     if x.is_integer:
-        return True
-    return False if (x.is_extended_real and x.is_integer is False) else None
-
-
-def _frac_is_zero(self):
-    # the same: SymPy called frac(b) nonzero for every b that is neither 0 nor an integer (frac(i) = 0; a 49th probe)
-    x = self.args[0]
-    if x.is_zero or x.is_integer:
         return True
     return False if (x.is_extended_real and x.is_integer is False) else None
 
@@ -563,8 +556,9 @@ MAX_ARGUMENT_BITS = 20000
 def costly_to_evaluate(value) -> bool:
     """Whether evaluating the number ``value`` would reduce an argument beyond MAX_ARGUMENT_BITS bits: exp(-exp(x^12)) at
     x = 15 asks for ln 2 to 2^47 bits, and the exact-point guard computed it for minutes (a 45th probe, Dec 2026).  The
-    arguments are sized from the inside out (an inner one first, so none of those sized is itself costly): those of exp
-    and the trigonometric and hyperbolic functions, and a power's exponent."""
+    arguments are sized from the inside out (an inner one first, so none of those sized is itself costly): those of exp,
+    the trigonometric and hyperbolic functions, sinc and the rounding functions (``_REDUCING``), and a power's
+    exponent."""
     return any(map(_costly_argument, sp.postorder_traversal(value)))
 
 
@@ -814,7 +808,7 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (RisingFactorial, "integer", _factorial_power_is_integer),
            (FallingFactorial, "integer", _factorial_power_is_integer), (sp.Integral, "zero", _integral_is_zero),
            (sp.frac, "real", _frac_is_real), (sp.frac, "imaginary", _frac_is_imaginary),
-           (sp.frac, "integer", _frac_is_integer), (sp.frac, "zero", _frac_is_zero),
+           (sp.frac, "integer", _frac_is_zero_or_integer), (sp.frac, "zero", _frac_is_zero_or_integer),
            (sp.Mul, "extended_real", _mul_is_extended_real), (sp.Mul, "imaginary", _mul_is_imaginary),
            (sp.Sum, "extended_real", _limits_is_extended_real), (sp.Product, "extended_real", _limits_is_extended_real)]
 # functions whose construction rewrote f(-x) to -f(x) though f(0) != 0

@@ -2969,7 +2969,7 @@ def test_the_guard_reads_an_idx_a_random_symbol_and_a_function_of_a_lambda():
     _refused_in_a_process_of_its_own("""
         import infonce_sym.proofs.sympy_repairs as R
         R.REPAIRS = [(c, f, h) for c, f, h in R.REPAIRS
-                     if h not in (R._frac_is_real, R._frac_is_imaginary, R._frac_is_integer, R._frac_is_zero,
+                     if h not in (R._frac_is_real, R._frac_is_imaginary, R._frac_is_zero_or_integer,
                                   R._mul_is_extended_real, R._mul_is_imaginary)]
     """, """
         import sympy as sp
