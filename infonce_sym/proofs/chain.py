@@ -222,20 +222,39 @@ def _implies(have, want):
 # ------------------------------------------------------------ expectations
 
 class Expm1(sp.Function):
-    """exp(x) - 1, with the sign of x (so witnesses such as e^{u/tau} - 1 >= 0 are decidable)."""
+    """exp(x) - 1, with the sign of x (so witnesses such as e^{u/tau} - 1 >= 0 are decidable).  Its facts are read off a
+    real x only: e^x - 1 is 0 at x = 2 pi i, which it called nonzero and not real, and -1 at x = -oo, which it called not
+    real (Dec 2026)."""
     nargs = 1
 
     def _eval_is_nonnegative(self):
-        return self.args[0].is_nonnegative
+        if self.args[0].is_real:
+            return self.args[0].is_nonnegative
 
     def _eval_is_positive(self):
-        return self.args[0].is_positive
+        if self.args[0].is_real:
+            return self.args[0].is_positive
 
     def _eval_is_real(self):
-        return self.args[0].is_real
+        if self.args[0].is_real:
+            return True
+
+    def _eval_is_extended_real(self):
+        if self.args[0].is_extended_real:
+            return True         # (in [-1, oo])
 
     def _eval_rewrite_as_exp(self, x, **kw):
         return sp.exp(x) - 1
+
+    def _eval_evalf(self, prec):
+        # its value at a number, as SymPy evaluates exp(x) - 1 (to the digits asked, past the cancellation near 0): the
+        # exact-point guards read none before and judged no expression with e^x - 1 in it (Dec 2026)
+        if not self.args[0].is_number:
+            return None
+        value = sp.exp(self.args[0]) - 1
+        if value.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+            return None         # (no finite value: e^zoo, e^oo; SymPy's numeric sign of oo made Expm1(oo) zero)
+        return value.evalf(mpmath.libmp.prec_to_dps(prec))
 
     def _latex(self, printer, exp=None):
         t = r"\left(e^{%s} - 1\right)" % printer._print(self.args[0])
@@ -753,10 +772,23 @@ def _values_at_points(e, symbols, pools, finite):
             real, imaginary = number.as_real_imag()
             if not (real.is_number and imaginary.is_number):
                 continue
-            out.append(("number", value, real, imaginary))
+            out.append(("number", value, real, imaginary, _raw(real), _raw(imaginary)))
         except Exception:       # a point where SymPy cannot evaluate: no evidence either way
             continue
     return tuple(out)
+
+
+def _raw(x):
+    """The number ``x`` as mpmath's raw binary value: a Float's own, a Rational's to 128 bits (its sign and its zero
+    exact); None for any other expression."""
+    if isinstance(x, sp.Float):
+        return x._mpf_
+    if isinstance(x, sp.Rational):
+        return mpmath.libmp.from_rational(x.p, x.q, 128, mpmath.libmp.round_nearest)
+    return None
+
+
+_TINY = mpmath.libmp.from_float(1e-20)
 
 
 def _outcome_refutes(outcome, want) -> bool:
@@ -768,7 +800,9 @@ def _outcome_refutes(outcome, want) -> bool:
         return want == "real"
     if kind == "infinite":
         return want == "real" or outcome[1] is -sp.oo or want == "zero"
-    _, value, real, imaginary = outcome
+    _, value, real, imaginary, raw_real, raw_imaginary = outcome
+    if raw_real is not None and raw_imaginary is not None:
+        return _raw_outcome_refutes(want, value, raw_real, raw_imaginary)
     if want == "nonzero":
         return bool(value.is_zero or (real == 0 and imaginary == 0))
     if want == "not_real":
@@ -778,6 +812,27 @@ def _outcome_refutes(outcome, want) -> bool:
     if want == "zero":
         return bool(abs(real) > 1e-20)
     return bool(want != "real" and (real < 0 or (want == "positive" and (value.is_zero or real == 0))))
+
+
+def _raw_outcome_refutes(want, value, real, imaginary) -> bool:
+    """``_outcome_refutes`` of a value whose real and imaginary parts are numbers (``_raw``): the same tests, compared
+    exactly in binary (SymPy's Float comparisons are mpmath's on the same values) without building SymPy's |x|, max
+    and relations (a fifth of the guard's time, Dec 2026).  The cheap tests come first; SymPy's own zero and reality
+    of the value are asked still."""
+    libmp = mpmath.libmp
+    real_zero, imaginary_zero = libmp.mpf_sign(real) == 0, libmp.mpf_sign(imaginary) == 0
+    if want == "nonzero":
+        return bool((real_zero and imaginary_zero) or value.is_zero)
+    if want == "not_real":
+        return bool(imaginary_zero or value.is_extended_real)
+    size = libmp.mpf_abs(real)
+    scale = size if libmp.mpf_cmp(size, libmp.fone) > 0 else libmp.fone
+    if libmp.mpf_cmp(libmp.mpf_abs(imaginary), libmp.mpf_mul(_TINY, scale)) > 0:
+        return True          # off the real line (beyond the rounding of 30 digits)
+    if want == "zero":
+        return libmp.mpf_cmp(size, _TINY) > 0
+    return bool(want != "real" and (libmp.mpf_sign(real) < 0
+                                    or (want == "positive" and (real_zero or value.is_zero))))
 
 
 # the wrappers whose sign and reality SymPy reads off their inner expression (E[X] >= 0 from X >= 0; a sum or product over

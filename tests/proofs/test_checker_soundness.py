@@ -2936,6 +2936,47 @@ ROUND_FORTY_NINE = [a_nonzero_index_of_unknown_reality_over_a_range_with_zero, a
                     a_product_of_imaginary_units_read_as_not_real, a_fractional_part_of_an_imaginary_beside_an_index]
 
 
+def a_sign_of_e_to_two_pi_i_z_minus_one_read_as_nonzero():
+    # |sign(e^(2 pi i z) - 1)| > 0 for a nonzero integer z: e^(2 pi i z) - 1 = 0 (Expm1 called itself not real, so
+    # nonzero, off a non-real argument; Dec 2026)
+    z_ = sp.Symbol("z", integer=True, nonzero=True)
+    q = sp.Abs(sp.sign(Expm1(2 * sp.pi * sp.I * z_)))
+    return _one("V1", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+# found by this repository's own review (Dec 2026), not a probe
+ROUND_FIFTY = [a_sign_of_e_to_two_pi_i_z_minus_one_read_as_nonzero]
+
+
+def test_expm1_says_only_what_holds_and_has_a_value_at_a_number():
+    """Expm1(x) = e^x - 1 decides its sign, reality and zero off a real x only (it called e^(2 pi i) - 1 = 0 nonzero and
+    Expm1(-oo) = -1 not real): every fact it decides at declared symbols holds at the admissible numbers, imaginary and
+    infinite ones among them; it still decides those of a real x.  It has a value at a number (the exact-point guards
+    read none, and judged no expression with e^x - 1 in it): the guard now refutes e^x - 1 >= 2x at x = 1."""
+    from infonce_sym.proofs import chain
+    declarations = [dict(real=True), dict(positive=True), dict(negative=True), dict(integer=True), dict(imaginary=True),
+                    dict(extended_real=True), dict(extended_negative=True), dict()]
+    numbers = ([sp.Integer(v) for v in (0, 1, -1, 2)] + [sp.Rational(1, 2), sp.log(2), 2 * sp.pi * sp.I, -2 * sp.pi * sp.I,
+                                                          sp.I, sp.oo, -sp.oo])
+    facts = ["zero", "nonzero", "real", "extended_real", "positive", "nonnegative", "negative", "finite"]
+    wrong, decided = [], 0
+    for scale in (1, 2 * sp.pi * sp.I):
+        for declared in declarations:
+            said = {f: v for f in facts if (v := getattr(Expm1(scale * sp.Symbol("a", **declared)), f"is_{f}")) is not None}
+            decided += len(said)
+            for v in [v for v in numbers if all(getattr(v, f"is_{k}") == want for k, want in declared.items())]:
+                exact = sp.exp(scale * v) - 1           # (the value SymPy builds exactly: 0 at 2 pi i, -1 at -oo)
+                wrong += [(scale, declared, f, claim, v) for f, claim in said.items()
+                          if getattr(exact, f"is_{f}") not in (None, claim)]
+    assert not wrong, wrong[:10]
+    assert decided > 20
+    assert Expm1(x).is_real and Expm1(sp.Symbol("p", positive=True)).is_positive and Expm1(-sp.oo).is_extended_real
+    # its value: at a number, against exp - 1 at 40 digits (the cancellation near 0 included)
+    assert abs(sp.N(Expm1(sp.Rational(1, 10 ** 30)), 30) - sp.Rational(1, 10 ** 30)) < sp.Rational(1, 10 ** 58)
+    assert abs(sp.N(Expm1(1), 30) - (sp.E - 1).evalf(40)) < 1e-29 and sp.N(Expm1(2 * sp.pi * sp.I)) == 0
+    assert Expm1(x).evalf() == Expm1(x) and sp.N(Expm1(sp.zoo)) == Expm1(sp.zoo)
+    assert chain._sign_refuted(Expm1(x) - 2 * x, False) and not chain._sign_refuted(Expm1(x) - x, False)
+
 def test_fractional_parts_products_and_sums_say_only_what_holds():
     """The repaired facts (a 49th probe, Dec 2026): frac(b) for an imaginary b undecided (frac(i) = 0, which SymPy called
     imaginary and nonzero); a real factor that may be 0 times acosh(-2) not known to be "not real"; a sum or product of
@@ -3629,7 +3670,7 @@ def _false_chains():
             + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX + ROUND_THIRTY_SEVEN + ROUND_THIRTY_EIGHT
             + ROUND_THIRTY_NINE + ROUND_FORTY + ROUND_FORTY_ONE + ROUND_FORTY_TWO + ROUND_FORTY_THREE
             + ROUND_FORTY_FOUR + ROUND_FORTY_FIVE + ROUND_FORTY_SIX + ROUND_FORTY_SEVEN + ROUND_FORTY_EIGHT
-            + ROUND_FORTY_NINE)
+            + ROUND_FORTY_NINE + ROUND_FIFTY)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
