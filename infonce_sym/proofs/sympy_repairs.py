@@ -327,6 +327,23 @@ def _frac_is_zero_or_integer(self):
     return False if (x.is_extended_real and x.is_integer is False) else None
 
 
+def _rounding_is_real_or_integer(self):
+    # floor(x), ceiling(x): an integer for a real x; off the real line they may still be one (floor(i/2) = 0), where SymPy
+    # said "not real" and "no integer", hence nonzero: |floor(b)| > 0 was proved for an imaginary b (a 50th probe)
+    return True if self.args[0].is_real else None
+
+
+def _rounding_sign(fact):
+    """floor's and ceiling's sign handlers (floor: negative, nonnegative; ceiling: positive, nonpositive), each the
+    argument's for an extended real argument only: floor(-1 + i/2) = -1 is negative, ceiling(-i/2) = 0 nonpositive,
+    which SymPy denied for every argument not real (a 50th probe)."""
+    def handler(self):
+        x = self.args[0]
+        return getattr(x, f"is_{fact}") if x.is_extended_real else None
+    handler.__name__ = f"_rounding_is_{fact}"
+    return handler
+
+
 def _mul_real_imag(self, real):
     """SymPy 1.14's ``Mul._eval_real_imag`` with its first test made three-valued: it read "neither complex nor
     infinite" from t.is_complex or t.is_infinite, None or False, so a factor of unknown complexness that is not real
@@ -598,6 +615,12 @@ def _magnitude(x):
     """|x| to 5 digits as an mpmath number (any exponent), or None where it has none."""
     if x.is_Rational:                  # (most values at a point: no evaluation needed)
         return mpmath.mpf(abs(x.p)) / x.q
+    try:                               # x's value first: building |x| is most of the cost (Abs's eval)
+        v = sp.N(x, 5)
+        if v.is_Float and v._prec > 1:     # (precision 1: SymPy's "no significant digit", a 0 it cannot see)
+            return abs(mpmath.mpf(v._mpf_))
+    except Exception:                  # pragma: no cover - |x| below decides
+        pass
     try:
         v = sp.N(sp.Abs(x), 5)
     except Exception:                  # pragma: no cover - no size: no value either, left to the caller
@@ -617,6 +640,33 @@ def may_build_large(e) -> bool:
     return any((isinstance(t, sp.Pow) and (t.exp.free_symbols or (t.exp.is_Number and abs(t.exp) > 64)))
                or ((_sized_by_argument(t) or isinstance(t, _BUILT_BY_VALUE)) and t.free_symbols)
                for t in sp.preorder_traversal(e))
+
+
+def _grows(node) -> bool:
+    """Whether ``node`` can be far larger than its arguments: an exponential, a hyperbolic function, a power of a symbolic
+    or large exponent, a non-elementary function (gamma, factorials ...), or a number beyond 2^64."""
+    if isinstance(node, sp.Rational):
+        return max(abs(node.p), node.q).bit_length() > 64
+    return (isinstance(node, (sp.exp, HyperbolicFunction)) or _sized_by_argument(node)
+            or (isinstance(node, sp.Pow) and not (node.exp.is_Number and abs(node.exp) <= 64)))
+
+
+def may_grow_large(e) -> bool:
+    """Whether some argument in ``e`` that costly_to_evaluate sizes (of exp, the trigonometric and hyperbolic functions,
+    sinc, the rounding functions; a power's exponent) holds a node that can grow (``_grows``): the cheap test before
+    ``costly_to_build`` where a check evaluates at many points (the spot checks: sin(e^(e^(e^(e^p)))) at a random p asked
+    for pi to 10^78 bits and never returned; a 50th probe, Dec 2026).  False for every other expression, whose value at
+    a number of moderate size stays of moderate size."""
+    for node in sp.preorder_traversal(e):
+        if isinstance(node, sp.Pow):
+            arg = node.exp
+        elif isinstance(node, _REDUCING):
+            arg = node.args[0]
+        else:
+            continue
+        if any(_grows(t) for t in sp.preorder_traversal(arg)):
+            return True
+    return False
 
 
 def costly_to_build(e, point) -> bool:
@@ -809,6 +859,12 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (FallingFactorial, "integer", _factorial_power_is_integer), (sp.Integral, "zero", _integral_is_zero),
            (sp.frac, "real", _frac_is_real), (sp.frac, "imaginary", _frac_is_imaginary),
            (sp.frac, "integer", _frac_is_zero_or_integer), (sp.frac, "zero", _frac_is_zero_or_integer),
+           (sp.floor, "real", _rounding_is_real_or_integer), (sp.floor, "integer", _rounding_is_real_or_integer),
+           (sp.ceiling, "real", _rounding_is_real_or_integer),
+           (sp.ceiling, "integer", _rounding_is_real_or_integer),
+           (sp.floor, "negative", _rounding_sign("negative")), (sp.floor, "nonnegative", _rounding_sign("nonnegative")),
+           (sp.ceiling, "positive", _rounding_sign("positive")),
+           (sp.ceiling, "nonpositive", _rounding_sign("nonpositive")),
            (sp.Mul, "extended_real", _mul_is_extended_real), (sp.Mul, "imaginary", _mul_is_imaginary),
            (sp.Sum, "extended_real", _limits_is_extended_real), (sp.Product, "extended_real", _limits_is_extended_real)]
 # functions whose construction rewrote f(-x) to -f(x) though f(0) != 0

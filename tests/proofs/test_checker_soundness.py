@@ -2944,8 +2944,108 @@ def a_sign_of_e_to_two_pi_i_z_minus_one_read_as_nonzero():
     return _one("V1", q, "gt", 0, gt(q, 0), NonNegative())
 
 
-# found by this repository's own review (Dec 2026), not a probe
-ROUND_FIFTY = [a_sign_of_e_to_two_pi_i_z_minus_one_read_as_nonzero]
+_IMAGINARY = sp.Symbol("i", imaginary=True)
+
+
+def a_floor_of_an_imaginary_read_as_nonzero():
+    # |floor(i)| > 0 for an imaginary i: floor(i/2) = 0 (SymPy: floor(i) not real, hence nonzero)
+    q = sp.Abs(sp.floor(_IMAGINARY))
+    return _one("V2", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_product_of_floors_of_an_imaginary():
+    # |prod_{j <= n} floor(i)| > 0: 0 at i = i/2 (the summand's "nonzero" was SymPy's wrong one)
+    jj, nn = sp.Symbol("j", integer=True), sp.Symbol("n", integer=True, positive=True)
+    q = sp.Abs(sp.Product(sp.floor(_IMAGINARY), (jj, 1, nn)))
+    return _one("V3", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_floor_and_a_ceiling_of_imaginaries():
+    # |floor(i)| |ceiling(c)| > 0: 0 at i = i/2 (ceiling(-i/2) = 0 too)
+    q = sp.Abs(sp.floor(_IMAGINARY)) * sp.Abs(sp.ceiling(sp.Symbol("c", imaginary=True)))
+    return _one("V4", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def an_expected_floor_of_an_imaginary():
+    # E|floor(X)| > 0 for an imaginary X: the integrand is 0 at X = i/2
+    q = Ex(sp.Abs(sp.floor(random_symbol("X", imaginary=True))))
+    return _one("V5", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_factor_too_large_at_every_point_beside_an_undefined_one():
+    # arg(r)^2 (e^(10^6 (1 + r^2)) - 1) >= 0: arg(0) is nan; the large factor had every point skipped, and the guard saw
+    # nothing
+    r_ = sp.Symbol("r", real=True)
+    q = sp.arg(r_) ** 2 * Expm1(10 ** 6 * (1 + r_ ** 2))
+    return _one("V6", q, "ge", 0, ge(q, 0), NonNegative())
+
+
+# found by this repository's own review (V1) and a 50th probe (Dec 2026)
+ROUND_FIFTY = [a_sign_of_e_to_two_pi_i_z_minus_one_read_as_nonzero, a_floor_of_an_imaginary_read_as_nonzero,
+               a_product_of_floors_of_an_imaginary, a_floor_and_a_ceiling_of_imaginaries,
+               an_expected_floor_of_an_imaginary, a_factor_too_large_at_every_point_beside_an_undefined_one]
+
+
+def test_floor_and_ceiling_say_only_what_holds_off_the_real_line():
+    """floor and ceiling decide their reality, integrality and sign off an extended real argument only (a 50th probe, Dec
+    2026): SymPy called floor(b) and ceiling(b) not real, no integer and nonzero for every argument not real, though
+    floor(i/2) = ceiling(-i/2) = 0, and floor(-1 + i/2) = -1 is negative.  Every fact they decide at declared symbols
+    holds at the admissible numbers (imaginary, complex and infinite ones among them), against the value SymPy builds
+    at the number; the facts of a real argument are still decided."""
+    declarations = [dict(real=True), dict(positive=True), dict(negative=True), dict(integer=True), dict(imaginary=True),
+                    dict(extended_real=True), dict(extended_negative=True), dict()]
+    numbers = ([sp.Integer(v) for v in (0, 1, -1)] + [sp.Rational(3, 2), sp.Rational(-3, 2), sp.I / 2, -sp.I / 2, sp.I,
+                                                      -1 + sp.I / 2, 1 - sp.I / 2, sp.oo, -sp.oo])
+    facts = ["zero", "nonzero", "real", "integer", "positive", "nonnegative", "negative", "nonpositive"]
+    wrong, decided = [], 0
+    for function in (sp.floor, sp.ceiling):
+        for shift in (0, -1 + sp.I / 2):
+            for declared in declarations:
+                e = function(sp.Symbol("a", **declared) + shift)
+                said = {f: v for f in facts if (v := getattr(e, f"is_{f}")) is not None}
+                decided += len(said)
+                for v in [v for v in numbers if all(getattr(v, f"is_{k}") == want for k, want in declared.items())]:
+                    value = function(v + shift)
+                    assert value.is_number and not value.has(sp.floor, sp.ceiling)
+                    wrong += [(function, shift, declared, f, claim, v) for f, claim in said.items()
+                              if getattr(value, f"is_{f}") not in (None, claim)]
+    assert not wrong, wrong[:10]
+    assert decided > 40
+    assert sp.floor(x).is_integer and sp.ceiling(sp.Symbol("p", positive=True)).is_positive
+    assert sp.floor(_IMAGINARY).is_zero is None and sp.floor(_IMAGINARY).is_real is None
+
+
+def test_the_guard_judges_at_i_over_2_and_beside_a_factor_too_large_to_build():
+    """The exact-point guard alone: it tries i/2 (floor(i/2) = 0), and at a point where a factor is too large to build it
+    judges the rest, the factor a symbol of the facts SymPy decides of it (every point was skipped before, and
+    |floor(i/2)| e^(10^6 (1 - i^2)) > 0 passed; a 50th probe, Dec 2026).  True expressions of those shapes pass."""
+    from infonce_sym.proofs import chain
+    bare = sp.Abs(sp.floor(_IMAGINARY / 2))
+    assert chain._sign_refuted(sp.Abs(sp.floor(_IMAGINARY)), True)
+    for large in (Expm1(10 ** 6 * (1 - _IMAGINARY ** 2)), sp.gamma(10 ** 6 - _IMAGINARY ** 2),
+                  sp.exp(sp.exp(sp.exp(sp.exp(3 - _IMAGINARY ** 2))))):
+        assert chain._sign_refuted(bare * large, True)
+    r_, p_ = sp.Symbol("r", real=True), sp.Symbol("p", positive=True)
+    assert chain._sign_refuted(sp.arg(r_) ** 2 * Expm1(10 ** 6 * (1 + r_ ** 2)), False)
+    assert not chain._sign_refuted(p_ * Expm1(10 ** 6 * (1 + p_ ** 2)), True)
+    assert not chain._sign_refuted(sp.gamma(10 ** 6 + p_) * (1 + p_ ** 2), True)
+
+
+def test_a_spot_check_of_a_tower_is_judged_in_seconds():
+    """sin(e^(e^(e^(e^p)))) = 0 by Identity: the numeric spot check built it at a random p and asked for pi to 10^78 bits,
+    for minutes (a 50th probe, Dec 2026).  Such a value is now sized first and is no value: refused at once (the claim is
+    false).  In a subprocess with a time limit, which the code before exceeds."""
+    import subprocess
+    import sys
+    code = """if True:
+        import sympy as sp
+        from infonce_sym.proofs.chain import Derivation, Identity, Step, eq
+        p = sp.Symbol("p", positive=True)
+        claim = eq(sp.sin(sp.exp(sp.exp(sp.exp(sp.exp(p))))), 0)
+        print(Derivation("TW", "", "", claim.lhs, "eq", 0, [Step("a", "", claim, "", Identity())]).run().verdict)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=40)
+    assert out.stdout.split() == ["failed"], out.stderr[-500:]
 
 
 def test_expm1_says_only_what_holds_and_has_a_value_at_a_number():
