@@ -265,6 +265,7 @@ class Expectation(sp.Function):
     """Base class: a linear, monotone expectation (expectation of a nonnegative is nonnegative)."""
     nargs = 1
     label = r"\mathbb{E}"
+    held_at_numbers = True       # (a number is its own expectation; nothing is computed: not sized as gamma is)
 
     @classmethod
     def eval(cls, arg):
@@ -292,6 +293,7 @@ class Expectation(sp.Function):
 class Var(sp.Function):
     """Variance under ``Ex``: Var(Y) = Ex(Y**2) - Ex(Y)**2 (canon rewrites it so)."""
     nargs = 1
+    held_at_numbers = True       # (built unevaluated at a number: nothing to size)
 
     def _eval_is_nonnegative(self):
         # of a real quantity only: canon reads Var(Y) as E Y^2 - (E Y)^2, which is -Var(X) at Y = i X
@@ -646,6 +648,8 @@ def _nonneg_by_assumptions(e) -> bool:
         e = _sums_as_symbols(e)
         if e.is_nonnegative:
             return True
+    if not _factorable(e):
+        return False
     for f in (sp.factor, sp.together, sp.cancel):
         try:
             if f(e).is_nonnegative:
@@ -655,8 +659,19 @@ def _nonneg_by_assumptions(e) -> bool:
     return False
 
 
+def _factorable(e) -> bool:
+    """Whether ``e`` may go to factor (together, cancel): no exponential or power of an exponent holding a number beyond
+    2^10, which factor reads as a polynomial of that degree ((x - 1)^2 e^(10^10): 2.7 GB and minutes; a 51st probe, Dec
+    2026).  Otherwise only SymPy's assumptions are asked, which is never less strict."""
+    for node in sp.preorder_traversal(e):
+        arg = node.exp if isinstance(node, sp.Pow) else node.args[0] if isinstance(node, sp.exp) else None
+        if arg is not None and any(max(abs(r.p), r.q) > 2 ** 10 for r in arg.atoms(sp.Rational)):
+            return False
+    return True
+
+
 def _pos(e) -> bool:
-    return bool(e.is_positive or sp.factor(e).is_positive) and not _sign_refuted(e, strict=True)
+    return bool(e.is_positive or (_factorable(e) and sp.factor(e).is_positive)) and not _sign_refuted(e, strict=True)
 
 
 # exact points for the sign guard: ends of the usual declared ranges, halves, thirds, irrationals (algebraic of two degrees,
@@ -797,8 +812,13 @@ def _values_with_costly_parts_as_symbols(e, point, finite) -> list:
     (``sympy_repairs.costly_to_build``; innermost first) a fresh symbol of the facts SymPy decides of that part (of the
     part with its symbols, before the point: they hold at every admissible point), the rest at the point, and those
     symbols at their admissible points.  Such a point was skipped before, and a factor too large at every point hid a
-    wrong fact of the rest: |floor(i/2)| e^(10^6 (1 - i^2)) > 0 was proved, 0 at i = 1 (a 50th probe, Dec 2026).  No
-    values where a costly part has no symbols, or its facts contradict each other."""
+    wrong fact of the rest: |floor(i/2)| e^(10^6 (1 - i^2)) > 0 was proved, 0 at i = 1 (a 50th probe, Dec 2026).
+    The facts SymPy holds of each such part's arguments are checked at points as an expectation's argument is (a wrong
+    "finite" of zeta(1 + atan2(i, x) - pi/2, 10^6) rode on its argument's wrong "not real"; a 51st probe).  Where the
+    point cannot be judged so (a costly part without symbols, e^(2^30000); more than 8 such parts; facts that contradict
+    each other; the rest still too large) the outcome is "undefined", which refutes: a value too large to build is not
+    taken unseen (those hid wrong facts too; a 51st probe)."""
+    cannot = [("undefined",)]
     parts = []
     for _ in range(8):
         if not sympy_repairs.costly_to_build(e, point):
@@ -806,21 +826,23 @@ def _values_with_costly_parts_as_symbols(e, point, finite) -> list:
         part = next((t for t in sp.postorder_traversal(e)
                      if not t.is_Atom and sympy_repairs.costly_to_build(t, point)), None)
         if part is None or not part.free_symbols & set(point):
-            return []
+            return cannot
+        if any(a.free_symbols and _facts_refuted(a) for a in part.args):
+            return cannot
         try:
             symbol = sp.Dummy("part", **sympy_repairs.declared_facts(part))
         except Exception:          # facts that contradict each other: no symbol has them
-            return []
+            return cannot
         e = e.xreplace({part: symbol})
         parts.append(symbol)
     else:
-        return []
+        return cannot
     rest = e.xreplace(point)
     if not parts or sympy_repairs.costly_to_evaluate(rest):
-        return []
+        return cannot
     pools = sympy_repairs.point_pools(parts, _GUARD_POINTS, [rest])
     if any(not pool for pool in pools):
-        return []
+        return cannot
     return list(_values_at_points(rest, tuple(parts), tuple(map(tuple, pools)), finite) or ())
 
 
@@ -900,15 +922,18 @@ def _inner_facts_refuted(e) -> bool:
     wrapper.  E[(1/S(sqrt X))^2] >= 0 and sum_{j <= K} (1/S(sqrt(x j)))^2 >= 0 were proved for X, x < 0 (SymPy read the
     Fresnel S infinite off the real line, so its reciprocal 0); at X = -1 the square is -1/S(1)^2 = -5.2 (a 44th probe,
     Dec 2026).  The inner expression is judged as the guard judges a bare one (its own wrappers in turn)."""
-    for t in sp.preorder_traversal(e):
-        if isinstance(t, _FACTS_THROUGH):
-            inner = t.args[0]
-            signed = inner.is_positive or inner.is_negative     # (its sign's check sees a zero: no "nonzero" check)
-            for fact, value, sign, want in _INNER_FACTS:
-                if want == "nonzero" and signed:
-                    continue
-                if getattr(inner, "is_" + fact) is value and _refuted_at_points(sign * inner, want):
-                    return True
+    return any(isinstance(t, _FACTS_THROUGH) and _facts_refuted(t.args[0]) for t in sp.preorder_traversal(e))
+
+
+def _facts_refuted(inner) -> bool:
+    """Whether a fact SymPy holds of ``inner`` (its sign, reality, zero: ``_INNER_FACTS``) is refuted at exact points: an
+    expression whose facts SymPy reads another's off (an expectation's, a sum's, a part too large to evaluate)."""
+    signed = inner.is_positive or inner.is_negative     # (its sign's check sees a zero: no "nonzero" check)
+    for fact, value, sign, want in _INNER_FACTS:
+        if want == "nonzero" and signed:
+            continue
+        if getattr(inner, "is_" + fact) is value and _refuted_at_points(sign * inner, want):
+            return True
     return False
 
 
@@ -973,7 +998,8 @@ def _definitions_refuted_at(a, b, items) -> bool:
         point = dict(zip(symbols, assignment))
         try:
             if any(large) and _definitions_costly_at(sides, items, point, large):
-                continue         # (a value too large to build here: no evidence either way)
+                return True      # (a value too large to build here is not taken unseen: e^(2^30000) beside a wrong
+                #                  rewrite hid it at every point; a 51st probe, Dec 2026)
             # each definition's value at the point, with the later definitions substituted into it (as _apply substitutes
             # them in turn), and every name and symbol replaced at once: a function is built at numbers only
             resolved = {}
@@ -982,6 +1008,8 @@ def _definitions_refuted_at(a, b, items) -> bool:
             here = [e.xreplace({**point, **resolved}) for e in sides]
             if any(h.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or not h.is_number for h in here):
                 continue
+            if any(sympy_repairs.costly_to_evaluate(h) for h in here):
+                return True      # (as above: too large to evaluate is not taken unseen)
             differ = sympy_repairs.values_differ(*here)
         except Exception:          # no value there: no evidence either way
             continue
@@ -1833,7 +1861,7 @@ def _check_hypotheses(res, lemma, hyps, hyp_checks, concl=None):
         sub = (Identity() if relation_kind(h) == "eq" else NonNegative())(h)
         if not sub.ok and relation_kind(h) != "eq":
             small, big, _ = _oriented(h)
-            if (big - small).is_negative or sp.factor(big - small).is_negative:
+            if (big - small).is_negative or (_factorable(big - small) and sp.factor(big - small).is_negative):
                 return _fail(f"hypothesis {i} of {lemma.name} ({_short(h, 120)}) is false: its gap is negative")
         if sub.ok:
             res.discharges.append((f"hypothesis {i} of {lemma.name}: {_short(h, 120)}", "CAS"))
@@ -2063,7 +2091,9 @@ def _instance_refuted(lemma, kw, instance):
         point = dict(zip(symbols, assignment))
         try:
             if any(sympy_repairs.costly_to_build(x, point) for x in large):
-                continue         # (a value too large to build here, 10^(10^z) at z = 10: no evidence either way; a 48th probe)
+                # (a value too large to build here, 10^(10^z) at z = 10 (a 48th probe), is not taken unseen: such points
+                # hid wrong rewrites and facts in the other guards; a 51st probe, Dec 2026)
+                return ", ".join(f"{k} = {v}" for k, v in point.items()) + " (too large to build there)"
             at_numbers = {k: (v.xreplace(point) if isinstance(v, sp.Basic) else v) for k, v in kw.items()}
             direct = [lemma.conclusion(**at_numbers)] + (list(lemma.hypotheses(**at_numbers)) if lemma.hypotheses else [])
             if len(direct) != len(forms):

@@ -344,6 +344,13 @@ def _rounding_sign(fact):
     return handler
 
 
+def _atan2_is_extended_real(self):
+    # atan2(y, x) for extended real y and x, as SymPy says; off the real line it may still be real (atan2(i, 0) = pi/2),
+    # where SymPy said "not real", so |sign(atan2(i, x) - pi/2)| was built as 1 (a 51st probe, Dec 2026)
+    y, x = self.args
+    return True if (y.is_extended_real and x.is_extended_real) else None
+
+
 def _mul_real_imag(self, real):
     """SymPy 1.14's ``Mul._eval_real_imag`` with its first test made three-valued: it read "neither complex nor
     infinite" from t.is_complex or t.is_infinite, None or False, so a factor of unknown complexness that is not real
@@ -608,7 +615,9 @@ LARGE_ARGUMENT = 10 ** 5
 
 
 def _sized_by_argument(node) -> bool:
-    return isinstance(node, sp.Function) and not type(node).__module__.startswith("sympy.functions.elementary")
+    # (a function that declares itself held at a number, an expectation or a variance of the checker, builds nothing)
+    return (isinstance(node, sp.Function) and not type(node).__module__.startswith("sympy.functions.elementary")
+            and not getattr(type(node), "held_at_numbers", False))
 
 
 def _magnitude(x):
@@ -801,9 +810,16 @@ def _checked_eval(function):
             return None              # no point to check the rewrite at: not taken
         # every pair of values of two symbols (hermite_prob(y, -x) was built as (-1)^y hermite_prob(y, x), wrong only at
         # x = 0 with y not an integer, a pair the strides missed; a 38th probe, Dec 2026)
+        with sp.evaluate(False):
+            unevaluated = cls(*args)
+        # (its arguments sized, not the function: every non-elementary one would count as large, at a fifth of the chains' time)
+        large = may_grow_large(unevaluated) or any(may_build_large(sp.sympify(a)) for a in args)
         for values in assignments(pools, full=_EVAL_PAIRS):
             point = dict(zip(symbols, values))
             try:
+                if large and (costly_to_build(unevaluated, point) or costly_to_build(sp.sympify(out), point)):
+                    return None      # (too large to build there: the rewrite is not taken unchecked; Mod(e^(e^(e^p)), pi)
+                    #                  built at p = 15 never returned; a 51st probe, Dec 2026)
                 direct = cls(*[sp.sympify(a).xreplace(point) for a in args])
                 rewritten = sp.sympify(out).xreplace(point)
             except Exception:
@@ -865,6 +881,7 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (sp.floor, "negative", _rounding_sign("negative")), (sp.floor, "nonnegative", _rounding_sign("nonnegative")),
            (sp.ceiling, "positive", _rounding_sign("positive")),
            (sp.ceiling, "nonpositive", _rounding_sign("nonpositive")),
+           (sp.atan2, "extended_real", _atan2_is_extended_real),
            (sp.Mul, "extended_real", _mul_is_extended_real), (sp.Mul, "imaginary", _mul_is_imaginary),
            (sp.Sum, "extended_real", _limits_is_extended_real), (sp.Product, "extended_real", _limits_is_extended_real)]
 # functions whose construction rewrote f(-x) to -f(x) though f(0) != 0
