@@ -820,9 +820,9 @@ def _values_with_costly_parts_as_symbols(e, point, finite) -> list:
     taken unseen (those hid wrong facts too; a 51st probe)."""
     cannot = [("undefined",)]
     parts = []
-    for _ in range(8):
-        if not sympy_repairs.costly_to_build(e, point):
-            break
+    while sympy_repairs.costly_to_build(e, point):
+        if len(parts) == 8:
+            return cannot
         part = next((t for t in sp.postorder_traversal(e)
                      if not t.is_Atom and sympy_repairs.costly_to_build(t, point)), None)
         if part is None or not part.free_symbols & set(point):
@@ -835,8 +835,6 @@ def _values_with_costly_parts_as_symbols(e, point, finite) -> list:
             return cannot
         e = e.xreplace({part: symbol})
         parts.append(symbol)
-    else:
-        return cannot
     rest = e.xreplace(point)
     if not parts or sympy_repairs.costly_to_evaluate(rest):
         return cannot
