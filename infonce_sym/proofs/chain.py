@@ -3105,6 +3105,9 @@ class Step:
 
     def run(self):
         exact = not isinstance(self.check, IntervalCertificate)
+        if type(sp.sympify(self.claim)) not in _KIND:
+            # sp.Ne(x, 1), sp.true: no check reads them (a TypeError escaped; a 52nd probe, Dec 2026)
+            return _fail(f"the claim {_short(self.claim, 60)} is not one of =, <=, <, >=, >")
         problem = claim_form_problem(self.claim, exact=exact) or _content_problem(self.check, exact)
         if problem:
             return _fail(problem)
@@ -3236,6 +3239,9 @@ def _content_problem(check, exact):
     if isinstance(witness, (list, tuple)):
         parts += [sp.sympify(w) for w in witness]
     for part in parts:
+        if not isinstance(part, sp.Expr) or isinstance(part, sp.Lambda):
+            # a Lambda as w := ... crashed SymPy's sign of the claim (IndexError; a 52nd probe, Dec 2026)
+            return f"a definition, fact or witness is not an expression: {_short(part, 60)}"
         problem = claim_form_problem(part, exact)
         if problem:
             return problem.replace("the claim", "a definition, fact or witness")
@@ -3598,6 +3604,11 @@ class Derivation:
         its definitions (:meth:`Lemma.from_derivation`); two different ones then conflict in the citing chain."""
         return cited_result(self).defined
 
+    @staticmethod
+    def _unrelated(results, links, names) -> DerivationResult:
+        final = StepResult(False, "failed", f"the claim of {', '.join(names)} is not one of =, <=, <, >=, >")
+        return DerivationResult(steps=results, links=links, final=final, verdict="failed")
+
     def run(self, step_results=None) -> DerivationResult:
         """The chain checked: every step, the links, the composition, the discharge of every premise.
         ``step_results``: the results of these very steps from an earlier run (a step's result
@@ -3611,13 +3622,17 @@ class Derivation:
                 return True
             # the numeric guard too, as Identity's (a link took SymPy's generic-parameter integral; a probe, Dec 2026)
             return _zero(ident.difference(x, y))
+        # a claim that is no relation (sp.Ne, sp.true) fails its step and links nothing (a 52nd probe, Dec 2026)
+        unrelated = [s.name for s in self.steps if type(s.claim) not in _KIND]
         for a, b in zip(self.steps, self.steps[1:]):
-            ok = same(a.claim.rhs, b.claim.lhs)
+            ok = a.name not in unrelated and b.name not in unrelated and same(a.claim.rhs, b.claim.lhs)
             links.append(StepResult(ok, "proved" if ok else "failed",
                                     f"{a.name} -> {b.name}: " + ("connected" if ok else "rhs != next lhs")))
+        if unrelated:
+            return self._unrelated(results, links, unrelated)
+        problems = []
         for s in self.steps:
             kind = _compose(kind, relation_kind(s.claim)) if kind else None
-        problems = []
         if kind is None:
             problems.append("chain mixes <= and >=")
         elif not _implies(kind, self.relation):

@@ -26,6 +26,11 @@ Dec 2026):
   nonzero (a 48th probe); frac(b) imaginary and nonzero for every imaginary b (frac(i) = 0); a product with a factor of
   unknown complexness that is not real (acosh(-2)) not real, hence nonzero, whatever its real factors (0 at x = sqrt 3
   for (x^2 - 3) acosh(-2)); a sum or product of terms that are not real not real (i + (-i) = 0; a 49th probe);
+* b^e's rules for complex exponents (a 52nd probe): (e^w)^r for an imaginary w not real for every r not imaginary
+  (sqrt(e^(2 pi i)) = 1), I^z not real for every z with z/2 no integer (I^(2 + i) = -e^(-pi/2)), b^(i u) never imaginary
+  (2^(i pi/(2 log 2)) = i), b^e for a b not real imaginary only by a rule for real e, (2i)^(i u) never positive, b^2
+  neither even nor odd for an irrational b; and re, im, |.| of a transcendental z transcendental (re(i pi) = 0):
+  |re(2^(i u))| > 0 for u > 0, |re(s)| > 0 for a transcendental s;
 * acot(-x) and acoth(-x) rewritten to -acot(x), -acoth(x) at construction, false at x = 0 (acot(0) = pi/2): that
   rewrite is kept for an x known to be nonzero only;
 * more construction-time rewrites of f(expression) that are wrong at some values (probes 35 and 36): mobius(2x) built as
@@ -153,6 +158,84 @@ def _pow_is_integer(self):
     if b.is_rational and b.is_integer is False and e.is_positive and not e.is_rational:
         return None
     return _SYMPY_POW_IS_INTEGER(self)
+
+
+_SYMPY_POW_IS_EXTENDED_REAL = sp.Pow._eval_is_extended_real
+_SYMPY_POW_IS_IMAGINARY = sp.Pow._eval_is_imaginary
+
+
+def _unit_circle_power(b) -> bool:
+    """b is e^w (an exp or a power of E) with w imaginary: a point of the unit circle SymPy cannot place."""
+    return ((b.func == sp.exp and b.exp.is_imaginary) or (b.is_Pow and b.base is sp.E and b.exp.is_imaginary)) is True
+
+
+def _pow_is_extended_real(self):
+    """SymPy 1.14's, except two rules that hold for some exponents only (a 52nd probe, Dec 2026): (e^w)^r for an imaginary
+    w not real for every r not imaginary, though (e^(2 pi i))^(1/2) = 1 (|sqrt(e^w) - 1| > 0 was proved); I^z not real
+    for every z with z/2 no integer, though I^(2 + i) = -e^(-pi/2).  Each answers for the exponents where it holds
+    (imaginary; extended real) and is open elsewhere."""
+    b, e = self.args
+    if b.is_extended_real is None and _unit_circle_power(b):
+        return True if e.is_imaginary else None
+    answer = _SYMPY_POW_IS_EXTENDED_REAL(self)
+    if answer is False and b in (sp.I, -sp.I) and not e.is_extended_real:
+        return None
+    return answer
+
+
+def _pow_is_imaginary(self):
+    """SymPy 1.14's, except two rules that hold for some exponents only (a 52nd probe, Dec 2026): b^(i u) never imaginary
+    wherever SymPy knows whether log b is imaginary, though 2^(i pi/(2 log 2)) = i (|re(2^(i u))| > 0 was proved for
+    u > 0); for a b not real, b^e imaginary exactly where 2 e arg(b)/pi is odd, a rule for a real e only ((1 + i)^e = i
+    at e = (i pi/2)/log(1 + i)).  The first holds where log b is imaginary (|b| = 1: b^(i u) > 0), the second for an
+    extended real e; elsewhere open."""
+    b, e = self.args
+    answer = _SYMPY_POW_IS_IMAGINARY(self)
+    if answer is False and b is not sp.E and b.is_commutative:
+        if e.is_imaginary:
+            return False if sp.log(b).is_imaginary else None
+        if b.is_extended_real is False and not e.is_extended_real:
+            return None
+    return answer
+
+
+_SYMPY_POW_IS_EXTENDED_POSITIVE = sp.Pow._eval_is_extended_positive
+
+
+def _pow_is_extended_positive(self):
+    """SymPy 1.14's, except b^e for an imaginary b and e: it said "not positive" wherever log b is not imaginary, though
+    (2i)^(i u) = e^(-pi u/2) e^(i u log 2) is positive at u = 2 pi/log 2 (a 52nd probe, Dec 2026)."""
+    b, e = self.args
+    answer = _SYMPY_POW_IS_EXTENDED_POSITIVE(self)
+    if answer is False and b.is_imaginary and e.is_imaginary:
+        return None
+    return answer
+
+
+def _pow_parity(fact):
+    """b^n even (odd) for a positive integer n where b is: SymPy read b's parity for any b, so (sqrt 2)^2 = 2 was neither
+    even nor odd for an irrational b (a 52nd probe, Dec 2026).  SymPy's answer where b is an integer, else open."""
+    sympy_handler = getattr(sp.Pow, f"_eval_is_{fact}")
+
+    def handler(self):
+        answer = sympy_handler(self)
+        return answer if (answer is not False or self.base.is_integer) else None
+    handler.__name__ = f"_pow_is_{fact}"
+    handler._sympy = sympy_handler
+    return handler
+
+
+def _part_is_algebraic(self):
+    """re(z), im(z), |z| algebraic for an algebraic z (the algebraic numbers are a field closed under conjugation and
+    square roots); SymPy also called them transcendental for every transcendental z, though re(i pi) = 0, im(pi + i) - 1
+    = 0 and |e^i| = 1 (|re(s)| > 0 was proved for a transcendental s; a 52nd probe, Dec 2026).  Transcendental only for
+    |z| of an extended real z (+-z), else open."""
+    z = self.args[0]
+    if z.is_algebraic:
+        return True
+    if isinstance(self, sp.Abs) and z.is_extended_real and z.is_transcendental:
+        return False
+    return None
 
 
 def _polygamma_off_its_poles(z):
@@ -865,6 +948,11 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (sp.binomial, "nonnegative", _binomial_is_nonnegative), (sp.binomial, "integer", _binomial_is_integer),
            (sp.Pow, "rational", _pow_is_rational), (sp.Pow, "algebraic", _pow_is_algebraic),
            (sp.Pow, "integer", _pow_is_integer),
+           (sp.Pow, "extended_real", _pow_is_extended_real), (sp.Pow, "imaginary", _pow_is_imaginary),
+           (sp.Pow, "extended_positive", _pow_is_extended_positive), (sp.Pow, "even", _pow_parity("even")),
+           (sp.Pow, "odd", _pow_parity("odd")),
+           (sp.re, "algebraic", _part_is_algebraic), (sp.im, "algebraic", _part_is_algebraic),
+           (sp.Abs, "algebraic", _part_is_algebraic),
            (sp.polygamma, "positive", _polygamma_is_positive), (sp.polygamma, "negative", _polygamma_is_negative),
            (sp.polygamma, "complex", _polygamma_is_complex), (sp.beta, "real", _beta_is_real),
            (sp.exp, "extended_positive", _exp_is_extended_positive), (sp.exp, "zero", _exp_is_zero),

@@ -1,6 +1,7 @@
 """False toy statements that the checker once labelled proved (a probe, Dec 2026): each must now be
 refused (verdict failed, or conditional with the unproved fact counted).  Each case says why its
 statement is false at a concrete point."""
+import itertools
 import os
 from pathlib import Path
 
@@ -3022,6 +3023,110 @@ ROUND_FIFTY_ONE = [an_angle_of_an_imaginary_read_as_not_real, a_costly_part_whos
                    a_constant_too_large_to_build_beside_a_wrong_fact, a_constant_too_large_to_build_beside_a_definition]
 
 
+_TRANSCENDENTAL = sp.Symbol("s", transcendental=True)
+_POSITIVE_U = sp.Symbol("u", positive=True)
+
+
+def a_real_part_of_a_transcendental_read_as_transcendental():
+    # |re(s)| > 0 for a transcendental s: 0 at s = i pi (SymPy: re(s) transcendental, hence nonzero)
+    q = sp.Abs(sp.re(_TRANSCENDENTAL))
+    return _one("X1", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def an_imaginary_part_and_a_modulus_of_a_transcendental():
+    # |im(s) - 1| ||s| - 1| > 0 for a transcendental s: 0 at s = pi + i (im s = 1) and at s = e^i (|s| = 1)
+    q = sp.Abs(sp.im(_TRANSCENDENTAL) - 1) * sp.Abs(sp.Abs(_TRANSCENDENTAL) - 1)
+    return _one("X2", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_root_of_a_point_of_the_unit_circle_read_as_not_real():
+    # |sqrt(e^i) - 1| > 0 for an imaginary i: 0 at i = 2 pi i (SymPy: (e^i)^(1/2) not real for every imaginary i)
+    q = sp.Abs(sp.sqrt(sp.exp(_IMAGINARY)) - 1)
+    return _one("X3", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_power_of_two_to_an_imaginary_read_as_not_imaginary():
+    # |re(2^(i u))| > 0 for u > 0: re(2^(i u)) = cos(u log 2) = 0 at u = pi/(2 log 2) (SymPy: 2^(i u) never imaginary)
+    q = sp.Abs(sp.re(2 ** (sp.I * _POSITIVE_U)))
+    return _one("X4", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_lambda_as_a_definition():
+    # w = 1 with w := (x -> x): no expression at all (SymPy's sign of the claim raised IndexError)
+    w_ = sp.Symbol("w")
+    return _one("X5", w_, "eq", 1, eq(w_, 1), Identity(defs={w_: sp.Lambda(x, x)}))
+
+
+def a_claim_that_is_no_relation():
+    # x != 1 is no relation the checks read (TypeError escaped)
+    return _one("X6", x, "ge", 1, sp.Ne(x, 1), Identity())
+
+
+# found by a 52nd probe and this repository's own reading of SymPy's Pow (X4) (Dec 2026)
+ROUND_FIFTY_TWO = [a_real_part_of_a_transcendental_read_as_transcendental,
+                   an_imaginary_part_and_a_modulus_of_a_transcendental,
+                   a_root_of_a_point_of_the_unit_circle_read_as_not_real,
+                   a_power_of_two_to_an_imaginary_read_as_not_imaginary, a_lambda_as_a_definition,
+                   a_claim_that_is_no_relation]
+
+
+def _facts_against_values(build, declarations, numbers, facts):
+    """Each fact SymPy decides of build(symbols) against the value built at the admissible numbers: (wrong, decided)."""
+    wrong, decided = [], 0
+    for decl in declarations:
+        syms = [sp.Symbol(f"a{k}", **d) for k, d in enumerate(decl)]
+        e = build(*syms)
+        said = {f: v for f in facts if (v := getattr(e, f"is_{f}")) is not None}
+        decided += len(said)
+        pools = [[v for v in numbers if all(getattr(v, f"is_{key}") == want for key, want in d.items())] for d in decl]
+        for point in itertools.product(*pools):
+            value = build(*point)
+            if value.has(sp.nan, sp.zoo):
+                continue
+            wrong += [(decl, f, claim, point, value) for f, claim in said.items()
+                      if getattr(value, f"is_{f}") not in (None, claim)]
+    return wrong, decided
+
+
+def test_powers_and_parts_say_only_what_holds():
+    """b^e's reality, imaginarity, positivity and parity, and the algebraicity of re, im and | | (a 52nd probe, Dec 2026):
+    SymPy called (e^w)^(1/2) not real, I^z not real, 2^(i u) and (1 + i)^z not imaginary, (2i)^(i u) not positive, b^2
+    neither even nor odd for an irrational b, and re, im, | | of a transcendental transcendental.  Every fact decided at
+    declared symbols holds at the points (among them 2 pi i, pi/(2 log 2), pi + i, e^i), against the value SymPy builds
+    there."""
+    two_pi_i, quarter = 2 * sp.pi * sp.I, sp.pi / (2 * sp.log(2))
+    numbers = [sp.Integer(0), sp.Integer(1), sp.Integer(2), sp.Integer(-1), sp.Rational(1, 2), sp.sqrt(2), sp.pi,
+               quarter, 2 * sp.pi / sp.log(2), sp.I, -sp.I, 2 * sp.I, sp.I * sp.pi, two_pi_i, sp.I * quarter,
+               sp.I * 2 * sp.pi / sp.log(2), 2 + sp.I, sp.pi + sp.I, sp.exp(sp.I), sp.I * sp.pi / (2 * sp.log(1 + sp.I))]
+    facts = ["real", "extended_real", "imaginary", "positive", "extended_positive", "zero", "nonzero", "even", "odd",
+             "integer", "algebraic", "transcendental"]
+    declarations = [dict(imaginary=True), dict(positive=True), dict(extended_real=False), dict(irrational=True),
+                    dict(transcendental=True), dict(integer=True), dict()]
+    wrong, decided = [], 0
+    for build, shapes in [(lambda a: sp.exp(a) ** sp.Rational(1, 2), [[d] for d in declarations[:1]]),
+                          (lambda a: sp.I ** a, [[d] for d in declarations]),
+                          (lambda a: 2 ** (sp.I * a), [[d] for d in declarations]),
+                          (lambda a: (1 + sp.I) ** a, [[d] for d in declarations]),
+                          (lambda a: (2 * sp.I) ** (sp.I * a), [[d] for d in declarations]),
+                          (lambda a: a ** 2, [[d] for d in declarations]),
+                          (lambda a: sp.re(a), [[d] for d in declarations]),
+                          (lambda a: sp.im(a), [[d] for d in declarations]),
+                          (lambda a: sp.Abs(a), [[d] for d in declarations])]:
+        w, n = _facts_against_values(build, shapes, numbers, facts)
+        wrong += w
+        decided += n
+    assert not wrong, wrong[:10]
+    assert decided > 50
+    assert sp.sqrt(sp.exp(two_pi_i)) == 1 and sp.re(2 ** (sp.I * quarter)).equals(0)
+    # two the values above cannot decide, as numbers: (1 + i)^z = i at z = (i pi/2)/log(1 + i), and (2i)^(i u) > 0 at
+    # u = 2 pi/log 2; SymPy had called the first never imaginary and the second never positive
+    z_ = sp.Symbol("z", extended_real=False)
+    at = sp.N((1 + sp.I) ** (sp.I * sp.pi / (2 * sp.log(1 + sp.I))), 40)
+    assert abs(at - sp.I) < 1e-35 and ((1 + sp.I) ** z_).is_imaginary is None
+    at = sp.N((2 * sp.I) ** (sp.I * 2 * sp.pi / sp.log(2)), 40)
+    assert abs(sp.im(at)) < 1e-35 < sp.re(at) and ((2 * sp.I) ** (sp.I * _POSITIVE_U)).is_positive is None
+
+
 def test_atan2_says_only_what_holds_off_the_real_line():
     """atan2(y, x) is decided extended real for extended real y and x only (a 51st probe, Dec 2026): SymPy called it not
     real for an imaginary y, though atan2(i, 0) = pi/2.  Every fact it decides at declared symbols holds at the
@@ -3864,7 +3969,7 @@ def _false_chains():
             + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX + ROUND_THIRTY_SEVEN + ROUND_THIRTY_EIGHT
             + ROUND_THIRTY_NINE + ROUND_FORTY + ROUND_FORTY_ONE + ROUND_FORTY_TWO + ROUND_FORTY_THREE
             + ROUND_FORTY_FOUR + ROUND_FORTY_FIVE + ROUND_FORTY_SIX + ROUND_FORTY_SEVEN + ROUND_FORTY_EIGHT
-            + ROUND_FORTY_NINE + ROUND_FIFTY + ROUND_FIFTY_ONE)
+            + ROUND_FORTY_NINE + ROUND_FIFTY + ROUND_FIFTY_ONE + ROUND_FIFTY_TWO)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
