@@ -499,13 +499,13 @@ def analyse(model, tau, ks=DEFAULT_KS, loss: str = "infonce", tau_sweep=True,
                           bool(dlo - gv.dcl_error[a] <= gv.dcl_gap[a] <= dhi + gv.dcl_error[a])),
         })
     name = "dcl_gap" if dcl_search else "gap"
-    scan = np.abs(getattr(gv_all, name))[[main_ks.index(k) for k in powers]]
+    scan = np.asarray(getattr(gv_all, name))[[main_ks.index(k) for k in powers]]
 
-    def evaluate(kk):
+    def evaluate(kk):                               # signed: the search looks for sign changes
         if hold:                                    # the same per-anchor values and exact sums as a pass
-            return np.abs(getattr(emp.gaps_at(tab, kk, with_dcl=with_dcl), name))
+            return getattr(emp.gaps_at(tab, kk, with_dcl=with_dcl), name)
         s2, _ = run.evaluate([tau_f], kk, (), with_dcl)     # one more pass over the anchors (main tau only)
-        return np.abs(getattr(_gap_values(s2[0], kk, n, with_dcl), name))
+        return getattr(_gap_values(s2[0], kk, n, with_dcl), name)
     k_for = emp.k_for_gap_search(evaluate, GAP_THRESHOLDS, K_FOR_GAP_MAX_POWER, scan)
     stage("k_for_gap")
     out = {
@@ -848,7 +848,7 @@ def write_report(result: dict, out: Path, command: str = "") -> list:
         lines += ["", "Beside it, the default model (each anchor's own row included in its pool): ∫CE = "
                   f"{shown(own['cross_entropy_limit'], own['cross_entropy_limit_error_bound'])}; ∫CE − R(k) at " +
                   ", ".join(f"k = {x['k']}: {x['gap']:.6g} (± {x['gap_error_bound']:.1e})" for x in own["by_k"]) + "."]
-    lines += ["", f"k at which |∫CE − {'R~' if result['k_for_gap_loss'] == 'dcl' else 'R'}| falls below a threshold (and stays below on the doubling grid up to 2^{K_FOR_GAP_MAX_POWER}): " +
+    lines += ["", f"k at which |∫CE − {'R~' if result['k_for_gap_loss'] == 'dcl' else 'R'}| falls below a threshold and stays below (a search over doublings of k up to 2^{K_FOR_GAP_MAX_POWER} and the peaks of |gap| between them where the gap changes sign or |gap| rises): " +
               ", ".join(f"{t}: {v if v is not None else f'> 2^{K_FOR_GAP_MAX_POWER}'}" for t, v in result["k_for_gap"].items()), ""]
     if result.get("monte_carlo"):
         lines += ["## Monte Carlo cross-check", "", "| k | exact gap | MC gap | std. error | z | verdict |",

@@ -391,7 +391,8 @@ def _print_text(r):
               f"{cell(row['dcl_gap'], row['dcl_gap_error_bound']):>12}")
     beyond = f"> 2^{r['k_for_gap_search_limit'].bit_length() - 1}"      # (null in the JSON)
     print(f"k beyond which |∫CE - {'R~' if r['k_for_gap_loss'] == 'dcl' else 'R'}| stays below " + ", ".join(
-        f"{t}: {v if v is not None else beyond}" for t, v in r["k_for_gap"].items()))
+        f"{t}: {v if v is not None else beyond}" for t, v in r["k_for_gap"].items())
+          + " (searched: doublings of k, and the peaks of |gap| between them)")
     if r.get("dcl_note"):
         print(r["dcl_note"])
     if r.get("own_row_included"):

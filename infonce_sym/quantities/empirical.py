@@ -680,13 +680,12 @@ def gaps_at(tab: AnchorTables, ks, with_dcl: bool = True, rows_per_block: int = 
 
 
 def k_for_gap(tab: AnchorTables, thresholds=(0.1, 0.01, 0.001), loss: str = "infonce", max_power: int = 39):
-    """For each threshold: the least k with |gap(k)| <= threshold, beyond the last doubling
-    k = 2^j (j <= max_power) at which |gap| still exceeds it (see :func:`k_for_gap_search`);
-    None when |gap(2^max_power)| still exceeds it."""
+    """For each threshold: the least k with |gap(k)| <= threshold beyond the last sampled k at which |gap| still
+    exceeds it (see :func:`k_for_gap_search`); None when |gap(2^max_power)| still exceeds it."""
     name = "gap" if loss == "infonce" else "dcl_gap"
 
     def evaluate(ks):
-        return np.abs(getattr(gaps_at(tab, ks, with_dcl=(loss == "dcl")), name))
+        return getattr(gaps_at(tab, ks, with_dcl=(loss == "dcl")), name)
     return k_for_gap_search(evaluate, thresholds, max_power)
 
 
@@ -704,24 +703,59 @@ def k_for_gap_candidates(lo, hi, glo, ghi, thr) -> list:
     return sorted(x for x in pts if lo < x < hi)
 
 
+PEAK_POINTS = 9          # points per pass of the search for a peak of |gap| between doublings
+
+
+def _peaks_between_doublings(evaluate, samples, powers, signed, floor):
+    """Adds to ``samples`` (k -> gap) the peak of |gap| near each doubling where the gap changes sign or |gap| rises:
+    there |gap| may exceed a threshold between two doublings at which it is below (an embeddings probe, Dec 2026: at
+    n = 3, tau = 0.5 the gap fell from 0.021 at k = 4 through 0 near k = 6 to -0.0105 at k = 12, and |gap(8)|, |gap(16)|
+    < 0.01 hid it).  The peak is searched on [2^j, 2^(j+2)] by passes of PEAK_POINTS points, each keeping the
+    neighbours of the largest |gap|, then every k of the last few; ``floor``: excursions whose sampled |gap| all lie
+    below it are not searched."""
+    last = len(powers) - 1
+    for j in range(last):
+        a, b = signed[j], signed[j + 1]
+        c = signed[min(j + 2, last)]
+        if not (a * b < 0 or abs(b) > abs(a)) or max(abs(a), abs(b), abs(c)) < floor:
+            continue
+        lo, hi = powers[j], powers[min(j + 2, last)]
+        while True:
+            pts = sorted({int(round(v)) for v in np.linspace(lo, hi, PEAK_POINTS)} if hi - lo > PEAK_POINTS
+                         else range(lo, hi + 1))
+            new = [k for k in pts if k not in samples]
+            if new:
+                samples.update(zip(new, np.asarray(evaluate(new), dtype=float).tolist()))
+            if hi - lo <= PEAK_POINTS:
+                break
+            i = max(range(len(pts)), key=lambda m: abs(samples[pts[m]]))
+            lo, hi = pts[max(i - 1, 0)], pts[min(i + 1, len(pts) - 1)]
+
+
 def k_for_gap_search(evaluate, thresholds=(0.1, 0.01, 0.001), max_power: int = 39, scan=None):
-    """The k-for-gap search with ``evaluate(list of k) -> |gap| at each`` (one pass over the anchors
-    per call, so that a streaming run can evaluate many k at once). ``scan``: |gap| at k = 2^0..2^max_power
-    if already known. The bracket (lo, hi), |gap(lo)| > thr >= |gap(hi)|, starts at the last doubling
-    above thr; each pass evaluates :func:`k_for_gap_candidates` and keeps the last sampled point above thr
-    and the next one, until hi = lo + 1."""
+    """The k-for-gap search with ``evaluate(list of k) -> gap at each`` (signed, or |gap|; one pass over the anchors
+    per call, so that a streaming run can evaluate many k at once). ``scan``: the gap at k = 2^0..2^max_power if
+    already known.  The sampled points are the doublings and, where the gap changes sign or |gap| rises between two,
+    the peak of |gap| near them (:func:`_peaks_between_doublings`); the bracket (lo, hi), |gap(lo)| > thr >= |gap(hi)|,
+    starts at the last sampled point above thr and the next one; each pass evaluates :func:`k_for_gap_candidates` and
+    keeps the last sampled point above thr and the next one, until hi = lo + 1.  A search, not a bound: |gap| may still
+    exceed thr at a k between sampled points if it has more excursions there than the samples show."""
     powers = [2 ** j for j in range(max_power + 1)]
-    scan = np.asarray(evaluate(powers) if scan is None else scan, dtype=float)
+    signed = np.asarray(evaluate(powers) if scan is None else scan, dtype=float)
+    samples = dict(zip(powers, signed.tolist()))
+    _peaks_between_doublings(evaluate, samples, powers, signed, min(thresholds) / 4)
+    ks_sampled = sorted(samples)
+    absolute = np.abs([samples[k] for k in ks_sampled])
     out, brackets = {}, {}
     for thr in thresholds:
-        above = np.flatnonzero(scan > thr)
+        above = np.flatnonzero(absolute > thr)
         if above.size == 0:
             out[thr] = 1
-        elif above[-1] == max_power:
+        elif ks_sampled[above[-1]] == powers[-1]:
             out[thr] = None
         else:
             j = int(above[-1])
-            brackets[thr] = (powers[j], powers[j + 1], float(scan[j]), float(scan[j + 1]))
+            brackets[thr] = (ks_sampled[j], ks_sampled[j + 1], float(absolute[j]), float(absolute[j + 1]))
     while brackets:
         cand = {thr: k_for_gap_candidates(*br, thr) for thr, br in brackets.items() if br[1] - br[0] > 1}
         for thr in [t for t in brackets if t not in cand]:
@@ -729,7 +763,7 @@ def k_for_gap_search(evaluate, thresholds=(0.1, 0.01, 0.001), max_power: int = 3
         if not cand:
             break
         ks = sorted(set().union(*cand.values()))
-        vals = dict(zip(ks, np.asarray(evaluate(ks), dtype=float).tolist()))
+        vals = dict(zip(ks, np.abs(np.asarray(evaluate(ks), dtype=float)).tolist()))
         for thr, pts in cand.items():
             lo, hi, glo, ghi = brackets[thr]
             seq = [(lo, glo)] + [(x, vals[x]) for x in pts] + [(hi, ghi)]

@@ -2,6 +2,8 @@
 enumeration of every k-tuple (k = 1, 2, 3), the arb route of quantities.exact on the equivalent
 FiniteModel, Monte Carlo over sampled tuples, and the exact constant c1 at large k."""
 
+import math
+
 import mpmath
 import numpy as np
 import pytest
@@ -158,6 +160,36 @@ def test_k_for_gap_is_the_crossing():
     found = emp.k_for_gap(tab, (0.01,))[0.01]
     g = emp.gaps_at(tab, [found - 1, found], with_dcl=False).gap
     assert abs(g[1]) <= 0.01 < abs(g[0])
+
+
+def _unit(c):
+    return [c, math.sqrt(1 - c * c)]
+
+
+@pytest.mark.parametrize("anchors, positives, negatives, tau, expected", [
+    # the gap 0.021 at k = 4, through 0 near 6, -0.0105 at 12, |gap| < 0.01 at 8 and 16 (an embeddings probe, Dec 2026)
+    ([[0.7090205769753659, 0.7051877916027186], [0.7752783323830775, 0.6316197490083051],
+      [-0.35483688251311735, -0.934928225484915]],
+     [[-0.2586568584825571, -0.9659692694697561], [0.03920108589434638, 0.9992313420148029],
+      [-0.35174449827877796, 0.9360960463171558]], None, 0.5, {0.01: 16}),
+    # -0.0059 at k = 4, 0.0105 at 7, 0.0095 at 8: the peak lies between two doublings
+    ([[1.0, 0.0]], [_unit(0.7102601050992061)],
+     [_unit(-0.015395040950800132), _unit(0.11403455784071115), _unit(0.9353621594441468)], 0.2, {0.01: 8}),
+])
+def test_k_for_gap_sees_a_peak_between_doublings(anchors, positives, negatives, tau, expected):
+    """The k beyond which |gap| stays below each threshold, against the gap at every k = 1..4096 (the same exact route,
+    each k on its own; beyond, |gap| falls as |c1|/k with |gap(4096)| far below 0.001).  The doubling scan alone said 5
+    and 4 for 0.01: the gap changes sign, and its peak between two doublings went unseen."""
+    model = emp.make_pairs(np.array(anchors), np.array(positives), None if negatives is None else np.array(negatives))
+    tab = emp.anchor_tables(model, tau)
+    every = np.abs(emp.gaps_at(tab, list(range(1, 4097)), with_dcl=False).gap)
+    assert every[-1] < 1e-4 and np.all(np.diff(every[-1000:]) < 0)
+    found = emp.k_for_gap(tab)
+    for thr, k in found.items():
+        last_above = int(np.flatnonzero(every > thr)[-1]) + 1 if np.any(every > thr) else 0
+        assert k == last_above + 1, (thr, k, last_above + 1)
+    for thr, k in expected.items():
+        assert found[thr] == k
 
 
 def test_bad_inputs():
