@@ -2660,6 +2660,12 @@ def _vanishing_coefficients(f, params, n):
     polynomials in what mentions ``n``, that mentions a parameter and can vanish: a coefficient multiplied out (c n
     written n e^a - 2n, n (a - b)^2 as n a^2 - 2 n a b + n b^2) is no part of f that ``_vanishing_parts`` sees (a 28th
     probe, Dec 2026)."""
+    if not f.free_symbols & set(params):
+        return []
+    if not _factorable(f):
+        # Poly read e^(2^30000) as a polynomial in e of that degree (no end; our own probe, Dec 2026): the coefficients
+        # cannot be read, and the check fails
+        raise ValueError("f holds a power too large to read as a polynomial")
     num, den = sp.fraction(sp.together(f))
     out = []
     for which, e in (("num", sp.expand(num)), ("den", sp.expand(den))):
@@ -3136,6 +3142,11 @@ def claim_form_problem(claim, exact=True):
         return f"{_short(deltas[0], 60)} has an argument not declared an integer"
     if exact and claim.atoms(sp.Float):
         return f"the claim holds an inexact number ({next(iter(claim.atoms(sp.Float)))}): write it exactly"
+    for sf in claim.atoms(sp.SingularityFunction):
+        if sf.args[2].is_nonnegative is not True:
+            # SymPy declares every SingularityFunction real, so finite, though <x - a>^-1 is oo at x = a:
+            # exp(-<x - 5>^-1 ^2) > 0 was proved (a 53rd probe, Dec 2026)
+            return f"{_short(sf, 60)} may be a distribution (an exponent not known nonnegative)"
     for sub in claim.atoms(sp.Subs):
         for v, pt in zip(sub.variables, sub.point):
             for key in ("positive", "nonnegative", "negative", "nonpositive", "nonzero", "integer", "real"):

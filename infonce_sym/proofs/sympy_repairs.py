@@ -31,6 +31,11 @@ Dec 2026):
   (2^(i pi/(2 log 2)) = i), b^e for a b not real imaginary only by a rule for real e, (2i)^(i u) never positive, b^2
   neither even nor odd for an irrational b; and re, im, |.| of a transcendental z transcendental (re(i pi) = 0):
   |re(2^(i u))| > 0 for u > 0, |re(s)| > 0 for a transcendental s;
+* rules that hold off poles or on the real line only (a 53rd probe): tan, cot, sec, csc of a rational multiple of pi
+  algebraic (so finite) at their poles (tan(pi/2) = zoo); tanh(x + i n pi/2) real (so finite) at x = 0, n odd; cosh(x + i)
+  not real at x = 0; fresnels, fresnelc, erfi nonzero off 0 though they have complex zeros; erfi, erf2, fresnels,
+  fresnelc not real for every non-real argument (erf2(x + i, 3 - x + i) = 0 at x = 3/2); a product of zeros 0 over a
+  range that may be empty, and an empty product nonpositive; Mod(p, q) >= 0 for q > 0 whatever p (Mod(i, 4) = i);
 * acot(-x) and acoth(-x) rewritten to -acot(x), -acoth(x) at construction, false at x = 0 (acot(0) = pi/2): that
   rewrite is kept for an x known to be nonzero only;
 * more construction-time rewrites of f(expression) that are wrong at some values (probes 35 and 36): mobius(2x) built as
@@ -63,6 +68,7 @@ import functools
 import importlib
 import itertools
 import math
+from fractions import Fraction
 
 import mpmath
 import sympy as sp
@@ -236,6 +242,101 @@ def _part_is_algebraic(self):
     if isinstance(self, sp.Abs) and z.is_extended_real and z.is_transcendental:
         return False
     return None
+
+
+def _trigonometric_with_poles_is_algebraic(sympy_handler):
+    """tan, cot, sec, csc at a rational multiple of pi: algebraic where finite, zoo at their poles; SymPy said algebraic
+    (so finite) for every rational coefficient, 1/(1 + tan(pi x/7)^2) > 0 proved for a rational x, 0 at x = 7/2 (a 53rd
+    probe, Dec 2026).  SymPy's answer at a number (built at the pole as zoo), open for an argument with symbols."""
+    def handler(self):
+        answer = sympy_handler(self)
+        return None if (answer and self.args[0].free_symbols) else answer
+    handler.__name__ = "_trigonometric_with_poles_is_algebraic"
+    return handler
+
+
+def _tanh_is_real(self):
+    """tanh(x + i y) for y a multiple of pi/2: real where finite; SymPy said real (so finite) unless x was 0 as built, and
+    tanh(n - 5 + i pi n/2) is zoo at n = 5 (a 53rd probe, Dec 2026).  Real where x is known nonzero or y a multiple of
+    pi; not real where y is no multiple of pi/2 and x finite; else open."""
+    arg = self.args[0]
+    if arg.is_real:
+        return True
+    re_, im_ = arg.as_real_imag()
+    half = (im_ % (sp.pi / 2)).is_zero
+    if half:
+        return True if (re_.is_zero is False or (im_ % sp.pi).is_zero) else None
+    return False if (half is False and re_.is_finite) else None
+
+
+def _tanh_is_finite(self):
+    """SymPy's, with its test of the denominator cos(y)^2 + sinh(x)^2 made three-valued: a number was called nonzero
+    unless built as 0 (a 53rd probe, Dec 2026)."""
+    arg = self.args[0]
+    re_, im_ = arg.as_real_imag()
+    denominator = sp.cos(im_) ** 2 + sp.sinh(re_) ** 2
+    if denominator.is_number:
+        return fuzzy_not(denominator.is_zero)
+    return True if arg.is_extended_real else None
+
+
+def _cosh_is_real(self):
+    """cosh(x + i y) = cosh x cos y + i sinh x sin y: real where x = 0 or y is a multiple of pi; SymPy said not real
+    wherever y is no multiple of pi, x = 0 included: cosh(m - 5 + i) - cos 1 (m an integer) was nonzero, 0 at m = 5 (a
+    53rd probe, Dec 2026)."""
+    arg = self.args[0]
+    if arg.is_real or arg.is_imaginary:
+        return True
+    re_, im_ = arg.as_real_imag()
+    multiple = (im_ % sp.pi).is_zero
+    if multiple:
+        return True
+    return False if (multiple is False and re_.is_zero is False and re_.is_finite) else None
+
+
+def _zero_at_zero_only_on_the_real_line(self):
+    """fresnels, fresnelc, erfi: 0 at 0, nonzero elsewhere on the extended real line; they have complex zeros (S(z) = 0
+    at z = 2.0093 + 0.2885 i), where SymPy said nonzero for every nonzero z (a 53rd probe, Dec 2026)."""
+    z = self.args[0]
+    if z.is_zero:
+        return True
+    return False if (z.is_extended_real and z.is_zero is False) else None
+
+
+def _real_on_the_real_line(self):
+    """erfi, erf2, fresnels, fresnelc: real for extended real arguments; SymPy said not real for every other, though
+    erf2(x + i, 3 - x + i) = 0 at x = 3/2 and erfi(x + i) is real at infinitely many real x (a 53rd probe, Dec 2026)."""
+    return True if all(a.is_extended_real for a in self.args) else None
+
+
+def _product_range_nonempty(self) -> bool | None:
+    return fuzzy_and([(b - a + 1).is_positive for _, a, b in self.limits])
+
+
+def _product_is_zero(self):
+    """A product is 0 where a term is and its range is not empty; SymPy said 0 for a zero term over a range that may be
+    empty: prod_{j=1}^m 0 <= 0 proved for m >= 0, 1 at m = 0 (a 53rd probe, Dec 2026)."""
+    if self.has_empty_sequence:
+        return False
+    z = self.term.is_zero
+    if z is True:
+        return True if _product_range_nonempty(self) else None
+    return z if self.has_finite_limits else None
+
+
+def _product_is_extended_nonpositive(self):
+    """An empty product is 1: SymPy called it nonpositive (and positive; a 53rd probe, Dec 2026)."""
+    return False if self.has_empty_sequence else None
+
+
+def _mod_sign(fact, divisor_fact):
+    """Mod(p, q) in [0, q) for q > 0 (in (q, 0] for q < 0) where p is real; SymPy said so for every p, though Mod(i, 4) = i
+    and Mod(i, 4)^2 >= 0 was proved (a 53rd probe, Dec 2026)."""
+    def handler(self):
+        p, q = self.args
+        return True if (p.is_real and getattr(q, f"is_{divisor_fact}")) else None
+    handler.__name__ = f"_mod_is_{fact}"
+    return handler
 
 
 def _polygamma_off_its_poles(z):
@@ -607,6 +708,26 @@ def _function_arguments(e) -> tuple:
     return tuple(sp.sympify(a) for f in e.atoms(sp.Function) for a in f.args)
 
 
+def _rational_roots_numerically(poly) -> list:
+    """The rational roots (denominators up to 10^4) of a polynomial of degree <= 4 with coefficients not rational
+    (sqrt(2) k - sqrt(2)): its numeric roots, each real one's nearest such rational kept where the polynomial is exactly 0
+    there.  sp.roots built the quartic's radical roots over EX, about 4 s a target and 30 s an argument (a 53rd probe,
+    Dec 2026)."""
+    try:
+        approx = poly.nroots(n=15, maxsteps=100)
+    except (mpmath.libmp.NoConvergence, sp.PolynomialError, NotImplementedError, ValueError, TypeError):
+        return []
+    out = []
+    for r in approx:
+        re_, im_ = (float(v) for v in r.as_real_imag())
+        if abs(im_) > 1e-9 * max(1.0, abs(re_)) or not math.isfinite(re_):
+            continue
+        q = sp.Rational(Fraction(re_).limit_denominator(10 ** 4))
+        if q not in out and sp.expand(poly.eval(q)) == 0:
+            out.append(q)
+    return out
+
+
 @functools.lru_cache(maxsize=8192)
 def _argument_roots(a, sym) -> tuple:
     """The values of ``sym`` at which ``a`` (in ``sym`` alone) takes one of _ARGUMENT_TARGETS:
@@ -614,7 +735,7 @@ def _argument_roots(a, sym) -> tuple:
       a rational function whose numerator is one ((k + 12)/(k + 13)): rational roots only (an irrational one costs
       exact arithmetic at every point, and a rewrite wrong over an interval meets the rational points of the others and
       the fixed ones); integer and rational coefficients by factoring over Q (``ground_roots``), others (sqrt(2) k -
-      sqrt(2)) by ``roots``;
+      sqrt(2)) numerically, each checked exactly (``_rational_roots_numerically``);
     * an expression in which ``sym`` occurs once (e^x - 5/2, 2^k + 3, log(y) + 1): the real solutions ``solve`` finds by
       inverting it (x = log(5/2)), irrational ones included: beta(e^x - 5/2) is zoo at x = log(5/2), which no fixed
       point reached (a 42nd probe)."""
@@ -632,7 +753,8 @@ def _argument_roots(a, sym) -> tuple:
                 shifted = poly - t * below
                 if shifted.is_zero:
                     continue
-                found = shifted.ground_roots() if shifted.domain.is_ZZ or shifted.domain.is_QQ else sp.roots(shifted)
+                found = (shifted.ground_roots() if shifted.domain.is_ZZ or shifted.domain.is_QQ
+                         else _rational_roots_numerically(shifted))
                 # each target's in ascending order; a root of the denominator is no value of a
                 out += sorted(v for v in found if v.is_rational and v not in out and below.eval(v) != 0)
             return tuple(out)
@@ -953,6 +1075,20 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (sp.Pow, "odd", _pow_parity("odd")),
            (sp.re, "algebraic", _part_is_algebraic), (sp.im, "algebraic", _part_is_algebraic),
            (sp.Abs, "algebraic", _part_is_algebraic),
+           (sp.tan, "algebraic", _trigonometric_with_poles_is_algebraic(sp.tan._eval_is_algebraic)),
+           (sp.cot, "algebraic", _trigonometric_with_poles_is_algebraic(sp.cot._eval_is_algebraic)),
+           (sp.sec, "algebraic", _trigonometric_with_poles_is_algebraic(sp.sec._eval_is_algebraic)),
+           (sp.csc, "algebraic", _trigonometric_with_poles_is_algebraic(sp.csc._eval_is_algebraic)),
+           (sp.tanh, "real", _tanh_is_real), (sp.tanh, "finite", _tanh_is_finite), (sp.cosh, "real", _cosh_is_real),
+           (sp.fresnels, "zero", _zero_at_zero_only_on_the_real_line),
+           (sp.fresnelc, "zero", _zero_at_zero_only_on_the_real_line),
+           (sp.erfi, "zero", _zero_at_zero_only_on_the_real_line),
+           (sp.erfi, "extended_real", _real_on_the_real_line), (sp.erf2, "extended_real", _real_on_the_real_line),
+           (sp.fresnels, "extended_real", _real_on_the_real_line),
+           (sp.fresnelc, "extended_real", _real_on_the_real_line),
+           (sp.Product, "zero", _product_is_zero), (sp.Product, "extended_nonpositive", _product_is_extended_nonpositive),
+           (sp.Mod, "nonnegative", _mod_sign("nonnegative", "positive")),
+           (sp.Mod, "nonpositive", _mod_sign("nonpositive", "negative")),
            (sp.polygamma, "positive", _polygamma_is_positive), (sp.polygamma, "negative", _polygamma_is_negative),
            (sp.polygamma, "complex", _polygamma_is_complex), (sp.beta, "real", _beta_is_real),
            (sp.exp, "extended_positive", _exp_is_extended_positive), (sp.exp, "zero", _exp_is_zero),

@@ -5,6 +5,7 @@ import itertools
 import os
 from pathlib import Path
 
+import mpmath
 import pytest
 import sympy as sp
 
@@ -3070,6 +3071,149 @@ ROUND_FIFTY_TWO = [a_real_part_of_a_transcendental_read_as_transcendental,
                    a_claim_that_is_no_relation]
 
 
+_W = sp.Symbol("w")
+_ONE_UNLESS_ZERO = sp.Abs(sp.sign(_W))           # |sign(w)| = 1 for w := ...: false where w = 0
+
+
+def _nonzero_by_definition(name, value):
+    return _one(name, _ONE_UNLESS_ZERO, "eq", 1, eq(_ONE_UNLESS_ZERO, 1), Identity(defs={_W: value}))
+
+
+def a_tangent_at_a_rational_multiple_of_pi_read_as_finite():
+    # 1/(1 + tan(pi x/7)^2) > 0 for a rational x: 0 at x = 7/2 (SymPy: tan of a rational multiple of pi algebraic, so finite)
+    xq = sp.Symbol("x", rational=True)
+    q = 1 / (1 + sp.tan(sp.pi * xq / 7) ** 2)
+    return _one("Y1", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_secant_at_a_rational_multiple_of_pi_read_as_finite():
+    xq = sp.Symbol("x", rational=True)
+    q = 1 / (1 + sp.sec(sp.pi * xq / 7) ** 2)
+    return _one("Y2", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_hyperbolic_tangent_at_its_pole_read_as_real():
+    # 1/(1 + tanh(n - 5 + i pi n/2)^2) > 0 for an integer n: 0 at n = 5, where tanh(5 i pi/2) = zoo
+    n_ = sp.Symbol("n", integer=True)
+    q = 1 / (1 + sp.tanh(n_ - 5 + sp.I * sp.pi * n_ / 2) ** 2)
+    return _one("Y3", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def a_hyperbolic_cosine_off_the_axes_read_as_not_real():
+    # w := cosh(m - 5 + i) - cos 1 nonzero for an integer m: 0 at m = 5 (SymPy: cosh(x + i) not real for every x)
+    return _nonzero_by_definition("Y4", sp.cosh(sp.Symbol("m", integer=True) - 5 + sp.I) - sp.cos(1))
+
+
+def a_fresnel_integral_with_complex_zeros_read_as_nonzero():
+    # |S(z)|/(1 + |S(z)|) > 0 for a complex z != 0: S(z) = 0 at z = 2.0093 + 0.2885 i
+    z_ = sp.Symbol("z", complex=True, zero=False)
+    q = sp.Abs(sp.fresnels(z_)) / (1 + sp.Abs(sp.fresnels(z_)))
+    return _one("Y5", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+def an_imaginary_error_function_with_complex_zeros_read_as_nonzero():
+    # w := erfi(z) nonzero for a complex z != 0: erfi(z) = 0 at z = 1.8809 + 1.4506 i
+    return _nonzero_by_definition("Y6", sp.erfi(sp.Symbol("z", complex=True, zero=False)))
+
+
+def a_generalised_error_function_of_equal_complex_arguments():
+    # w := erf2(x + i, 3 - x + i) nonzero for a real x: 0 at x = 3/2 (SymPy: not real for complex arguments, so nonzero)
+    return _nonzero_by_definition("Y7", sp.erf2(x + sp.I, 3 - x + sp.I))
+
+
+def an_empty_product_read_as_nonpositive():
+    # -prod_{j=k+1}^{k} (j^2 + 1) > 0: the product is empty, 1 (SymPy: nonpositive, once asked)
+    k_ = sp.Symbol("k", integer=True)
+    p_ = sp.Product(j ** 2 + 1, (j, k_ + 1, k_))
+    p_.is_extended_nonpositive
+    return _one("Y8", -p_, "gt", 0, gt(-p_, 0), NonNegative())
+
+
+def a_product_of_zeros_over_a_range_that_may_be_empty():
+    # prod_{j=1}^m 0 <= 0 for m >= 0: 1 at m = 0
+    p_ = sp.Product(0, (j, 1, sp.Symbol("m", integer=True, nonnegative=True)))
+    return _one("Y9", p_, "le", 0, le(p_, 0), NonNegative())
+
+
+def a_remainder_of_an_imaginary_read_as_nonnegative():
+    # Mod(i, 4)^2 >= 0: Mod(i, 4) = i - 4 floor(i/4) = i, and i^2 = -1 (SymPy: Mod(p, q) >= 0 for q > 0, whatever p)
+    q = sp.Mod(sp.I, 4) ** 2
+    return _one("Y10", q, "ge", 0, ge(q, 0), NonNegative())
+
+
+def a_singularity_function_read_as_finite():
+    # e^(-<x - 5>^(-1) ^2) > 0 for a real x: <0>^(-1) is built as oo, and e^(-oo) = 0 (SymPy declares it real, so finite)
+    q = sp.exp(-sp.SingularityFunction(x, 5, -1) ** 2)
+    return _one("Y11", q, "gt", 0, gt(q, 0), NonNegative())
+
+
+# found by a 53rd probe (Dec 2026)
+ROUND_FIFTY_THREE = [a_tangent_at_a_rational_multiple_of_pi_read_as_finite,
+                     a_secant_at_a_rational_multiple_of_pi_read_as_finite, a_hyperbolic_tangent_at_its_pole_read_as_real,
+                     a_hyperbolic_cosine_off_the_axes_read_as_not_real,
+                     a_fresnel_integral_with_complex_zeros_read_as_nonzero,
+                     an_imaginary_error_function_with_complex_zeros_read_as_nonzero,
+                     a_generalised_error_function_of_equal_complex_arguments, an_empty_product_read_as_nonpositive,
+                     a_product_of_zeros_over_a_range_that_may_be_empty, a_remainder_of_an_imaginary_read_as_nonnegative,
+                     a_singularity_function_read_as_finite]
+
+
+def test_the_round_53_facts_hold_at_their_counterexamples():
+    """The facts SymPy got wrong (a 53rd probe, Dec 2026), against the values at the points that refute them: each repaired
+    fact is open (or right) at declared symbols, and the values are what the toy chains above say."""
+    n_, m_ = sp.Symbol("n", integer=True), sp.Symbol("m", integer=True, nonnegative=True)
+    z_ = sp.Symbol("z", complex=True, zero=False)
+    assert sp.tan(sp.pi * sp.Rational(7, 2) / 7) is sp.zoo and sp.tan(sp.pi * sp.Symbol("x", rational=True)).is_algebraic is None
+    assert sp.tanh(5 * sp.I * sp.pi / 2) is sp.zoo and sp.tanh(n_ - 5 + sp.I * sp.pi * n_ / 2).is_real is None
+    assert (sp.cosh(sp.I) - sp.cos(1)) == 0 and sp.cosh(n_ - 5 + sp.I).is_real is None
+    assert sp.cosh(sp.Symbol("r", positive=True) + sp.I).is_real is False          # sinh r sin 1 != 0: still decided
+    with mpmath.workdps(50):
+        root = mpmath.findroot(mpmath.fresnels, mpmath.mpc(2, 0.29))
+        assert abs(mpmath.fresnels(root)) < 1e-40 and abs(root.imag) > 0.28
+    assert sp.fresnels(z_).is_zero is None and sp.erfi(z_).is_zero is None
+    assert sp.fresnels(sp.Symbol("r", positive=True)).is_zero is False
+    assert sp.erf2(x + sp.I, 3 - x + sp.I).subs(x, sp.Rational(3, 2)) == 0
+    assert sp.erf2(x + sp.I, 3 - x + sp.I).is_extended_real is None
+    empty = sp.Product(j ** 2 + 1, (j, n_ + 1, n_))
+    assert empty.doit() == 1 and empty.is_extended_nonpositive is False and empty.is_positive is True
+    zeros = sp.Product(0, (j, 1, m_))
+    assert zeros.subs(m_, 0).doit() == 1 and zeros.is_zero is None
+    assert sp.Product(0, (j, 1, m_ + 1)).is_zero is True
+    assert sp.expand((sp.I - 4 * sp.floor(sp.I / 4)) ** 2) == -1 and sp.Mod(sp.I, 4).is_nonnegative is None
+    assert sp.Mod(x, 4).is_nonnegative is True
+
+
+def test_quartic_arguments_with_surds_and_a_limit_with_e_to_a_huge_power_are_judged_in_seconds():
+    """sp.roots built the radical roots of a quartic with surd coefficients, about 30 s an argument (a 53rd probe, Dec
+    2026), and LimitCheck read e^(2^30000) a/n as a polynomial in e of that degree (no end; our own probe).  The argument
+    points of such a quartic are found numerically, each rational root checked exactly; the limit, whose coefficients
+    cannot be read, is refused.  In a subprocess with time and memory limits, which the code before exceeds."""
+    import subprocess
+    import sys
+    code = """if True:
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 10 ** 9, 3 * 10 ** 9))
+        import sympy as sp
+        from infonce_sym.proofs import sympy_repairs
+        from infonce_sym.proofs.asymptotics import LimitCheck
+        from infonce_sym.proofs.chain import Derivation, Step, eq
+        x, k = sp.Symbol("x", real=True), sp.Symbol("k", integer=True)
+        b = sp.sqrt(2) * x ** 4 + sp.sqrt(3) * x ** 3 + sp.sqrt(7) * x ** 2 + sp.sqrt(11) * x + sp.sqrt(5)
+        b2 = sp.sqrt(3) * x ** 4 + sp.sqrt(5) * x ** 3 + sp.sqrt(2) * x ** 2 + sp.sqrt(13) * x + sp.sqrt(7)
+        assert sympy_repairs._argument_roots(b, x) == () and sympy_repairs._argument_roots(b2, x) == ()
+        with_roots = sp.sqrt(2) * (k - 3) * (k + sp.Rational(1, 2)) * (k - 1)
+        assert sympy_repairs._argument_roots(with_roots, k)[:3] == (sp.Rational(-1, 2), 1, 3)
+        n, a = sp.Symbol("n", positive=True, integer=True), sp.Symbol("a", positive=True)
+        lim = sp.Limit(sp.exp(2 ** 30000) * a / n, n, sp.oo)
+        r = Derivation("L", "", "", lim, "eq", 0, [Step("a", "", eq(lim, 0), "", LimitCheck())]).run()
+        assert r.verdict == "failed", r.verdict
+        print("ok")
+    """
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=40, env=env)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
 def _facts_against_values(build, declarations, numbers, facts):
     """Each fact SymPy decides of build(symbols) against the value built at the admissible numbers: (wrong, decided)."""
     wrong, decided = [], 0
@@ -3969,7 +4113,7 @@ def _false_chains():
             + ROUND_THIRTY_FIVE + ROUND_THIRTY_SIX + ROUND_THIRTY_SEVEN + ROUND_THIRTY_EIGHT
             + ROUND_THIRTY_NINE + ROUND_FORTY + ROUND_FORTY_ONE + ROUND_FORTY_TWO + ROUND_FORTY_THREE
             + ROUND_FORTY_FOUR + ROUND_FORTY_FIVE + ROUND_FORTY_SIX + ROUND_FORTY_SEVEN + ROUND_FORTY_EIGHT
-            + ROUND_FORTY_NINE + ROUND_FIFTY + ROUND_FIFTY_ONE + ROUND_FIFTY_TWO)
+            + ROUND_FORTY_NINE + ROUND_FIFTY + ROUND_FIFTY_ONE + ROUND_FIFTY_TWO + ROUND_FIFTY_THREE)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
