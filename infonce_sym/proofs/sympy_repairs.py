@@ -227,7 +227,6 @@ def _pow_parity(fact):
         answer = sympy_handler(self)
         return answer if (answer is not False or self.base.is_integer) else None
     handler.__name__ = f"_pow_is_{fact}"
-    handler._sympy = sympy_handler
     return handler
 
 
