@@ -109,7 +109,12 @@ def _load_npz(option, path, key):
         with np.load(path, allow_pickle=False) as data:
             k = _pick_key(option, path, data.files, key)
             try:
-                return np.asarray(data[k])
+                member = data[k]
+                if not isinstance(member, np.ndarray):
+                    # numpy returns a member without the .npy magic as its raw bytes (an embeddings probe, Dec 2026:
+                    # reported as "not numeric (dtype |S4)")
+                    _fail(option, path, f"array {k!r}: not a valid .npy member (no .npy header)")
+                return member
             except ValueError as exc:
                 if "pickle" in str(exc).lower() or "object" in str(exc).lower():
                     _fail(option, path, f"array {k!r}: data are not numeric (an object array)")

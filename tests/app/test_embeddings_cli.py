@@ -797,7 +797,10 @@ def test_a_named_pipe_and_a_corrupt_npz_member_exit_2_naming_the_file(tmp_path, 
     writer.start()
     with zipfile.ZipFile(tmp_path / "broken.npz", "w") as z:
         z.writestr("a.npy", b"\x93NUMPYxxxx")
-    for path, problem in ((tmp_path / "fifo.npy", "not a regular file"), (tmp_path / "broken.npz", "not a valid .npy member")):
+    with zipfile.ZipFile(tmp_path / "junk.npz", "w") as z:
+        z.writestr("a.npy", b"junk")              # no .npy header: numpy gives the bytes (was "not numeric (dtype |S4)")
+    for path, problem in ((tmp_path / "fifo.npy", "not a regular file"), (tmp_path / "broken.npz", "not a valid .npy member"),
+                          (tmp_path / "junk.npz", "not a valid .npy member")):
         code, out, err = _run(capsys, "--anchors", path, "--positives", tmp_path / "p.npy", "--tau", "0.5")
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
         assert problem in err and path.name in err, err
