@@ -189,6 +189,11 @@ def make_relation(kind, a, b):
     return _MAKE[kind](a, b)
 
 
+def is_relation(claim) -> bool:
+    """Whether ``claim`` is one of the five relations the checks read (not Ne, not a Boolean)."""
+    return type(sp.sympify(claim)) in _KIND
+
+
 def relation_kind(rel) -> str:
     for cls, kind in _KIND.items():
         if type(rel) is cls:
@@ -3111,7 +3116,7 @@ class Step:
 
     def run(self):
         exact = not isinstance(self.check, IntervalCertificate)
-        if type(sp.sympify(self.claim)) not in _KIND:
+        if not is_relation(self.claim):
             # sp.Ne(x, 1), sp.true: no check reads them (a TypeError escaped; a 52nd probe, Dec 2026)
             return _fail(f"the claim {_short(self.claim, 60)} is not one of =, <=, <, >=, >")
         problem = claim_form_problem(self.claim, exact=exact) or _content_problem(self.check, exact)
@@ -3634,7 +3639,7 @@ class Derivation:
             # the numeric guard too, as Identity's (a link took SymPy's generic-parameter integral; a probe, Dec 2026)
             return _zero(ident.difference(x, y))
         # a claim that is no relation (sp.Ne, sp.true) fails its step and links nothing (a 52nd probe, Dec 2026)
-        unrelated = [s.name for s in self.steps if type(s.claim) not in _KIND]
+        unrelated = [s.name for s in self.steps if not is_relation(s.claim)]
         for a, b in zip(self.steps, self.steps[1:]):
             ok = a.name not in unrelated and b.name not in unrelated and same(a.claim.rhs, b.claim.lhs)
             links.append(StepResult(ok, "proved" if ok else "failed",
