@@ -1396,6 +1396,9 @@ def _run(args):
         return args.func(args)
     with warnings.catch_warnings():
         warnings.simplefilter("error")     # a numerical warning is a failure, never a printed number
+        # but an unclosed file is no number: --max-seconds stopping an import mid-read left one, and its warning,
+        # raised as an error in a finalizer, printed "Exception ignored ... ResourceWarning" beside the one line
+        warnings.simplefilter("ignore", ResourceWarning)
         estimate = getattr(args, "estimated_seconds", 0)
         with _Progress(prefix=args.command, quiet=getattr(args, "json", False)) as ticker:   # a live line on a terminal
             # rademacher refines past its estimate (which sees the sizes only), up to --max-seconds;
