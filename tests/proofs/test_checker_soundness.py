@@ -3842,6 +3842,33 @@ def test_argument_points_invert_an_argument_its_symbol_occurs_in_once():
     assert chain._sign_refuted(1 / (1 + sp.beta(sp.exp(x) - sp.Rational(5, 2)) ** 2), True)
 
 
+def test_inverted_arguments_give_the_points_solve_gives():
+    """The argument points of an argument its symbol occurs in once come from SymPy's ``invert_real`` where it ends in a
+    finite set, from ``solve`` elsewhere: for each target, the same admissible real points as ``solve`` (which checks each
+    against the declaration; the same numbers, log(3/2)/2 or log(6)/2 - log(2)), and each a solution (the argument minus
+    the target vanishes there to 50 digits)."""
+    from infonce_sym.proofs import sympy_repairs
+    x, k, p = sp.Symbol("x", real=True), sp.Symbol("k", integer=True, positive=True), sp.Symbol("p", positive=True)
+    arguments = [(sp.log(k) - 1, k), (sp.log(p) + 2, p), (sp.exp(x) - sp.Rational(5, 2), x), (2 ** k + 3, k),
+                 (sp.log(x ** 2), x), (sp.Abs(x) - 1, x), (1 / (x + 1), x), (sp.atan(x), x), (sp.sqrt(p) + 1, p),
+                 (sp.exp(2 * x) / 3, x), (sp.log(sp.log(p)), p), (2 ** (k - 1), k), (sp.sin(x) - 1, x)]
+    inverted = 0
+    for a, sym in arguments:
+        for t in sympy_repairs._ARGUMENT_TARGETS:
+            mine = sympy_repairs._real_inverses(a, t, sym)
+            if mine is None:
+                continue
+            inverted += 1
+            mine = set(sympy_repairs.admissible(sym, [v for v in mine if v.is_real and v.is_finite]))
+            theirs = {v for v in sp.solve(a - t, sym) if v.is_real and v.is_finite and v in
+                      sympy_repairs.admissible(sym, [v])}
+            assert sorted(sp.N(v, 30) for v in mine) == sorted(sp.N(v, 30) for v in theirs), (a, t, mine, theirs)
+            assert all(abs(sp.N((a - t).xreplace({sym: v}), 50)) < sp.Float("1e-45") for v in mine), (a, t)
+    assert inverted >= 12 * len(sympy_repairs._ARGUMENT_TARGETS)
+    assert sympy_repairs._real_inverses(sp.sin(x) - 1, 0, x) is None          # a set over the integers: solve's turn
+    assert sympy_repairs._argument_roots(sp.log(k) - 1, k) == (1,)           # e^j, j != 0, is no integer
+
+
 def test_the_numeric_limit_check_alone_refuses_a_limit_a_constant_away(monkeypatch):
     """With the argument rule switched off, the values at n = 10^8, 10^16, 10^32 refuse SymPy's wrong limits of erf and
     erfc on the diagonal (2 and 1 away); and true limits, slow ones included, pass it."""
