@@ -74,6 +74,8 @@ import mpmath
 import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 from sympy.core.assumptions import _assume_defined as _ASSUME_DEFINED
+from sympy.core.assumptions import make_property
+from sympy.core.assumptions import StdFactKB
 from sympy.core.function import AppliedUndef
 from sympy.core.intfunc import trailing
 from sympy.core.logic import fuzzy_and, fuzzy_not, fuzzy_or
@@ -81,6 +83,7 @@ from sympy.core.relational import is_gt
 from sympy.functions.combinatorial.factorials import FallingFactorial, RisingFactorial
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 from sympy.functions.elementary.trigonometric import TrigonometricFunction
+from sympy.functions.combinatorial import numbers as sympy_numbers
 from sympy.functions.special.error_functions import FresnelIntegral
 from sympy.solvers.solveset import invert_real
 from sympy.stats.rv import RandomSymbol
@@ -253,6 +256,133 @@ def _trigonometric_with_poles_is_algebraic(sympy_handler):
         return None if (answer and self.args[0].free_symbols) else answer
     handler.__name__ = "_trigonometric_with_poles_is_algebraic"
     return handler
+
+
+def _real_where_finite(sympy_handler, sympy_finite):
+    """tan, cot, sec, csc of an extended real argument: real where finite, zoo at their poles; SymPy said extended real
+    for every real argument (its own comment: "FIXME: currently tan(pi/2) return zoo"), and cosh(tan(x)) > 0 was proved,
+    nan at x = pi/2 (a 54th probe, Dec 2026).  SymPy's answer where SymPy's finite handler (called directly: asking
+    the expression's own "finite" asks this fact again) says finite, else open."""
+    def handler(self):
+        answer = sympy_handler(self)
+        return None if (answer and sympy_finite(self) is not True) else answer
+    handler.__name__ = "_real_where_finite"
+    return handler
+
+
+def _where_argument_finite(sympy_handler):
+    """cosh's positive and nonnegative, sech's positive: SymPy's answer where the argument is finite, open elsewhere.
+    cosh read its argument's real and imaginary parts, tan(x) and 0, and said positive though tan(x) is zoo at pi/2:
+    cosh(tan(x)) > 0 was proved, nan there (a 54th probe, Dec 2026); sech(+-oo) is 0."""
+    def handler(self):
+        answer = sympy_handler(self)
+        return None if (answer and self.args[0].is_finite is not True) else answer
+    handler.__name__ = "_where_argument_finite"
+    return handler
+
+
+def _where_arguments_extended_real(sympy_handler):
+    """max's positive and nonnegative, min's negative, read off one argument (max(a, 1) > 0): SymPy's answer where every
+    argument is extended real, open elsewhere: max(tan(x), 1) > 0 was proved, and max(zoo, 1) has no value at x = pi/2 (a
+    54th probe, Dec 2026)."""
+    def handler(self):
+        answer = sympy_handler(self)
+        return None if (answer and fuzzy_and(a.is_extended_real for a in self.args) is not True) else answer
+    handler.__name__ = "_where_arguments_extended_real"
+    return handler
+
+
+def _acsch_is_extended_real(self):
+    """acsch(x), x extended real: real away from 0 (acsch(+-oo) = 0); acsch(0) is zoo, which SymPy read as real:
+    cosh(acsch(x - sqrt(3))) > 0 was proved (a 54th probe, Dec 2026)."""
+    x = self.args[0]
+    return fuzzy_and([x.is_extended_real, fuzzy_not(x.is_zero)])
+
+
+def _frac_is_finite(self):
+    """frac(x) is finite (in [0, 1) or its complex analogue) where x is finite; SymPy said finite for every x, and frac(zoo)
+    is nan: 1/(1 + |frac(1/(n - 97))|) > 0 was proved, nan at n = 97 (a 54th probe, Dec 2026)."""
+    return True if self.args[0].is_finite else None
+
+
+def _first_argument_a_positive_integer(self):
+    args = self.args
+    return fuzzy_and([args[0].is_positive] + [a.is_integer for a in args])
+
+
+def _argument_finite_and_nonzero(self):
+    z = self.args[0]
+    return fuzzy_and([z.is_finite, fuzzy_not(z.is_zero)])
+
+
+def _argument_finite_or_extended_real(self):
+    z = self.args[0]
+    return fuzzy_or([z.is_finite, z.is_extended_real])
+
+
+def _argument_extended_real(self):
+    return self.args[0].is_extended_real
+
+
+def _argument_extended_real_and_nonzero(self):
+    x = self.args[0]
+    return fuzzy_and([x.is_extended_real, fuzzy_not(x.is_zero)])
+
+
+# classes whose facts SymPy declares for every argument (class attributes), though the function has no value at some:
+# totient(1/2) and partition(1/2) raise, arg(0), re(zoo), im(zoo) and Heaviside(zoo) are nan, DiracDelta(0) is infinite.
+# totient(x) > 0 was proved for a real x, 1/(1 + arg(x - sqrt(3))^2) > 0 too (a 54th probe, Dec 2026).  Each keeps its
+# declared facts where the condition holds, and they are open elsewhere (``_conditional_class_facts``); the number-theoretic
+# functions' own handlers too (partition(q) > 0 was proved for a positive q: its handler said positive for q >= 0)
+DOMAIN_CONDITIONS = [
+    *((getattr(sympy_numbers, name), _first_argument_a_positive_integer, True) for name in (
+        "totient", "reduced_totient", "divisor_sigma", "udivisor_sigma", "mobius", "primenu", "primeomega", "primepi",
+        "partition", "jacobi_symbol", "kronecker_symbol", "legendre_symbol")),
+    (sp.arg, _argument_finite_and_nonzero, False), (sp.re, _argument_finite_or_extended_real, False),
+    (sp.im, _argument_finite_or_extended_real, False), (sp.Heaviside, _argument_extended_real, False),
+    (sp.DiracDelta, _argument_extended_real_and_nonzero, False)]
+
+
+def _conditional_class_facts(cls, condition, every_fact=False):
+    """``cls``'s declared facts (class attributes, e.g. totient's integer and positive) made handlers that give each where
+    ``condition(expr)`` is True (a handler SymPy has for the fact deciding first there) and leave it open elsewhere; with
+    ``every_fact``, SymPy's own handlers too are open where the condition does not hold.
+    Idempotent: the declared facts are kept in ``_infonce_declared``."""
+    declared = getattr(cls, "_infonce_declared", None)
+    if declared is None:
+        declared = {k: v for k, v in cls._explicit_class_assumptions.items() if k != "commutative"}
+        cls._infonce_declared = declared
+        kept = {k: v for k, v in cls._explicit_class_assumptions.items() if k == "commutative"}
+        derived = set(cls.default_assumptions)
+        for k in derived:
+            if k != "commutative" and isinstance(cls.__dict__.get(f"is_{k}"), bool):
+                delattr(cls, f"is_{k}")
+        cls._explicit_class_assumptions = kept
+        cls.default_assumptions = StdFactKB(kept)
+        for k, v in cls.default_assumptions.items():
+            setattr(cls, f"is_{k}", v)
+        for k in _ASSUME_DEFINED:
+            if not isinstance(getattr(cls, f"is_{k}", None), (bool, property)):
+                setattr(cls, f"is_{k}", make_property(k))
+
+    def conditional(fact, value):
+        own = cls._prop_handler.get(fact)
+        if getattr(own, "_infonce_conditional", False):
+            own = own._infonce_sympy
+
+        def handler(self):
+            if condition(self) is not True:
+                return None              # (partition's own handler: positive for any nonnegative argument)
+            answer = own(self) if own is not None else None
+            return value if answer is None else answer
+        handler.__name__ = f"_{cls.__name__}_{fact}_where_defined"
+        handler._infonce_conditional, handler._infonce_sympy = True, own
+        return handler
+    facts = dict.fromkeys(cls._prop_handler) if every_fact else {}
+    facts.update(declared)
+    for fact, value in facts.items():
+        if not getattr(cls._prop_handler.get(fact), "_infonce_conditional", False):
+            cls._prop_handler[fact] = conditional(fact, value)
 
 
 def _tanh_is_real(self):
@@ -704,8 +834,11 @@ def argument_points(exprs, sym) -> list:
 
 @functools.lru_cache(maxsize=8192)
 def _function_arguments(e) -> tuple:
-    """The arguments of the functions in ``e`` (the guards ask of one expression once per symbol)."""
-    return tuple(sp.sympify(a) for f in e.atoms(sp.Function) for a in f.args)
+    """The arguments of the functions in ``e`` and its denominators (the bases of its negative powers), whose zeros are
+    poles: (n^2 - 25)/(n - 5) - n - 4 > 0 was proved, factor cancelling n - 5, and nan at n = 5 (a 54th probe, Dec 2026).
+    (The guards ask of one expression once per symbol.)"""
+    denominators = tuple(p.base for p in e.atoms(sp.Pow) if p.exp.is_negative and p.base.free_symbols)
+    return tuple(sp.sympify(a) for f in e.atoms(sp.Function) for a in f.args) + denominators
 
 
 def _rational_roots_numerically(poly) -> list:
@@ -753,10 +886,17 @@ def _argument_roots(a, sym) -> tuple:
                 shifted = poly - t * below
                 if shifted.is_zero:
                     continue
-                found = (shifted.ground_roots() if shifted.domain.is_ZZ or shifted.domain.is_QQ
-                         else _rational_roots_numerically(shifted))
+                if shifted.domain.is_ZZ or shifted.domain.is_QQ:
+                    found = [v for v in shifted.ground_roots() if v.is_rational]
+                elif shifted.degree() == 1:
+                    # one root, exact whatever the coefficients: x - sqrt(3) at sqrt(3) ((x^2 - 3)/(x - sqrt(3)) - x -
+                    # sqrt(3) + 1 > 0 was proved, nan there; a 54th probe, Dec 2026)
+                    high, low = shifted.all_coeffs()
+                    found = [v] if (v := sp.radsimp(-low / high)).is_real else []
+                else:
+                    found = _rational_roots_numerically(shifted)
                 # each target's in ascending order; a root of the denominator is no value of a
-                out += sorted(v for v in found if v.is_rational and v not in out and below.eval(v) != 0)
+                out += sorted((v for v in found if v not in out and below.eval(v) != 0), key=sp.default_sort_key)
             return tuple(out)
         if sum(1 for t in sp.preorder_traversal(a) if t == sym) != 1:
             return ()
@@ -787,7 +927,17 @@ def _real_inverses(a, t, sym):
         inverted, solutions = invert_real(a - t, sp.S.Zero, sym)
     except (ValueError, NotImplementedError, TypeError):
         return None
-    if inverted != sym or not isinstance(solutions, (sp.FiniteSet, type(sp.S.EmptySet))):
+    if inverted != sym:
+        return None
+    if isinstance(solutions, (sp.ImageSet, sp.Union)):
+        # a periodic inverse, sin(x) = 1: x = 2 n pi + pi/2 for every integer n; its value at n = 0 (solve spent 42 s
+        # a target on sec(x) = 1; a 54th probe, Dec 2026)
+        periodic = solutions.args if isinstance(solutions, sp.Union) else (solutions,)
+        if not all(isinstance(p, sp.ImageSet) and p.base_sets == (sp.S.Integers,) and len(p.lamda.variables) == 1
+                   for p in periodic):
+            return None
+        solutions = [p.lamda(0) for p in periodic]
+    elif not isinstance(solutions, (sp.FiniteSet, type(sp.S.EmptySet))):
         return None
     return [v for v in solutions if _vanishes((a - t).xreplace({sym: v}))]
 
@@ -1107,6 +1257,17 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (sp.cot, "algebraic", _trigonometric_with_poles_is_algebraic(sp.cot._eval_is_algebraic)),
            (sp.sec, "algebraic", _trigonometric_with_poles_is_algebraic(sp.sec._eval_is_algebraic)),
            (sp.csc, "algebraic", _trigonometric_with_poles_is_algebraic(sp.csc._eval_is_algebraic)),
+           (sp.tan, "extended_real", _real_where_finite(sp.tan._eval_is_extended_real, sp.tan._eval_is_finite)),
+           (sp.cot, "extended_real", _real_where_finite(sp.cot._eval_is_extended_real, sp.cot._eval_is_finite)),
+           (sp.sec, "extended_real", _real_where_finite(sp.sec._eval_is_extended_real, sp.sec._eval_is_finite)),
+           (sp.csc, "extended_real", _real_where_finite(sp.csc._eval_is_extended_real, sp.csc._eval_is_finite)),
+           (sp.acsch, "extended_real", _acsch_is_extended_real), (sp.frac, "finite", _frac_is_finite),
+           (sp.cosh, "positive", _where_argument_finite(sp.cosh._eval_is_positive)),
+           (sp.cosh, "nonnegative", _where_argument_finite(sp.cosh._eval_is_nonnegative)),
+           (sp.sech, "positive", _where_argument_finite(sp.sech._eval_is_positive)),
+           (sp.Max, "positive", _where_arguments_extended_real(sp.Max._eval_is_positive)),
+           (sp.Max, "nonnegative", _where_arguments_extended_real(sp.Max._eval_is_nonnegative)),
+           (sp.Min, "negative", _where_arguments_extended_real(sp.Min._eval_is_negative)),
            (sp.tanh, "real", _tanh_is_real), (sp.tanh, "finite", _tanh_is_finite), (sp.cosh, "real", _cosh_is_real),
            (sp.fresnels, "zero", _zero_at_zero_only_on_the_real_line),
            (sp.fresnelc, "zero", _zero_at_zero_only_on_the_real_line),
@@ -1181,6 +1342,8 @@ def apply():
             if sub._prop_handler.get(fact) is wrong:
                 sub._prop_handler[fact] = repaired
             stack.extend(sub.__subclasses__())
+    for cls, condition, every_fact in DOMAIN_CONDITIONS:
+        _conditional_class_facts(cls, condition, every_fact)
     for function in ODD_AWAY_FROM_ZERO:
         if not getattr(function.eval, "_infonce_repaired", False):
             function.eval = _odd_away_from_zero(function)
