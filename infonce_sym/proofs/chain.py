@@ -1021,6 +1021,41 @@ def _definitions_refuted_at(a, b, items) -> bool:
     return False
 
 
+def undefined_on_one_side(a, b, defs=None) -> bool:
+    """Whether at an exact admissible finite point one side of ``a = b`` (the definitions ``defs`` substituted) has no
+    value (nan, zoo) and the other one has: (x^2 - 1)/(x - 1) = x + 1 was proved, simplify cancelling x - 1, and the
+    left side is nan at x = 1 (a 54th probe, Dec 2026).  Expressions with sums, integrals, expectations or limits are
+    not judged (no exact value)."""
+    if defs:
+        a, b = _apply(a, defs), _apply(b, defs)
+    try:
+        return _undefined_on_one_side(sp.sympify(a), sp.sympify(b))
+    except TypeError:          # (an unhashable value: judged without the memo)
+        return _undefined_on_one_side.__wrapped__(sp.sympify(a), sp.sympify(b))
+
+
+@functools.lru_cache(maxsize=8192)
+def _undefined_on_one_side(a, b) -> bool:
+    frame = _guard_frame([a, b])
+    if frame is None or frame == "unseen":
+        return False
+    (a, b), symbols, pools = frame
+    if any(sympy_repairs.may_build_large(e) for e in (a, b)):
+        return False
+    pools = [[v for v in pool if v.is_finite] for pool in pools]
+    if any(not pool for pool in pools):
+        return False
+    for assignment in sympy_repairs.assignments(pools):
+        point = dict(zip(symbols, assignment))
+        try:
+            undefined = [e.xreplace(point).has(sp.nan, sp.zoo) for e in (a, b)]
+        except Exception:          # no value there: no evidence either way
+            continue
+        if undefined[0] != undefined[1]:
+            return True
+    return False
+
+
 def _definitions_costly_at(sides, items, point, large) -> bool:
     """Whether the sides with the definitions resolved at ``point`` (as ``_definitions_refuted_at`` builds them) would be
     too large to build there (``sympy_repairs.costly_to_build``): w = 10^(10^x) built 10^(10^10) at x = 10 and never
@@ -1245,6 +1280,8 @@ class Identity:
                                                                                           _symbol_facts(self.facts)):
             return _fail("lhs != rhs at an exact point where the definitions take their values (SymPy's rewrite of a "
                          "function at a definition is wrong there)")
+        if undefined_on_one_side(claim.lhs, claim.rhs, self.defs):
+            return _fail("one side has no value (nan, zoo) at an exact point where the other has one")
         d = self.difference(claim.lhs, claim.rhs)
         spot = _numerically_zero(d, trials=1)        # cheap guard first
         if spot is not True:

@@ -3272,6 +3272,12 @@ def a_minimum_with_a_cotangent_read_as_negative():
     return _positive("Z16", -sp.Min(sp.cot(x), -1))
 
 
+def an_identity_cancelling_a_removable_singularity():
+    # (x^2 - 1)/(x - 1) = x + 1 for a real x: the left side is nan at x = 1 (simplify cancels x - 1)
+    lhs = (x ** 2 - 1) / (x - 1)
+    return _one("Z17", lhs, "eq", x + 1, eq(lhs, x + 1), Identity())
+
+
 ROUND_FIFTY_FOUR = [a_hyperbolic_cosine_of_a_tangent_read_as_positive, a_hyperbolic_cosine_of_a_tangent_at_an_integer_pole,
                     a_hyperbolic_cosine_of_an_inverse_cosecant_at_zero, a_hyperbolic_cosine_of_a_cotangent_as_a_definition,
                     an_argument_at_zero_read_as_real, an_argument_of_a_fifth_power_at_zero,
@@ -3279,7 +3285,8 @@ ROUND_FIFTY_FOUR = [a_hyperbolic_cosine_of_a_tangent_read_as_positive, a_hyperbo
                     a_removable_singularity_at_an_irrational_point, a_totient_of_a_real_read_as_positive,
                     a_partition_number_of_a_positive_real_read_as_positive, a_dirac_delta_read_as_real,
                     secants_inside_hyperbolic_cosines, a_hyperbolic_secant_of_a_tangent_read_as_positive,
-                    a_maximum_with_a_tangent_read_as_positive, a_minimum_with_a_cotangent_read_as_negative]
+                    a_maximum_with_a_tangent_read_as_positive, a_minimum_with_a_cotangent_read_as_negative,
+                    an_identity_cancelling_a_removable_singularity]
 
 
 def test_the_round_54_facts_hold_at_their_counterexamples():
@@ -3304,6 +3311,10 @@ def test_the_round_54_facts_hold_at_their_counterexamples():
     assert ((n_ ** 2 - 25) / (n_ - 5)).subs(n_, 5) is sp.nan
     assert sp.Max(sp.tan(x), 1).is_positive is None and sp.Max(x, 1).is_positive is True
     assert sp.Min(sp.cot(x), -1).is_negative is None and sp.Min(x, -1).is_negative is True
+    from infonce_sym.proofs import chain
+    assert chain.undefined_on_one_side((x ** 2 - 1) / (x - 1), x + 1)
+    assert not chain.undefined_on_one_side(x / (x - 5), 1 + 5 / (x - 5))          # both sides nan at x = 5 only
+    assert not chain.undefined_on_one_side((x ** 2 - 1) / (x - 1), x + 1, {x: sp.Symbol("p", positive=True) + 2})
 
 
 def test_quartic_arguments_with_surds_and_a_limit_with_e_to_a_huge_power_are_judged_in_seconds():
