@@ -292,13 +292,6 @@ def _where_arguments_extended_real(sympy_handler):
     return handler
 
 
-def _acsch_is_extended_real(self):
-    """acsch(x), x extended real: real away from 0 (acsch(+-oo) = 0); acsch(0) is zoo, which SymPy read as real:
-    cosh(acsch(x - sqrt(3))) > 0 was proved (a 54th probe, Dec 2026)."""
-    x = self.args[0]
-    return fuzzy_and([x.is_extended_real, fuzzy_not(x.is_zero)])
-
-
 def _frac_is_finite(self):
     """frac(x) is finite (in [0, 1) or its complex analogue) where x is finite; SymPy said finite for every x, and frac(zoo)
     is nan: 1/(1 + |frac(1/(n - 97))|) > 0 was proved, nan at n = 97 (a 54th probe, Dec 2026)."""
@@ -325,6 +318,8 @@ def _argument_extended_real(self):
 
 
 def _argument_extended_real_and_nonzero(self):
+    # (also acsch's "extended real": acsch(0) is zoo, which SymPy read as real, and cosh(acsch(x - sqrt(3))) > 0 was
+    # proved; acsch(+-oo) = 0; a 54th probe, Dec 2026)
     x = self.args[0]
     return fuzzy_and([x.is_extended_real, fuzzy_not(x.is_zero)])
 
@@ -896,7 +891,7 @@ def _argument_roots(a, sym) -> tuple:
                 else:
                     found = _rational_roots_numerically(shifted)
                 # each target's in ascending order; a root of the denominator is no value of a
-                out += sorted((v for v in found if v not in out and below.eval(v) != 0), key=sp.default_sort_key)
+                out += sorted((v for v in found if v not in out and below.eval(v) != 0), key=float)
             return tuple(out)
         if sum(1 for t in sp.preorder_traversal(a) if t == sym) != 1:
             return ()
@@ -1261,7 +1256,7 @@ REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", 
            (sp.cot, "extended_real", _real_where_finite(sp.cot._eval_is_extended_real, sp.cot._eval_is_finite)),
            (sp.sec, "extended_real", _real_where_finite(sp.sec._eval_is_extended_real, sp.sec._eval_is_finite)),
            (sp.csc, "extended_real", _real_where_finite(sp.csc._eval_is_extended_real, sp.csc._eval_is_finite)),
-           (sp.acsch, "extended_real", _acsch_is_extended_real), (sp.frac, "finite", _frac_is_finite),
+           (sp.acsch, "extended_real", _argument_extended_real_and_nonzero), (sp.frac, "finite", _frac_is_finite),
            (sp.cosh, "positive", _where_argument_finite(sp.cosh._eval_is_positive)),
            (sp.cosh, "nonnegative", _where_argument_finite(sp.cosh._eval_is_nonnegative)),
            (sp.sech, "positive", _where_argument_finite(sp.sech._eval_is_positive)),
