@@ -723,6 +723,85 @@ def _guard_frame(exprs, names=()):
     return exprs, symbols, pools
 
 
+# functions continuous on the whole real line: a denominator built of them that takes both signs vanishes between
+_CONTINUOUS_ON_THE_REAL_LINE = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.erf, sp.erfc, sp.Abs)
+
+
+def _continuous_on_the_real_line(d, x) -> bool:
+    """Whether ``d`` is real and continuous at every real ``x`` by its construction: sums, products, powers of
+    nonnegative integer exponents or positive constant bases, and the functions of _CONTINUOUS_ON_THE_REAL_LINE."""
+    if d == x:
+        return True
+    if d.is_number:
+        return bool(d.is_real and d.is_finite)
+    if d.free_symbols != {x}:
+        return False
+    if isinstance(d, (sp.Add, sp.Mul) + _CONTINUOUS_ON_THE_REAL_LINE):
+        return all(_continuous_on_the_real_line(a, x) for a in d.args)
+    if isinstance(d, sp.Pow):
+        base, exponent = d.args
+        if exponent.is_Integer and exponent.is_nonnegative:
+            return _continuous_on_the_real_line(base, x)
+        return bool(base.is_number and base.is_positive and base.is_finite) and _continuous_on_the_real_line(exponent, x)
+    return False
+
+
+def _an_interval(x) -> bool:
+    """Whether ``x``'s declaration admits every real number between two admissible ones (real, positive, ...: no
+    integer, rational, irrational, algebraic or transcendental declaration; and nonzero only with a sign)."""
+    if not x.is_real or any(getattr(x, f"is_{fact}") is not None
+                            for fact in ("integer", "rational", "irrational", "algebraic", "transcendental")):
+        return False
+    return not (x.is_nonzero and x.is_positive is None and x.is_negative is None)
+
+
+@functools.lru_cache(maxsize=8192)
+def _pole_between_points(e):
+    """A zero that the guards' exact points cannot reach: (D, x, a, b) for a denominator D of ``e`` in one symbol x
+    (declared over an interval), continuous on the real line, that takes opposite signs at two adjacent admissible points
+    a < b (at 30 digits, each value beyond 10^-20): D is 0 between them (the intermediate value theorem), where ``e`` has
+    no value.  (e^(2x) - (x + 2)^2)/(e^x - x - 2) = e^x + x + 2 was proved, nan at x = 1.1461... (a 55th probe, Dec
+    2026.)  None where there is none."""
+    for d in sympy_repairs._denominators(e):
+        if len(d.free_symbols) != 1:
+            continue
+        (x,) = d.free_symbols
+        if not isinstance(x, sp.Symbol) or not _an_interval(x) or not _continuous_on_the_real_line(d, x):
+            continue
+        signs = []
+        for v in sympy_repairs.point_pools([x], _GUARD_POINTS, [d])[0]:
+            if not (v.is_real and v.is_finite):
+                continue
+            try:
+                value = sp.N(d.xreplace({x: v}), 30)
+            except (TypeError, ValueError, ZeroDivisionError):
+                continue
+            if value.is_real and value.is_number and abs(value) > 1e-20:
+                signs.append((sp.N(v, 30), v, value > 0))
+        signs.sort(key=lambda t: t[0])
+        for (_, a, above_a), (_, b, above_b) in zip(signs, signs[1:]):
+            if above_a != above_b:
+                return d, x, a, b
+    return None
+
+
+def _root_between(d, x, a, b, digits=50):
+    """The zero of ``d`` in (a, b) where it changes sign, by bisection to ``digits`` digits (an mpmath number)."""
+    f = sp.lambdify(x, d, "mpmath")
+    with mpmath.workdps(digits + 10):
+        lo, hi = mpmath.mpf(sp.N(a, digits + 10)), mpmath.mpf(sp.N(b, digits + 10))
+        below = f(lo) < 0
+        for _ in range(int(digits * 3.33) + 64):
+            mid = (lo + hi) / 2
+            if mid in (lo, hi):
+                break
+            if (f(mid) < 0) == below:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+
 def _sign_refuted(e, strict) -> bool:
     """Whether an exact admissible point shows that SymPy's verdict e >= 0 (e > 0 when ``strict``) is wrong: a value
     < 0 (or 0 for ``strict``), no value (nan, zoo), or one off the real line.  SymPy's assumption handlers have
@@ -758,6 +837,8 @@ def _refuted_at_points(e, want) -> bool:
     if frame == "unseen":
         return True          # a declaration no point meets (odd and composite ...): SymPy's verdict is not taken unseen
     (e,), symbols, pools = frame
+    if _pole_between_points(e) is not None:
+        return True          # no value where a denominator vanishes between two points
     outcomes = _values_at_points(e, tuple(symbols), tuple(map(tuple, pools)), want == "real")
     if outcomes is None:
         return True          # (no finite point: "real" is not taken unseen)
@@ -1040,20 +1121,42 @@ def _undefined_on_one_side(a, b) -> bool:
     if frame is None or frame == "unseen":
         return False
     (a, b), symbols, pools = frame
-    if any(sympy_repairs.may_build_large(e) for e in (a, b)):
-        return False
+    if _undefined_between_points(a, b) or _undefined_between_points(b, a):
+        return True
+    large = [e for e in (a, b) if sympy_repairs.may_build_large(e)]
     pools = [[v for v in pool if v.is_finite] for pool in pools]
     if any(not pool for pool in pools):
         return False
     for assignment in sympy_repairs.assignments(pools):
         point = dict(zip(symbols, assignment))
         try:
+            # (a point where a side is too large to build is passed over; the other points are judged: 2^n at n = 5 is
+            # no size, and (4^n - (n + 27)^2)/(2^n - n - 27) = 2^n + n + 27 was proved, nan there; a 55th probe)
+            if any(sympy_repairs.costly_to_build(e, point) for e in large):
+                continue
             undefined = [e.xreplace(point).has(sp.nan, sp.zoo) for e in (a, b)]
         except Exception:          # no value there: no evidence either way
             continue
         if undefined[0] != undefined[1]:
             return True
     return False
+
+
+def _undefined_between_points(a, b) -> bool:
+    """Whether ``a`` has a denominator's zero between two points (``_pole_between_points``) at which ``b`` (in the same
+    symbol) has a value: each of b's denominators beyond 10^-10 there and b finite (at 30 digits)."""
+    pole = _pole_between_points(a)
+    if pole is None or not b.free_symbols <= {pole[1]}:
+        return False
+    _, x, lo, hi = pole
+    r = sp.Float(_root_between(*pole), 50)
+    try:
+        if any(not abs(sp.N(d.xreplace({x: r}), 30)) > 1e-10 for d in sympy_repairs._denominators(b)):
+            return False         # (b too has a pole there, or may have)
+        value = sp.N(b.xreplace({x: r}), 30)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
+    return bool(value.is_number and value.is_finite and not value.has(sp.nan, sp.zoo))
 
 
 def _definitions_costly_at(sides, items, point, large) -> bool:

@@ -313,8 +313,34 @@ def _argument_finite_or_extended_real(self):
     return fuzzy_or([z.is_finite, z.is_extended_real])
 
 
-def _argument_extended_real(self):
-    return self.args[0].is_extended_real
+def _sigma_arguments(self):
+    # divisor_sigma(n, k), udivisor_sigma(n, k): n a positive integer, k a nonnegative one (divisor_sigma(2, -1) raises;
+    # sigma_{-1}(2) = 3/2, and |divisor_sigma(n, k) - 3/2| > 0 was proved for an integer k; a 55th probe, Dec 2026)
+    return fuzzy_and([_first_argument_a_positive_integer(self)] + [k.is_nonnegative for k in self.args[1:]])
+
+
+def _jacobi_arguments(self):
+    # jacobi_symbol(m, n): n odd and positive (jacobi_symbol(1, 2) raises; a 55th probe, Dec 2026)
+    n = self.args[1]
+    return fuzzy_and([_first_argument_a_positive_integer(self), n.is_odd, n.is_positive])
+
+
+def _legendre_arguments(self):
+    # legendre_symbol(a, p): p an odd prime (legendre_symbol(1, 9) raises; a 55th probe, Dec 2026)
+    p = self.args[1]
+    return fuzzy_and([_first_argument_a_positive_integer(self), p.is_prime, p.is_odd])
+
+
+def _heaviside_arguments(self):
+    # Heaviside(x, H0) is H0 at x = 0: real only where H0 is (Heaviside(x^2 - 5, I)^2 >= 0 was proved, -1 at sqrt(5); a
+    # 55th probe, Dec 2026)
+    x, *at_zero = self.args
+    return fuzzy_and([x.is_extended_real] + [h.is_real for h in at_zero])
+
+
+def _all_arguments_integer(self):
+    # LeviCivita(1/2, 0, 1) is -1/8 (its doit), not an integer (a 55th probe, Dec 2026)
+    return fuzzy_and(a.is_integer for a in self.args)
 
 
 def _argument_extended_real_and_nonzero(self):
@@ -331,11 +357,15 @@ def _argument_extended_real_and_nonzero(self):
 # functions' own handlers too (partition(q) > 0 was proved for a positive q: its handler said positive for q >= 0)
 DOMAIN_CONDITIONS = [
     *((getattr(sympy_numbers, name), _first_argument_a_positive_integer, True) for name in (
-        "totient", "reduced_totient", "divisor_sigma", "udivisor_sigma", "mobius", "primenu", "primeomega", "primepi",
-        "partition", "jacobi_symbol", "kronecker_symbol", "legendre_symbol")),
+        "totient", "reduced_totient", "mobius", "primenu", "primeomega", "primepi", "partition", "kronecker_symbol")),
+    *((getattr(sympy_numbers, name), _sigma_arguments, True) for name in ("divisor_sigma", "udivisor_sigma")),
+    (sympy_numbers.jacobi_symbol, _jacobi_arguments, True), (sympy_numbers.legendre_symbol, _legendre_arguments, True),
     (sp.arg, _argument_finite_and_nonzero, False), (sp.re, _argument_finite_or_extended_real, False),
-    (sp.im, _argument_finite_or_extended_real, False), (sp.Heaviside, _argument_extended_real, False),
-    (sp.DiracDelta, _argument_extended_real_and_nonzero, False)]
+    (sp.im, _argument_finite_or_extended_real, False), (sp.Heaviside, _heaviside_arguments, True),
+    (sp.DiracDelta, _argument_extended_real_and_nonzero, False), (sp.LeviCivita, _all_arguments_integer, False),
+    # sign is declared complex (so finite) and its handlers read the argument's facts, though sign(nan) and sign(zoo)
+    # are nan: 1/(1 + |sign(sin(x^2 - 5)/(x^2 - 5))|) > 0 was proved, nan at sqrt(5) (a 55th probe, Dec 2026)
+    (sp.sign, _argument_finite_or_extended_real, True)]
 
 
 def _conditional_class_facts(cls, condition, every_fact=False):
@@ -656,8 +686,11 @@ def _rounding_sign(fact):
 def _atan2_is_extended_real(self):
     # atan2(y, x) for extended real y and x, as SymPy says; off the real line it may still be real (atan2(i, 0) = pi/2),
     # where SymPy said "not real", so |sign(atan2(i, x) - pi/2)| was built as 1 (a 51st probe, Dec 2026)
+    # (and where y or x is nonzero: atan2(0, 0) is nan, and cos(atan2(x^2 - 5, x^3 - 5x))^2 + 1 > 0 was proved; a 55th
+    # probe, Dec 2026)
     y, x = self.args
-    return True if (y.is_extended_real and x.is_extended_real) else None
+    defined = fuzzy_or([fuzzy_not(y.is_zero), fuzzy_not(x.is_zero)])
+    return True if (y.is_extended_real and x.is_extended_real and defined) else None
 
 
 def _mul_real_imag(self, real):
@@ -824,7 +857,51 @@ def argument_points(exprs, sym) -> list:
             # the other symbols at sym's value too (k + m + 24 at k = m = -13; the guards try all symbols at one value)
             a = a.xreplace({x: sym for x in a.free_symbols if x != sym and isinstance(x, sp.Symbol)})
             out += [v for v in _argument_roots(a, sym) if v not in out]
+        for a in _denominators(sp.sympify(e)):
+            if a.free_symbols == {sym}:
+                out += [v for v in _pole_roots(a, sym) if v not in out]
     return out
+
+
+@functools.lru_cache(maxsize=8192)
+def _denominators(e) -> tuple:
+    """The bases of the negative powers in ``e`` (its poles are their zeros)."""
+    return tuple(p.base for p in e.atoms(sp.Pow) if p.exp.is_negative and p.base.free_symbols)
+
+
+# integers at which a denominator in an integer symbol is sought to vanish (``_pole_roots``)
+_POLE_INTEGERS = range(-64, 65)
+
+
+@functools.lru_cache(maxsize=8192)
+def _pole_roots(a, sym) -> tuple:
+    """Zeros of the denominator ``a`` (in ``sym`` alone) beyond the rational ones of ``_argument_roots``: the real roots
+    in radicals of the irreducible factors of degree 2 to 4 of a polynomial with rational coefficients, and for an integer ``sym`` the integers of
+    [-64, 64] at which ``a`` is 0 (sought at 30 digits, each kept where ``a`` is exactly 0 there).  (x^4 - 25)/(x^2 - 5) =
+    x^2 + 5 was proved, nan at sqrt(5), and (4^n - (n + 27)^2)/(2^n - n - 27) = 2^n + n + 27, nan at n = 5 (a 55th probe,
+    Dec 2026)."""
+    out = []
+    try:
+        if a.is_polynomial(sym):
+            poly = sp.Poly(a, sym)
+            if poly.domain.is_ZZ or poly.domain.is_QQ:
+                # (each irreducible factor's: (x^2 - 5)^2 (x^2 + 1), which cos(atan2(x^2 - 5, x^3 - 5x))^2 was built over)
+                for factor, _ in poly.factor_list()[1]:
+                    if 2 <= factor.degree() <= 4:
+                        out += sorted((v for v in sp.roots(factor, filter="R") if v not in out), key=float)
+        elif sym.is_integer:
+            f = sp.lambdify(sym, a, "mpmath")
+            with mpmath.workdps(30):
+                for n in _POLE_INTEGERS:
+                    try:
+                        value = f(mpmath.mpf(n))
+                    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                        continue
+                    if abs(value) < mpmath.mpf(10) ** -20 and a.xreplace({sym: sp.Integer(n)}) == 0:
+                        out.append(sp.Integer(n))
+    except (sp.PolynomialError, NotImplementedError, ValueError, TypeError):  # pragma: no cover - no points from it
+        return ()
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=8192)
