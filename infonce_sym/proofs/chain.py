@@ -1351,9 +1351,13 @@ class Identity:
         if combinatorial_at_a_signed_argument(d) is not None:
             return False           # every check that asks simplify through here (DoitIdentity, ...)
         d = opaque_atoms(d)
-        for f in [
-                lambda e: e, _rational_zero, sp.expand, sp.simplify,
-                lambda e: sp.simplify(sp.expand(sp.expand_log(sp.powsimp(e), force=False)))]:
+
+        def simplified_after_expanding(e):
+            expanded = sp.expand(sp.expand_log(sp.powsimp(e), force=False))
+            # (simplify is a pure function: the expression simplify has just been asked of is not asked again, 10-25 s
+            # a chain where |sign(w)| = 1 with w a complex hyperbolic cosine; Dec 2026)
+            return expanded if expanded == e else sp.simplify(expanded)
+        for f in [lambda e: e, _rational_zero, sp.expand, sp.simplify, simplified_after_expanding]:
             try:
                 if f(d) == 0:
                     return True
