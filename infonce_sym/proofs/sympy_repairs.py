@@ -887,18 +887,28 @@ def _pole_roots(a, sym) -> tuple:
             if poly.domain.is_ZZ or poly.domain.is_QQ:
                 # (each irreducible factor's: (x^2 - 5)^2 (x^2 + 1), which cos(atan2(x^2 - 5, x^3 - 5x))^2 was built over)
                 for factor, _ in poly.factor_list()[1]:
-                    if 2 <= factor.degree() <= 4:
+                    if factor.degree() == 1:
+                        # (a rational zero of a denominator of degree above 4, (n - 5)(n^4 + 1); a 56th probe, Dec 2026)
+                        high, low = factor.all_coeffs()
+                        out += [v for v in [-low / high] if v not in out]
+                    elif 2 <= factor.degree() <= 4:
                         out += sorted((v for v in sp.roots(factor, filter="R") if v not in out), key=float)
         elif sym.is_integer:
-            f = sp.lambdify(sym, a, "mpmath")
-            with mpmath.workdps(30):
-                for n in _POLE_INTEGERS:
-                    try:
-                        value = f(mpmath.mpf(n))
-                    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
-                        continue
-                    if abs(value) < mpmath.mpf(10) ** -20 and a.xreplace({sym: sp.Integer(n)}) == 0:
+            large = may_build_large(a)
+            for n in _POLE_INTEGERS:
+                point = {sym: sp.Integer(n)}
+                # (not where a is too large to build or evaluate: exp(exp(exp(n))) never returned, ln 2 computed to the
+                # argument's bits; a 56th probe, Dec 2026)
+                if large and costly_to_build(a, point):
+                    continue
+                try:
+                    value = a.xreplace(point)
+                    if value == 0:
                         out.append(sp.Integer(n))
+                    elif not costly_to_evaluate(value) and abs(sp.N(value, 30)) < 1e-20 and sp.expand(value) == 0:
+                        out.append(sp.Integer(n))
+                except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                    continue
     except (sp.PolynomialError, NotImplementedError, ValueError, TypeError):  # pragma: no cover - no points from it
         return ()
     return tuple(out)
@@ -1314,8 +1324,47 @@ CHECKED_EVAL = tuple(getattr(sp, name) for name in (
     "elliptic_f", "elliptic_pi", "marcumq"))
 
 
+def _imaginary_part_zero_where_finite(function):
+    """im's ``eval``, its 0 kept for an argument with symbols only where the argument is known finite: im(1/x), im(tan x)
+    and im(log(x^2)) were built as 0 for a real x, though im(zoo) is nan at x = 0 (a 56th probe, Dec 2026).  (Not by
+    _checked_eval: its points are found by solve, which builds im again.)"""
+    sympys = function.eval.__func__
+
+    def eval(cls, arg):
+        out = sympys(cls, arg)
+        if out is not None and out.is_zero and arg.free_symbols and arg.is_finite is not True:
+            return None
+        return out
+
+    eval._infonce_repaired = True
+    return classmethod(eval)
+
+
+def _genocchi_parity(fact):
+    """genocchi(n)'s parity as SymPy gives it (G_0 and G_n for odd n > 1 are 0, even; G_1 and G_n for even n >= 2 odd),
+    for an n of known parity only: SymPy took the odd-n rule wherever n was not known even, and genocchi(m + 2) was
+    called even, though G_2 = -1 (a 56th probe, Dec 2026)."""
+    def handler(self):
+        if len(self.args) > 1 and self.args[1] != 1:
+            return None
+        n = self.args[0]
+        if not (n.is_integer and n.is_nonnegative):
+            return None
+        if n.is_even:
+            even = n.is_zero
+        elif n.is_odd:
+            even = (n - 1).is_positive
+        else:
+            return None
+        return even if fact == "even" else fuzzy_not(even)
+    handler.__name__ = f"_genocchi_is_{fact}"
+    return handler
+
+
 # (class, assumption, repaired handler)
-REPAIRS = [(sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", _rational_unless_at(0)),
+REPAIRS = [(sympy_numbers.genocchi, "even", _genocchi_parity("even")),
+           (sympy_numbers.genocchi, "odd", _genocchi_parity("odd")),
+           (sp.asin, "rational", _rational_unless_at(0)), (sp.atan, "rational", _rational_unless_at(0)),
            (sp.acos, "rational", _rational_unless_at(1)),
            (sp.binomial, "nonnegative", _binomial_is_nonnegative), (sp.binomial, "integer", _binomial_is_integer),
            (sp.Pow, "rational", _pow_is_rational), (sp.Pow, "algebraic", _pow_is_algebraic),
@@ -1425,6 +1474,8 @@ def apply():
     for function in CHECKED_EVAL:
         if not getattr(function.eval, "_infonce_repaired", False):
             function.eval = _checked_eval(function)
+    if not getattr(sp.im.eval, "_infonce_repaired", False):
+        sp.im.eval = _imaginary_part_zero_where_finite(sp.im)
     sympy_evalf = importlib.import_module("sympy.core.evalf")
     if not sympy_evalf.evalf_table:
         sympy_evalf._create_evalf_table()

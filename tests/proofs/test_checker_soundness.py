@@ -3431,6 +3431,213 @@ def test_the_round_55_facts_and_poles_hold_at_their_counterexamples():
     assert not chain.undefined_on_one_side(both * (sp.exp(x) - x - 2) ** 2, (sp.exp(x) - x - 2) ** 3 * both ** 2)
 
 
+# a fifty-sixth probe (Dec 2026): poles no guard point reached or recognised, and checks that did not ask
+_Y56 = sp.Symbol("y", real=True)
+
+
+def _cancelled(denominator, f):
+    return sp.expand(denominator * f) / denominator            # f, but no value where the denominator vanishes
+
+
+def _identity(name, lhs, rhs, check=None):
+    return _one(name, lhs, "eq", rhs, eq(lhs, rhs), check if check is not None else Identity())
+
+
+def a_pole_at_a_surd_left_unevaluated():
+    # (x - 25)^2 - 2 at 25 + sqrt(2) is built unevaluated, (sqrt(2) + 25)^2 - 50 (sqrt(2) + 25) + 623, which is 0
+    return _identity("AB1", _cancelled(sp.expand((x - 25) ** 2 - 2), x + 1), x + 1)
+
+
+def a_pole_at_a_surd_left_unevaluated_read_as_positive():
+    return _positive("AB2", _cancelled(sp.expand((x - 25) ** 2 - 2), x ** 2 + 1) - x ** 2)
+
+
+def a_pole_where_logarithms_cancel():
+    # log(2p) - log 2 - log 5 is 0 at p = 5 (SymPy builds the left side there as 0, the right side is 6)
+    p_ = sp.Symbol("p", positive=True)
+    return _identity("AB3", _cancelled(sp.log(2 * p_) - sp.log(2) - sp.log(5), p_ + 1), p_ + 1)
+
+
+def two_poles_between_adjacent_points():
+    # (x - 5)^2 - sin(1)/4 is 0 at 4.54 and 5.46, both between the guard points 4 and 6, positive at both
+    return _identity("AB4", _cancelled(sp.expand((x - 5) ** 2 - sp.sin(1) / 4), x + 1), x + 1)
+
+
+def a_double_pole_at_a_surd():
+    return _identity("AB5", _cancelled(sp.expand((x - sp.sqrt(3)) ** 2), x + 1), x + 1)
+
+
+def a_double_pole_of_a_transcendental_denominator():
+    # e^x - e^a (x - a + 1) >= 0, 0 at x = a = sqrt(3) only: no sign change
+    a_ = sp.sqrt(3)
+    return _identity("AB6", _cancelled(sp.exp(x) - sp.exp(a_) * (x - a_ + 1), x + 1), x + 1)
+
+
+def poles_of_a_casus_irreducibilis_quartic():
+    # roots(filter="R") drops the real roots it writes with i: 27.94, 29.60, 30.69, 31.76
+    return _identity("AB7", _cancelled(sp.expand((x - 30) ** 4 - 4 * (x - 30) ** 2 + (x - 30) + 1), x + 1), x + 1)
+
+
+def a_pole_in_a_factor_of_a_polynomial_of_degree_five():
+    n_ = sp.Symbol("n", integer=True)
+    return _identity("AB8", _cancelled(sp.expand((n_ - 5) * (n_ ** 4 + 1)), n_ + 1), n_ + 1)
+
+
+def a_double_pole_in_a_polynomial_of_degree_six():
+    return _identity("AB9", _cancelled(sp.expand((x - 5) ** 2 * (x ** 4 + 1)), x + 1), x + 1)
+
+
+def a_pole_in_two_symbols():
+    # x - y^2 - 1/5 is 0 at (1/5, 0)
+    return _identity("AB10", _cancelled(x - _Y56 ** 2 - sp.Rational(1, 5), x + 1), x + 1)
+
+
+def a_transcendental_pole_of_a_nonzero_symbol():
+    # round 55's AA14 for x declared real and nonzero: 0/0 at 1.146...
+    x_ = sp.Symbol("x", real=True, nonzero=True)
+    return _identity("AB11", (sp.exp(2 * x_) - (x_ + 2) ** 2) / (sp.exp(x_) - x_ - 2), sp.exp(x_) + x_ + 2)
+
+
+def a_transcendental_pole_beside_a_second_symbol():
+    lhs = (sp.exp(2 * x) - (x + 2) ** 2) / (sp.exp(x) - x - 2) + _Y56
+    return _identity("AB12", lhs, sp.exp(x) + x + 2 + _Y56)
+
+
+def a_tangent_times_a_cosine():
+    # tan(x) cos(x) is nan at pi/2, where sin(x) = 1
+    return _identity("AB13", sp.tan(x) * sp.cos(x), sp.sin(x))
+
+
+def a_secant_times_a_cosine():
+    return _identity("AB14", sp.sec(x) * sp.cos(x), sp.Integer(1))
+
+
+def a_gamma_function_at_a_pole_of_a_surd():
+    # gamma(D) D at D = x^2 - 2x - 1 = 0 (x = 1 + sqrt 2) is nan; gamma(D + 1) = 1 there
+    d_ = x ** 2 - 2 * x - 1
+    return _identity("AB15", sp.gamma(d_) * d_, sp.gamma(d_ + 1))
+
+
+def a_gamma_function_at_a_transcendental_pole():
+    d_ = sp.exp(x) - x - 2
+    return _identity("AB16", sp.gamma(d_) * d_, sp.gamma(d_ + 1))
+
+
+def a_tangent_times_a_cosine_by_a_lemma():
+    t = sp.tan(x) * sp.cos(x)
+    return _one("AB17", t, "le", sp.Abs(t), le(t, sp.Abs(t)), ByLemma(L.le_abs_difference(), {"x": t, "y": 0}))
+
+
+_R56 = (x ** 2 - 1) / (x - 1)                                   # nan at x = 1, which the guards try
+
+
+def a_removable_singularity_by_doit():
+    return _identity("AB18", _R56, x + 1, DoitIdentity())
+
+
+def a_removable_singularity_by_a_sum_identity():
+    return _identity("AB19", _R56, x + 1, SumIdentity())
+
+
+def a_removable_singularity_under_an_integral():
+    c_ = sp.Symbol("c", real=True)
+    return _identity("AB20", sp.Integral(_R56 * c_, (c_, 0, 1)), sp.Integral((x + 1) * c_, (c_, 0, 1)), SameIntegrand())
+
+
+def a_removable_singularity_in_a_sum_over_a_symbolic_range():
+    k_, j_ = sp.Symbol("K", integer=True, positive=True), sp.Symbol("j", integer=True, nonnegative=True)
+    return _identity("AB21", sp.Sum(_R56, (j_, 0, k_)), (k_ + 1) * (x + 1))
+
+
+def a_removable_singularity_beside_a_witness():
+    q = _R56 - x - 1 + x ** 2
+    return _one("AB22", q, "ge", 0, ge(q, 0), NonNegative(witness=[x ** 2]))
+
+
+def a_removable_singularity_bounded_by_a_lemma():
+    return _one("AB23", _R56, "le", x + 1, le(_R56, x + 1), ByLemma(L.le_abs_difference(), {"x": x + 1, "y": x + 1}))
+
+
+def a_removable_singularity_as_a_lemma_parameter():
+    lhs, rhs = sp.Abs(_R56 + 1), sp.Abs(_R56) + 1
+    return _one("AB24", lhs, "le", rhs, le(lhs, rhs), ByLemma(L.triangle(), {"x": _R56, "y": 1}))
+
+
+def an_imaginary_part_of_a_pole():
+    # im(1/x) built as 0; im(zoo) is nan at x = 0
+    return _identity("AB25", sp.im(1 / x), sp.Integer(0))
+
+
+def an_imaginary_part_of_a_pole_as_a_definition():
+    w = sp.Symbol("w")
+    return _identity("AB26", sp.im(w), sp.Integer(0), Identity(defs={w: 1 / x}))
+
+
+def a_genocchi_number_of_unknown_parity_read_as_even():
+    # genocchi(m + 2) called even; G_2 = -1, so |sign(G_2 + 1)| = 0 at m = 0
+    m_ = sp.Symbol("m", integer=True, nonnegative=True)
+    return _positive("AB27", sp.Abs(sp.sign(sp.genocchi(m_ + 2) + 1)))
+
+
+def a_genocchi_number_in_a_cosine():
+    m_ = sp.Symbol("m", integer=True, nonnegative=True)
+    return _identity("AB28", sp.cos(sp.pi * sp.genocchi(m_ + 2)), sp.Integer(1))
+
+
+def a_pole_of_a_tower_of_exponentials():
+    # 1/(e^(e^(e^n)) - 3) = 0: false at every n (round 55's integer scan computed e^(e^(e^64)) and never returned)
+    n_ = sp.Symbol("n", integer=True)
+    return _identity("AB29", 1 / (sp.exp(sp.exp(sp.exp(n_))) - 3), sp.Integer(0))
+
+
+ROUND_FIFTY_SIX = [a_pole_at_a_surd_left_unevaluated, a_pole_at_a_surd_left_unevaluated_read_as_positive,
+                   a_pole_where_logarithms_cancel, two_poles_between_adjacent_points, a_double_pole_at_a_surd,
+                   a_double_pole_of_a_transcendental_denominator, poles_of_a_casus_irreducibilis_quartic,
+                   a_pole_in_a_factor_of_a_polynomial_of_degree_five, a_double_pole_in_a_polynomial_of_degree_six,
+                   a_pole_in_two_symbols, a_transcendental_pole_of_a_nonzero_symbol,
+                   a_transcendental_pole_beside_a_second_symbol, a_tangent_times_a_cosine, a_secant_times_a_cosine,
+                   a_gamma_function_at_a_pole_of_a_surd, a_gamma_function_at_a_transcendental_pole,
+                   a_tangent_times_a_cosine_by_a_lemma, a_removable_singularity_by_doit,
+                   a_removable_singularity_by_a_sum_identity, a_removable_singularity_under_an_integral,
+                   a_removable_singularity_in_a_sum_over_a_symbolic_range, a_removable_singularity_beside_a_witness,
+                   a_removable_singularity_bounded_by_a_lemma, a_removable_singularity_as_a_lemma_parameter,
+                   an_imaginary_part_of_a_pole, an_imaginary_part_of_a_pole_as_a_definition,
+                   a_genocchi_number_of_unknown_parity_read_as_even, a_genocchi_number_in_a_cosine,
+                   a_pole_of_a_tower_of_exponentials]
+
+
+def test_the_round_56_poles_hold_at_their_counterexamples():
+    """What a 56th probe (Dec 2026) found the guards to miss, against the values at the points, by a second route (mpmath
+    roots, SymPy's exact values), and controls: a premise that keeps the pole out, a small value that is no zero, a
+    double zero found, a true identity over a denominator of one sign."""
+    from infonce_sym.proofs import chain
+    v = (sp.sqrt(2) + 25) ** 2 - 50 * (sp.sqrt(2) + 25) + 623
+    assert v != 0 and sp.expand(v) == 0 and chain._denominator_vanishes_at(1 / (x ** 2 - 50 * x + 623), {x: 25 + sp.sqrt(2)})
+    assert not chain._denominator_vanishes_at(1 / (x ** 2 - 50 * x + 623), {x: 25 + sp.sqrt(3)})
+    roots = [r for ((_, r),) in chain.undefined_at(1 / sp.expand((x - 5) ** 2 - sp.sin(1) / 4))]
+    for want in (5 - mpmath.sqrt(mpmath.sin(1)) / 2, 5 + mpmath.sqrt(mpmath.sin(1)) / 2):
+        assert any(abs(mpmath.mpf(r) - want) < 1e-40 for r in roots), (want, roots)
+    quartic = [float(r) for ((_, r),) in chain._numeric_poles(1 / sp.expand((x - 30) ** 4 - 4 * (x - 30) ** 2 + (x - 30) + 1))]
+    assert sorted(round(r, 4) for r in quartic) == sorted(round(float(r), 4) for r in
+                                                          sp.Poly((x - 30) ** 4 - 4 * (x - 30) ** 2 + (x - 30) + 1).nroots()
+                                                          if abs(sp.im(r)) < 1e-12)
+    double = chain._numeric_poles(1 / sp.expand((x - sp.sqrt(3)) ** 2))
+    assert any(abs(mpmath.mpf(r) - mpmath.sqrt(3)) < 1e-25 for ((_, r),) in double)
+    assert chain._numeric_poles(sp.gamma(x ** 2 + 2600)) == ()             # 1/gamma(2600) is small, not 0
+    assert chain._numeric_poles(1 / (sp.exp(x) + 1)) == ()
+    assert sp.tan(sp.pi / 2) * sp.cos(sp.pi / 2) is sp.nan and sp.genocchi(2) == -1
+    assert sp.genocchi(_Y56 ** 0 + sp.Symbol("m", integer=True, nonnegative=True) + 1).is_even is None
+    assert sp.genocchi(2 * sp.Symbol("m", integer=True, positive=True)).is_odd is True        # G_2m odd, m >= 1
+    assert sp.im(sp.zoo) is sp.nan and sp.im(1 / x) != 0 and sp.im(x) == 0 and sp.im(1 / (x ** 2 + 1)) == 0
+    tau = sp.Symbol("tau", positive=True)
+    claim = le(1 / (sp.exp(1 / tau) - 2), 1 / (sp.exp(1 / tau) - 2) + 1)          # no value at tau = 1/log 2
+    assert chain.claim_undefined(claim)
+    kept_out = [chain.Premise("slack", sp.exp(1 / tau) - 2 > 0, "")]
+    assert chain.claim_undefined(claim, kept_out) is None
+    lhs = (sp.exp(2 * x) - 1) / (sp.exp(x) + 1)
+    assert _identity("AB0", lhs, sp.exp(x) - 1).run().verdict == "proved"
+
+
 def test_the_round_54_facts_hold_at_their_counterexamples():
     """The facts SymPy declared or derived for every argument (a 54th probe, Dec 2026), against the values at the points
     that refute them: open at declared symbols, kept where the function is defined."""
@@ -4428,7 +4635,7 @@ def _false_chains():
             + ROUND_THIRTY_NINE + ROUND_FORTY + ROUND_FORTY_ONE + ROUND_FORTY_TWO + ROUND_FORTY_THREE
             + ROUND_FORTY_FOUR + ROUND_FORTY_FIVE + ROUND_FORTY_SIX + ROUND_FORTY_SEVEN + ROUND_FORTY_EIGHT
             + ROUND_FORTY_NINE + ROUND_FIFTY + ROUND_FIFTY_ONE + ROUND_FIFTY_TWO + ROUND_FIFTY_THREE
-            + ROUND_FIFTY_FOUR + ROUND_FIFTY_FIVE)
+            + ROUND_FIFTY_FOUR + ROUND_FIFTY_FIVE + ROUND_FIFTY_SIX)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
