@@ -1291,23 +1291,37 @@ def _undefined_on_one_side(a, b) -> tuple:
     (a, b), symbols, pools = frame
     out = _undefined_between_points(a, b) + _undefined_between_points(b, a)
     out += _defined_on_the_other_side(_numeric_poles(a), b) + _defined_on_the_other_side(_numeric_poles(b), a)
-    large = [e for e in (a, b) if sympy_repairs.may_build_large(e)]
-    pools = [[v for v in pool if v.is_finite] for pool in pools]
-    if any(not pool for pool in pools):
-        return out
-    for assignment in sympy_repairs.assignments(pools):
-        point = dict(zip(symbols, assignment))
+    for point in _buildable_finite_points((a, b), symbols, pools):
         try:
-            # (a point where a side is too large to build is passed over; the other points are judged: 2^n at n = 5 is
-            # no size, and (4^n - (n + 27)^2)/(2^n - n - 27) = 2^n + n + 27 was proved, nan there; a 55th probe)
-            if any(sympy_repairs.costly_to_build(e, point) for e in large):
-                continue
-            undefined = [e.xreplace(point).has(sp.nan, sp.zoo) or _denominator_vanishes_at(e, point) for e in (a, b)]
+            undefined = [_no_value_at(e, point) for e in (a, b)]
         except Exception:          # no value there: no evidence either way
             continue
         if undefined[0] != undefined[1]:
             out += (tuple(point.items()),)
     return out
+
+
+def _buildable_finite_points(exprs, symbols, pools):
+    """The finite admissible points (dicts) of ``symbols`` at which no expression of ``exprs`` is too large to build (such
+    a point is passed over and the others are judged: 2^n at n = 5 is no size, and (4^n - (n + 27)^2)/(2^n - n - 27) =
+    2^n + n + 27 was proved, nan there; a 55th probe)."""
+    large = [e for e in exprs if sympy_repairs.may_build_large(e)]
+    pools = [[v for v in pool if v.is_finite] for pool in pools]
+    if any(not pool for pool in pools):
+        return
+    for assignment in sympy_repairs.assignments(pools):
+        point = dict(zip(symbols, assignment))
+        try:
+            costly = any(sympy_repairs.costly_to_build(e, point) for e in large)
+        except Exception:          # (no value there: no evidence either way)
+            continue
+        if not costly:
+            yield point
+
+
+def _no_value_at(e, point) -> bool:
+    """Whether ``e`` built at the exact ``point`` is nan or zoo, or has a denominator 0 there (``_denominator_vanishes_at``)."""
+    return e.xreplace(point).has(sp.nan, sp.zoo) or _denominator_vanishes_at(e, point)
 
 
 def _undefined_between_points(a, b) -> tuple:
@@ -1375,16 +1389,9 @@ def _undefined_at(e) -> tuple:
     if pole is not None:
         out += (((pole[1], sp.Float(_root_between(*pole), 50)),),)
     out += _numeric_poles(e)
-    large = sympy_repairs.may_build_large(e)
-    pools = [[v for v in pool if v.is_finite] for pool in pools]
-    if any(not pool for pool in pools):
-        return out
-    for assignment in sympy_repairs.assignments(pools):
-        point = dict(zip(symbols, assignment))
+    for point in _buildable_finite_points((e,), symbols, pools):
         try:
-            if large and sympy_repairs.costly_to_build(e, point):
-                continue
-            if e.xreplace(point).has(sp.nan, sp.zoo) or _denominator_vanishes_at(e, point):
+            if _no_value_at(e, point):
                 out += (tuple(point.items()),)
         except Exception:          # no value there: no evidence either way
             continue
@@ -3569,8 +3576,7 @@ def _has_a_value_at(e, point) -> bool:
         if any(isinstance(v, sp.Float) for v in here.values()):
             return all(abs(sp.N(d.xreplace(here), 30)) > 1e-10 for d in _pole_functions(e)
                        if d.free_symbols <= set(here)) and point not in parameter_poles(e)
-        return not (e.xreplace(here).has(sp.nan, sp.zoo) or _denominator_vanishes_at(e, here)
-                    or point in parameter_poles(e))
+        return not (_no_value_at(e, here) or point in parameter_poles(e))
     except Exception:
         return False
 
