@@ -792,15 +792,30 @@ def _pole_functions(e) -> list:
     cotangent's or cosecant's, 1/gamma of a gamma's, digamma's, loggamma's or polygamma's, a logarithm's argument."""
     out = list(sympy_repairs._denominators(e))
     for f in e.atoms(sp.Function):
+        a = f.args[-1]
         if isinstance(f, (sp.tan, sp.sec)):
-            out.append(sp.cos(f.args[0]))
+            out.append(sp.cos(a))
         elif isinstance(f, (sp.cot, sp.csc)):
-            out.append(sp.sin(f.args[0]))
+            out.append(sp.sin(a))
+        elif isinstance(f, (sp.coth, sp.csch)):
+            out.append(sp.sinh(a))
         elif isinstance(f, (sp.gamma, sp.loggamma, sp.digamma, sp.polygamma)):
-            out.append(1 / sp.gamma(f.args[-1]))
-        elif isinstance(f, sp.log):
-            out.append(f.args[0])
+            out.append(1 / sp.gamma(a))
+        elif isinstance(f, sp.beta):
+            out += [1 / sp.gamma(b) for b in f.args]
+        elif isinstance(f, (sp.log, sp.Ei)):
+            out.append(a)
+        elif isinstance(f, (sp.li, sp.elliptic_k)) or (isinstance(f, sp.zeta) and len(f.args) == 1):
+            out.append(a - 1)
+        elif isinstance(f, (sp.atanh, sp.acoth)):
+            out += [a - 1, a + 1]
     return [d for d in out if d.free_symbols]
+
+
+# the functions the numeric pole search evaluates (others, lerchphi by quadrature, cost seconds a point: a 57th probe)
+_EVALUATED_FOR_POLES = (sp.exp, sp.log, sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc, sp.sinh, sp.cosh, sp.tanh,
+                        sp.coth, sp.sech, sp.csch, sp.asin, sp.acos, sp.atan, sp.asinh, sp.acosh, sp.atanh, sp.acoth,
+                        sp.Abs, sp.gamma, sp.erf, sp.erfc, sp.zeta, sp.Ei, sp.li, sp.elliptic_k, sp.beta, sp.LambertW)
 
 
 # where the numeric pole search samples a pole function: a grid of step 1/20 over [-50, 50], with the guards' points
@@ -837,7 +852,8 @@ def _numeric_poles(e) -> tuple:
 def _zeros_numerically(d, x) -> list:
     """Real zeros of ``d`` (in ``x`` alone) over _POLE_GRID and the guards' points (``_numeric_poles``), as Floats of 50
     digits; at most 8."""
-    if d.free_symbols != {x} or sympy_repairs.may_grow_large(d):
+    if d.free_symbols != {x} or sympy_repairs.may_grow_large(d) or \
+            not all(isinstance(f, _EVALUATED_FOR_POLES) for f in d.atoms(sp.Function)):
         return []            # (exp(exp(exp(x))) over the grid computed ln 2 to the argument's bits; a 56th probe)
     # 1/gamma(a) as mpmath's rgamma, which is 0 at gamma's poles (gamma raises there)
     rgamma = sp.Function("rgamma")
@@ -4103,11 +4119,20 @@ class Derivation:
         results = [s.run() for s in self.steps] if step_results is None else list(step_results)
         links, kind = [], "eq"
         ident = Identity(facts=self.facts)
+        premises = [p for r in results for p in r.premises]
+
         def same(x, y):       # structural equality first: canonicalising integrals is costly
             if x == y:
                 return True
             # the numeric guard too, as Identity's (a link took SymPy's generic-parameter integral; a probe, Dec 2026)
-            return _zero(ident.difference(x, y))
+            if not _zero(ident.difference(x, y)):
+                return False
+            # and where one side has no value, as a step's claim (the quantity (x^2 - 1)/(x - 1) linked to a first lhs
+            # x + 1 proved it = x + 1, nan at 1; a 57th probe, Dec 2026)
+            try:
+                return claim_undefined(sp.Eq(x, y, evaluate=False), premises) is None
+            except Exception:
+                return True
         # a claim that is no relation (sp.Ne, sp.true) fails its step and links nothing (a 52nd probe, Dec 2026)
         unrelated = [s.name for s in self.steps if not is_relation(s.claim)]
         for a, b in zip(self.steps, self.steps[1:]):

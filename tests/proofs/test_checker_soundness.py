@@ -3606,6 +3606,94 @@ ROUND_FIFTY_SIX = [a_pole_at_a_surd_left_unevaluated, a_pole_at_a_surd_left_unev
                    a_pole_of_a_tower_of_exponentials]
 
 
+# a fifty-seventh probe (Dec 2026): the chain's links, and poles of functions the pole search did not list
+_S57 = sp.sin(x) ** 2 + sp.cos(x) ** 2                        # 1, which simplify sees and the guards do not
+_C57 = sp.coth(x ** 2 - 3) * sp.tanh(x ** 2 - 3)               # nan at sqrt(3): coth(0) = zoo
+
+
+def a_quantity_without_a_value_linked_to_the_first_lhs():
+    # the quantity (x^2 - 1)/(x - 1) = x + 1: its step x + 1 = x + 1, linked by simplify; nan at x = 1
+    return Derivation("AC1", "", "", _R56, "eq", x + 1, [Step("a", "", eq(x + 1, x + 1), "", Identity())])
+
+
+def a_statement_without_a_value_linked_to_the_last_rhs():
+    return Derivation("AC2", "", "", x + 1, "eq", _R56, [Step("a", "", eq(x + 1, x + 1), "", Identity())])
+
+
+def a_quantity_without_a_value_bounded_through_a_link():
+    return Derivation("AC3", "", "", _R56, "le", x + 2, [Step("a", "", le(x + 1, x + 2), "", NonNegative())])
+
+
+def a_hyperbolic_cotangent_at_its_pole():
+    return _identity("AC4", _C57, sp.Integer(1))
+
+
+def a_hyperbolic_cosecant_at_its_pole():
+    return _identity("AC5", sp.csch(x ** 2 - 3) * sp.sinh(x ** 2 - 3), sp.Integer(1))
+
+
+def a_riemann_zeta_at_its_pole():
+    # zeta(x^2 - 2) (sin^2 + cos^2 - 1) = 0: nan at sqrt(3), where zeta(1) is a pole
+    return _identity("AC6", sp.zeta(x ** 2 - 2) * _S57 - sp.zeta(x ** 2 - 2), sp.Integer(0))
+
+
+def an_exponential_integral_at_its_pole():
+    return _identity("AC7", sp.Ei(x ** 2 - 3) * _S57 - sp.Ei(x ** 2 - 3), sp.Integer(0))
+
+
+def a_logarithmic_integral_at_its_pole():
+    return _identity("AC8", sp.li(x ** 2 - 2) * _S57 - sp.li(x ** 2 - 2), sp.Integer(0))
+
+
+def a_complete_elliptic_integral_at_its_pole():
+    return _identity("AC9", sp.elliptic_k(x ** 2 - 2) * _S57 - sp.elliptic_k(x ** 2 - 2), sp.Integer(0))
+
+
+def a_beta_function_at_its_pole():
+    return _identity("AC10", sp.beta(x ** 2 - 3, 1) * _S57 - sp.beta(x ** 2 - 3, 1), sp.Integer(0))
+
+
+def an_inverse_hyperbolic_tangent_at_its_pole():
+    # atanh(x + e^x + 1) is infinite at x = -W(1), where x + e^x = 0 (SymPy leaves it unevaluated there)
+    a_ = x + sp.exp(x) + 1
+    return _identity("AC11", sp.atanh(a_) * _S57 - sp.atanh(a_), sp.Integer(0))
+
+
+def a_hyperbolic_cotangent_beside_a_witness():
+    q = _C57 + x ** 2
+    return _one("AC12", q, "ge", 1, ge(q, 1), NonNegative(witness=[x ** 2]))
+
+
+def a_hyperbolic_cotangent_through_a_link():
+    return Derivation("AC13", "", "", _C57, "le", 2, [Step("a", "", eq(_C57, 1), "", Identity()),
+                                                       Step("b", "", le(1, 2), "", NonNegative())])
+
+
+ROUND_FIFTY_SEVEN = [a_quantity_without_a_value_linked_to_the_first_lhs, a_statement_without_a_value_linked_to_the_last_rhs,
+                     a_quantity_without_a_value_bounded_through_a_link, a_hyperbolic_cotangent_at_its_pole,
+                     a_hyperbolic_cosecant_at_its_pole, a_riemann_zeta_at_its_pole, an_exponential_integral_at_its_pole,
+                     a_logarithmic_integral_at_its_pole, a_complete_elliptic_integral_at_its_pole,
+                     a_beta_function_at_its_pole, an_inverse_hyperbolic_tangent_at_its_pole,
+                     a_hyperbolic_cotangent_beside_a_witness, a_hyperbolic_cotangent_through_a_link]
+
+
+def test_the_round_57_poles_are_found_where_the_functions_have_none():
+    """The poles a 57th probe (Dec 2026) used, by a second route (SymPy's and mpmath's values there), and a true identity
+    through a link (both sides of each link defined everywhere) still proved."""
+    from infonce_sym.proofs import chain
+    s3 = sp.sqrt(3)
+    assert _C57.subs(x, s3) is sp.nan and sp.zeta(1) is sp.zoo and sp.Ei(0) is -sp.oo and sp.li(1) is -sp.oo
+    assert sp.elliptic_k(1) is sp.zoo and sp.beta(0, 1) is sp.zoo
+    for e in (_C57, sp.zeta(x ** 2 - 2), sp.Ei(x ** 2 - 3), sp.li(x ** 2 - 2), sp.elliptic_k(x ** 2 - 2)):
+        assert any(abs(mpmath.mpf(dict(p)[x]) - mpmath.sqrt(3)) < 1e-40 for p in chain._numeric_poles(e)), e
+    w = [dict(p)[x] for p in chain._numeric_poles(sp.atanh(x + sp.exp(x) + 1))]
+    assert any(abs(mpmath.mpf(r) + mpmath.lambertw(1)) < 1e-40 for r in w)
+    assert Derivation("AC0", "", "", (x ** 2 + 2 * x + 1) / (x + 1), "eq", x + 1,
+                      [Step("a", "", eq(x + 1, x + 1), "", Identity())]).run().verdict != "proved"   # nan at -1
+    assert Derivation("AC0", "", "", x ** 2 + 2 * x + 1, "eq", (x + 1) ** 2,
+                      [Step("a", "", eq((x + 1) ** 2, (x + 1) ** 2), "", Identity())]).run().verdict == "proved"
+
+
 def test_the_round_56_poles_hold_at_their_counterexamples():
     """What a 56th probe (Dec 2026) found the guards to miss, against the values at the points, by a second route (mpmath
     roots, SymPy's exact values), and controls: a premise that keeps the pole out, a small value that is no zero, a
@@ -4635,7 +4723,7 @@ def _false_chains():
             + ROUND_THIRTY_NINE + ROUND_FORTY + ROUND_FORTY_ONE + ROUND_FORTY_TWO + ROUND_FORTY_THREE
             + ROUND_FORTY_FOUR + ROUND_FORTY_FIVE + ROUND_FORTY_SIX + ROUND_FORTY_SEVEN + ROUND_FORTY_EIGHT
             + ROUND_FORTY_NINE + ROUND_FIFTY + ROUND_FIFTY_ONE + ROUND_FIFTY_TWO + ROUND_FIFTY_THREE
-            + ROUND_FIFTY_FOUR + ROUND_FIFTY_FIVE + ROUND_FIFTY_SIX)
+            + ROUND_FIFTY_FOUR + ROUND_FIFTY_FIVE + ROUND_FIFTY_SIX + ROUND_FIFTY_SEVEN)
 
 
 @pytest.mark.parametrize("build", _false_chains(), ids=lambda f: f.__name__)
