@@ -1341,21 +1341,15 @@ def _no_value_at(e, point) -> bool:
 
 
 def _undefined_between_points(a, b) -> tuple:
-    """The zero (one point, its value a Float of 50 digits) of a denominator of ``a`` between two points
-    (``_pole_between_points``) at which ``b`` (in the same symbol) has a value: each of b's denominators beyond 10^-10
-    there and b finite (at 30 digits); () where there is none."""
+    """The zero of a denominator of ``a`` between two points (``_pole_between_points``) where ``b`` has a value
+    (``_defined_on_the_other_side``); () where there is none."""
     pole = _pole_between_points(a)
-    if pole is None or not b.free_symbols <= {pole[1]}:
-        return ()
-    _, x, lo, hi = pole
-    r = sp.Float(_root_between(*pole), 50)
-    try:
-        if any(not abs(sp.N(d.xreplace({x: r}), 30)) > 1e-10 for d in sympy_repairs._denominators(b)):
-            return ()            # (b too has a pole there, or may have)
-        value = sp.N(b.xreplace({x: r}), 30)
-    except (TypeError, ValueError, ZeroDivisionError):
-        return ()
-    return ((((x, r),),) if value.is_number and value.is_finite and not value.has(sp.nan, sp.zoo) else ())
+    return () if pole is None else _defined_on_the_other_side((_pole_point(pole),), b)
+
+
+def _pole_point(pole) -> tuple:
+    """The point (one (symbol, Float of 50 digits) pair) of a ``_pole_between_points`` zero."""
+    return ((pole[1], sp.Float(_root_between(*pole), 50)),)
 
 
 def _defined_on_the_other_side(points, b) -> tuple:
@@ -1403,7 +1397,7 @@ def _undefined_at(e) -> tuple:
     out = ()
     pole = _pole_between_points(e)
     if pole is not None:
-        out += (((pole[1], sp.Float(_root_between(*pole), 50)),),)
+        out += (_pole_point(pole),)
     out += _numeric_poles(e)
     for point in _buildable_finite_points((e,), symbols, pools):
         try:
